@@ -1,0 +1,1 @@
+"""Agent backends behind one interface: claude, codex, command, replay."""

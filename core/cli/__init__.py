@@ -1,0 +1,67 @@
+"""The headless CLI, ``promptdeck``: a thin face over the same core calls the app makes.
+
+Each command lives in its own module exposing ``register(subparsers)``; the module's handler
+returns an exit code. :func:`main` turns every :class:`PromptdeckError` into one line on
+stderr and its documented exit code — never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import EXIT_USAGE, PromptdeckError
+
+PROG = "promptdeck"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``promptdeck`` argument parser with every subcommand registered."""
+    from . import commands
+
+    parser = _Parser(
+        prog=PROG,
+        description=(
+            "A terminal workbench for the prompts that drive coding agents. With no command, "
+            "opens the app on the workspace at PATH (default: found from the current folder)."
+        ),
+        epilog="Exit codes: 0 ok · 2 usage or bad input · 3 over the size limit · "
+        "4 the agent signalled failure · 5 no signal, timeout or crash.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in commands.COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns (and, as a console script, exits with) the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
+    if not args_list or (args_list[0] not in known and args_list[0] not in ("-h", "--help")):
+        args_list = ["app", *args_list]
+    args = parser.parse_args(args_list)
+    try:
+        code: int = args.handler(args)
+    except PromptdeckError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Options and output helpers shared by the CLI commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..config import ENCODINGS
+from ..workspace import Workspace, open_workspace
+
+
+def add_workspace_options(parser: argparse.ArgumentParser) -> None:
+    """``--root``, ``--encoding`` and ``--json``: every command takes them."""
+    parser.add_argument(
+        "--root", metavar="PATH", help="workspace root (default: found from the current folder)"
+    )
+    parser.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        help="tiktoken encoding for token counts (default: config, else o200k_base)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+
+
+def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
+    """What the file injection includes (seed 000's flags)."""
+    group = parser.add_argument_group("inclusion")
+    group.add_argument("--discovery", action="store_true", help="include discovery files")
+    group.add_argument("--tech-spec", action="store_true", help="include tech-spec files")
+    group.add_argument(
+        "--no-project-context", action="store_true", help="leave out the project context file"
+    )
+    group.add_argument(
+        "--file",
+        dest="files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="add a file (relative to the root); repeatable",
+    )
+
+
+def workspace_from(args: argparse.Namespace) -> Workspace:
+    """Open the workspace the arguments name."""
+    return open_workspace(getattr(args, "root", None))
+
+
+def encoding_from(args: argparse.Namespace, workspace: Workspace) -> str:
+    """``--encoding`` if given, else the workspace's configured encoding."""
+    return getattr(args, "encoding", None) or workspace.config.tokens_encoding
+
+
+def print_json(payload: Any) -> None:
+    """Print ``payload`` as indented JSON on stdout."""
+    json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    print(f"promptdeck: warning: {message}", file=sys.stderr)

@@ -1,0 +1,184 @@
+"""Workspace settings: ``.promptdeck/config.toml``, validated key by key.
+
+Every setting has a default, so the file is optional. A malformed file, an unknown key or a
+value of the wrong type is a :class:`~promptdeck.core.errors.ConfigError` naming the file, the
+key and what was expected — never a traceback.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CONFIG_RELPATH = ".promptdeck/config.toml"
+ENCODINGS = ("o200k_base", "cl100k_base")
+AGENTS = ("claude", "codex", "command", "replay")
+
+
+@dataclass(frozen=True)
+class Config:
+    """All workspace settings. TOML sections map to the prefixes below (``[paths] artifacts``
+    is ``paths_artifacts``)."""
+
+    # [paths]
+    paths_artifacts: str = "_bmad-output/implementation-artifacts"
+    """Folder scanned for story, discovery and tech-spec files (seed 000)."""
+    paths_planning: str = "_bmad-output/planning-artifacts"
+    """Folder holding epics and planning documents."""
+    paths_project_context: tuple[str, ...] = (
+        "_bmad-output/planning-artifacts/sprint-project-context.md",
+        "_bmad-output/project-context.md",
+    )
+    """Project-context candidates; the first that exists is injected."""
+    paths_openspec: str = "openspec"
+    """The OpenSpec root; changes live in ``<openspec>/changes/``."""
+    paths_rules: str = ".promptdeck/rules.md"
+    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``)."""
+    paths_learnings: str = ".promptdeck/learnings.md"
+    """Shared learnings file (seed 003)."""
+    paths_templates: str = ".promptdeck/templates"
+    """Per-workspace overrides of the bundled layer templates."""
+
+    # [injection]
+    injection_warn_bytes: int = 100 * 1024
+    """Warning line for the file injection (seed 000: 100 KB)."""
+    injection_error_bytes: int = 150 * 1024
+    """Error line for the file injection (seed 000: 150 KB)."""
+
+    # [tokens]
+    tokens_encoding: str = "o200k_base"
+    """tiktoken encoding for token meters: ``o200k_base`` or ``cl100k_base``."""
+
+    # [verify]
+    verify_commands: tuple[str, ...] = ()
+    """Verification commands named in prompts (seed 003)."""
+
+    # [agent]
+    agent_default: str = "replay"
+    """Backend used when none is named: claude, codex, command or replay."""
+    agent_timeout: float = 1800.0
+    """Seconds before a phase is cancelled."""
+    agent_max_attempts: int = 3
+    """Attempts per phase before the flow stops retrying."""
+    agent_claude_bin: str = "claude"
+    """The Claude Code binary (``PROMPTDECK_CLAUDE_BIN`` overrides)."""
+    agent_claude_model: str = ""
+    """``--model`` for Claude Code; empty leaves the CLI's default."""
+    agent_claude_args: tuple[str, ...] = ("--permission-mode", "acceptEdits")
+    """Extra arguments for Claude Code (permission flags)."""
+    agent_claude_context_window: int = 200_000
+    """Context window used for the context-use gauge."""
+    agent_codex_bin: str = "codex"
+    """The Codex CLI binary."""
+    agent_codex_args: tuple[str, ...] = ()
+    """Extra arguments for ``codex exec``."""
+    agent_command_argv: tuple[str, ...] = ()
+    """argv template for the ``command`` backend: {system_file} {user_file} {story} {phase}."""
+    agent_replay_script: str = ""
+    """Replay outcome script, e.g. ``dev=blocked,review=fail`` (empty: every phase succeeds)."""
+    agent_replay_delay: float = 0.05
+    """Seconds between replay lines."""
+
+    # [git]
+    git_commit_template: str = "feat({story}): {title}"
+    """Commit message after a passed review."""
+
+    # [session]
+    session_reinjection_enabled: bool = True
+    """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
+    session_reinjection_turns: int = 15
+    """Turns between re-injections when context use is unknown."""
+
+    source: str | None = field(default=None, compare=False)
+    """The file these settings came from, or None for defaults."""
+
+    def validate_values(self) -> None:
+        """Check cross-field rules that a type check cannot see."""
+        where = self.source or CONFIG_RELPATH
+        if self.tokens_encoding not in ENCODINGS:
+            raise ConfigError(where, "tokens.encoding", f"one of {', '.join(ENCODINGS)}")
+        if self.agent_default not in AGENTS:
+            raise ConfigError(where, "agent.default", f"one of {', '.join(AGENTS)}")
+        if not 0 < self.injection_warn_bytes <= self.injection_error_bytes:
+            raise ConfigError(
+                where, "injection.warn_bytes", "a positive integer no larger than error_bytes"
+            )
+        if self.agent_max_attempts < 1:
+            raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
+        if self.session_reinjection_turns < 1:
+            raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
+
+
+_FIELDS = {f.name: f for f in fields(Config) if f.name != "source"}
+
+
+def _expected(annotation: Any) -> str:
+    return {
+        "str": "a string",
+        "int": "an integer",
+        "float": "a number",
+        "bool": "true or false",
+        "tuple[str, ...]": "a list of strings",
+    }[str(annotation)]
+
+
+def _coerce(value: Any, annotation: Any) -> Any:
+    """Return ``value`` as the field's type, or raise TypeError."""
+    kind = str(annotation)
+    if kind == "bool" and isinstance(value, bool):
+        return value
+    if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if kind == "str" and isinstance(value, str):
+        return value
+    if kind == "tuple[str, ...]" and isinstance(value, list):
+        if all(isinstance(item, str) for item in value):
+            return tuple(value)
+    raise TypeError(kind)
+
+
+def config_from_mapping(data: dict[str, Any], source: str) -> Config:
+    """Build a :class:`Config` from parsed TOML, checking every key and type."""
+    values: dict[str, Any] = {}
+
+    def walk(table: dict[str, Any], prefix: tuple[str, ...]) -> None:
+        for key, value in table.items():
+            dotted = ".".join((*prefix, key))
+            name = "_".join((*prefix, key))
+            if isinstance(value, dict):
+                walk(value, (*prefix, key))
+                continue
+            spec = _FIELDS.get(name)
+            if spec is None:
+                raise ConfigError(source, dotted, "a known setting (see README → Configuration)")
+            try:
+                values[name] = _coerce(value, spec.type)
+            except TypeError:
+                raise ConfigError(source, dotted, _expected(spec.type)) from None
+
+    walk(data, ())
+    config = Config(**values, source=source)
+    config.validate_values()
+    return config
+
+
+def load_config(root: Path) -> Config:
+    """Read ``<root>/.promptdeck/config.toml`` if present; defaults otherwise."""
+    path = root / CONFIG_RELPATH
+    if not path.is_file():
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(CONFIG_RELPATH, None, "UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(CONFIG_RELPATH, None, f"a readable file ({exc.strerror})") from None
+    return config_from_mapping(data, CONFIG_RELPATH)

@@ -1,0 +1,82 @@
+"""The errors promptdeck raises on purpose, each with the exit code the CLI maps it to.
+
+Every face (the CLI, the app) catches :class:`PromptdeckError` and shows its message as one
+line; anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_TOO_LARGE = 3
+EXIT_FAILURE_SIGNAL = 4
+EXIT_NO_SIGNAL = 5
+
+
+class PromptdeckError(Exception):
+    """Base of every deliberate error; ``exit_code`` is what the CLI exits with."""
+
+    exit_code: int = EXIT_USAGE
+
+
+class UsageError(PromptdeckError):
+    """The command line or its input is wrong (bad path, unknown story, bad flag value)."""
+
+
+class ConfigError(PromptdeckError):
+    """``.promptdeck/config.toml`` (or the user settings file) is malformed or ill-typed."""
+
+    def __init__(self, path: str, key: str | None, expected: str) -> None:
+        self.path = path
+        self.key = key
+        self.expected = expected
+        where = f"{path}: {key}" if key else path
+        super().__init__(f"{where}: {expected}")
+
+
+class WorkspaceError(PromptdeckError):
+    """The workspace root cannot be found or used."""
+
+
+class StoryNotFound(UsageError):
+    """No story matches the id the user gave."""
+
+
+class InjectionTooLarge(ValueError, PromptdeckError):
+    """The file injection is over the error threshold (seed 000 AC7: a ``ValueError``)."""
+
+    exit_code = EXIT_TOO_LARGE
+
+    def __init__(
+        self,
+        size_bytes: int,
+        limit_bytes: int,
+        command_name: str,
+        largest: list[tuple[str, int]],
+    ) -> None:
+        self.size_bytes = size_bytes
+        self.limit_bytes = limit_bytes
+        self.command_name = command_name
+        self.largest = largest
+        top = ", ".join(f"{path} ({size:,} B)" for path, size in largest[:3])
+        super().__init__(
+            f"injection for '{command_name}' is {size_bytes:,} bytes, over the "
+            f"{limit_bytes:,}-byte limit; largest files: {top or 'none'}"
+        )
+
+
+class ComposeError(PromptdeckError):
+    """A required prompt input or layer is missing (seed 001: ``AI_PROMPT_COMPOSE_ERROR``)."""
+
+    code = "AI_PROMPT_COMPOSE_ERROR"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"{self.code}: {message}")
+
+
+class AssetMissing(PromptdeckError):
+    """A bundled asset (``instructions.md``) is missing from the installed package."""
+
+
+class GitError(PromptdeckError):
+    """Git is unusable for the requested operation (no repository, a failed command)."""

@@ -1,0 +1,1 @@
+"""Story sources: BMAD and OpenSpec adapters."""

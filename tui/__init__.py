@@ -1,0 +1,1 @@
+"""promptdeck's Textual app."""
