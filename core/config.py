@@ -137,9 +137,12 @@ def _coerce(value: Any, annotation: Any) -> Any:
         return float(value)
     if kind == "str" and isinstance(value, str):
         return value
-    if kind == "tuple[str, ...]" and isinstance(value, list):
-        if all(isinstance(item, str) for item in value):
-            return tuple(value)
+    if (
+        kind == "tuple[str, ...]"
+        and isinstance(value, list)
+        and all(isinstance(item, str) for item in value)
+    ):
+        return tuple(value)
     raise TypeError(kind)
 
 

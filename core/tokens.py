@@ -29,13 +29,17 @@ ARGV_LIMIT_BYTES = 131_072
 
 @dataclass(frozen=True)
 class Meter:
-    """A size in bytes and tokens; ``estimated`` marks a bytes/4 fallback count."""
+    """A size in bytes and tokens.
+
+    ``tokens`` is None while not yet counted (byte meters show at once, token meters fill in
+    when the encoder is ready); ``estimated`` marks a bytes/4 fallback count.
+    """
 
     bytes: int
-    tokens: int
+    tokens: int | None
     estimated: bool = False
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int | None]:
         """``{"bytes", "tokens"}`` as in the ``--json`` outputs."""
         return {"bytes": self.bytes, "tokens": self.tokens}
 

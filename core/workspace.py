@@ -59,7 +59,9 @@ class Workspace:
         return True
 
 
-def open_workspace(root: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Workspace:
+def open_workspace(
+    root: str | os.PathLike[str] | None = None, cwd: Path | None = None
+) -> Workspace:
     """Open the workspace at ``root`` (``--root``), or find it from ``cwd``.
 
     Raises:

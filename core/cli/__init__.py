@@ -24,6 +24,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The full ``promptdeck`` argument parser with every subcommand registered."""
+    return _build()[0]
+
+
+def _build() -> tuple[argparse.ArgumentParser, set[str]]:
     from . import commands
 
     parser = _Parser(
@@ -38,14 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in commands.COMMANDS:
         module.register(sub)
-    return parser
+    return parser, set(sub.choices)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns (and, as a console script, exits with) the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    known = set(parser._subparsers._group_actions[0].choices) if parser._subparsers else set()  # type: ignore[union-attr]
+    parser, known = _build()
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
     if not args_list or (args_list[0] not in known and args_list[0] not in ("-h", "--help")):
         args_list = ["app", *args_list]

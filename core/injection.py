@@ -1,0 +1,619 @@
+"""The file injection (seed 000): the ``<file_injections>`` XML an agent receives.
+
+:func:`build_injection` lists every candidate file with its category, status, size and the
+reason it matched or was left out, and builds the exact XML; :func:`build_prompt_system_append`
+is seed 000's string API over it. Files are read fresh at every call (AC4); only token counts
+are cached, by content hash, in the :class:`~promptdeck.core.tokens.TokenCounter`.
+
+Beyond the seed:
+
+- story keys match on key boundaries (``A-1`` never matches ``a-10``), see :mod:`.keys`;
+- no file outside the project root is read, whether named directly or reached by a symlink;
+- a file over the error line on its own is not read at all: its size comes from ``stat``;
+- content holding ``</file>`` or ``</file_injections>`` is flagged: it breaks the envelope.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config, load_config
+from .errors import InjectionTooLarge
+from .keys import key_pattern, normalize_key
+from .stories import Story
+from .tokens import Meter, TokenCounter, get_counter
+from .workspace import Workspace
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+RULE = "DO NOT read these files - content already provided"
+OPEN_TAG = f'<file_injections rule="{RULE}">'
+CLOSE_TAG = "</file_injections>"
+ENVELOPE_BREAKERS = ("</file>", "</file_injections>")
+
+# AC9: the order of the groups in the injection.
+CATEGORIES = ("project-context", "story", "discovery", "tech-spec", "additional")
+
+INCLUDED = "included"
+DUPLICATE = "duplicate"
+EXCLUDED = "excluded"
+MISSING = "missing"
+UNREADABLE = "unreadable"
+NOT_UTF8 = "not-utf8"
+OUTSIDE = "outside-project"
+TOO_LARGE = "too-large"
+SKIPPED_STATUSES = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user includes beyond the story's own files: the app's toggles, the CLI's flags."""
+
+    project_context: bool = True
+    discovery: bool = False
+    tech_spec: bool = False
+    additional_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InjectedFile:
+    """One candidate file and what became of it.
+
+    Attributes:
+        path: root-relative with forward slashes; as given when it lies outside the project.
+        category: one of :data:`CATEGORIES`.
+        status: ``included``, ``duplicate``, ``excluded``, ``missing``, ``unreadable``,
+            ``not-utf8``, ``outside-project`` or ``too-large``.
+        bytes: size on disk (0 when missing or outside the project).
+        tokens: tokens of the content alone; None when not read or not counted.
+        reason: why it matched, or why it is not included.
+        flags: ``breaks-envelope`` when the content holds a closing tag of the envelope.
+    """
+
+    path: str
+    category: str
+    status: str
+    bytes: int
+    tokens: int | None
+    reason: str
+    flags: tuple[str, ...] = ()
+
+    @property
+    def included(self) -> bool:
+        """True when the file's content is in the injection."""
+        return self.status == INCLUDED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of one ``inspect --json`` file row."""
+        return {
+            "path": self.path,
+            "category": self.category,
+            "status": self.status,
+            "bytes": self.bytes,
+            "tokens": self.tokens,
+            "reason": self.reason,
+            "flags": list(self.flags),
+        }
+
+
+@dataclass(frozen=True)
+class Injection:
+    """The built injection: every candidate file, the exact XML, and its meters.
+
+    ``total`` measures ``text``; ``envelope`` is the exact remainder once the included files'
+    own rows are taken away (tags, paths, newlines), so the rows add up to the total in bytes
+    and in tokens. ``size_bytes`` is what the thresholds compare: the text plus the on-disk
+    size of any file too large to read.
+    """
+
+    command_name: str
+    story_keys: tuple[str, ...]
+    files: tuple[InjectedFile, ...]
+    text: str
+    total: Meter
+    envelope: Meter
+    level: str
+    size_bytes: int
+    warn_bytes: int
+    error_bytes: int
+    encoding: str
+    warnings: tuple[str, ...] = field(default=())
+
+    def included(self) -> tuple[InjectedFile, ...]:
+        """The files whose content is in the injection, in order."""
+        return tuple(f for f in self.files if f.included)
+
+    def largest(self, count: int = 3) -> list[tuple[str, int]]:
+        """The ``count`` largest files that make up the size, largest first."""
+        sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
+        return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The injection part of ``inspect --json``."""
+        return {
+            "files": [f.to_dict() for f in self.files],
+            "total": self.total.to_dict(),
+            "envelope": self.envelope.to_dict(),
+            "level": self.level,
+            "size_bytes": self.size_bytes,
+            "warn_bytes": self.warn_bytes,
+            "error_bytes": self.error_bytes,
+            "encoding": self.encoding,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass
+class _Candidate:
+    """A file on its way into the injection, before its content is read."""
+
+    shown: str
+    category: str
+    reason: str
+    path: Path
+    wanted: bool
+    status: str = INCLUDED
+    size: int = 0
+    content: str | None = None
+    flags: tuple[str, ...] = ()
+
+
+def _category_of(name: str) -> str:
+    lowered = name.lower()
+    if "discovery" in lowered:
+        return "discovery"
+    if "tech-spec" in lowered or "tech_spec" in lowered or "techspec" in lowered:
+        return "tech-spec"
+    return "story"
+
+
+def _list_artifacts(folder: Path) -> list[os.DirEntry[str]]:
+    """Regular files (links followed) directly in ``folder``, sorted case-insensitively."""
+    try:
+        with os.scandir(folder) as entries:
+            files = [entry for entry in entries if entry.is_file()]
+    except OSError:
+        return []
+    return sorted(files, key=lambda entry: (entry.name.lower(), entry.name))
+
+
+def _sorted_group(items: list[_Candidate]) -> list[_Candidate]:
+    return sorted(items, key=lambda c: (c.shown.lower(), c.shown))
+
+
+def _plan(
+    root: Path,
+    config: Config,
+    story_keys: Sequence[str],
+    include_project_context: bool,
+    include_discovery: bool,
+    include_tech_spec: bool,
+    additional_files: Iterable[str],
+    story_files: Iterable[str],
+) -> list[_Candidate]:
+    """Every candidate in injection order, resolved and classified, nothing read yet."""
+    groups: dict[str, list[_Candidate]] = {category: [] for category in CATEGORIES}
+
+    # 1. Project context: the first configured candidate that exists.
+    contexts = list(config.paths_project_context)
+    found = next((p for p in contexts if (root / p).is_file()), None)
+    if found is not None:
+        groups["project-context"].append(
+            _Candidate(
+                found,
+                "project-context",
+                "project context" if include_project_context else "project context is off",
+                root / found,
+                include_project_context,
+            )
+        )
+    elif include_project_context and contexts:
+        groups["project-context"].append(
+            _Candidate(
+                contexts[0],
+                "project-context",
+                "no project context file (looked for " + ", ".join(contexts) + ")",
+                root / contexts[0],
+                True,
+            )
+        )
+
+    # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
+    artifacts = root / config.paths_artifacts
+    patterns = [(key, key_pattern(key)) for key in story_keys if normalize_key(key)]
+    if patterns:
+        switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
+        for entry in _list_artifacts(artifacts):
+            for key, pattern in patterns:
+                if pattern.search(entry.name) is None:
+                    continue
+                category = _category_of(entry.name)
+                wanted = switches[category]
+                reason = f"name matches story key {key}"
+                if not wanted:
+                    reason = f"{category} files are off"
+                shown = f"{config.paths_artifacts.rstrip('/')}/{entry.name}"
+                groups[category].append(
+                    _Candidate(shown, category, reason, Path(entry.path), wanted)
+                )
+                break
+
+    # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
+    # one the key scan already found is not listed twice.
+    scanned = {c.shown for c in groups["story"]}
+    for name in story_files:
+        if name not in scanned:
+            groups["story"].append(
+                _Candidate(name, "story", "a file of the story", root / name, True)
+            )
+
+    # 5. Additional explicit files, relative to the root unless absolute.
+    for name in additional_files:
+        path = Path(name).expanduser()
+        shown = name
+        if not path.is_absolute():
+            path = root / path
+            shown = Path(os.path.normpath(name)).as_posix()
+        groups["additional"].append(_Candidate(shown, "additional", "added by hand", path, True))
+
+    ordered: list[_Candidate] = []
+    for category in CATEGORIES:
+        ordered.extend(_sorted_group(groups[category]))
+    return ordered
+
+
+def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None:
+    """Set status and size of each candidate from the file system, without reading content."""
+    seen: dict[str, _Candidate] = {}
+    for candidate in candidates:
+        if not candidate.wanted:
+            candidate.status = EXCLUDED
+            try:
+                candidate.size = candidate.path.stat().st_size
+            except OSError:
+                candidate.size = 0
+            continue
+        try:
+            real = candidate.path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            candidate.status = MISSING
+            if not candidate.reason.startswith("no project context"):
+                candidate.reason = "no such file"
+            continue
+        try:
+            inside = real.relative_to(root)
+        except ValueError:
+            candidate.status = OUTSIDE
+            candidate.reason = "outside the project root; not read"
+            continue
+        if candidate.category == "additional":
+            candidate.shown = inside.as_posix()
+        key = str(real)
+        first = seen.get(key)
+        if first is not None:
+            candidate.status = DUPLICATE
+            candidate.reason = f"already included as {first.shown}"
+            candidate.size = first.size
+            continue
+        seen[key] = candidate
+        try:
+            stat = real.stat()
+        except OSError as exc:
+            candidate.status = UNREADABLE
+            candidate.reason = exc.strerror or "cannot stat"
+            continue
+        if not real.is_file():
+            candidate.status = UNREADABLE
+            candidate.reason = "not a regular file"
+            continue
+        candidate.size = stat.st_size
+        if stat.st_size > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"{stat.st_size:,} bytes on disk, over the {error_bytes:,}-byte limit on its "
+                "own; not read"
+            )
+
+
+def _read(candidate: _Candidate) -> None:
+    """Read one resolved candidate fresh from disk; mark it if it is not UTF-8 text."""
+    try:
+        data = candidate.path.read_bytes()
+    except OSError as exc:
+        candidate.status = UNREADABLE
+        candidate.reason = exc.strerror or "cannot read"
+        return
+    candidate.size = len(data)
+    nul = data.find(b"\x00")
+    if nul != -1:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"binary (NUL byte at offset {nul})"
+        return
+    try:
+        # Decoded without newline translation: the bytes sent are the bytes on disk.
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        return
+    candidate.content = text
+    breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
+    if breakers:
+        candidate.flags = ("breaks-envelope",)
+
+
+def _escape_attr(value: str) -> str:
+    return (
+        value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
+
+
+def render_envelope(files: Iterable[tuple[str, str]]) -> str:
+    """The exact ``<file_injections>`` XML for ``(path, content)`` pairs (seed 000 AC5).
+
+    Content is not escaped (a documented decision of the seed); the path attribute is.
+    """
+    parts = [OPEN_TAG]
+    for path, content in files:
+        parts.append(f'  <file path="{_escape_attr(path)}">')
+        parts.append(content)
+        parts.append("  </file>")
+    parts.append(CLOSE_TAG)
+    return "\n".join(parts)
+
+
+def _workspace_parts(project_root: Workspace | str | os.PathLike[str]) -> tuple[Path, Config]:
+    if isinstance(project_root, Workspace):
+        return project_root.root, project_root.config
+    root = Path(project_root).resolve()
+    return root, load_config(root)
+
+
+def build_injection(
+    project_root: Workspace | str | os.PathLike[str],
+    command_name: str,
+    story_keys: Sequence[str],
+    include_project_context: bool = True,
+    include_discovery: bool = False,
+    include_tech_spec: bool = False,
+    additional_files: Sequence[str] | None = None,
+    *,
+    story_files: Sequence[str] = (),
+    config: Config | None = None,
+    counter: TokenCounter | None = None,
+    emit: Emit | None = None,
+    count_tokens: bool = True,
+) -> Injection:
+    """Build the injection for ``story_keys`` and report every candidate file.
+
+    Never raises for size: :attr:`Injection.level` says ``ok``, ``warning`` or ``error`` and
+    the caller decides (:func:`build_prompt_system_append` raises, ``inspect`` exits 3, the
+    app refuses to run).
+
+    Args:
+        project_root: the workspace, or its root folder (its config is then loaded).
+        command_name: what the injection is for, for messages and events.
+        story_keys: story keys whose files are matched in the artifacts folder.
+        include_project_context: include the project context file (AC6).
+        include_discovery: include discovery files of the stories (AC6).
+        include_tech_spec: include tech-spec files of the stories (AC6).
+        additional_files: extra files, relative to the root unless absolute (AC6).
+        story_files: root-relative files that belong to the story beyond the key match (the
+            OpenSpec change's proposal, design, tasks and specs).
+        config: settings to use instead of the workspace's.
+        counter: token counter (default: the process-wide one for the configured encoding).
+        emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
+        count_tokens: False leaves token counts None, for an instant byte-only build.
+    """
+    root, workspace_config = _workspace_parts(project_root)
+    config = config or workspace_config
+    counter = counter or get_counter(config.tokens_encoding)
+    candidates = _plan(
+        root,
+        config,
+        story_keys,
+        include_project_context,
+        include_discovery,
+        include_tech_spec,
+        additional_files or (),
+        story_files,
+    )
+    _resolve(candidates, root, config.injection_error_bytes)
+    for candidate in candidates:
+        if candidate.status == INCLUDED:
+            _read(candidate)
+
+    included = [c for c in candidates if c.status == INCLUDED and c.content is not None]
+    text = render_envelope((c.shown, c.content or "") for c in included)
+    text_bytes = len(text.encode("utf-8"))
+    size_bytes = text_bytes + sum(c.size for c in candidates if c.status == TOO_LARGE)
+
+    files: list[InjectedFile] = []
+    file_tokens = 0
+    for c in candidates:
+        tokens = counter.count(c.content) if count_tokens and c.content is not None else None
+        if c.status == INCLUDED and tokens is not None:
+            file_tokens += tokens
+        files.append(InjectedFile(c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags))
+
+    estimated = count_tokens and counter.estimated
+    total_tokens = counter.count(text) if count_tokens else None
+    included_bytes = sum(len((c.content or "").encode("utf-8")) for c in included)
+    total = Meter(text_bytes, total_tokens, estimated)
+    envelope = Meter(
+        text_bytes - included_bytes,
+        None if total_tokens is None else total_tokens - file_tokens,
+        estimated,
+    )
+
+    level = "ok"
+    if size_bytes > config.injection_error_bytes:
+        level = "error"
+    elif size_bytes > config.injection_warn_bytes:
+        level = "warning"
+
+    warnings = _warnings(files, size_bytes, level, config, counter if count_tokens else None)
+    injection = Injection(
+        command_name=command_name,
+        story_keys=tuple(story_keys),
+        files=tuple(files),
+        text=text,
+        total=total,
+        envelope=envelope,
+        level=level,
+        size_bytes=size_bytes,
+        warn_bytes=config.injection_warn_bytes,
+        error_bytes=config.injection_error_bytes,
+        encoding=counter.encoding,
+        warnings=tuple(warnings),
+    )
+    if emit is not None:
+        _emit_events(emit, injection)
+    return injection
+
+
+def _warnings(
+    files: list[InjectedFile],
+    size_bytes: int,
+    level: str,
+    config: Config,
+    counter: TokenCounter | None,
+) -> list[str]:
+    warnings: list[str] = []
+    if level == "error":
+        warnings.append(
+            f"injection is {size_bytes:,} bytes, over the {config.injection_error_bytes:,}-byte "
+            "error line: it cannot be sent"
+        )
+    elif level == "warning":
+        warnings.append(
+            f"injection is {size_bytes:,} bytes, over the {config.injection_warn_bytes:,}-byte "
+            "warning line"
+        )
+    for f in files:
+        if "breaks-envelope" in f.flags:
+            warnings.append(f"{f.path} contains a closing </file> tag: it breaks the envelope")
+        if f.status in SKIPPED_STATUSES and f.category != "project-context":
+            warnings.append(f"{f.path}: {f.status}: {f.reason}")
+    if counter is not None and counter.warning:
+        warnings.append(counter.warning)
+    return warnings
+
+
+def _emit_events(emit: Emit, injection: Injection) -> None:
+    base = {"command": injection.command_name}
+    if injection.level in ("warning", "error"):
+        emit(
+            "injection:warning",
+            {
+                **base,
+                "size_bytes": injection.size_bytes,
+                "threshold_bytes": injection.warn_bytes,
+                "message": f"Injection size ({injection.size_bytes} bytes) exceeds warning "
+                "threshold",
+            },
+        )
+    if not injection.included():
+        emit("injection:empty", {**base, "story_keys": list(injection.story_keys)})
+    for f in injection.files:
+        if f.status in SKIPPED_STATUSES:
+            emit(
+                "injection:skipped",
+                {**base, "path": f.path, "status": f.status, "reason": f.reason},
+            )
+
+
+def build_story_injection(
+    workspace: Workspace,
+    story: Story,
+    selection: Selection,
+    *,
+    command_name: str,
+    counter: TokenCounter | None = None,
+    emit: Emit | None = None,
+    count_tokens: bool = True,
+) -> Injection:
+    """The injection for one story under the user's :class:`Selection`.
+
+    BMAD stories match files in the artifacts folder by key; an OpenSpec story brings its
+    change's files (``Story.files``) instead.
+    """
+    keys: tuple[str, ...] = (story.id,) if story.source == "bmad" else ()
+    return build_injection(
+        workspace,
+        command_name,
+        keys,
+        include_project_context=selection.project_context,
+        include_discovery=selection.discovery,
+        include_tech_spec=selection.tech_spec,
+        additional_files=selection.additional_files,
+        story_files=story.files,
+        counter=counter,
+        emit=emit,
+        count_tokens=count_tokens,
+    )
+
+
+def build_prompt_system_append(
+    project_root: Workspace | str | os.PathLike[str],
+    command_name: str,
+    story_keys: list[str],
+    include_project_context: bool = True,
+    include_discovery: bool = False,
+    include_tech_spec: bool = False,
+    additional_files: list[str] | None = None,
+    *,
+    emit: Emit | None = None,
+) -> str:
+    """Seed 000's API: the complete ``<file_injections>`` XML for the stories.
+
+    Files are read fresh at each call. Missing, unreadable, binary and outside files are
+    skipped without an exception (AC10) and reported through ``emit``.
+
+    Returns:
+        The XML string, ready to be appended to an agent's system prompt.
+
+    Raises:
+        InjectionTooLarge: the injection is over the error threshold (150 KiB by default). The
+            sizes are checked from ``stat`` first, so an oversized set of files is rejected
+            before anything is read.
+    """
+    root, config = _workspace_parts(project_root)
+    planned = _plan(
+        root,
+        config,
+        story_keys,
+        include_project_context,
+        include_discovery,
+        include_tech_spec,
+        additional_files or (),
+        (),
+    )
+    _resolve(planned, root, config.injection_error_bytes)
+    on_disk = sum(c.size for c in planned if c.status in (INCLUDED, TOO_LARGE))
+    if on_disk > config.injection_error_bytes:
+        largest = sorted(
+            ((c.shown, c.size) for c in planned if c.status in (INCLUDED, TOO_LARGE)),
+            key=lambda item: (-item[1], item[0]),
+        )
+        raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
+    injection = build_injection(
+        Workspace(root, config),
+        command_name,
+        story_keys,
+        include_project_context,
+        include_discovery,
+        include_tech_spec,
+        additional_files,
+        emit=emit,
+        count_tokens=False,
+    )
+    if injection.level == "error":
+        raise InjectionTooLarge(
+            injection.size_bytes, injection.error_bytes, command_name, injection.largest()
+        )
+    return injection.text
