@@ -4,4 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-COMMANDS: list[ModuleType] = []
+from . import app, compose, inspect, stories
+from . import chat as chat_command
+from . import run as run_command
+from . import runs as runs_command
+
+COMMANDS: list[ModuleType] = [app, stories, inspect, compose]
+COMMANDS += [run_command, runs_command, chat_command]

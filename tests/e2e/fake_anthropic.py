@@ -38,9 +38,7 @@ class RecordedRequest:
         if isinstance(system, str):
             return system
         if isinstance(system, list):
-            return "".join(
-                block.get("text", "") for block in system if isinstance(block, dict)
-            )
+            return "".join(block.get("text", "") for block in system if isinstance(block, dict))
         return ""
 
 

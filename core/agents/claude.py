@@ -1,0 +1,219 @@
+"""Claude Code, the real CLI, driven headless with ``--output-format stream-json``.
+
+The launch: ``claude -p --output-format stream-json --verbose --append-system-prompt-file
+<run>/system.md [--model M] [permission args] [--resume SESSION]`` with the user message on
+stdin. The system prompt file is passed on every call, resumed ones too: the CLI does not keep an
+appended system prompt across ``--resume``.
+
+The stream: one JSON object a line — ``system``/``init`` (session id, model), ``assistant``
+messages whose content blocks are ``text`` and ``tool_use``, ``user`` messages carrying
+``tool_result`` blocks, and a final ``result`` (result text, ``total_cost_usd``, cumulative
+``usage``). Context use is the latest assistant message's input + cache-read + cache-creation
+tokens over the configured window; the ``result`` totals add up every call, so they are not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ..config import Config
+from .base import (
+    INFO,
+    RESULT,
+    SESSION,
+    TEXT,
+    TOOL_RESULT,
+    TOOL_USE,
+    USAGE,
+    AgentEvent,
+    LaunchRequest,
+    LaunchSpec,
+    Usage,
+    make_event,
+)
+
+BIN_ENV = "PROMPTDECK_CLAUDE_BIN"
+TOOL_PREVIEW_CHARS = 200
+
+
+def claude_binary(config: Config) -> str:
+    """The binary to run: ``PROMPTDECK_CLAUDE_BIN``, else config ``agent.claude_bin``."""
+    return os.environ.get(BIN_ENV) or config.agent_claude_bin
+
+
+def usage_from(data: Any) -> Usage | None:
+    """A :class:`Usage` from an Anthropic ``usage`` object."""
+    if not isinstance(data, dict):
+        return None
+    values = [
+        data.get(key)
+        for key in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        )
+    ]
+    return Usage(*(v if isinstance(v, int) else 0 for v in values))
+
+
+def _preview(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= TOOL_PREVIEW_CHARS else text[: TOOL_PREVIEW_CHARS - 1] + "…"
+
+
+def _tool_result_text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(content or "")
+
+
+class StreamJsonParser:
+    """Parses Claude Code's stream-json lines (also what the replay agent prints)."""
+
+    def __init__(self, context_window: int) -> None:
+        self.context_window = context_window
+        self._last_message_text: str | None = None
+
+    def parse(self, line: str) -> list[AgentEvent]:
+        """Events for one line; a line that is not a JSON object is shown as it is."""
+        stripped = line.strip()
+        if not stripped:
+            return []
+        if stripped[0] != "{":
+            return [make_event(kind=INFO, text=line)]
+        try:
+            data = json.loads(stripped)
+        except ValueError:
+            return [make_event(kind=INFO, text=line)]
+        if not isinstance(data, dict):
+            return [make_event(kind=INFO, text=line)]
+        kind = data.get("type")
+        if kind == "assistant":
+            return self._assistant(data)
+        if kind == "user":
+            return self._user(data)
+        if kind == "result":
+            return self._result(data)
+        if kind == "system":
+            if data.get("subtype") == "init":
+                session = data.get("session_id")
+                model = data.get("model")
+                return [
+                    AgentEvent(
+                        SESSION,
+                        f"session {session} · model {model}",
+                        session_id=session if isinstance(session, str) else None,
+                        model=model if isinstance(model, str) else None,
+                    )
+                ]
+            return []
+        return []
+
+    def _assistant(self, data: dict[str, Any]) -> list[AgentEvent]:
+        message = data.get("message")
+        if not isinstance(message, dict):
+            return []
+        events: list[AgentEvent] = []
+        texts: list[str] = []
+        for block in message.get("content") or ():
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                text = str(block.get("text", ""))
+                texts.append(text)
+                events.append(make_event(kind=TEXT, text=text))
+            elif block.get("type") == "tool_use":
+                name = block.get("name", "tool")
+                events.append(
+                    make_event(kind=TOOL_USE, text=f"{name}: {_preview(block.get('input'))}")
+                )
+        if texts:
+            self._last_message_text = "\n".join(texts)
+        usage = usage_from(message.get("usage"))
+        if usage is not None and usage.context_tokens:
+            events.append(
+                make_event(
+                    kind=USAGE,
+                    usage=usage,
+                    context_tokens=usage.context_tokens,
+                    context_window=self.context_window,
+                )
+            )
+        return events
+
+    def _user(self, data: dict[str, Any]) -> list[AgentEvent]:
+        message = data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            return []
+        return [
+            make_event(kind=TOOL_RESULT, text=_preview(_tool_result_text(block.get("content"))))
+            for block in message["content"]
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        ]
+
+    def _result(self, data: dict[str, Any]) -> list[AgentEvent]:
+        events: list[AgentEvent] = []
+        text = data.get("result")
+        # The result text repeats the last assistant message: read it only when it is new,
+        # so a signal is not recorded twice.
+        if (
+            isinstance(text, str)
+            and text
+            and text.strip() != (self._last_message_text or "").strip()
+        ):
+            events.append(AgentEvent(TEXT, text))
+        cost = data.get("total_cost_usd")
+        session = data.get("session_id")
+        is_error = bool(data.get("is_error"))
+        subtype = data.get("subtype")
+        events.append(
+            AgentEvent(
+                RESULT,
+                f"result: {subtype}" + (" (error)" if is_error else ""),
+                session_id=session if isinstance(session, str) else None,
+                usage=usage_from(data.get("usage")),
+                cost_usd=float(cost) if isinstance(cost, int | float) else None,
+                is_error=is_error,
+            )
+        )
+        return events
+
+
+class ClaudeAgent:
+    """The ``claude`` backend."""
+
+    name = "claude"
+    stream_format = "jsonl"
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def launch(self, request: LaunchRequest) -> LaunchSpec:
+        """``claude -p --output-format stream-json --verbose --append-system-prompt-file …``."""
+        argv = [
+            claude_binary(self.config),
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--append-system-prompt-file",
+            str(request.system_file),
+        ]
+        if self.config.agent_claude_model:
+            argv += ["--model", self.config.agent_claude_model]
+        argv += list(self.config.agent_claude_args)
+        if request.resume_session:
+            argv += ["--resume", request.resume_session]
+        return LaunchSpec(
+            argv=tuple(argv),
+            cwd=request.root,
+            stdin=request.user_file.read_bytes(),
+        )
+
+    def output_parser(self) -> StreamJsonParser:
+        """A stream-json parser using ``agent.claude_context_window``."""
+        return StreamJsonParser(self.config.agent_claude_context_window)

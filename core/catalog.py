@@ -1,0 +1,179 @@
+"""The story catalog: both sources side by side, and the text-file checks they share.
+
+:func:`load_catalog` asks each adapter (``sources/bmad.py``, ``sources/openspec.py``) for its
+stories and the files it passed over, and returns them as one :class:`StoryCatalog`: BMAD
+stories first, in natural key order (``1-10`` after ``1-9``), then OpenSpec changes
+alphabetically with their task groups in ``tasks.md`` order.
+
+:func:`read_text_file` and :func:`read_text_head` answer "is this UTF-8 text?" the same way
+everywhere: a file is ``empty`` (no bytes, or only whitespace), ``binary`` (holds a NUL byte),
+``not-utf8``, ``unreadable`` or ``missing`` — or it is text.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .stories import SkippedFile, Story, StoryCatalog
+from .workspace import Workspace
+
+HEAD_BYTES = 4096
+"""How much of a file :func:`read_text_head` reads by default: enough for a first heading."""
+
+_BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class TextProblem:
+    """Why a file is not usable text.
+
+    Attributes:
+        reason: ``missing``, ``unreadable``, ``empty``, ``binary`` or ``not-utf8``.
+        detail: a short human explanation (the OS error, the offset of the bad byte).
+    """
+
+    reason: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.detail}" if self.detail else self.reason
+
+
+def _check_bytes(data: bytes, *, complete: bool, offset: int = 0) -> str | TextProblem:
+    if complete and not data.strip():
+        return TextProblem("empty")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        return TextProblem("binary", f"NUL byte at offset {offset + nul}")
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        text = decoder.decode(data, final=complete)
+    except UnicodeDecodeError as exc:
+        return TextProblem("not-utf8", f"invalid byte at offset {offset + exc.start}")
+    return text.removeprefix(_BOM) if offset == 0 else text
+
+
+def _os_problem(exc: OSError) -> TextProblem:
+    if isinstance(exc, FileNotFoundError):
+        return TextProblem("missing")
+    if isinstance(exc, IsADirectoryError):
+        return TextProblem("unreadable", "is a folder")
+    return TextProblem("unreadable", exc.strerror or type(exc).__name__)
+
+
+def read_text_file(path: str | os.PathLike[str]) -> str | TextProblem:
+    """Read a whole file as UTF-8 text (a leading BOM dropped).
+
+    Args:
+        path: the file to read.
+
+    Returns:
+        The text, or a :class:`TextProblem` saying why the file is not usable text.
+    """
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return _os_problem(exc)
+    return _check_bytes(data, complete=True)
+
+
+def read_text_head(
+    path: str | os.PathLike[str], size: int = HEAD_BYTES
+) -> tuple[str, bool] | TextProblem:
+    """Read at most ``size`` bytes of a file as UTF-8 text.
+
+    A multi-byte character cut by the limit is left out rather than reported as bad UTF-8.
+
+    Args:
+        path: the file to read.
+        size: the most bytes to read.
+
+    Returns:
+        ``(text, complete)`` — ``complete`` is True when the whole file was read — or a
+        :class:`TextProblem`. ``empty`` is only reported when the whole file was read.
+    """
+    # os.open/os.read skip the buffered file object: this runs once per candidate file in
+    # folders of thousands.
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+        try:
+            data = os.read(descriptor, size + 1)
+        finally:
+            os.close(descriptor)
+    except OSError as exc:
+        return _os_problem(exc)
+    complete = len(data) <= size
+    result = _check_bytes(data[:size], complete=complete)
+    if isinstance(result, TextProblem):
+        return result
+    return result, complete
+
+
+@dataclass(frozen=True)
+class SourceResult:
+    """What one story source found: its stories in display order, skipped files, warnings."""
+
+    stories: tuple[Story, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def relpath(root: Path, path: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes, without resolving symlinks.
+
+    Paths outside ``root`` (a configured folder such as ``../shared``) stay absolute.
+    """
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def natural_key(key: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key for a normalized story key: numbers by value, so ``1-10`` follows ``1-9``.
+
+    Numeric parts sort before alphabetic ones (``1-1`` before ``a-1``).
+    """
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in key.split("-"))
+
+
+def project_context_path(workspace: Workspace) -> str | None:
+    """The first configured project-context file that exists, root-relative, or None.
+
+    Args:
+        workspace: the workspace whose ``paths.project_context`` list is checked in order.
+    """
+    for candidate in workspace.config.paths_project_context:
+        path = workspace.root / candidate
+        if path.is_file():
+            return relpath(workspace.root, path)
+    return None
+
+
+def load_catalog(workspace: Workspace) -> StoryCatalog:
+    """Every story of the workspace, from both sources, and every file passed over.
+
+    Never raises for a bad story file: each one is a :class:`SkippedFile` with its reason.
+
+    Args:
+        workspace: the workspace to scan.
+
+    Returns:
+        BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
+        groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
+    """
+    # Imported here because the adapters use this module's text helpers.
+    from .sources import bmad, openspec
+
+    bmad_result = bmad.load_stories(workspace)
+    openspec_result = openspec.load_stories(workspace)
+    stories: tuple[Story, ...] = bmad_result.stories + openspec_result.stories
+    return StoryCatalog(
+        stories=stories,
+        skipped=bmad_result.skipped + openspec_result.skipped,
+        warnings=bmad_result.warnings + openspec_result.warnings,
+    )

@@ -1,0 +1,10 @@
+"""``python -m promptdeck.core.cli``: the same CLI as the ``promptdeck`` script."""
+
+from __future__ import annotations
+
+import sys
+
+from . import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""``promptdeck [PATH]`` / ``promptdeck app`` and ``promptdeck demo``: the Textual app.
+
+Textual is imported inside the handlers only, so ``promptdeck.core`` never imports it at module
+level and every headless command starts without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..config import AGENTS, ENCODINGS
+from ..demo import prepare_demo
+from ..errors import EXIT_OK, UsageError
+from ..workspace import Workspace, open_workspace
+
+DEMO_LABEL = "demo"
+"""What the header calls the demo workspace (its real folder is temporary)."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``app`` and ``demo`` subcommands."""
+    app = subparsers.add_parser(
+        "app",
+        help="open the app on a workspace (the default: `promptdeck [PATH]`)",
+        description=(
+            "Open the app: the story tree, the live eight-layer preview with byte and token "
+            "meters, inclusion toggles, and a phase panel that streams the agent's output."
+        ),
+    )
+    app.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="a folder inside the workspace (default: the current folder)",
+    )
+    _add_common(app)
+    app.add_argument(
+        "--root", metavar="PATH", help="the workspace root itself (instead of finding it)"
+    )
+    app.set_defaults(handler=run_app)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="open the app on a temporary copy of the bundled demo workspace (replay agent)",
+        description=(
+            "Copy the bundled demo workspace into a temporary git repository and open the app "
+            "on it with the offline replay agent: nothing else needs to be installed."
+        ),
+    )
+    _add_common(demo, agent_default="replay")
+    demo.set_defaults(handler=run_demo)
+
+
+def _add_common(parser: argparse.ArgumentParser, agent_default: str | None = None) -> None:
+    parser.add_argument(
+        "--agent",
+        choices=AGENTS,
+        default=agent_default,
+        help="agent backend for runs (default: the workspace's [agent] default)"
+        if agent_default is None
+        else f"agent backend for runs (default: {agent_default})",
+    )
+    parser.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        help="tiktoken encoding for token meters (default: config, else o200k_base)",
+    )
+
+
+def _require_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "the app needs a terminal (stdin and stdout are not one); for scripts use the "
+            "headless commands: stories, inspect, compose, run, runs"
+        )
+
+
+def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -> int:
+    # Imported by name so that neither importing core nor type-checking it pulls in Textual.
+    module: Any = importlib.import_module("promptdeck.tui.app")
+    app = module.PromptdeckApp(
+        workspace, agent=args.agent, encoding=args.encoding, workspace_label=label
+    )
+    app.run()
+    return EXIT_OK
+
+
+def open_app_workspace(path: str | None, root: str | None) -> Workspace:
+    """The workspace ``promptdeck [PATH] [--root PATH]`` names.
+
+    Raises:
+        UsageError: PATH is not a folder, or PATH and --root are both given.
+        WorkspaceError: no workspace is found from PATH.
+    """
+    if path is not None and root is not None:
+        raise UsageError("give either PATH or --root, not both")
+    if path is None:
+        return open_workspace(root)
+    start = Path(path).expanduser()
+    if not start.is_dir():
+        raise UsageError(f"{path}: not a folder")
+    return open_workspace(None, cwd=start)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the app on the workspace found from PATH (or at --root)."""
+    workspace = open_app_workspace(args.path, args.root)
+    _require_terminal()
+    return _launch(workspace, args, None)
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Prepare a temporary copy of the demo workspace and open the app on it."""
+    _require_terminal()
+    root = prepare_demo()
+    print(f"promptdeck: demo workspace at {root}", file=sys.stderr)
+    workspace = open_workspace(os.fspath(root))
+    return _launch(workspace, args, DEMO_LABEL)

@@ -1,0 +1,197 @@
+"""``promptdeck inspect``: the eight layers and the injected files of a story's phase, measured.
+
+The layers table (id, title, source, bytes, tokens, sha256 prefix, and the joiners' own row)
+sits above the files table (every candidate with its status and reason, the envelope row, the
+total), then the system prompt and user message totals against the warning line, the error line
+and the 131,072-byte argv limit. Over the error line the tables (or the JSON) are still printed
+— inspecting an oversized story is exactly what it is for — and the exit code is 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import EXIT_OK, EXIT_TOO_LARGE
+from ..prompt import ComposedPrompt
+from ..tokens import ARGV_LIMIT_BYTES
+from .common import add_inclusion_options, add_workspace_options, print_json, warn
+from .compose import add_prompt_options, all_warnings, compose_from
+
+HASH_PREFIX = 12
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``inspect`` subcommand."""
+    parser = subparsers.add_parser(
+        "inspect",
+        help="show a story's eight prompt layers and injected files with byte/token meters",
+        description=(
+            "Compose the prompt for one phase of a story and show its eight layers and every "
+            "candidate file of the injection, with bytes, tokens and why each file is in or "
+            "out. Exit 3 when the injection is over its error line (the report is printed "
+            "anyway)."
+        ),
+    )
+    add_prompt_options(parser)
+    add_inclusion_options(parser)
+    add_workspace_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def inspect_payload(prompt: ComposedPrompt) -> dict[str, Any]:
+    """The ``inspect --json`` shape."""
+    injection = prompt.injection
+    payload: dict[str, Any] = {
+        "story": prompt.story.id,
+        "phase": prompt.request.phase,
+        "mode": prompt.request.mode,
+    }
+    payload.update(injection.to_dict())
+    payload.update(
+        {
+            "warnings": all_warnings(prompt),
+            "layers": [layer.to_dict(content=False) for layer in prompt.layers],
+            "joiner": prompt.joiner.to_dict(),
+            "signature": prompt.signature,
+            "system": prompt.system_meter.to_dict(),
+            "user": prompt.user_meter.to_dict(),
+            "argv_limit": ARGV_LIMIT_BYTES,
+            "level": injection.level,
+        }
+    )
+    return payload
+
+
+def _num(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+def _print_report(prompt: ComposedPrompt) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console()
+    injection = prompt.injection
+    tokens_label = "tokens"
+    caption = f"tokens: {injection.encoding}" + (
+        " (estimated)" if prompt.system_meter.estimated else ""
+    )
+
+    layers = Table(
+        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · {prompt.request.mode}",
+        title_justify="left",
+        caption=caption,
+        caption_justify="left",
+        expand=False,
+    )
+    layers.add_column("layer", no_wrap=True)
+    layers.add_column("title")
+    layers.add_column("source", overflow="fold", min_width=20)
+    layers.add_column("bytes", justify="right")
+    layers.add_column(tokens_label, justify="right")
+    layers.add_column("sha256")
+    for layer in prompt.layers:
+        title = layer.title + (" (missing)" if layer.missing else "")
+        layers.add_row(
+            layer.layer_id,
+            Text(title, style="yellow" if layer.missing else ""),
+            layer.source,
+            _num(layer.bytes),
+            _num(layer.tokens),
+            layer.sha256[:HASH_PREFIX],
+        )
+    layers.add_row(
+        "",
+        Text("(joiners)", style="dim"),
+        "",
+        _num(prompt.joiner.bytes),
+        _num(prompt.joiner.tokens),
+        "",
+    )
+    layers.add_section()
+    layers.add_row(
+        "",
+        Text("system prompt", style="bold"),
+        "",
+        _num(prompt.system_meter.bytes),
+        _num(prompt.system_meter.tokens),
+        prompt.signature[:HASH_PREFIX],
+    )
+    console.print(layers)
+
+    files = Table(title="Injected files", title_justify="left", expand=False)
+    for column in ("path", "category", "status"):
+        files.add_column(column, overflow="fold")
+    files.add_column("bytes", justify="right")
+    files.add_column(tokens_label, justify="right")
+    files.add_column("reason", overflow="fold")
+    for item in injection.files:
+        style = "" if item.status == "included" else "dim"
+        if item.flags:
+            style = "yellow"
+        files.add_row(
+            Text(item.path, style=style),
+            item.category,
+            Text(item.status, style=style),
+            _num(item.bytes),
+            _num(item.tokens),
+            item.reason + (f" [{', '.join(item.flags)}]" if item.flags else ""),
+        )
+    files.add_row(
+        Text("(envelope)", style="dim"),
+        "",
+        "",
+        _num(injection.envelope.bytes),
+        _num(injection.envelope.tokens),
+        "tags, paths and newlines",
+    )
+    files.add_section()
+    files.add_row(
+        Text("total", style="bold"),
+        "",
+        injection.level,
+        _num(injection.total.bytes),
+        _num(injection.total.tokens),
+        "",
+    )
+    console.print(files)
+
+    level_style = {"ok": "green", "warning": "yellow", "error": "red"}[injection.level]
+    console.print(
+        Text.assemble(
+            ("injection ", "bold"),
+            (f"{injection.size_bytes:,} bytes", level_style),
+            f" · warning line {injection.warn_bytes:,} · error line {injection.error_bytes:,}"
+            f" · {injection.level}",
+        )
+    )
+    system_bytes = prompt.system_meter.bytes
+    fits = "fits in" if system_bytes <= ARGV_LIMIT_BYTES else "is over"
+    console.print(
+        Text.assemble(
+            ("system prompt ", "bold"),
+            f"{system_bytes:,} bytes · {_num(prompt.system_meter.tokens)} tokens · "
+            f"{fits} the {ARGV_LIMIT_BYTES:,}-byte argv limit (one argument)",
+        )
+    )
+    console.print(
+        Text.assemble(
+            ("user message ", "bold"),
+            f"{prompt.user_meter.bytes:,} bytes · {_num(prompt.user_meter.tokens)} tokens",
+        )
+    )
+    console.print(Text(f"signature {prompt.signature}", style="dim"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report (or JSON); exit 3 when the injection is over its error line."""
+    prompt = compose_from(args, count_tokens=True)
+    if args.json:
+        print_json(inspect_payload(prompt))
+    else:
+        for message in all_warnings(prompt):
+            warn(message)
+        _print_report(prompt)
+    return EXIT_TOO_LARGE if prompt.injection.level == "error" else EXIT_OK

@@ -1,0 +1,294 @@
+"""``promptdeck run``: run one phase of a story with an agent, or the whole flow (``--auto``).
+
+The agent's text streams to stdout (signals highlighted on a terminal), tool calls and
+promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
+Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
+2 bad input; 3 over the size limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from typing import Any, TextIO
+
+from ..catalog import load_catalog
+from ..config import AGENTS
+from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
+from ..flow import Suggestion, last_failure, run_auto
+from ..phases import PHASE_NAMES
+from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
+from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from ..signals import match_line
+from ..stories import Story, StoryCatalog
+from ..workspace import Workspace
+from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .compose import request_from
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``run`` subcommand."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run a phase of a story with an agent (or the whole flow with --auto)",
+        description=(
+            "Run one phase of a story in a fresh agent process, stream its output, record the "
+            "run in .promptdeck/runs/, stage after dev and commit after a passed review. "
+            "Exit codes: 0 success signal, 4 failure signal, 5 no signal/timeout/crash, "
+            "2 bad input, 3 over the size limit."
+        ),
+    )
+    parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
+    parser.add_argument(
+        "--phase",
+        choices=PHASE_NAMES,
+        help="the phase to run (required unless --auto, which starts from the suggested one)",
+    )
+    add_run_options(parser)
+    parser.add_argument("--auto", action="store_true", help="take the story through the whole flow")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="write the prompt files, print the argv and their paths and sizes; launch nothing",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("create", "optimize"),
+        help="create or optimize (default: optimize with --retry-reason, else create)",
+    )
+    parser.add_argument(
+        "--retry-reason", metavar="TEXT", help="the previous attempt's FAILED/BLOCKED reason"
+    )
+    failure = parser.add_argument_group("failure analysis (--phase failure)")
+    failure.add_argument("--failure-phase", choices=("dev", "review"), default="dev")
+    failure.add_argument("--failure-signal", metavar="TEXT")
+    failure.add_argument(
+        "--failure-message",
+        metavar="TEXT",
+        help="what failed (default: the story's last failed dev or review run)",
+    )
+    add_inclusion_options(parser)
+    add_workspace_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script`` (run and chat)."""
+    parser.add_argument("--agent", choices=AGENTS, help="the agent backend (default: config)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="seconds before the agent is stopped (default: config agent.timeout)",
+    )
+    parser.add_argument(
+        "--no-git", action="store_true", help="no git: no SHAs, no staging, no commit"
+    )
+    parser.add_argument(
+        "--replay-script",
+        metavar="SCRIPT",
+        help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
+    )
+
+
+class Printer:
+    """Prints run events: agent text on stdout, everything else on stderr."""
+
+    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        self.out = out
+        self.err = err
+        self.color = out.isatty() and "NO_COLOR" not in os.environ
+        self.err_color = err.isatty() and "NO_COLOR" not in os.environ
+
+    def _paint(self, text: str, code: str, on: bool) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if on else text
+
+    def __call__(self, event: RunEvent) -> None:
+        if event.kind == "line":
+            self._line(event)
+        elif event.kind == "notice":
+            for line in event.text.splitlines():
+                print(self._paint(f"promptdeck: {line}", "2", self.err_color), file=self.err)
+
+    def _line(self, event: RunEvent) -> None:
+        if event.stream == "stderr":
+            print(event.text, file=self.err)
+            return
+        if event.line_kind == "text" or event.line_kind == "info":
+            for line in event.text.splitlines() or [""]:
+                signal = match_line(line) if event.agent_text else None
+                if signal is not None and self.color:
+                    code = "1;31" if signal.outcome == "failure" else "1;32"
+                    line = self._paint(line, code, True)
+                print(line, file=self.out)
+            self.out.flush()
+        elif event.line_kind in ("tool_use", "tool_result"):
+            mark = "⏺" if event.line_kind == "tool_use" else "⎿"
+            print(self._paint(f"  {mark} {event.text}", "2", self.err_color), file=self.err)
+
+    def summary(self, result: RunResult) -> None:
+        """One line: the phase, the outcome and its signal or reason, duration, cost, tokens."""
+        parts = [f"{result.duration_s:.1f} s"]
+        if result.cost_usd is not None:
+            parts.append(f"${result.cost_usd:.4f}")
+        if result.usage is not None:
+            usage = result.usage
+            total = usage.context_tokens + usage.output_tokens
+            parts.append(f"{total:,} tokens")
+        code = {"success": "1;32", "failure": "1;31"}.get(result.outcome, "1;33")
+        outcome = self._paint(result.outcome, code, self.err_color)
+        print(
+            f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
+            f"{result.agent}) → {outcome}: {result.message} ({', '.join(parts)}) "
+            f"· run {result.run_id}",
+            file=self.err,
+        )
+
+
+def wait_interruptibly(handle: RunHandle) -> RunResult:
+    """Wait for the run; Ctrl-C cancels it (SIGINT → SIGTERM → SIGKILL) and still waits."""
+    while True:
+        try:
+            return handle.wait(0.25)
+        except TimeoutError:
+            continue
+        except KeyboardInterrupt:
+            print("promptdeck: cancelling the run…", file=sys.stderr)
+            handle.cancel()
+
+
+def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> PromptRequest:
+    args.phase = phase
+    if phase == "failure" and not (args.failure_message or args.failure_signal):
+        found = last_failure(workspace, args.story)
+        if found is not None:
+            args.failure_phase = found.phase
+            args.failure_signal = found.signal
+            args.failure_message = found.message
+    return request_from(args)
+
+
+def _compose(workspace: Workspace, catalog: StoryCatalog, request: PromptRequest) -> ComposedPrompt:
+    return compose_prompt(workspace, catalog, request, count_tokens=False)
+
+
+def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
+    prepared = prepare_run(
+        workspace, prompt, agent=args.agent, replay_script=args.replay_script, dry_run=True
+    )
+    spec = prepared.spec
+    payload: dict[str, Any] = {
+        "agent": prepared.agent.name,
+        **spec.to_dict(),
+        "system_file": {
+            "path": str(prepared.system_path),
+            "bytes": prepared.system_path.stat().st_size,
+        },
+        "user_file": {"path": str(prepared.user_path), "bytes": prepared.user_path.stat().st_size},
+    }
+    if args.json:
+        print_json(payload)
+        return EXIT_OK
+    print(f"agent:  {prepared.agent.name}")
+    print(f"argv:   {shlex.join(spec.argv)}")
+    print(f"cwd:    {spec.cwd}")
+    if spec.env:
+        print(f"env:    {', '.join(sorted(spec.env))}")
+    stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
+    print(f"stdin:  {stdin}")
+    print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
+    print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
+    for warning in prompt.warnings:
+        print(f"promptdeck: warning: {warning}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _run_one(
+    args: argparse.Namespace,
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    printer: Printer | None,
+) -> RunResult:
+    handle = start_run(
+        workspace,
+        prompt,
+        agent=args.agent,
+        listener=printer,
+        timeout=args.timeout,
+        use_git=not args.no_git,
+        replay_script=args.replay_script,
+    )
+    result = wait_interruptibly(handle)
+    if printer is not None:
+        printer.summary(result)
+    return result
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``promptdeck run``."""
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    if args.phase is None and not args.auto:
+        raise UsageError("run: --phase is required (or use --auto to follow the flow)")
+    workspace = workspace_from(args)
+    catalog = load_catalog(workspace)
+    story = catalog.find(args.story)
+    args.story = story.id
+    printer = None if args.json else Printer()
+    if args.auto and not args.dry_run:
+        return _auto(args, workspace, story, printer)
+    request = _request(args, workspace, args.phase or "dev")
+    prompt = _compose(workspace, catalog, request)
+    if args.dry_run:
+        return _dry_run(args, workspace, prompt)
+    for warning in prompt.warnings:
+        if printer is not None:
+            print(f"promptdeck: warning: {warning}", file=sys.stderr)
+    result = _run_one(args, workspace, prompt, printer)
+    if args.json:
+        print_json(result.to_dict())
+    return result.exit_code
+
+
+def _auto(
+    args: argparse.Namespace, workspace: Workspace, story: Story, printer: Printer | None
+) -> int:
+    first = None
+    if args.phase is not None:
+        request = _request(args, workspace, args.phase)
+        first = Suggestion(
+            request.phase, request.mode, request.retry_reason, request.failure, why="--phase"
+        )
+
+    def announce(suggestion: Suggestion) -> None:
+        if printer is not None:
+            mode = f" ({suggestion.mode})" if suggestion.mode != "create" else ""
+            print(f"promptdeck: next: {suggestion.phase}{mode} — {suggestion.why}", file=sys.stderr)
+
+    def step(current: Story, catalog: StoryCatalog, suggestion: Suggestion) -> RunResult:
+        selection = request_from(argparse.Namespace(**{**vars(args), "phase": "dev"})).selection
+        prompt = _compose(workspace, catalog, suggestion.request(current.id, selection))
+        return _run_one(args, workspace, prompt, printer)
+
+    steps, flow = run_auto(
+        workspace, story.id, step, load=load_catalog, first=first, on_suggestion=announce
+    )
+    results = [s.result for s in steps if isinstance(s.result, RunResult)]
+    if printer is not None and flow.note:
+        print(f"promptdeck: {flow.note}", file=sys.stderr)
+    if args.json:
+        print_json(
+            {
+                "story": story.id,
+                "done": flow.done,
+                "note": flow.note,
+                "states": dict(flow.states),
+                "runs": [r.to_dict() for r in results],
+            }
+        )
+    if flow.done:
+        return EXIT_OK
+    # Not done: report the last run that did not succeed (the reason the flow stopped).
+    return next((r.exit_code for r in reversed(results) if r.exit_code != EXIT_OK), EXIT_NO_SIGNAL)

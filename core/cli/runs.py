@@ -1,0 +1,144 @@
+"""``promptdeck runs`` and ``promptdeck show``: the run records of the workspace.
+
+``runs`` lists every run (story, phase, attempt, agent, outcome, signal and reason, duration,
+cost, tokens), oldest first; ``show RUN`` prints one run: its meta, result, signals and the
+paths of its files. ``RUN`` is a run id, a unique prefix of one, or ``last``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import EXIT_OK
+from ..records import RunInfo, list_runs, load_run
+from .common import add_workspace_options, print_json, workspace_from
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``runs`` and ``show`` subcommands."""
+    runs = subparsers.add_parser(
+        "runs",
+        help="list the recorded runs of the workspace",
+        description="List the runs recorded in .promptdeck/runs/, oldest first.",
+    )
+    runs.add_argument("--story", metavar="STORY", help="only this story's runs")
+    add_workspace_options(runs)
+    runs.set_defaults(handler=run_list)
+    show = subparsers.add_parser(
+        "show",
+        help="show one recorded run",
+        description="Show one run: meta, result, signals and its files.",
+    )
+    show.add_argument("run_id", metavar="RUN", help="a run id, a unique prefix of one, or 'last'")
+    add_workspace_options(show)
+    show.set_defaults(handler=run_show)
+
+
+def _tokens(row: dict[str, Any]) -> str:
+    tokens = row.get("tokens") or {}
+    total = sum(v for v in tokens.values() if isinstance(v, int))
+    return f"{total:,}" if tokens else "-"
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """Handle ``promptdeck runs``."""
+    workspace = workspace_from(args)
+    rows = [r.to_dict() for r in list_runs(workspace.root, args.story)]
+    if args.json:
+        print_json({"runs": rows})
+        return EXIT_OK
+    if not rows:
+        print("No runs yet.")
+        return EXIT_OK
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Runs", title_justify="left")
+    for column in (
+        "id",
+        "story",
+        "phase",
+        "#",
+        "agent",
+        "outcome",
+        "signal",
+        "time",
+        "cost",
+        "tokens",
+    ):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        signal = row["signal"] or "-"
+        if row["reason"]:
+            signal += f": {row['reason']}"
+        duration = row["duration_s"]
+        cost = row["cost_usd"]
+        table.add_row(
+            row["id"],
+            row["story"],
+            row["phase"],
+            str(row["attempt"]),
+            str(row["agent"]),
+            row["outcome"],
+            signal,
+            f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
+            f"${cost:.4f}" if isinstance(cost, int | float) else "-",
+            _tokens(row),
+        )
+    Console().print(table)
+    return EXIT_OK
+
+
+def show_payload(info: RunInfo) -> dict[str, Any]:
+    """The ``show --json`` shape."""
+    files = sorted(p.name for p in info.dir.iterdir() if p.is_file())
+    return {
+        **info.to_dict(),
+        "dir": str(info.dir),
+        "files": files,
+        "meta": dict(info.meta),
+        "result": dict(info.result) if info.result is not None else None,
+        "signals": [dict(s) for s in info.signals],
+    }
+
+
+def run_show(args: argparse.Namespace) -> int:
+    """Handle ``promptdeck show``."""
+    workspace = workspace_from(args)
+    info = load_run(workspace.root, args.run_id)
+    payload = show_payload(info)
+    if args.json:
+        print_json(payload)
+        return EXIT_OK
+    result = info.result or {}
+    print(f"run      {info.id}")
+    print(
+        f"story    {info.story} · phase {info.phase} · attempt {info.attempt} "
+        f"· mode {info.meta.get('mode')}"
+    )
+    print(f"agent    {info.meta.get('agent')}: {' '.join(info.meta.get('argv') or [])}")
+    if info.meta.get("env_names"):
+        print(f"env      {', '.join(info.meta['env_names'])}")
+    print(f"started  {info.meta.get('started')}")
+    print(f"outcome  {info.outcome}: {result.get('message', '')}")
+    for key, label in (
+        ("duration_s", "duration"),
+        ("cost_usd", "cost"),
+        ("usage", "tokens"),
+        ("session_id", "session"),
+        ("sha_before", "sha before"),
+        ("sha_after", "sha after"),
+        ("commit", "commit"),
+    ):
+        if result.get(key) is not None:
+            print(f"{label:<8} {result[key]}")
+    if result.get("staged_stat"):
+        print("staged\n" + str(result["staged_stat"]))
+    for warning in result.get("warnings") or []:
+        print(f"warning  {warning}")
+    for signal in info.signals:
+        print(f"signal   {signal.get('at')} {signal.get('line')}")
+    print(f"folder   {info.dir}")
+    print(f"files    {', '.join(payload['files'])}")
+    return EXIT_OK

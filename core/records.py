@@ -1,0 +1,365 @@
+"""Run records: ``.promptdeck/runs/<id>/``, written as the run goes.
+
+One folder per run (DESIGN.md → Runs)::
+
+    system.md      the exact system prompt sent
+    user.md        the exact user message sent
+    meta.json      story, phase, attempt, mode, agent, argv, names of env vars set, layer
+                   signatures, start time, promptdeck's pid
+    stream.jsonl   the agent's raw stdout (stream.log for plain-text agents), line by line
+    stderr.log     the agent's raw stderr
+    signals.jsonl  each signal, with its time
+    session.log    notes of the run: git, story-file checks, re-injections
+    result.json    exit code, duration, usage, cost, final signal, outcome, SHAs before/after
+    story.before.md  the story file as it was, kept only when the phase changed earlier content
+
+Every line is handed to the operating system as soon as it arrives (unbuffered appends), so a
+``kill -9`` of the agent or of promptdeck loses nothing printed before it. Run ids start with
+the UTC time to the microsecond, so they sort by time, and end with random hex, so they are
+unique.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from .errors import UsageError
+
+RUNS_RELPATH = ".promptdeck/runs"
+DRY_RUN_DIR = "dry-run"
+GITIGNORE_RELPATH = ".promptdeck/.gitignore"
+GITIGNORE_LINE = "runs/"
+
+
+def runs_dir(root: Path) -> Path:
+    """``<root>/.promptdeck/runs``."""
+    return root / RUNS_RELPATH
+
+
+def ensure_gitignore(root: Path) -> bool:
+    """Make sure ``.promptdeck/.gitignore`` ignores ``runs/``; True when it was changed.
+
+    The file is promptdeck's own: created when absent, the line appended when missing.
+    """
+    path = root / GITIGNORE_RELPATH
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = ""
+    lines = {line.strip() for line in current.splitlines()}
+    if GITIGNORE_LINE in lines or "runs" in lines or "/runs/" in lines:
+        return False
+    prefix = "" if not current or current.endswith("\n") else "\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(prefix + GITIGNORE_LINE + "\n")
+    return True
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:40] or "x"
+
+
+def new_run_id(story_id: str, phase: str, now: float | None = None) -> str:
+    """``20250102-030405-123456-dev-1-2-a1b2c3``: time first (sortable), random last (unique)."""
+    moment = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    return f"{moment:%Y%m%d-%H%M%S-%f}-{_slug(phase)}-{_slug(story_id)}-{secrets.token_hex(3)}"
+
+
+def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+
+
+class RunRecord:
+    """The writer of one run folder. Thread-safe: reader threads append concurrently."""
+
+    def __init__(self, folder: Path, run_id: str, stream_format: str = "jsonl") -> None:
+        self.dir = folder
+        self.id = run_id
+        self.stream_path = folder / ("stream.jsonl" if stream_format == "jsonl" else "stream.log")
+        self._lock = threading.Lock()
+        self._stream: BinaryIO | None = None
+        self._stderr: BinaryIO | None = None
+        self._signals: BinaryIO | None = None
+        self._log: BinaryIO | None = None
+
+    @classmethod
+    def create(
+        cls, root: Path, story_id: str, phase: str, *, stream_format: str = "jsonl"
+    ) -> RunRecord:
+        """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
+        base = runs_dir(root)
+        base.mkdir(parents=True, exist_ok=True)
+        ensure_gitignore(root)
+        while True:
+            run_id = new_run_id(story_id, phase)
+            folder = base / run_id
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return cls(folder, run_id, stream_format)
+
+    @classmethod
+    def dry_run(cls, root: Path) -> RunRecord:
+        """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
+        folder = runs_dir(root) / DRY_RUN_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        ensure_gitignore(root)
+        return cls(folder, DRY_RUN_DIR)
+
+    # -- files written once -------------------------------------------------------------
+
+    def write_prompt(self, system: str, user: str) -> tuple[Path, Path]:
+        """Write ``system.md`` and ``user.md``: exactly these strings, UTF-8, nothing added."""
+        system_path, user_path = self.dir / "system.md", self.dir / "user.md"
+        system_path.write_bytes(system.encode("utf-8"))
+        user_path.write_bytes(user.encode("utf-8"))
+        return system_path, user_path
+
+    def write_meta(self, meta: Mapping[str, Any]) -> None:
+        """Write (or replace) ``meta.json`` atomically."""
+        _write_json_atomic(self.dir / "meta.json", meta)
+
+    def write_result(self, result: Mapping[str, Any]) -> None:
+        """Write ``result.json`` atomically: its presence marks a finished run."""
+        _write_json_atomic(self.dir / "result.json", result)
+
+    def keep_story_before(self, content: bytes) -> Path:
+        """Keep the story file's prior version as ``story.before.md``."""
+        path = self.dir / "story.before.md"
+        path.write_bytes(content)
+        return path
+
+    # -- files appended line by line ------------------------------------------------------
+
+    def _open(self, path: Path) -> BinaryIO:
+        # Unbuffered: every write is one write(2), in the OS before the call returns.
+        return open(path, "ab", buffering=0)
+
+    def append_stream(self, raw: bytes) -> None:
+        """Append one raw stdout line (a newline is added when it lacks one)."""
+        if not raw.endswith(b"\n"):
+            raw += b"\n"
+        with self._lock:
+            if self._stream is None:
+                self._stream = self._open(self.stream_path)
+            self._stream.write(raw)
+
+    def append_stderr(self, raw: bytes) -> None:
+        """Append one raw stderr line."""
+        if not raw.endswith(b"\n"):
+            raw += b"\n"
+        with self._lock:
+            if self._stderr is None:
+                self._stderr = self._open(self.dir / "stderr.log")
+            self._stderr.write(raw)
+
+    def append_signal(self, signal: Mapping[str, Any], at: float) -> None:
+        """Append one signal with its time to ``signals.jsonl``."""
+        line = json.dumps({"at": _iso(at), **signal}, ensure_ascii=False) + "\n"
+        with self._lock:
+            if self._signals is None:
+                self._signals = self._open(self.dir / "signals.jsonl")
+            self._signals.write(line.encode("utf-8"))
+
+    def log(self, message: str, at: float | None = None) -> None:
+        """Append a timestamped line to ``session.log``."""
+        line = f"{_iso(time.time() if at is None else at)} {message}\n"
+        with self._lock:
+            if self._log is None:
+                self._log = self._open(self.dir / "session.log")
+            self._log.write(line.encode("utf-8"))
+
+    def close(self) -> None:
+        """Close the appended files."""
+        with self._lock:
+            for handle in (self._stream, self._stderr, self._signals, self._log):
+                if handle is not None:
+                    handle.close()
+            self._stream = self._stderr = self._signals = self._log = None
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _pid_alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run as read back from its folder.
+
+    Attributes:
+        id: the run id (the folder name).
+        dir: the run folder.
+        meta: ``meta.json``.
+        result: ``result.json``, or None while running or when the run was interrupted.
+        signals: every line of ``signals.jsonl``.
+    """
+
+    id: str
+    dir: Path
+    meta: Mapping[str, Any]
+    result: Mapping[str, Any] | None
+    signals: tuple[Mapping[str, Any], ...]
+
+    @property
+    def story(self) -> str:
+        """The story id."""
+        return str(self.meta.get("story", ""))
+
+    @property
+    def phase(self) -> str:
+        """The phase."""
+        return str(self.meta.get("phase", ""))
+
+    @property
+    def attempt(self) -> int:
+        """The attempt number."""
+        value = self.meta.get("attempt", 1)
+        return value if isinstance(value, int) else 1
+
+    @property
+    def started(self) -> float:
+        """Start time (epoch seconds)."""
+        value = self.meta.get("started_ts", 0.0)
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    @property
+    def outcome(self) -> str:
+        """The result's outcome; ``running`` or ``interrupted`` for a run with no result."""
+        if self.result is not None:
+            return str(self.result.get("outcome", "unknown"))
+        return "running" if _pid_alive(self.meta.get("pid")) else "interrupted"
+
+    @property
+    def signal(self) -> Mapping[str, Any] | None:
+        """The deciding signal, from the result (or the last recorded signal)."""
+        if self.result is not None:
+            value = self.result.get("signal")
+            return value if isinstance(value, Mapping) else None
+        return self.signals[-1] if self.signals else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shape of ``runs --json`` rows."""
+        result = self.result or {}
+        signal = self.signal or {}
+        return {
+            "id": self.id,
+            "story": self.story,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "mode": self.meta.get("mode"),
+            "agent": self.meta.get("agent"),
+            "started": self.meta.get("started"),
+            "outcome": self.outcome,
+            "signal": signal.get("name"),
+            "reason": signal.get("reason"),
+            "duration_s": result.get("duration_s"),
+            "cost_usd": result.get("cost_usd"),
+            "tokens": result.get("usage"),
+            "exit_code": result.get("exit_code"),
+        }
+
+
+def load_run_dir(folder: Path) -> RunInfo | None:
+    """Read one run folder; None when it holds no ``meta.json``."""
+    meta = _read_json(folder / "meta.json")
+    if meta is None:
+        return None
+    signals: list[Mapping[str, Any]] = []
+    try:
+        for line in (folder / "signals.jsonl").read_text(encoding="utf-8").splitlines():
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict):
+                signals.append(item)
+    except OSError:
+        pass
+    return RunInfo(folder.name, folder, meta, _read_json(folder / "result.json"), tuple(signals))
+
+
+def list_runs(root: Path, story_id: str | None = None) -> list[RunInfo]:
+    """Every run of the workspace, oldest first; only one story's when ``story_id`` is given."""
+    base = runs_dir(root)
+    if not base.is_dir():
+        return []
+    runs: list[RunInfo] = []
+    for folder in sorted(base.iterdir()):
+        if folder.name == DRY_RUN_DIR or not folder.is_dir():
+            continue
+        info = load_run_dir(folder)
+        if info is None:
+            continue
+        if story_id is not None and info.story.lower() != story_id.lower():
+            continue
+        runs.append(info)
+    return runs
+
+
+def next_attempt(root: Path, story_id: str, phase: str) -> int:
+    """The attempt number of the next run of ``phase`` for a story: one more than the runs
+    of that phase since its last success (chat turns do not count)."""
+    attempt = 1
+    for run in list_runs(root, story_id):
+        if run.phase != phase or run.meta.get("mode") == "chat":
+            continue
+        attempt = 1 if run.outcome == "success" else attempt + 1
+    return attempt
+
+
+def load_run(root: Path, run_id: str) -> RunInfo:
+    """One run by its id, a unique prefix of it, or ``last``.
+
+    Raises:
+        UsageError: no run, or more than one, matches.
+    """
+    runs = list_runs(root)
+    if run_id == "last":
+        if not runs:
+            raise UsageError(f"no runs yet in {runs_dir(root)}")
+        return runs[-1]
+    matches = [r for r in runs if r.id == run_id] or [r for r in runs if r.id.startswith(run_id)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise UsageError(f"no run '{run_id}' in {runs_dir(root)} (see `promptdeck runs`)")
+    raise UsageError(f"run id '{run_id}' is ambiguous: {len(matches)} runs start with it")
+
+
+def iso_time(ts: float) -> str:
+    """An epoch time as ISO 8601 UTC with milliseconds (as records write it)."""
+    return _iso(ts)

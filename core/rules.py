@@ -1,0 +1,90 @@
+"""The workspace rules file (Layer-0B; seed 004, Req 2 and 4).
+
+Read fresh at every compose from ``config.paths_rules`` (default ``.promptdeck/rules.md``;
+``.ads/rules.md`` or ``AGENTS.md`` work too). Rules are not required: when the file is missing,
+unreadable or not UTF-8 text, the prompt is still composed, Layer-0B is marked missing, and the
+warning says why — never silently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .workspace import Workspace
+
+RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project")
+
+
+@dataclass(frozen=True)
+class RulesFile:
+    """The rules file as read for one compose.
+
+    Attributes:
+        path: the configured path (root-relative as configured, forward slashes).
+        status: ``ok``, ``missing``, ``unreadable``, ``not-utf8`` or ``outside-project``.
+        text: the file's text ("" unless ``ok``).
+        sha256: hex sha256 of the file's bytes, or None when it could not be read.
+        mtime: modification time, or None when the file does not exist.
+    """
+
+    path: str
+    status: str
+    text: str
+    sha256: str | None
+    mtime: float | None
+
+    @property
+    def present(self) -> bool:
+        """True when the rules were read and fill Layer-0B."""
+        return self.status == "ok"
+
+    @property
+    def short_hash(self) -> str | None:
+        """The first 8 hex digits of :attr:`sha256`, or None."""
+        return self.sha256[:8] if self.sha256 else None
+
+    @property
+    def warning(self) -> str | None:
+        """The visible warning when the rules are not in the prompt, else None."""
+        if self.present:
+            return None
+        why = {
+            "missing": "not found",
+            "unreadable": "unreadable",
+            "not-utf8": "not valid UTF-8 text",
+            "outside-project": "outside the project root",
+        }[self.status]
+        return f"workspace rules {self.path}: {why}; Layer-0B (workspace rules) is missing"
+
+
+def read_rules(workspace: Workspace) -> RulesFile:
+    """Read the workspace's rules file now (never cached, so an edit shows at once)."""
+    configured = workspace.config.paths_rules
+    path = Path(configured)
+    if not path.is_absolute():
+        path = workspace.root / path
+    shown = Path(configured).as_posix()
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return RulesFile(shown, "missing", "", None, None)
+    except OSError:
+        return RulesFile(shown, "unreadable", "", None, None)
+    if not path.is_file():
+        return RulesFile(shown, "missing", "", None, stat.st_mtime)
+    if not workspace.contains(path):
+        return RulesFile(shown, "outside-project", "", None, stat.st_mtime)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return RulesFile(shown, "unreadable", "", None, stat.st_mtime)
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return RulesFile(shown, "not-utf8", "", digest, stat.st_mtime)
+    if "\x00" in text:
+        return RulesFile(shown, "not-utf8", "", digest, stat.st_mtime)
+    return RulesFile(shown, "ok", text, digest, stat.st_mtime)

@@ -1,0 +1,841 @@
+"""The runner: one fresh agent process per phase, streamed, recorded, timed out, cancellable.
+
+:func:`start_run` is what both faces call. It writes the run folder (the exact prompt files
+first), records git's state, launches the backend's process in its own process group, reads
+stdout and stderr line by line in threads, turns each line into :class:`RunEvent` values for
+the listener (the CLI prints them; the app batches them into its log), records everything as
+it arrives, and when the process ends settles the outcome — the last signal of the phase's
+contract decides; no signal is an outcome of its own — checks the story file stayed
+append-only, stages after a completed dev phase and commits after a passed review.
+
+Cancelling sends SIGINT to the process group, then SIGTERM, then SIGKILL, waiting a bounded
+time after each. A missing binary, a crash or a timeout ends as a one-line outcome with exit
+code 5, never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal as signals_module
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from . import gitops
+from .agents.base import (
+    RESULT,
+    SESSION,
+    TEXT,
+    USAGE,
+    Agent,
+    AgentEvent,
+    LaunchRequest,
+    LaunchSpec,
+    OutputParser,
+    Usage,
+    fast_factory,
+    get_agent,
+)
+from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge
+from .records import RunRecord, iso_time, next_attempt
+from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .prompt import ComposedPrompt
+
+SUCCESS_OUTCOME = "success"
+FAILURE_OUTCOME = "failure"
+OUTCOMES = (
+    SUCCESS_OUTCOME,
+    FAILURE_OUTCOME,
+    "no-signal",
+    "timeout",
+    "cancelled",
+    "crashed",
+    "launch-failed",
+)
+"""How a run ends. Only the first two come from a signal."""
+
+CANCEL_GRACE = (5.0, 5.0)
+"""Seconds to wait after SIGINT, then after SIGTERM, before the next step."""
+READER_JOIN_SECONDS = 5.0
+
+Listener = Callable[["RunEvent"], None]
+
+
+def exit_code_for(outcome: str) -> int:
+    """The CLI exit code of an outcome: 0 success, 4 failure signal, 5 anything else."""
+    if outcome == SUCCESS_OUTCOME:
+        return EXIT_OK
+    if outcome == FAILURE_OUTCOME:
+        return EXIT_FAILURE_SIGNAL
+    return EXIT_NO_SIGNAL
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """What the runner tells its listener, from the reader threads.
+
+    Attributes:
+        kind: ``line`` (an output line), ``signal``, ``usage``, ``session``, ``notice``
+            (promptdeck's own messages: git, warnings) or ``end``.
+        text: the line or message.
+        stream: ``stdout``, ``stderr`` or ``promptdeck``.
+        agent_text: the line is the agent's own text (where signals count).
+        line_kind: for ``line``: the parsed kind (``text``, ``tool_use``, ``tool_result``,
+            ``info``, ``result``, ``session``, ``usage``).
+        signal: for ``signal``.
+        usage: for ``usage``: the latest message's usage.
+        context_tokens: tokens in the context window, when known.
+        context_window: the window size, when known.
+        session_id: for ``session``.
+        cost_usd: the run's cost, when reported.
+        result: for ``end``.
+        at: the time (epoch seconds).
+    """
+
+    kind: str
+    text: str = ""
+    stream: str = "stdout"
+    agent_text: bool = False
+    line_kind: str = ""
+    signal: Signal | None = None
+    usage: Usage | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None
+    session_id: str | None = None
+    cost_usd: float | None = None
+    result: RunResult | None = None
+    at: float = 0.0
+
+    @property
+    def context_used(self) -> float | None:
+        """Context use as a fraction of the window, when both are known."""
+        if self.context_tokens is None or not self.context_window:
+            return None
+        return self.context_tokens / self.context_window
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """How a run ended (``result.json``)."""
+
+    run_id: str
+    run_dir: Path
+    story_id: str
+    phase: str
+    attempt: int
+    mode: str
+    agent: str
+    outcome: str
+    exit_code: int
+    process_exit: int | None
+    duration_s: float
+    signal: Signal | None
+    signals: tuple[Signal, ...]
+    message: str
+    usage: Usage | None = None
+    cost_usd: float | None = None
+    context_tokens: int | None = None
+    context_window: int | None = None
+    session_id: str | None = None
+    sha_before: str | None = None
+    sha_after: str | None = None
+    staged_stat: str | None = None
+    commit: str | None = None
+    story_rewritten: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``result.json`` and ``run --json``."""
+        return {
+            "run_id": self.run_id,
+            "story": self.story_id,
+            "phase": self.phase,
+            "attempt": self.attempt,
+            "mode": self.mode,
+            "agent": self.agent,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "process_exit": self.process_exit,
+            "duration_s": round(self.duration_s, 3),
+            "signal": self.signal.to_dict() if self.signal else None,
+            "signals": len(self.signals),
+            "message": self.message,
+            "usage": self.usage.to_dict() if self.usage else None,
+            "cost_usd": self.cost_usd,
+            "context_tokens": self.context_tokens,
+            "context_window": self.context_window,
+            "session_id": self.session_id,
+            "sha_before": self.sha_before,
+            "sha_after": self.sha_after,
+            "staged_stat": self.staged_stat,
+            "commit": self.commit,
+            "story_rewritten": self.story_rewritten,
+            "warnings": list(self.warnings),
+        }
+
+
+_event = fast_factory(RunEvent)
+
+
+class StreamProcessor:
+    """Parses, records and reports output lines: the runner's per-line work.
+
+    Separate from the process handling so the benchmark measures exactly what a run does.
+    Thread-safe: stdout and stderr reader threads call it concurrently.
+    """
+
+    def __init__(
+        self,
+        parser: OutputParser,
+        record: RunRecord,
+        listener: Listener | None = None,
+        *,
+        stream_format: str = "jsonl",
+    ) -> None:
+        self.parser = parser
+        self.record = record
+        self.listener = listener
+        self.signal_parser = SignalParser()
+        self.session_id: str | None = None
+        self.usage: Usage | None = None
+        self.total_usage: Usage | None = None
+        self.context_tokens: int | None = None
+        self.context_window: int | None = None
+        self.cost_usd: float | None = None
+        self.agent_error = False
+        self.lines = 0
+        self._plain = stream_format == "text"
+        self._lock = threading.Lock()
+
+    def _emit(self, event: RunEvent) -> None:
+        if self.listener is None:
+            return
+        try:
+            self.listener(event)
+        except Exception as exc:  # a listener's bug must not stop the recording
+            self.record.log(f"listener error: {exc!r}")
+            self.listener = None
+
+    def stdout_line(self, raw: bytes) -> None:
+        """One raw stdout line (with or without its newline)."""
+        now = time.time()
+        self.record.append_stream(raw)
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        with self._lock:
+            self.lines += 1
+            for event in self.parser.parse(line):
+                self._handle(event, now)
+
+    def stderr_line(self, raw: bytes) -> None:
+        """One raw stderr line: recorded and shown, never read for signals."""
+        now = time.time()
+        self.record.append_stderr(raw)
+        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        with self._lock:
+            self._emit(RunEvent("line", line, stream="stderr", line_kind="info", at=now))
+
+    def _handle(self, event: AgentEvent, now: float) -> None:
+        kind = event.kind
+        listening = self.listener is not None
+        if kind == TEXT:
+            if listening:
+                self._emit(
+                    _event(kind="line", text=event.text, agent_text=True, line_kind=TEXT, at=now)
+                )
+            if self._plain:
+                found = self.signal_parser.feed(event.text + "\n")
+            else:
+                found = self.signal_parser.feed(event.text)
+                found += self.signal_parser.flush()
+            for signal in found:
+                self.record.append_signal(signal.to_dict(), now)
+                self._emit(RunEvent("signal", signal.line, signal=signal, at=now))
+            return
+        if kind == USAGE:
+            self.usage = event.usage
+            if event.context_tokens is not None:
+                self.context_tokens = event.context_tokens
+            if event.context_window:
+                self.context_window = event.context_window
+            if listening:
+                self._emit(
+                    _event(
+                        kind="usage",
+                        usage=event.usage,
+                        context_tokens=self.context_tokens,
+                        context_window=self.context_window,
+                        at=now,
+                    )
+                )
+            return
+        if kind == SESSION:
+            if event.session_id:
+                self.session_id = event.session_id
+                self._emit(RunEvent("session", event.text, session_id=event.session_id, at=now))
+            return
+        if kind == RESULT:
+            if event.session_id:
+                self.session_id = event.session_id
+            if event.usage is not None:
+                self.total_usage = event.usage
+            if event.cost_usd is not None:
+                self.cost_usd = event.cost_usd
+            self.agent_error = self.agent_error or event.is_error
+        if listening:
+            self._emit(
+                _event(
+                    kind="line", text=event.text, line_kind=kind, cost_usd=event.cost_usd, at=now
+                )
+            )
+
+    def finish(self) -> None:
+        """End of output: a last unterminated line of plain text is judged too."""
+        with self._lock:
+            now = time.time()
+            for signal in self.signal_parser.flush():
+                self.record.append_signal(signal.to_dict(), now)
+                self._emit(RunEvent("signal", signal.line, signal=signal, at=now))
+
+
+@dataclass
+class _Control:
+    cancel: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+    result: RunResult | None = None
+
+
+class RunHandle:
+    """A run in progress: :meth:`cancel` it, :meth:`wait` for its :class:`RunResult`."""
+
+    def __init__(self, run_id: str, run_dir: Path, control: _Control) -> None:
+        self.run_id = run_id
+        self.run_dir = run_dir
+        self._control = control
+
+    def cancel(self) -> None:
+        """Ask the run to stop (SIGINT → SIGTERM → SIGKILL to its group); returns at once."""
+        self._control.cancel.set()
+
+    @property
+    def done(self) -> bool:
+        """True once the result is settled."""
+        return self._control.done.is_set()
+
+    def wait(self, timeout: float | None = None) -> RunResult:
+        """Block until the run ends; returns its result.
+
+        Raises:
+            TimeoutError: ``timeout`` passed first.
+        """
+        if not self._control.done.wait(timeout):
+            raise TimeoutError(f"run {self.run_id} still running after {timeout} s")
+        assert self._control.result is not None
+        return self._control.result
+
+
+def story_rewritten(before: bytes, after: bytes) -> bool:
+    """True when ``after`` changed ``before``'s content rather than only appending to it.
+
+    Ticking a task checkbox (``[ ]`` → ``[x]``) is not a rewrite: agents mark tasks done.
+    """
+    if after.startswith(before):
+        return False
+    head = after[: len(before)]
+    if len(head) == len(before):
+        return head.replace(b"[x]", b"[ ]").replace(b"[X]", b"[ ]") != before.replace(
+            b"[x]", b"[ ]"
+        ).replace(b"[X]", b"[ ]")
+    return True
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run folder with its prompt files written, and the launch built (not started)."""
+
+    record: RunRecord
+    agent: Agent
+    spec: LaunchSpec
+    request: LaunchRequest
+    system_path: Path
+    user_path: Path
+
+
+def _check_size(prompt: ComposedPrompt) -> None:
+    injection = prompt.injection
+    if injection.level == "error":
+        largest = sorted(
+            ((f.path, f.bytes) for f in injection.files if f.status in ("included", "too-large")),
+            key=lambda item: -item[1],
+        )
+        raise InjectionTooLarge(
+            injection.size_bytes, injection.error_bytes, injection.command_name, largest
+        )
+
+
+def prepare_run(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    *,
+    agent: str | None = None,
+    replay_script: str | None = None,
+    dry_run: bool = False,
+    attempt: int = 1,
+    resume_session: str | None = None,
+    turn: int = 0,
+    user_text: str | None = None,
+) -> PreparedRun:
+    """Write the prompt files and build the launch, without starting anything.
+
+    Args:
+        user_text: send this user message instead of ``prompt.user`` (a chat turn).
+
+    Raises:
+        InjectionTooLarge: the injection is over the error line (exit 3).
+        UsageError: an unknown agent, or an unusable ``command`` template.
+    """
+    _check_size(prompt)
+    backend = get_agent(
+        agent or workspace.config.agent_default, workspace.config, replay_script=replay_script
+    )
+    story = prompt.story
+    phase = prompt.request.phase
+    if dry_run:
+        record = RunRecord.dry_run(workspace.root)
+    else:
+        record = RunRecord.create(
+            workspace.root, story.id, phase, stream_format=backend.stream_format
+        )
+    system_path, user_path = record.write_prompt(
+        prompt.system, prompt.user if user_text is None else user_text
+    )
+    request = LaunchRequest(
+        run_dir=record.dir,
+        root=workspace.root,
+        story_id=story.id,
+        phase=phase,
+        story_path=story.path,
+        epic=story.group,
+        resume_session=resume_session,
+        turn=turn,
+        attempt=attempt,
+    )
+    spec = backend.launch(request)
+    return PreparedRun(record, backend, spec, request, system_path, user_path)
+
+
+def _layers_meta(prompt: ComposedPrompt) -> list[dict[str, Any]]:
+    return [{"id": layer.layer_id, "sha256": layer.sha256} for layer in prompt.layers]
+
+
+def start_run(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    *,
+    agent: str | None = None,
+    listener: Listener | None = None,
+    timeout: float | None = None,
+    use_git: bool = True,
+    replay_script: str | None = None,
+    attempt: int | None = None,
+    resume_session: str | None = None,
+    turn: int = 0,
+    user_text: str | None = None,
+    cancel_grace: tuple[float, float] = CANCEL_GRACE,
+) -> RunHandle:
+    """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
+
+    Args:
+        workspace: the workspace; runs are recorded under its ``.promptdeck/runs``.
+        prompt: the composed prompt: ``system`` and ``user`` are sent byte for byte.
+        agent: the backend (default: config ``agent.default``).
+        listener: called with every :class:`RunEvent`, from reader threads.
+        timeout: seconds before the run is cancelled (default: config ``agent.timeout``).
+        use_git: record SHAs, stage after dev, commit after review; False for ``--no-git``.
+        replay_script: the replay agent's script (overrides config).
+        attempt: the attempt number (default: counted from the records).
+        resume_session: continue this agent session (a chat turn); git steps are skipped.
+        turn: the chat turn number.
+        user_text: the user message for a chat turn, instead of ``prompt.user``.
+        cancel_grace: seconds to wait after SIGINT and after SIGTERM.
+
+    Raises:
+        InjectionTooLarge: over the size limit (exit 3).
+        GitError: ``use_git`` and the workspace is not in a git repository (exit 2).
+        UsageError: bad agent name or command template (exit 2).
+    """
+    config = workspace.config
+    request = prompt.request
+    story = prompt.story
+    chat = resume_session is not None or user_text is not None
+    repo = gitops.require_repo(workspace.root) if use_git else None
+    number = (
+        attempt if attempt is not None else next_attempt(workspace.root, story.id, request.phase)
+    )
+    prepared = prepare_run(
+        workspace,
+        prompt,
+        agent=agent,
+        replay_script=replay_script,
+        attempt=number,
+        resume_session=resume_session,
+        turn=turn,
+        user_text=user_text,
+    )
+    record, spec = prepared.record, prepared.spec
+    started = time.time()
+    warnings: list[str] = list(prompt.warnings)
+    before = gitops.snapshot(repo) if repo is not None else None
+    meta: dict[str, Any] = {
+        "run_id": record.id,
+        "story": story.id,
+        "story_title": story.title,
+        "story_path": story.path,
+        "epic": story.group,
+        "phase": request.phase,
+        "attempt": number,
+        "mode": "chat" if chat else request.mode,
+        "retry_reason": request.retry_reason,
+        "agent": prepared.agent.name,
+        **spec.to_dict(),
+        "started": iso_time(started),
+        "started_ts": started,
+        "pid": os.getpid(),
+        "timeout_s": timeout if timeout is not None else config.agent_timeout,
+        "git": repo is not None,
+        "sha_before": before.head if before else None,
+        "signature": prompt.signature,
+        "layers": _layers_meta(prompt),
+        "instructions_sha256": prompt.instructions.sha256 if prompt.instructions else None,
+        "rules": (
+            {
+                "path": prompt.rules.path,
+                "status": prompt.rules.status,
+                "sha256": prompt.rules.sha256,
+            }
+            if prompt.rules
+            else None
+        ),
+        "system_bytes": len(prompt.system.encode("utf-8")),
+        "user_bytes": prepared.user_path.stat().st_size,
+        "resume_session": resume_session,
+        "turn": turn,
+    }
+    record.write_meta(meta)
+    control = _Control()
+    supervisor = _Supervisor(
+        workspace=workspace,
+        prepared=prepared,
+        prompt=prompt,
+        listener=listener,
+        timeout=timeout if timeout is not None else config.agent_timeout,
+        repo=repo,
+        before=before,
+        chat=chat,
+        control=control,
+        started=started,
+        warnings=warnings,
+        cancel_grace=cancel_grace,
+    )
+    thread = threading.Thread(target=supervisor.run, name=f"run-{record.id}", daemon=True)
+    thread.start()
+    return RunHandle(record.id, record.dir, control)
+
+
+class _Supervisor:
+    """Owns one run's process: launch, readers, timeout, cancel, and the settling."""
+
+    def __init__(
+        self,
+        *,
+        workspace: Workspace,
+        prepared: PreparedRun,
+        prompt: ComposedPrompt,
+        listener: Listener | None,
+        timeout: float,
+        repo: Any,
+        before: gitops.GitSnapshot | None,
+        chat: bool,
+        control: _Control,
+        started: float,
+        warnings: list[str],
+        cancel_grace: tuple[float, float],
+    ) -> None:
+        self.workspace = workspace
+        self.prepared = prepared
+        self.prompt = prompt
+        self.timeout = timeout
+        self.repo = repo
+        self.before = before
+        self.chat = chat
+        self.control = control
+        self.started = started
+        self.warnings = warnings
+        self.cancel_grace = cancel_grace
+        self.record = prepared.record
+        self.processor = StreamProcessor(
+            prepared.agent.output_parser(),
+            prepared.record,
+            listener,
+            stream_format=prepared.agent.stream_format,
+        )
+        self.timed_out = False
+        self.cancelled = False
+        self.story_before: bytes | None = None
+
+    def notice(self, text: str) -> None:
+        self.record.log(text)
+        self.processor._emit(RunEvent("notice", text, stream="promptdeck", at=time.time()))
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except Exception as exc:  # never leave a waiter hanging on a bug
+            self.record.log(f"internal error: {exc!r}")
+            self._settle(None, f"internal error: {exc}", crashed=True)
+
+    def _story_file(self) -> Path | None:
+        path = self.prompt.story.path
+        return self.workspace.root / path if path else None
+
+    def _run(self) -> None:
+        story_file = self._story_file()
+        if story_file is not None:
+            try:
+                self.story_before = story_file.read_bytes()
+            except OSError:
+                self.story_before = None
+        if self.before is not None and self.before.dirty and not self.chat:
+            shown = ", ".join(self.before.dirty[:5])
+            more = f" and {len(self.before.dirty) - 5} more" if len(self.before.dirty) > 5 else ""
+            warning = (
+                f"{len(self.before.dirty)} file(s) were already changed before this phase "
+                f"(not by it): {shown}{more}"
+            )
+            self.warnings.append(warning)
+            self.notice(f"warning: {warning}")
+        spec = self.prepared.spec
+        try:
+            proc = subprocess.Popen(
+                spec.argv,
+                cwd=spec.cwd,
+                env={**os.environ, **spec.env},
+                stdin=subprocess.PIPE if spec.stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            self._settle(None, f"agent binary not found: {spec.argv[0]}", launch_failed=True)
+            return
+        except OSError as exc:
+            self._settle(
+                None, f"cannot start {spec.argv[0]}: {exc.strerror or exc}", launch_failed=True
+            )
+            return
+        self.record.log(f"started pid {proc.pid}: {' '.join(spec.argv[:3])} …")
+        threads = [
+            threading.Thread(target=self._read, args=(proc.stdout, True), daemon=True),
+            threading.Thread(target=self._read, args=(proc.stderr, False), daemon=True),
+        ]
+        if spec.stdin is not None:
+            threads.append(
+                threading.Thread(target=self._feed, args=(proc.stdin, spec.stdin), daemon=True)
+            )
+        for thread in threads:
+            thread.start()
+        deadline = self.started + self.timeout
+        while True:
+            try:
+                proc.wait(timeout=0.05)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if self.control.cancel.is_set():
+                self.cancelled = True
+                self.notice("cancelling: SIGINT to the agent's process group")
+                self._escalate(proc)
+                break
+            if time.time() >= deadline:
+                self.timed_out = True
+                self.notice(f"timeout after {self.timeout:g} s: stopping the agent")
+                self._escalate(proc)
+                break
+        for thread in threads[:2]:
+            thread.join(READER_JOIN_SECONDS)
+            if thread.is_alive():
+                # A grandchild still holds the pipe open: end the whole group.
+                self._signal_group(proc, signals_module.SIGKILL)
+                thread.join(READER_JOIN_SECONDS)
+        self.processor.finish()
+        self._settle(proc.returncode, None)
+
+    def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
+        if pipe is None:
+            return
+        try:
+            pipe.write(data)
+            pipe.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    def _read(self, pipe: IO[bytes] | None, is_stdout: bool) -> None:
+        if pipe is None:
+            return
+        handle = self.processor.stdout_line if is_stdout else self.processor.stderr_line
+        try:
+            for raw in pipe:
+                handle(raw)
+        except (OSError, ValueError):
+            pass
+        finally:
+            pipe.close()
+
+    def _signal_group(self, proc: subprocess.Popen[bytes], sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+
+    def _escalate(self, proc: subprocess.Popen[bytes]) -> None:
+        steps = (
+            (signals_module.SIGINT, self.cancel_grace[0], "SIGTERM"),
+            (signals_module.SIGTERM, self.cancel_grace[1], "SIGKILL"),
+            (signals_module.SIGKILL, READER_JOIN_SECONDS, ""),
+        )
+        for sig, grace, following in steps:
+            self._signal_group(proc, sig)
+            try:
+                proc.wait(timeout=grace)
+                return
+            except subprocess.TimeoutExpired:
+                if following:
+                    self.notice(f"agent still running after {grace:g} s: sending {following}")
+
+    def _settle(
+        self,
+        returncode: int | None,
+        error: str | None,
+        *,
+        launch_failed: bool = False,
+        crashed: bool = False,
+    ) -> None:
+        phase = self.prompt.request.phase
+        signals = tuple(self.processor.signal_parser.signals)
+        deciding = deciding_signal(signals, phase)
+        if launch_failed:
+            outcome = "launch-failed"
+        elif deciding is not None:
+            outcome = FAILURE_OUTCOME if deciding.outcome == FAILURE else SUCCESS_OUTCOME
+        elif self.timed_out:
+            outcome = "timeout"
+        elif self.cancelled:
+            outcome = "cancelled"
+        elif crashed or (returncode is not None and returncode != 0) or self.processor.agent_error:
+            outcome = "crashed"
+        else:
+            outcome = "no-signal"
+        if deciding is None and signals:
+            self.warnings.append(
+                f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
+            )
+        story_flag = self._check_story()
+        staged_stat, commit_sha, sha_after = self._git_after(outcome, phase)
+        duration = time.time() - self.started
+        message = error or self._message(outcome, deciding, returncode)
+        result = RunResult(
+            run_id=self.record.id,
+            run_dir=self.record.dir,
+            story_id=self.prompt.story.id,
+            phase=phase,
+            attempt=self.prepared.request.attempt,
+            mode="chat" if self.chat else self.prompt.request.mode,
+            agent=self.prepared.agent.name,
+            outcome=outcome,
+            exit_code=exit_code_for(outcome),
+            process_exit=returncode,
+            duration_s=duration,
+            signal=deciding,
+            signals=signals,
+            message=message,
+            usage=self.processor.total_usage or self.processor.usage,
+            cost_usd=self.processor.cost_usd,
+            context_tokens=self.processor.context_tokens,
+            context_window=self.processor.context_window,
+            session_id=self.processor.session_id,
+            sha_before=self.before.head if self.before else None,
+            sha_after=sha_after,
+            staged_stat=staged_stat,
+            commit=commit_sha,
+            story_rewritten=story_flag,
+            warnings=tuple(self.warnings),
+        )
+        self.record.write_result(result.to_dict())
+        self.record.log(f"end: {outcome} ({message})")
+        self.processor._emit(
+            RunEvent("end", message, stream="promptdeck", result=result, at=time.time())
+        )
+        self.record.close()
+        self.control.result = result
+        self.control.done.set()
+
+    def _message(self, outcome: str, deciding: Signal | None, returncode: int | None) -> str:
+        if deciding is not None:
+            return deciding.line
+        if outcome == "timeout":
+            return f"no signal: timed out after {self.timeout:g} s"
+        if outcome == "cancelled":
+            return "no signal: cancelled"
+        if outcome == "crashed":
+            return f"no signal: the agent exited with code {returncode}"
+        return "no signal: the agent ended without printing one"
+
+    def _check_story(self) -> bool:
+        story_file = self._story_file()
+        if story_file is None or self.story_before is None:
+            return False
+        try:
+            after = story_file.read_bytes()
+        except OSError:
+            after = b""
+        if not story_rewritten(self.story_before, after):
+            return False
+        kept = self.record.keep_story_before(self.story_before)
+        warning = (
+            f"the phase changed earlier content of {self.prompt.story.path} (story files are "
+            f"append-only); the prior version is kept in {kept}"
+        )
+        self.warnings.append(warning)
+        self.notice(f"warning: {warning}")
+        return True
+
+    def _git_after(self, outcome: str, phase: str) -> tuple[str | None, str | None, str | None]:
+        if self.repo is None:
+            return None, None, None
+        from .errors import GitError
+
+        staged: str | None = None
+        commit_sha: str | None = None
+        try:
+            if not self.chat and outcome == SUCCESS_OUTCOME and phase == "dev":
+                staged = gitops.stage_all(self.repo)
+                self.notice("staged (git add -A):\n" + (staged or "(nothing to stage)"))
+            elif not self.chat and outcome == SUCCESS_OUTCOME and phase == "review":
+                story = self.prompt.story
+                message = gitops.commit_message(
+                    self.workspace.config.git_commit_template, story.id, story.title
+                )
+                commit_sha = gitops.commit(self.repo, message)
+                if commit_sha:
+                    self.notice(f"committed {commit_sha[:10]}: {message}")
+                else:
+                    self.notice("nothing staged: no commit")
+        except GitError as exc:
+            self.warnings.append(str(exc))
+            self.notice(f"warning: {exc}")
+        return staged, commit_sha, gitops.head_sha(self.repo)

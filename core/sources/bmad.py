@@ -1,0 +1,543 @@
+"""The BMAD story source: ``sprint-status.yaml`` and story files in the artifacts folder.
+
+Stories come from two places that usually agree:
+
+* ``<paths_artifacts>/sprint-status.yaml`` — its ``development_status:`` mapping
+  (``1-2-user-registration: done``; ``epic-1: …`` and ``epic-1-retrospective: …`` are not
+  stories). PyYAML is not a dependency, so a strict line parser reads exactly this file's
+  shape: comments, quoted scalars, one level of indentation. A file it cannot read is a
+  skipped file, never a crash.
+* Markdown files directly in the artifacts folder whose first heading is
+  ``# Story <key>: <title>`` — their ``Status:`` line and ``## Tasks / Subtasks`` checkboxes.
+
+A story found in both is one story; where their statuses disagree, ``sprint-status.yaml``
+wins (see :func:`_merge`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..catalog import (
+    HEAD_BYTES,
+    SourceResult,
+    TextProblem,
+    natural_key,
+    read_text_file,
+    read_text_head,
+    relpath,
+)
+from ..keys import normalize_key
+from ..stories import STATUSES, SkippedFile, Story, Task
+from ..workspace import Workspace
+from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
+
+SPRINT_STATUS_NAME = "sprint-status.yaml"
+DEFAULT_FILE_STATUS = "ready-for-dev"
+"""Status of a story file with no ``Status:`` line and no sprint-status entry: BMAD's
+sprint planning treats "the story file exists" as ready for development."""
+
+# Older BMAD releases and hand-written story files use other words for the same states.
+_STATUS_SYNONYMS = {
+    "todo": "backlog",
+    "draft": "backlog",
+    "drafted": "ready-for-dev",
+    "contexted": "ready-for-dev",
+    "approved": "ready-for-dev",
+    "ready": "ready-for-dev",
+    "inprogress": "in-progress",
+    "ready-for-review": "review",
+    "in-review": "review",
+    "complete": "done",
+    "completed": "done",
+    "closed": "done",
+}
+
+_STORY_HEADING = re.compile(
+    r"^Story\s+(?P<key>[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)+)"
+    r"(?:\s*:\s*|\s+[-–—]\s+|\s*$)(?P<title>.*)$"
+)
+_STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
+_EPIC_ENTRY = re.compile(r"^epic-[A-Za-z0-9]+$", re.IGNORECASE)
+_RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
+_STORYISH_NAME = re.compile(
+    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
+)
+_EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>.+)$")
+_STATUS_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
+)
+_STATUS_HEADING = re.compile(r"^Status(?:\s*:\s*(?P<value>.*))?$", re.IGNORECASE)
+_TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
+_BLOCK_SCALARS = ("|", ">", "|-", ">-", "|+", ">+")
+
+
+def normalize_status(raw: str) -> str | None:
+    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None."""
+    words = re.sub(r"[^a-z]+", "-", raw.lower()).strip("-")
+    for candidate in (words, words.split("-", 1)[0]):
+        status = _STATUS_SYNONYMS.get(candidate, candidate)
+        if status in STATUSES:
+            return status
+    return None
+
+
+def epic_of(key: str) -> str:
+    """The epic id of a normalized story key: ``1-2`` → ``1``, ``a-1`` → ``A``."""
+    first = key.split("-", 1)[0]
+    if first.isdigit():
+        return str(int(first))
+    return first.upper()
+
+
+# --------------------------------------------------------------------------- sprint-status
+
+
+class SprintStatusError(ValueError):
+    """``sprint-status.yaml`` does not have the shape this parser reads."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+@dataclass(frozen=True)
+class SprintEntry:
+    """One ``development_status`` entry of ``sprint-status.yaml``."""
+
+    name: str
+    value: str
+    line: int
+
+
+def _quoted(text: str, line: int) -> tuple[str, str]:
+    """Split a leading quoted scalar off ``text``: ``(value, rest)``."""
+    quote = text[0]
+    out: list[str] = []
+    index = 1
+    while index < len(text):
+        char = text[index]
+        if quote == "'" and char == "'":
+            if text.startswith("''", index):
+                out.append("'")
+                index += 2
+                continue
+            return "".join(out), text[index + 1 :]
+        if quote == '"' and char == "\\" and index + 1 < len(text):
+            out.append(text[index + 1])
+            index += 2
+            continue
+        if quote == '"' and char == '"':
+            return "".join(out), text[index + 1 :]
+        out.append(char)
+        index += 1
+    raise SprintStatusError(line, f"unterminated {quote}-quoted string")
+
+
+def _expect_end(rest: str, line: int) -> None:
+    """Only a comment may follow a quoted scalar."""
+    rest = rest.strip()
+    if rest and not rest.startswith("#"):
+        raise SprintStatusError(line, f"unexpected text after a quoted value: {rest!r}")
+
+
+def _plain(text: str) -> str:
+    """A plain scalar with any trailing `` # comment`` removed."""
+    match = re.search(r"\s#", text)
+    return (text[: match.start()] if match else text).strip()
+
+
+def _pair(text: str, line: int) -> tuple[str, str | None]:
+    """Parse ``key: value`` (``value`` None when the line opens a block)."""
+    if text[0] in "'\"":
+        key, rest = _quoted(text, line)
+        rest = rest.lstrip()
+        if not rest.startswith(":"):
+            raise SprintStatusError(line, "expected ':' after a quoted key")
+        rest = rest[1:]
+    else:
+        match = re.match(r"([^:#]+?)\s*:(?=\s|$)", text)
+        if match is None or match.group(1).startswith(("-", "[", "{")):
+            raise SprintStatusError(line, f"expected 'key: value', found {text.strip()!r}")
+        key, rest = match.group(1), text[match.end() :]
+    if rest and not rest[0].isspace():
+        raise SprintStatusError(line, "expected a space after ':'")
+    rest = rest.strip()
+    if not rest or rest.startswith("#"):
+        return key, None
+    if rest[0] in "'\"":
+        value, after = _quoted(rest, line)
+        _expect_end(after, line)
+        return key, value
+    return key, _plain(rest)
+
+
+def parse_sprint_status(text: str) -> list[SprintEntry]:
+    """The ``development_status`` entries of a ``sprint-status.yaml`` text, in file order.
+
+    Other top-level keys (``generated:``, ``project:`` …) and their indented blocks are
+    passed over.
+
+    Raises:
+        SprintStatusError: a line does not fit the file's shape (tabs in indentation, a
+            nested block under ``development_status``, an unterminated quote, a duplicate
+            entry), or there is no ``development_status`` mapping.
+    """
+    entries: list[SprintEntry] = []
+    seen: dict[str, int] = {}
+    found = in_status = False
+    status_indent: int | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        body = raw.lstrip(" ")
+        indent = len(raw) - len(body)
+        if body.startswith("\t"):
+            raise SprintStatusError(number, "tab in indentation (YAML allows spaces only)")
+        if indent == 0:
+            if stripped in ("---", "..."):
+                continue
+            key, value = _pair(body, number)
+            in_status = key == "development_status"
+            if in_status:
+                if found:
+                    raise SprintStatusError(number, "development_status appears twice")
+                found = True
+                if value == "{}":
+                    in_status = False
+                elif value is not None:
+                    raise SprintStatusError(number, "development_status must be a mapping")
+            continue
+        if not in_status:
+            continue
+        if status_indent is None:
+            status_indent = indent
+        if indent != status_indent:
+            raise SprintStatusError(
+                number, f"unexpected indentation under development_status ({indent} spaces)"
+            )
+        key, value = _pair(body, number)
+        if value is None or value in _BLOCK_SCALARS:
+            raise SprintStatusError(number, f"'{key}' has no status")
+        if key in seen:
+            raise SprintStatusError(number, f"'{key}' appears twice (first on line {seen[key]})")
+        seen[key] = number
+        entries.append(SprintEntry(key, value, number))
+    if not found:
+        raise SprintStatusError(0, "no development_status mapping")
+    return entries
+
+
+# --------------------------------------------------------------------------- story files
+
+
+@dataclass(frozen=True)
+class StoryFile:
+    """What a story file says about its story."""
+
+    id: str
+    key: str
+    title: str
+    raw_status: str | None
+    tasks: tuple[Task, ...]
+    path: str
+
+
+def _story_heading(heading: Heading | None) -> re.Match[str] | None:
+    if heading is None or heading.level != 1:
+        return None
+    return _STORY_HEADING.match(heading.text)
+
+
+def _file_status(lines: list[str], headings: list[Heading]) -> str | None:
+    """The ``Status:`` value: before the first section, or in a ``## Status`` section."""
+    first_section = next((h.line for h in headings if h.level >= 2), len(lines))
+    for line in lines[:first_section]:
+        match = _STATUS_LINE.match(line)
+        if match and match.group("value"):
+            return match.group("value")
+    for heading in headings:
+        if heading.level < 2:
+            continue
+        match = _STATUS_HEADING.match(heading.text)
+        if match is None:
+            continue
+        if match.group("value"):
+            return match.group("value")
+        for line in section_lines(lines, heading, headings):
+            if line.strip():
+                value = _STATUS_LINE.match(line)
+                return value.group("value") if value else line.strip()
+    return None
+
+
+def parse_story_text(text: str, path: str) -> StoryFile | None:
+    """Parse a story file's text; None when its first heading is not ``# Story <key>: …``."""
+    lines = text.splitlines()
+    headings = list(iter_headings(lines))
+    match = _story_heading(headings[0] if headings else None)
+    if match is None:
+        return None
+    tasks: tuple[Task, ...] = ()
+    for heading in headings:
+        if heading.level == 2 and _TASKS_HEADING.match(heading.text):
+            tasks = parse_task_list(section_lines(lines, heading, headings))
+            break
+    story_id = match.group("key")
+    return StoryFile(
+        id=story_id,
+        key=normalize_key(story_id),
+        title=match.group("title").strip().strip("*_").strip(),
+        raw_status=_file_status(lines, headings),
+        tasks=tasks,
+        path=path,
+    )
+
+
+def _complete_lines(text: str, complete: bool) -> list[str]:
+    lines = text.splitlines()
+    if not complete and lines and not text.endswith(("\n", "\r")):
+        lines.pop()  # cut by the read limit
+    return lines
+
+
+def _leading_heading(text: str, complete: bool) -> Heading | None:
+    """The first heading of a file's head, or None when more of the file is needed.
+
+    Most files open with their heading on the first non-blank line; that case is answered
+    without splitting the whole head into lines.
+    """
+    start = len(text) - len(text.lstrip())
+    end = text.find("\n", start)
+    first = text[start:] if end < 0 else text[start:end]
+    if first.startswith("#") and (end >= 0 or complete):
+        quick = first_heading([first])
+        if quick is not None:
+            return quick
+    return first_heading(_complete_lines(text, complete))
+
+
+def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | SkippedFile | None:
+    """Read one candidate story file.
+
+    Only the head of the file is read until its first heading shows it is a story.
+
+    Args:
+        path: the file.
+        rel: its root-relative path, used in the result.
+
+    Returns:
+        The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
+        like a story but has no story heading; None for other Markdown (context documents).
+    """
+    head = read_text_head(path, HEAD_BYTES)
+    if isinstance(head, TextProblem):
+        return SkippedFile(rel, str(head))
+    text, complete = head
+    heading = _leading_heading(text, complete)
+    if heading is None and not complete:
+        full = read_text_file(path)
+        if isinstance(full, TextProblem):
+            return SkippedFile(rel, str(full))
+        text, complete = full, True
+        heading = first_heading(text.splitlines())
+    if _story_heading(heading) is None:
+        if _STORYISH_NAME.match(os.path.basename(path)):
+            found = f"first heading is '{heading.text}'" if heading else "no heading"
+            return SkippedFile(rel, f"no-story-heading: {found}, expected '# Story <key>: <title>'")
+        return None
+    if not complete:
+        full = read_text_file(path)
+        if isinstance(full, TextProblem):
+            return SkippedFile(rel, str(full))
+        text = full
+    return parse_story_text(text, rel)
+
+
+# --------------------------------------------------------------------------- the source
+
+
+def _epic_titles(planning: Path) -> dict[str, str]:
+    """Epic titles from ``## Epic N: Title`` headings of ``*epic*.md`` planning files."""
+    titles: dict[str, str] = {}
+    try:
+        names = sorted(
+            entry.name
+            for entry in os.scandir(planning)
+            if "epic" in entry.name.lower() and entry.name.lower().endswith(".md")
+        )
+    except OSError:
+        return titles
+    for name in names:
+        text = read_text_file(planning / name)
+        if isinstance(text, TextProblem):
+            continue
+        for heading in iter_headings(text.splitlines()):
+            match = _EPIC_HEADING.match(heading.text) if heading.level <= 3 else None
+            if match:
+                titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+    return titles
+
+
+def _slug_title(slug: str | None, story_id: str) -> str:
+    if not slug:
+        return f"Story {story_id}"
+    words = slug.replace("_", "-").split("-")
+    return " ".join(words).capitalize()
+
+
+@dataclass(frozen=True)
+class _Tracked:
+    id: str
+    slug: str | None
+    status: str
+    raw_status: str
+
+
+def _read_sprint_status(
+    root: Path, path: Path, skipped: list[SkippedFile], warnings: list[str]
+) -> dict[str, _Tracked]:
+    rel = relpath(root, path)
+    text = read_text_file(path)
+    if isinstance(text, TextProblem):
+        if text.reason != "missing":
+            skipped.append(SkippedFile(rel, str(text)))
+        return {}
+    try:
+        entries = parse_sprint_status(text)
+    except SprintStatusError as exc:
+        skipped.append(SkippedFile(rel, f"malformed: {exc}"))
+        return {}
+    tracked: dict[str, _Tracked] = {}
+    for entry in entries:
+        if _EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name):
+            continue
+        match = _STORY_ENTRY.match(entry.name)
+        if match is None:
+            warnings.append(f"{rel} line {entry.line}: '{entry.name}' is not a story key; ignored")
+            continue
+        status = normalize_status(entry.value)
+        if status is None:
+            warnings.append(
+                f"{rel} line {entry.line}: unknown status '{entry.value}' for "
+                f"'{entry.name}'; shown as backlog"
+            )
+            status = "backlog"
+        key = normalize_key(match.group("id"))
+        if key in tracked:
+            warnings.append(f"{rel} line {entry.line}: story {key} listed twice; first kept")
+            continue
+        tracked[key] = _Tracked(match.group("id"), match.group("slug"), status, entry.value)
+    return tracked
+
+
+def _scan_story_files(
+    workspace: Workspace, artifacts: Path, skipped: list[SkippedFile]
+) -> dict[str, StoryFile]:
+    try:
+        with os.scandir(artifacts) as scan:
+            entries = sorted(scan, key=lambda e: e.name.lower())
+    except OSError:
+        return {}
+    files: dict[str, StoryFile] = {}
+    # Plain strings rather than Path objects per entry: this loop sees every artifact.
+    prefix = relpath(workspace.root, artifacts) + "/"
+    for entry in entries:
+        lower = entry.name.lower()
+        # Names that cannot be stories are never opened: this keeps discovery fast in
+        # artifact folders holding thousands of logs and discovery notes.
+        if not lower.endswith(".md") or "discovery" in lower or "tech-spec" in lower:
+            continue
+        rel = prefix + entry.name
+        if entry.is_symlink() and not workspace.contains(Path(entry.path)):
+            skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
+            continue
+        if not entry.is_file():
+            continue
+        found = read_story_file(entry.path, rel)
+        if found is None:
+            continue
+        if isinstance(found, SkippedFile):
+            skipped.append(found)
+            continue
+        first = files.get(found.key)
+        if first is not None:
+            skipped.append(SkippedFile(rel, f"duplicate: story {found.id} is also {first.path}"))
+            continue
+        files[found.key] = found
+    return files
+
+
+def _merge(
+    key: str,
+    tracked: _Tracked | None,
+    story_file: StoryFile | None,
+    epic_titles: dict[str, str],
+    warnings: list[str],
+) -> Story:
+    file_status: str | None = None
+    if story_file is not None and story_file.raw_status is not None:
+        file_status = normalize_status(story_file.raw_status)
+        if file_status is None:
+            warnings.append(
+                f"{story_file.path}: unknown status '{story_file.raw_status}'; "
+                + ("sprint-status.yaml's is used" if tracked else f"shown as {DEFAULT_FILE_STATUS}")
+            )
+    # sprint-status.yaml wins a disagreement: it is the file BMAD's workflows (sprint
+    # planning, dev-story, code-review) read to pick the next story and update at every
+    # transition, while a story file's Status line is prose an agent may leave behind.
+    if tracked is not None:
+        status = tracked.status
+        if file_status is not None and file_status != status and story_file is not None:
+            warnings.append(
+                f"story {tracked.id}: {story_file.path} says '{story_file.raw_status}', "
+                f"sprint-status.yaml says '{tracked.raw_status}'; using sprint-status.yaml"
+            )
+    else:
+        status = file_status or DEFAULT_FILE_STATUS
+    # The sprint-status spelling is the id: it is BMAD's tracking key (`1-2`), the one its
+    # workflows and commit messages use; a story only on file keeps its heading's spelling.
+    story_id = tracked.id if tracked is not None else story_file.id if story_file else key
+    if story_file is not None and story_file.title:
+        title = story_file.title
+    else:
+        title = _slug_title(tracked.slug if tracked else None, story_id)
+    epic = epic_of(key)
+    return Story(
+        id=story_id,
+        key=key,
+        title=title,
+        status=status,
+        source="bmad",
+        group=epic,
+        group_title=epic_titles.get(epic, f"Epic {epic}"),
+        path=story_file.path if story_file else None,
+        tasks=story_file.tasks if story_file else (),
+        files=(story_file.path,) if story_file else (),
+    )
+
+
+def load_stories(workspace: Workspace) -> SourceResult:
+    """Every BMAD story of the workspace, in natural key order, with skipped files.
+
+    Args:
+        workspace: the workspace; ``paths_artifacts`` and ``paths_planning`` name the folders.
+    """
+    config = workspace.config
+    artifacts = workspace.root / config.paths_artifacts
+    skipped: list[SkippedFile] = []
+    warnings: list[str] = []
+    tracked = _read_sprint_status(workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings)
+    files = _scan_story_files(workspace, artifacts, skipped)
+    if not tracked and not files:
+        return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
+    epic_titles = _epic_titles(workspace.root / config.paths_planning)
+    keys = sorted({*tracked, *files}, key=natural_key)
+    stories = tuple(
+        _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys
+    )
+    return SourceResult(stories=stories, skipped=tuple(skipped), warnings=tuple(warnings))

@@ -1,0 +1,210 @@
+"""``promptdeck run``, ``runs``, ``show`` and ``chat`` through a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROMPTDECK = [
+    sys.executable,
+    "-c",
+    "import sys; from promptdeck.core.cli import main; sys.exit(main())",
+]
+STORY_REL = "_bmad-output/implementation-artifacts/1-2-parse-lines.md"
+STORY = "# Story 1.2: Parse lines\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] Parser\n"
+
+
+def cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*PROMPTDECK, *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+
+
+def workspace(root: Path, *, git: bool = True) -> Path:
+    story = root / STORY_REL
+    story.parent.mkdir(parents=True)
+    story.write_text(STORY)
+    (root / ".promptdeck").mkdir()
+    (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
+    if git:
+        for args in (
+            ["init", "-q"],
+            ["config", "user.email", "dev@example.com"],
+            ["config", "user.name", "Dev"],
+            ["add", "-A"],
+            ["commit", "-q", "-m", "base"],
+        ):
+            subprocess.run(["git", *args], cwd=root, check=True)
+    return root
+
+
+def test_dry_run_prints_argv_and_prompt_files_and_launches_nothing(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "claude", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "argv:   claude -p --output-format stream-json --verbose --append-system-prompt-file"
+        in done.stdout
+    )
+    system = root / ".promptdeck" / "runs" / "dry-run" / "system.md"
+    assert f"system: {system} ({system.stat().st_size:,} bytes)" in done.stdout
+    composed = subprocess.run(
+        [*PROMPTDECK, "compose", "1.2", "--phase", "dev", "--part", "system"],
+        cwd=root,
+        capture_output=True,
+        timeout=120,
+    )
+    assert composed.returncode == 0
+    assert system.read_bytes() == composed.stdout
+    listed = json.loads(cli(root, "runs", "--json").stdout)
+    assert listed == {"runs": []}
+    as_json = json.loads(cli(root, "run", "1.2", "--phase", "dev", "--dry-run", "--json").stdout)
+    assert as_json["agent"] == "replay" and as_json["user_file"]["bytes"] > 0
+
+
+def test_run_success_then_runs_and_show(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "replay")
+    assert done.returncode == 0, done.stderr
+    assert "IMPLEMENTATION COMPLETE: 1.2" in done.stdout.splitlines()
+    assert "→ success" in done.stderr and "staged (git add -A)" in done.stderr
+    rows = json.loads(cli(root, "runs", "--json").stdout)["runs"]
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["story"], row["phase"], row["attempt"], row["agent"], row["outcome"]) == (
+        "1.2",
+        "dev",
+        1,
+        "replay",
+        "success",
+    )
+    assert row["signal"] == "IMPLEMENTATION COMPLETE" and row["tokens"]["output"] > 0
+    assert isinstance(row["duration_s"], float) and isinstance(row["cost_usd"], float)
+    shown = json.loads(cli(root, "show", "last", "--json").stdout)
+    assert shown["id"] == row["id"] and "stream.jsonl" in shown["files"]
+    assert (
+        shown["meta"]["argv"][1] == "-m"
+        and shown["signals"][0]["kind"] == "implementation-complete"
+    )
+    text = cli(root, "show", row["id"][:22])
+    assert text.returncode == 0 and "outcome  success" in text.stdout
+    table = cli(root, "runs")
+    assert table.returncode == 0 and "dev" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "code"), [("dev=blocked", 4), ("dev=nosignal", 5), ("dev=crash", 5)]
+)
+def test_exit_codes_follow_the_outcome(tmp_path: Path, script: str, code: int) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "run", "1.2", "--phase", "dev", "--replay-script", script)
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_missing_agent_binary_is_exit_5_in_one_line(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    (root / ".promptdeck" / "config.toml").write_text('[agent]\nclaude_bin = "/no/such/claude"\n')
+    done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "claude")
+    assert done.returncode == 5
+    assert "agent binary not found: /no/such/claude" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_bad_input_exits_2(tmp_path: Path) -> None:
+    root = workspace(tmp_path, git=False)
+    outside = cli(root, "run", "1.2", "--phase", "dev")
+    assert outside.returncode == 2 and "not inside a git repository" in outside.stderr
+    assert "--no-git" in outside.stderr and "Traceback" not in outside.stderr
+    assert cli(root, "run", "1.2", "--phase", "dev", "--no-git").returncode == 0
+    assert cli(root, "run", "1.2").returncode == 2
+    assert cli(root, "run", "9.9", "--phase", "dev", "--no-git").returncode == 2
+    assert cli(root, "run", "1.2", "--phase", "dev", "--timeout", "0").returncode == 2
+    bad = cli(root, "run", "1.2", "--phase", "dev", "--no-git", "--replay-script", "dev=boom")
+    assert bad.returncode == 2 and "replay script" in bad.stderr
+    assert cli(root, "show", "nope").returncode == 2
+
+
+def test_over_the_size_limit_exits_3(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    (root / "big.md").write_text("x" * (160 * 1024))
+    done = cli(root, "run", "1.2", "--phase", "dev", "--file", "big.md")
+    assert done.returncode == 3 and "big.md" in done.stderr
+    assert json.loads(cli(root, "runs", "--json").stdout) == {"runs": []}
+
+
+def test_auto_retries_a_blocked_dev_with_its_reason_and_commits(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "run", "1.2", "--auto", "--replay-script", "dev=blocked:1", "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    phases = [(r["phase"], r["outcome"], r["mode"]) for r in summary["runs"]]
+    assert phases[:5] == [
+        ("kickoff", "success", "create"),
+        ("dev", "failure", "create"),
+        ("failure", "success", "create"),
+        ("dev", "success", "optimize"),
+        ("review", "success", "create"),
+    ]
+    assert summary["done"]
+    rows = json.loads(cli(root, "runs", "--json").stdout)["runs"]
+    retry = rows[3]
+    assert retry["attempt"] == 2
+    shown = json.loads(cli(root, "show", retry["id"], "--json").stdout)
+    assert shown["meta"]["retry_reason"] == "the test fixture for the parser is missing"
+    user = (Path(shown["dir"]) / "system.md").read_text() + (
+        Path(shown["dir"]) / "user.md"
+    ).read_text()
+    assert "the test fixture for the parser is missing" in user
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True)
+    assert log.stdout.splitlines()[0] == "feat(1.2): Parse lines"
+
+
+def test_demo_story_goes_kickoff_dev_review_commit(tmp_path: Path) -> None:
+    from promptdeck.core.demo import prepare_demo
+
+    root = prepare_demo(tmp_path / "demo")
+    catalog = json.loads(cli(root, "stories", "--json").stdout)["stories"]
+    story = next(
+        s["id"] for s in catalog if s["status"] == "ready-for-dev" and s["source"] == "bmad"
+    )
+    for phase in ("kickoff", "dev", "review"):
+        done = cli(root, "run", story, "--phase", phase)
+        assert done.returncode == 0, (phase, done.stderr)
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True)
+    assert log.stdout.splitlines()[0].startswith(f"feat({story}): ")
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True
+    )
+    assert status.stdout == ""
+
+
+def test_chat_continues_the_session_and_reinjects(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    assert cli(root, "run", "1.2", "--phase", "dev").returncode == 0
+    done = subprocess.run(
+        [*PROMPTDECK, "chat", "1.2", "--phase", "dev", "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        input="one\ntwo\n/exit\nthree\n",
+        timeout=120,
+        env={**__import__("os").environ, "PROMPTDECK_REINJECTION_TURNS": "2"},
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["turns"] == 3 and len(summary["runs"]) == 2
+    assert summary["counters"] == {"initial_injections": 1, "reinjections": 1, "failures": 0}
+    assert "turns=2" in done.stderr and "trigger turns" in done.stderr
+    first_session = json.loads(cli(root, "show", summary["runs"][0]["run_id"], "--json").stdout)
+    assert first_session["meta"]["resume_session"] == summary["session_id"]
+    assert "--resume" in first_session["meta"]["argv"]

@@ -1,0 +1,93 @@
+"""Helpers for the app's Pilot tests: building the app, waiting on conditions (never on
+fixed sleeps), running async scenarios from plain pytest functions."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from promptdeck.core.workspace import open_workspace
+from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.screens.main import MainScreen
+from promptdeck.tui.settings import LoadedSettings, UserSettings
+from textual.pilot import Pilot
+
+WAIT_LIMIT_SECONDS = 60.0
+"""A safety net so a broken test fails instead of hanging; never a speed assertion."""
+
+
+def set_agent_settings(root: Path, **values: object) -> None:
+    """Put ``[agent]`` settings into the workspace's config (the demo's has an [agent] table)."""
+    config = root / ".promptdeck" / "config.toml"
+    lines = []
+    for key, value in values.items():
+        shown = f'"{value}"' if isinstance(value, str) else str(value)
+        lines.append(f"{key} = {shown}")
+    text = config.read_text(encoding="utf-8")
+    assert "[agent]\n" in text
+    config.write_text(text.replace("[agent]\n", "[agent]\n" + "\n".join(lines) + "\n", 1))
+
+
+def make_app(root: Path, **options: object) -> PromptdeckApp:
+    """The app on ``root`` with default user settings (none read from disk)."""
+    settings = LoadedSettings(UserSettings(), root.parent / "xdg" / "promptdeck" / "settings.toml")
+    return PromptdeckApp(
+        open_workspace(root),
+        workspace_label=root.name,
+        settings=settings,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str) -> None:
+    """Let the app run until ``condition()`` holds."""
+    loop_time = 0.0
+    while not condition():
+        await pilot.pause(0.05)
+        loop_time += 0.05
+        if loop_time > WAIT_LIMIT_SECONDS:
+            raise AssertionError(f"gave up waiting for {what}")
+
+
+def main_screen(pilot: Pilot[None]) -> MainScreen:
+    """The main screen (the bottom of the stack)."""
+    for screen in pilot.app.screen_stack:
+        if isinstance(screen, MainScreen):
+            return screen
+    raise AssertionError("no main screen")
+
+
+async def wait_for_preview(pilot: Pilot[None], story_id: str | None = None) -> MainScreen:
+    """Wait until the preview shows a counted prompt (of ``story_id`` when given)."""
+    await wait_for(
+        pilot,
+        lambda: any(isinstance(s, MainScreen) for s in pilot.app.screen_stack),
+        "the main screen",
+    )
+    screen = main_screen(pilot)
+
+    def ready() -> bool:
+        prompt = screen.prompt
+        if prompt is None or not screen.prompt_counted:
+            return False
+        if story_id is not None and prompt.story.id != story_id:
+            return False
+        # Counted and current: nothing left to compose.
+        request = screen.current_request()
+        return request is not None and request == prompt.request
+
+    await wait_for(pilot, ready, f"the preview of {story_id or 'the first story'}")
+    return screen
+
+
+def run_async(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    """Run an async test body with ``asyncio.run`` (pytest fixtures pass through)."""
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return wrapper

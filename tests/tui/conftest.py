@@ -1,0 +1,23 @@
+"""Fixtures for the app's Pilot tests: a fresh demo workspace per test, and settings kept
+away from the real user config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import set_agent_settings
+from promptdeck.core.demo import prepare_demo
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path) -> Path:
+    """A fresh copy of the bundled demo (a git repository) whose replay agent is quick."""
+    root = prepare_demo(tmp_path / "ledgerline")
+    set_agent_settings(root, replay_delay=0.0)
+    return root

@@ -1,0 +1,196 @@
+"""Running phases from the app: confirmation, streaming, signals, the flow moving on,
+cancelling, refusing an oversized story, quitting mid-run, and the run history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app_helpers import (
+    main_screen,
+    make_app,
+    run_async,
+    set_agent_settings,
+    wait_for,
+    wait_for_preview,
+)
+from promptdeck.core.records import list_runs
+from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
+from promptdeck.tui.screens.main import MainScreen
+from promptdeck.tui.screens.quit_confirm import QuitConfirmScreen
+from promptdeck.tui.screens.run_detail import RunDetailScreen
+from promptdeck.tui.screens.run_history import RunHistoryScreen
+from promptdeck.tui.widgets.phase_panel import PhaseList, PhaseLog
+from promptdeck.tui.widgets.signal_highlighter import SignalHighlighter
+from textual.widgets import Static
+
+
+async def _select_phase(pilot, screen: MainScreen, phase: str) -> MainScreen:  # type: ignore[no-untyped-def]
+    while screen.phase != phase:
+        await pilot.press("right_square_bracket")
+    return await wait_for_preview(pilot, screen.story.id if screen.story else None)
+
+
+async def _confirm_and_start(pilot, app) -> ConfirmRunScreen:  # type: ignore[no-untyped-def]
+    await pilot.press("r")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
+    confirm = app.screen
+    assert isinstance(confirm, ConfirmRunScreen)
+    await pilot.press("enter")
+    return confirm
+
+
+@run_async
+async def test_dev_run_streams_highlights_the_signal_and_suggests_review(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        previewed = screen.prompt
+        assert previewed is not None
+        confirm = await _confirm_and_start(pilot, app)
+        plan = confirm.plan
+        assert (plan.story_id, plan.phase, plan.agent) == ("1-1", "dev", "replay")
+        assert plan.argv and not plan.blocked
+        assert plan.system_bytes == previewed.system_meter.bytes
+
+        await wait_for(pilot, lambda: screen.last_result is not None, "the end of the run")
+        result = screen.last_result
+        assert result is not None and result.outcome == "success"
+        await pilot.pause()
+        log = screen.query_one(PhaseLog)
+        lines = list(log.lines)
+        signal_line = "IMPLEMENTATION COMPLETE: 1-1"
+        assert signal_line in lines
+        assert len(lines) > 5
+        highlighter = log.highlighter
+        assert isinstance(highlighter, SignalHighlighter)
+        assert highlighter.style_for(signal_line) == highlighter.success_style
+        assert highlighter.style_for(lines[0]) is None
+        # The rendered log line carries the highlight style.
+        index = lines.index(signal_line)
+        log.scroll_to(y=max(index - 2, 0), animate=False)
+        await pilot.pause()
+        strip = log.render_line(index - int(log.scroll_offset.y))
+        styles = [segment.style for segment in strip if signal_line[:10] in segment.text]
+        assert styles and all(style is not None and style.reverse for style in styles)
+
+        await wait_for(
+            pilot,
+            lambda: (
+                screen.flow is not None
+                and screen.flow.suggestion is not None
+                and screen.flow.suggestion.phase == "review"
+            ),
+            "the flow to suggest review",
+        )
+        await wait_for(pilot, lambda: screen.phase == "review", "the review phase selected")
+        rows = {row.name: row.state for row in screen.query_one(PhaseList).rows}
+        assert rows["dev"] == "done" and rows["review"] == "suggested"
+        status = str(screen.query_one("#run-status", Static).render())
+        assert "success" in status and signal_line in status
+
+
+@run_async
+async def test_cancel_stops_a_running_phase(demo_root: Path) -> None:
+    set_agent_settings(demo_root, replay_script="dev=hang")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        await wait_for(pilot, lambda: len(screen.query_one(PhaseLog).lines) > 2, "output")
+        rows = {row.name: row.state for row in screen.query_one(PhaseList).rows}
+        assert rows["dev"] == "running"
+        await pilot.press("c")
+        await wait_for(pilot, lambda: screen.last_result is not None, "the cancelled run to end")
+        assert screen.last_result is not None and screen.last_result.outcome == "cancelled"
+        assert screen.run_handle is None and screen.running is None
+        runs = list_runs(demo_root)
+        assert [run.outcome for run in runs] == ["cancelled"]
+
+
+@run_async
+async def test_oversized_story_refuses_to_run_and_says_why(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        story = screen.catalog.find("2-2")  # type: ignore[union-attr]
+        screen.select_story(story)
+        screen = await wait_for_preview(pilot, "2-2")
+        assert screen.prompt is not None and screen.prompt.injection.level == "error"
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmRunScreen) and confirm.plan.blocked
+        refusal = str(confirm.query_one("#confirm-refusal", Static).render())
+        assert "Cannot run" in refusal and "over the" in refusal and "error line" in refusal
+        assert "What would bring it under" in refusal or "too large" in refusal
+        assert not confirm.query("#start")
+        confirm.action_start()
+        await pilot.pause()
+        assert app.screen is confirm
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "back to main")
+        assert screen.running is None
+        assert list_runs(demo_root) == []
+
+
+@run_async
+async def test_quitting_while_running_asks_and_cancels(demo_root: Path) -> None:
+    set_agent_settings(demo_root, replay_script="dev=hang")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "staying")
+        assert screen.run_handle is not None
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app._exit, "the app to exit")
+    runs = list_runs(demo_root)
+    assert [run.outcome for run in runs] == ["cancelled"]
+
+
+@run_async
+async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        sent = screen.prompt
+        assert sent is not None
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the end of the run")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunHistoryScreen), "history")
+        history = app.screen
+        assert isinstance(history, RunHistoryScreen)
+        await wait_for(pilot, lambda: len(history.runs) == 1, "the runs to load")
+        row = history.runs[0].to_dict()
+        assert (row["story"], row["phase"], row["attempt"], row["agent"], row["outcome"]) == (
+            "1-1",
+            "dev",
+            1,
+            "replay",
+            "success",
+        )
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run detail")
+        detail = app.screen
+        texts = [viewer.text for viewer in detail.query("TextViewer")]  # type: ignore[attr-defined]
+        assert texts[0] == sent.system
+        assert texts[1] == sent.user
+        assert "IMPLEMENTATION COMPLETE: 1-1" in texts[2]
+        signals = [json.loads(line) for line in texts[3].splitlines()]
+        assert signals[-1]["line"] == "IMPLEMENTATION COMPLETE: 1-1"
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main_screen(pilot), "back to main")

@@ -1,0 +1,55 @@
+"""The user's settings file: defaults, remembering the theme, tolerance of a broken file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptdeck.tui.settings import UserSettings, load_settings, save_settings, settings_path
+
+
+def test_settings_path_follows_xdg_config_home(tmp_path: Path) -> None:
+    path = settings_path({"XDG_CONFIG_HOME": str(tmp_path)})
+    assert path == tmp_path / "promptdeck" / "settings.toml"
+
+
+def test_settings_path_defaults_under_home_config() -> None:
+    path = settings_path({})
+    assert path == Path.home() / ".config" / "promptdeck" / "settings.toml"
+
+
+def test_missing_file_gives_defaults_without_notice(tmp_path: Path) -> None:
+    loaded = load_settings(tmp_path / "settings.toml")
+    assert loaded.settings == UserSettings()
+    assert loaded.notice is None
+    assert loaded.writable
+
+
+def test_theme_round_trips_and_keeps_other_keys(tmp_path: Path) -> None:
+    path = tmp_path / "promptdeck" / "settings.toml"
+    path.parent.mkdir()
+    path.write_text('editor = "vim"\n\n[keys]\nquit = "ctrl+q"\n', encoding="utf-8")
+    assert save_settings(UserSettings(theme="promptdeck-light"), path) is None
+    assert load_settings(path).settings.theme == "promptdeck-light"
+    text = path.read_text(encoding="utf-8")
+    assert 'editor = "vim"' in text
+    assert 'quit = "ctrl+q"' in text
+
+
+def test_malformed_file_gives_notice_and_is_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text("theme = [unclosed\n", encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.settings == UserSettings()
+    assert loaded.notice is not None and str(path) in loaded.notice
+    assert not loaded.writable
+    problem = save_settings(UserSettings(theme="promptdeck-dark"), path)
+    assert problem is not None and "not remembered" in problem
+    assert path.read_text(encoding="utf-8") == "theme = [unclosed\n"
+
+
+def test_wrong_type_for_theme_gives_notice(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text("theme = 3\n", encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.settings.theme is None
+    assert loaded.notice is not None and "theme" in loaded.notice

@@ -1,0 +1,114 @@
+"""The promptdeck app: a thin shell that registers themes, remembers the chosen one, and
+opens the main screen on a workspace. Screens own the workflows; core does the work."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from promptdeck.core.tokens import TokenCounter, get_counter
+from promptdeck.core.workspace import Workspace
+from promptdeck.themes import DEFAULT_THEME, THEMES
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.theme import Theme
+
+from .commands import PromptdeckCommands
+from .format import duration_text
+from .screens.main import MainScreen
+from .settings import LoadedSettings, UserSettings, load_settings, save_settings
+
+
+class PromptdeckApp(App[None]):
+    """The app on one workspace.
+
+    Args:
+        workspace: the opened workspace.
+        agent: the agent backend phases run with (default: the workspace's configured one).
+        encoding: the tokenizer of the token meters (default: the workspace's).
+        workspace_label: what the header calls the workspace (default: its folder name).
+        settings: the user's settings as loaded (default: read from the user's config).
+        warm_encoder: build the token encoder in the background at start.
+        stable: show nothing that varies between two identical sessions (durations, run
+            ids), for snapshot tests and screencasts.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "promptdeck"
+    COMMANDS = App.COMMANDS | {PromptdeckCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            id="app.command_palette",
+            tooltip="Open the command palette: every key, every theme, every story",
+            show=True,
+            priority=True,
+        ),
+    ]
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        agent: str | None = None,
+        encoding: str | None = None,
+        workspace_label: str | None = None,
+        settings: LoadedSettings | None = None,
+        warm_encoder: bool = True,
+        stable: bool = False,
+    ) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.agent = agent or workspace.config.agent_default
+        self.encoding = encoding or workspace.config.tokens_encoding
+        self.workspace_label = workspace_label or workspace.root.name
+        self.counter: TokenCounter = get_counter(self.encoding)
+        self._settings = settings
+        self._warm_encoder = warm_encoder
+        self.stable = stable
+
+    def on_mount(self) -> None:
+        """Register the themes, apply the remembered one, open the main screen."""
+        for theme in THEMES:
+            self.register_theme(theme)
+        loaded = self._settings or load_settings()
+        self._settings = loaded
+        remembered = loaded.settings.theme
+        self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
+        if loaded.notice:
+            self.notify(loaded.notice, severity="warning", timeout=10)
+        elif remembered and remembered not in self.available_themes:
+            self.notify(
+                f"theme {remembered!r} is not known; using {DEFAULT_THEME}", severity="warning"
+            )
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        if self._warm_encoder:
+            self.run_worker(
+                self.counter.warm,
+                thread=True,
+                group="encoder",
+                description="Building the token encoder",
+                exit_on_error=False,
+            )
+        self.push_screen(MainScreen())
+
+    def duration(self, seconds: float | None) -> str:
+        """A duration as shown (``—`` in stable mode)."""
+        return "—" if self.stable else duration_text(seconds)
+
+    def run_label(self, run_id: str) -> str:
+        """A run id as shown (hidden in stable mode: ids carry the time)."""
+        return "" if self.stable else run_id
+
+    def _remember_theme(self, theme: Theme) -> None:
+        loaded = self._settings
+        if loaded is None or loaded.settings.theme == theme.name:
+            return
+        if not loaded.writable:
+            return
+        problem = save_settings(UserSettings(theme=theme.name), loaded.path)
+        if problem:
+            self.notify(problem, severity="warning")
+            return
+        self._settings = LoadedSettings(UserSettings(theme=theme.name), loaded.path)

@@ -1,0 +1,76 @@
+"""How sizes, deltas and shares read on screen. Display only: every figure comes from core."""
+
+from __future__ import annotations
+
+KIB = 1024
+BAR_CELLS = "▏▎▍▌▋▊▉█"
+
+
+def human_bytes(size: int) -> str:
+    """``512 B``, ``38.2 KiB``, ``1.4 MiB``."""
+    magnitude = abs(size)
+    if magnitude < KIB:
+        return f"{size} B"
+    if magnitude < KIB * KIB:
+        return f"{size / KIB:.1f} KiB"
+    return f"{size / (KIB * KIB):.1f} MiB"
+
+
+def human_tokens(tokens: int | None) -> str:
+    """``812``, ``9.6k``, ``1.2M``; ``…`` while not counted yet."""
+    if tokens is None:
+        return "…"
+    magnitude = abs(tokens)
+    if magnitude < 1000:
+        return str(tokens)
+    if magnitude < 1_000_000:
+        return f"{tokens / 1000:.1f}k"
+    return f"{tokens / 1_000_000:.1f}M"
+
+
+def signed(text: str, value: float) -> str:
+    """Prefix ``text`` with ``+`` for a positive value (negatives carry their own ``-``)."""
+    return f"+{text}" if value > 0 else text
+
+
+def delta_text(byte_delta: int, token_delta: int | None) -> str:
+    """The change a toggle caused, e.g. ``+38.2 KiB  +9.6k tok``; empty when nothing moved."""
+    if byte_delta == 0 and not token_delta:
+        return ""
+    parts = [signed(human_bytes(byte_delta), byte_delta)]
+    if token_delta is not None:
+        parts.append(signed(human_tokens(token_delta), token_delta) + " tok")
+    return "  ".join(parts)
+
+
+def share_bar(part: int, whole: int, width: int = 10) -> str:
+    """A bar of ``width`` cells filled in proportion to ``part / whole`` (eighths of a cell)."""
+    if whole <= 0 or part <= 0 or width <= 0:
+        return " " * max(width, 0)
+    eighths = round(min(part / whole, 1.0) * width * 8)
+    eighths = max(eighths, 1)
+    full, rest = divmod(eighths, 8)
+    bar = "█" * full + (BAR_CELLS[rest - 1] if rest else "")
+    return bar.ljust(width)
+
+
+def duration_text(seconds: float | None) -> str:
+    """``0.8 s``, ``12 s``, ``3 m 05 s``; ``—`` when unknown."""
+    if seconds is None:
+        return "—"
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} m {rest:02d} s"
+
+
+def cost_text(cost: float | None) -> str:
+    """``$0.0123``; ``—`` when the agent reports no cost."""
+    return "—" if cost is None else f"${cost:.4f}"
+
+
+def short_hash(digest: str | None, length: int = 8) -> str:
+    """The first ``length`` characters of a hex digest, or ``missing``."""
+    return digest[:length] if digest else "missing"

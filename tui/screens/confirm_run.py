@@ -1,0 +1,192 @@
+"""Asked before a phase runs: what will be launched, with what, and how large.
+
+A story whose injection is over the error line cannot be run from here: the screen says why
+and what would bring it under, and Enter does nothing.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ..format import human_bytes, human_tokens
+from ..size_advice import SizeOption
+
+ARGV_SHOWN_CHARS = 600
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything the confirmation shows; all of it from core.
+
+    Attributes:
+        story_id: the story.
+        phase: the phase to run.
+        mode: create or optimize.
+        agent: the backend.
+        argv: the argv a dry run of that backend produced (empty when unknown).
+        system_bytes: bytes of the system prompt.
+        system_tokens: its tokens, None when not counted yet.
+        user_bytes: bytes of the user message.
+        injection_bytes: the injection size the thresholds compare.
+        level: ``ok``, ``warning`` or ``error``.
+        error_bytes: the error line.
+        largest: the largest injected files (path, bytes).
+        options: what would bring an oversized injection under the line.
+        notes: anything else worth saying (dirty files, a missing binary…).
+    """
+
+    story_id: str
+    phase: str
+    mode: str
+    agent: str
+    argv: tuple[str, ...]
+    system_bytes: int
+    system_tokens: int | None
+    user_bytes: int
+    injection_bytes: int
+    level: str
+    error_bytes: int
+    largest: tuple[tuple[str, int], ...] = ()
+    options: tuple[SizeOption, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def blocked(self) -> bool:
+        """True when the run must not start (over the error line)."""
+        return self.level == "error"
+
+
+def refusal_lines(plan: RunPlan) -> list[str]:
+    """Why an oversized story cannot run, and what would bring it under."""
+    over = plan.injection_bytes - plan.error_bytes
+    lines = [
+        f"Cannot run: the injection is {human_bytes(plan.injection_bytes)} "
+        f"({plan.injection_bytes:,} bytes), {human_bytes(over)} over the "
+        f"{human_bytes(plan.error_bytes)} error line.",
+    ]
+    if plan.largest:
+        top = ", ".join(f"{path} ({human_bytes(size)})" for path, size in plan.largest)
+        lines.append(f"Largest files: {top}.")
+    fitting = [option for option in plan.options if option.fits]
+    if plan.options:
+        lines.append("What would bring it under:" if fitting else "Each option alone:")
+        lines.extend(f"  • {option.describe()}" for option in plan.options)
+    if not fitting:
+        lines.append(
+            "  • no single inclusion brings it under: the story's own files are too large; "
+            "trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
+        )
+    return lines
+
+
+def _argv_text(argv: Sequence[str]) -> str:
+    text = shlex.join(argv) if argv else "(not known until the run starts)"
+    return text if len(text) <= ARGV_SHOWN_CHARS else text[:ARGV_SHOWN_CHARS] + " …"
+
+
+class ConfirmRunScreen(ModalScreen[bool]):
+    """Enter starts the run (True); Escape goes back (False)."""
+
+    DEFAULT_CSS = """
+    ConfirmRunScreen {
+        align: center middle;
+    }
+    ConfirmRunScreen > VerticalScroll {
+        width: 100;
+        max-width: 96%;
+        height: auto;
+        max-height: 90%;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ConfirmRunScreen.-blocked > VerticalScroll {
+        border: thick $error;
+    }
+    ConfirmRunScreen #confirm-refusal {
+        color: $error;
+        margin-top: 1;
+    }
+    ConfirmRunScreen #confirm-argv {
+        color: $text-muted;
+        margin: 1 0;
+    }
+    ConfirmRunScreen #confirm-notes {
+        color: $warning;
+    }
+    ConfirmRunScreen Horizontal {
+        height: auto;
+        align-horizontal: right;
+        margin-top: 1;
+    }
+    ConfirmRunScreen Button {
+        margin-left: 2;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "start", "Start", id="confirm.start", tooltip="Start the run"),
+        Binding("escape", "back", "Back", id="confirm.back", tooltip="Do not run"),
+    ]
+
+    def __init__(self, plan: RunPlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def compose(self) -> ComposeResult:
+        """Title, sizes, argv, refusal (when blocked), buttons."""
+        plan = self.plan
+        with VerticalScroll():
+            yield Static(
+                f"[b]Run {plan.phase}[/b] for story [b]{plan.story_id}[/b] "
+                f"({plan.mode}) with the [b]{plan.agent}[/b] agent"
+            )
+            yield Static(
+                f"system prompt {human_bytes(plan.system_bytes)} · "
+                f"{human_tokens(plan.system_tokens)} tok   user message "
+                f"{human_bytes(plan.user_bytes)}   injection "
+                f"{human_bytes(plan.injection_bytes)} ({plan.level})",
+                id="confirm-sizes",
+            )
+            yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
+            if plan.notes:
+                yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
+            if plan.blocked:
+                yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
+            with Horizontal():
+                yield Button("Back (Esc)", id="back")
+                if not plan.blocked:
+                    yield Button("Start (Enter)", id="start", variant="success")
+
+    def on_mount(self) -> None:
+        """Mark a blocked plan; focus the right button."""
+        self.set_class(self.plan.blocked, "-blocked")
+        self.query_one("#start" if not self.plan.blocked else "#back", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Buttons answer like the keys."""
+        event.stop()
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.action_back()
+
+    def action_start(self) -> None:
+        """Start, unless the plan is blocked."""
+        if self.plan.blocked:
+            self.notify("over the error line: this story cannot run as it is", severity="error")
+            return
+        self.dismiss(True)
+
+    def action_back(self) -> None:
+        """Do not run."""
+        self.dismiss(False)

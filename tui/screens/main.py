@@ -1,0 +1,862 @@
+"""The main screen: Stories (left), Preview (centre), Phases (right).
+
+Everything shown comes from the core calls the CLI makes: ``load_catalog`` for the tree,
+``compose_prompt`` for the preview (first without tokens so bytes show at once, then with
+them), the flow for phase states, the runner for runs. The screen owns the workflow; each
+region is a widget of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from promptdeck.core.catalog import load_catalog, read_text_file
+from promptdeck.core.composer import MODES
+from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.flow import StoryFlow, flow_for, last_failure
+from promptdeck.core.injection import Selection
+from promptdeck.core.phases import PHASE_NAMES
+from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
+from promptdeck.core.records import list_runs, next_attempt
+from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from promptdeck.core.stories import Story, StoryCatalog
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive, var
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+
+from ..format import cost_text, delta_text, human_tokens
+from ..run_feed import FLUSH_INTERVAL, RunFeed
+from ..size_advice import size_options
+from ..story_filter import filter_stories
+from ..widgets.files_table import FilesTable
+from ..widgets.layers_table import LayersTable
+from ..widgets.meter_line import MeterLine, MeterReading
+from ..widgets.phase_panel import PhaseLog, PhasePanel, PhaseRow
+from ..widgets.story_tree import StoryTree
+from ..widgets.text_viewer import TextViewer
+from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
+from .confirm_run import ConfirmRunScreen, RunPlan
+from .text_view import TextViewScreen
+
+if TYPE_CHECKING:
+    from ..app import PromptdeckApp
+
+DEBOUNCE_SECONDS = 0.1
+"""A change that follows another within this window waits this long before composing, so a
+burst of key presses composes once; an isolated change composes at once."""
+
+NARROW_WIDTH = 120
+"""Below this many columns the phase region folds away unless asked for (key 3)."""
+
+PHASES = PHASE_NAMES
+QUIT_WAIT_SECONDS = 15.0
+"""How long quitting waits for a cancelled phase to stop before leaving anyway."""
+VIEWS = ("all", "stories", "preview", "phases")
+
+
+def _binding(key: str, action: str, description: str, tooltip: str, **extra: Any) -> Binding:
+    return Binding(key, action, description, id=f"main.{action}", tooltip=tooltip, **extra)
+
+
+MAIN_BINDINGS: list[Binding] = [
+    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)"),
+    _binding("p", "toggle_project_context", "Project", "Include or leave out the project context"),
+    _binding("d", "toggle_discovery", "Discovery", "Include or leave out discovery files"),
+    _binding("t", "toggle_tech_spec", "Tech spec", "Include or leave out tech-spec files"),
+    _binding("a", "add_file", "Add file", "Add a file of the project to the injection", show=False),
+    _binding(
+        "x",
+        "remove_file",
+        "Remove file",
+        "Remove the added file under the cursor (or last)",
+        show=False,
+    ),
+    _binding(
+        "left_square_bracket",
+        "previous_phase",
+        "Prev phase",
+        "Select the previous phase",
+        key_display="[",
+    ),
+    _binding(
+        "right_square_bracket", "next_phase", "Next phase", "Select the next phase", key_display="]"
+    ),
+    _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize", show=False),
+    _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
+    _binding("n", "run_suggested", "Run next", "Run the suggested next phase (asks first)"),
+    _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
+    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard", show=False),
+    _binding("e", "export", "Export", "Export the composed prompt files to a folder", show=False),
+    _binding("h", "history", "History", "Show the runs of this workspace"),
+    _binding(
+        "1", "view('stories')", "Stories", "Show only the stories (again: all regions)", show=False
+    ),
+    _binding(
+        "2", "view('preview')", "Preview", "Show only the preview (again: all regions)", show=False
+    ),
+    _binding(
+        "3", "view('phases')", "Phases", "Show only the phases (again: all regions)", show=False
+    ),
+    _binding("question_mark", "help", "Help", "List every key", key_display="?"),
+    _binding("q", "quit", "Quit", "Quit (asks first while a phase runs)"),
+]
+
+
+class MainScreen(Screen[None]):
+    """Pick a story, see its prompt, change what is included, run its phases."""
+
+    CSS_PATH = "main.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = list(MAIN_BINDINGS)
+    AUTO_FOCUS = "#story-tree"
+
+    story: reactive[Story | None] = reactive(None, init=False)
+    """The story previewed."""
+    selection: var[Selection] = var(Selection(), init=False)
+    """What the injection includes beyond the story's own files."""
+    phase: var[str] = var("dev", init=False)
+    """The phase previewed and run by ``r``."""
+    mode: var[str] = var("create", init=False)
+    """``create`` or ``optimize``."""
+    view: reactive[str] = reactive("all", init=False)
+    """Which regions show: all, or one of stories, preview, phases."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.catalog: StoryCatalog | None = None
+        self.prompt: ComposedPrompt | None = None
+        """The prompt shown, once composed (tokens may still be uncounted)."""
+        self.prompt_counted = False
+        """True once :attr:`prompt` carries token counts."""
+        self._delta_base: ComposedPrompt | None = None
+        self._last_request_at = 0.0
+        self._filter_query = ""
+        self.flow: StoryFlow | None = None
+        """The selected story's phase states and suggestion, from the run records."""
+        self._last_failure: FailureInfo | None = None
+        self.run_handle: RunHandle | None = None
+        """The phase running now, if any."""
+        self.running: tuple[str, str] | None = None
+        """(story id, phase) of the running phase."""
+        self.last_result: RunResult | None = None
+        """How the last run of this session ended."""
+        self._feed = RunFeed()
+
+    @property
+    def deck(self) -> PromptdeckApp:
+        """The app, typed."""
+        from ..app import PromptdeckApp
+
+        assert isinstance(self.app, PromptdeckApp)
+        return self.app
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        """Header, the three regions, footer."""
+        yield WorkspaceHeader(id="header")
+        with Horizontal(id="regions"):
+            with Vertical(id="stories"):
+                yield Static("Stories", classes="region-title")
+                yield Input(placeholder="filter stories…", id="story-filter")
+                yield StoryTree(id="story-tree")
+            with Vertical(id="preview"):
+                yield Static("Preview", classes="region-title", id="preview-title")
+                with TabbedContent(id="preview-tabs", initial="tab-overview"):
+                    with TabPane("Layers & files", id="tab-overview"):
+                        yield LayersTable(id="layers-table")
+                        yield FilesTable(id="files-table")
+                    with TabPane("System", id="tab-system"):
+                        yield TextViewer(id="system-text")
+                    with TabPane("User", id="tab-user"):
+                        yield TextViewer(id="user-text")
+                    with TabPane("Messages", id="tab-messages"):
+                        yield TextViewer(id="messages-text")
+                yield Static("", id="preview-notes")
+                yield MeterLine(id="meter-line")
+            with Vertical(id="phases"):
+                yield Static("Phases", classes="region-title")
+                yield PhasePanel(id="phase-panel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Show the header at once and load the catalog off the UI loop."""
+        deck = self.deck
+        self.query_one(WorkspaceHeader).info = HeaderInfo(
+            workspace=deck.workspace_label,
+            encoding=deck.encoding,
+            agent=deck.agent,
+            rules_path=deck.workspace.config.paths_rules,
+        )
+        self.query_one("#story-filter", Input).display = False
+        self._apply_width(self.size.width)
+        self.query_one(PhasePanel).show_phases(
+            [PhaseRow(name, "pending") for name in PHASES], self.phase
+        )
+        self.set_interval(FLUSH_INTERVAL, self._flush_feed, name="run-feed")
+        self._load_catalog()
+
+    def on_resize(self) -> None:
+        """Fold the phase region away on narrow terminals."""
+        self._apply_width(self.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "-narrow")
+
+    def watch_view(self, view: str) -> None:
+        """Show one region, or all of them."""
+        for name in VIEWS[1:]:
+            self.set_class(view == name, f"-solo-{name}")
+        target = {"stories": "#story-tree", "preview": "#layers-table", "phases": "#phase-log"}
+        if view in target:
+            self.query_one(target[view]).focus()
+
+    # ---------------------------------------------------------------- catalog
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="catalog",
+        exit_on_error=False,
+        description="Loading stories",
+    )
+    def _load_catalog(self) -> None:
+        try:
+            catalog = load_catalog(self.deck.workspace)
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        self.app.call_from_thread(self._catalog_loaded, catalog)
+
+    def _catalog_loaded(self, catalog: StoryCatalog) -> None:
+        reload = self.catalog is not None
+        self.catalog = catalog
+        tree = self.query_one(StoryTree)
+        current = self.story.id if self.story else None
+        kept = next((s for s in catalog.stories if s.id == current), None)
+        chosen = kept or (catalog.stories[0] if catalog.stories else None)
+        shown = filter_stories(catalog.stories, self._filter_query)
+        tree.show_stories(shown, chosen.id if chosen else None)
+        if not reload:
+            for warning in catalog.warnings:
+                self.notify(warning, severity="warning", timeout=8)
+        if chosen is None:
+            self._show_error("no stories found in this workspace")
+            return
+        if kept is not None:
+            # Same story, fresh data (a run may have changed its file): keep the choices.
+            self.set_reactive(MainScreen.story, kept)
+            self.request_compose()
+        else:
+            self.story = chosen
+
+    # ---------------------------------------------------------------- stories
+
+    def action_filter(self) -> None:
+        """Open the filter box."""
+        box = self.query_one("#story-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#story-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self._filter_query = event.value
+        if self.catalog is None:
+            return
+        current = self.story.id if self.story else None
+        self.query_one(StoryTree).show_stories(
+            filter_stories(self.catalog.stories, event.value), current
+        )
+
+    @on(Input.Submitted, "#story-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one(StoryTree).focus()
+
+    def key_escape(self) -> None:
+        """Escape in the filter clears and closes it."""
+        box = self.query_one("#story-filter", Input)
+        if box.display:
+            box.value = ""
+            box.display = False
+            self.query_one(StoryTree).focus()
+
+    @on(StoryTree.StorySelected)
+    def _story_selected(self, event: StoryTree.StorySelected) -> None:
+        self.select_story(event.story)
+
+    def select_story(self, story: Story) -> None:
+        """Preview ``story`` (its additions and mode start afresh)."""
+        if self.story is not None and story.id == self.story.id:
+            return
+        self.story = story
+
+    def watch_story(self, story: Story | None) -> None:
+        """A new story: reset the per-story choices and compose."""
+        self._delta_base = None
+        # Set without watchers: the story change composes once, below.
+        self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
+        self.set_reactive(MainScreen.mode, "create")
+        self.query_one(StoryTree).mark_current(story.id if story else None)
+        self.flow = None
+        self._last_failure = None
+        self._load_flow(follow=True)
+
+    # ---------------------------------------------------------------- preview
+
+    def current_request(self) -> PromptRequest | None:
+        """The request the preview shows, from the screen's state."""
+        if self.story is None:
+            return None
+        suggestion = self.flow.suggestion if self.flow else None
+        if suggestion is not None and (suggestion.phase, suggestion.mode) == (
+            self.phase,
+            self.mode,
+        ):
+            # What the flow suggests carries its retry reason and failure information.
+            return suggestion.request(self.story.id, self.selection)
+        failure = self._last_failure if self.phase == "failure" else None
+        return PromptRequest(
+            story_id=self.story.id,
+            phase=self.phase,
+            mode=self.mode,
+            selection=self.selection,
+            failure=failure,
+        )
+
+    def request_compose(self, *, story_changed: bool = False) -> None:
+        """Recompose the preview (debounced when changes come in a burst)."""
+        request = self.current_request()
+        if request is None or self.catalog is None:
+            return
+        now = time.monotonic()
+        burst = now - self._last_request_at < DEBOUNCE_SECONDS
+        self._last_request_at = now
+        if not story_changed and self.prompt is not None and self._delta_base is None:
+            self._delta_base = self.prompt
+        self._compose_preview(request, self.catalog, DEBOUNCE_SECONDS if burst else 0.0)
+
+    @work(exclusive=True, group="compose", exit_on_error=False, description="Composing")
+    async def _compose_preview(
+        self, request: PromptRequest, catalog: StoryCatalog, delay: float
+    ) -> None:
+        # A newer request cancels this worker while it sleeps: that is the debounce.
+        if delay:
+            await asyncio.sleep(delay)
+        workspace = self.deck.workspace
+        counter = self.deck.counter
+        try:
+            quick = await asyncio.to_thread(
+                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=False
+            )
+        except PromptdeckError as exc:
+            self._show_error(str(exc))
+            return
+        self._show_header(quick)
+        self._show_prompt(quick, counted=False)
+        try:
+            counted = await asyncio.to_thread(
+                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
+            )
+        except PromptdeckError as exc:
+            self._show_error(str(exc))
+            return
+        self._show_prompt(counted, counted=True)
+
+    def _show_header(self, prompt: ComposedPrompt) -> None:
+        # The instructions and rules are read fresh at every compose: the header shows the
+        # ones in force for the prompt on screen.
+        deck = self.deck
+        rules = prompt.rules
+        instructions = prompt.instructions
+        self.query_one(WorkspaceHeader).info = HeaderInfo(
+            workspace=deck.workspace_label,
+            encoding=deck.encoding,
+            agent=deck.agent,
+            instructions_sha256=instructions.sha256 if instructions else None,
+            rules_path=rules.path if rules else deck.workspace.config.paths_rules,
+            rules_sha256=rules.sha256 if rules else None,
+            rules_status=rules.status if rules else "missing",
+        )
+
+    def _show_error(self, message: str) -> None:
+        notes = self.query_one("#preview-notes", Static)
+        notes.update(message)
+        notes.add_class("-error")
+        self.notify(message, severity="error", timeout=10)
+
+    def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
+        self.prompt = prompt
+        self.prompt_counted = counted
+        system_bytes = prompt.system_meter.bytes
+        self.query_one(LayersTable).show_layers(prompt.layers, system_bytes)
+        injection = prompt.injection
+        self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
+        delta = ""
+        base = self._delta_base
+        if base is not None and base.story.id == prompt.story.id:
+            token_delta = None
+            if counted and prompt.system_meter.tokens is not None and base.counted:
+                token_delta = prompt.system_meter.tokens - base.system_meter.tokens
+            delta = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
+        self.query_one(MeterLine).reading = MeterReading(
+            system_bytes=system_bytes,
+            system_tokens=prompt.system_meter.tokens if counted else None,
+            injection_bytes=injection.size_bytes,
+            level=injection.level,
+            warn_bytes=injection.warn_bytes,
+            error_bytes=injection.error_bytes,
+            encoding=injection.encoding,
+            delta=delta,
+        )
+        if counted:
+            self._delta_base = None
+        notes = self.query_one("#preview-notes", Static)
+        notes.remove_class("-error")
+        notes.update(self._notes_text(prompt))
+        self.query_one("#preview-title", Static).update(
+            f"Preview · {prompt.story.id} · {self.phase} · {self.mode}"
+        )
+        self._refresh_active_text()
+
+    def _notes_text(self, prompt: ComposedPrompt) -> str:
+        selection = prompt.request.selection
+        flags = [
+            f"[p] project {'on' if selection.project_context else 'off'}",
+            f"[d] discovery {'on' if selection.discovery else 'off'}",
+            f"[t] tech-spec {'on' if selection.tech_spec else 'off'}",
+        ]
+        if selection.additional_files:
+            flags.append(f"[a] +{len(selection.additional_files)} added")
+        warnings = (*prompt.warnings, *prompt.injection.warnings)
+        line = "  ".join(flags)
+        if warnings:
+            line += "\n⚠ " + "\n⚠ ".join(dict.fromkeys(warnings))
+        return line
+
+    @on(TabbedContent.TabActivated, "#preview-tabs")
+    def _tab_activated(self) -> None:
+        self._refresh_active_text()
+
+    def _refresh_active_text(self) -> None:
+        # Only the visible tab's text is loaded: a 150 KiB TextArea reload per toggle would
+        # cost more than the compose itself.
+        prompt = self.prompt
+        if prompt is None:
+            return
+        active = self.query_one("#preview-tabs", TabbedContent).active
+        if active == "tab-system":
+            self.query_one("#system-text", TextViewer).show(prompt.system)
+        elif active == "tab-user":
+            self.query_one("#user-text", TextViewer).show(prompt.user)
+        elif active == "tab-messages":
+            import json
+
+            text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
+            self.query_one("#messages-text", TextViewer).show(text)
+
+    @on(LayersTable.LayerChosen)
+    def _layer_chosen(self, event: LayersTable.LayerChosen) -> None:
+        layer = event.layer
+        subtitle = f"{layer.source or 'no source'} · {layer.bytes:,} bytes"
+        if layer.tokens is not None:
+            subtitle += f" · {layer.tokens:,} tokens"
+        subtitle += f" · sha256 {layer.sha256[:12]}"
+        self.app.push_screen(
+            TextViewScreen(f"{layer.layer_id} · {layer.title}", layer.content, subtitle)
+        )
+
+    @on(FilesTable.FileChosen)
+    def _file_chosen(self, event: FilesTable.FileChosen) -> None:
+        item = event.file
+        subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
+        path = self.deck.workspace.path(item.path)
+        if item.status == "outside-project" or not self.deck.workspace.contains(path):
+            text = "(outside the project: not read)"
+        else:
+            content = read_text_file(path)
+            text = content if isinstance(content, str) else f"({content})"
+        self.app.push_screen(TextViewScreen(item.path, text, subtitle))
+
+    # ---------------------------------------------------------------- toggles
+
+    def _change_selection(self, selection: Selection) -> None:
+        self.selection = selection
+        self.request_compose()
+
+    def action_toggle_project_context(self) -> None:
+        """``p``: project context on/off."""
+        self._change_selection(
+            replace(self.selection, project_context=not self.selection.project_context)
+        )
+
+    def action_toggle_discovery(self) -> None:
+        """``d``: discovery files on/off."""
+        self._change_selection(replace(self.selection, discovery=not self.selection.discovery))
+
+    def action_toggle_tech_spec(self) -> None:
+        """``t``: tech-spec files on/off."""
+        self._change_selection(replace(self.selection, tech_spec=not self.selection.tech_spec))
+
+    def action_add_file(self) -> None:
+        """``a``: pick a file of the project and add it."""
+        from .file_picker import FilePickerScreen
+
+        def chosen(path: str | None) -> None:
+            if path and path not in self.selection.additional_files:
+                self._change_selection(
+                    replace(
+                        self.selection,
+                        additional_files=(*self.selection.additional_files, path),
+                    )
+                )
+
+        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+
+    def action_remove_file(self) -> None:
+        """``x``: remove the added file under the cursor in the files table, else the last."""
+        added = self.selection.additional_files
+        if not added:
+            self.notify("no added files to remove", severity="warning")
+            return
+        table = self.query_one(FilesTable)
+        target = added[-1]
+        if table.files and 0 <= table.cursor_row < len(table.files):
+            row = table.files[table.cursor_row]
+            if row.category == "additional" and row.path in added:
+                target = row.path
+        self._change_selection(
+            replace(self.selection, additional_files=tuple(p for p in added if p != target))
+        )
+
+    def action_previous_phase(self) -> None:
+        """``[``: the previous phase."""
+        self.phase = PHASES[(PHASES.index(self.phase) - 1) % len(PHASES)]
+
+    def action_next_phase(self) -> None:
+        """``]``: the next phase."""
+        self.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
+
+    def watch_phase(self) -> None:
+        """A new phase: show it selected and recompose."""
+        self._show_flow()
+        self.request_compose()
+
+    def action_toggle_mode(self) -> None:
+        """``m``: create ↔ optimize."""
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+
+    def watch_mode(self) -> None:
+        """A new mode: recompose."""
+        self.request_compose()
+
+    # ---------------------------------------------------------------- phases and runs
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="flow",
+        exit_on_error=False,
+        description="Reading the phase flow",
+    )
+    def _load_flow(self, follow: bool) -> None:
+        story, catalog = self.story, self.catalog
+        if story is None or catalog is None:
+            return
+        workspace = self.deck.workspace
+        flow = flow_for(workspace, catalog, story)
+        attempts: dict[str, int] = {}
+        for run in list_runs(workspace.root, story.id):
+            attempts[run.phase] = run.attempt
+        failure = last_failure(workspace, story.id)
+        self.app.call_from_thread(self._flow_loaded, story.id, flow, attempts, failure, follow)
+
+    def _flow_loaded(
+        self,
+        story_id: str,
+        flow: StoryFlow,
+        attempts: dict[str, int],
+        failure: FailureInfo | None,
+        follow: bool,
+    ) -> None:
+        if self.story is None or self.story.id != story_id:
+            return
+        self.flow = flow
+        self._attempts = attempts
+        self._last_failure = failure
+        suggestion = flow.suggestion
+        if follow and suggestion is not None and self.running is None:
+            # Follow the flow: preview (and ``r`` runs) what comes next.
+            self.set_reactive(MainScreen.phase, suggestion.phase)
+            self.set_reactive(MainScreen.mode, suggestion.mode)
+        self._show_flow()
+        self.request_compose(story_changed=follow)
+
+    def _show_flow(self) -> None:
+        flow = self.flow
+        attempts = getattr(self, "_attempts", {})
+        rows = []
+        for name in PHASES:
+            state = flow.states.get(name, "pending") if flow else "pending"
+            attempt = attempts.get(name, 0)
+            if flow and flow.suggestion and flow.suggestion.phase == name:
+                attempt = flow.suggestion.attempt
+            if self.running is not None and self.story and self.running == (self.story.id, name):
+                state = "running"
+            rows.append(PhaseRow(name, state, attempt))
+        panel = self.query_one(PhasePanel)
+        panel.show_phases(rows, self.phase)
+        if self.running is None and self.last_result is None:
+            note = ""
+            if flow and flow.suggestion:
+                note = f"next: {flow.suggestion.phase} — {flow.suggestion.why}"
+            elif flow and flow.note:
+                note = flow.note
+            panel.show_status(note or "no run yet")
+
+    def action_run_phase(self) -> None:
+        """``r``: confirm, then run the selected phase."""
+        request = self.current_request()
+        if request is None or self._refuse_if_running():
+            return
+        self._plan_run(request)
+
+    def action_run_suggested(self) -> None:
+        """``n``: confirm, then run the phase the flow suggests."""
+        if self.story is None or self._refuse_if_running():
+            return
+        suggestion = self.flow.suggestion if self.flow else None
+        if suggestion is None:
+            note = self.flow.note if self.flow else "the phase flow is still loading"
+            self.notify(note or "nothing to suggest", severity="warning")
+            return
+        if (self.phase, self.mode) != (suggestion.phase, suggestion.mode):
+            self.set_reactive(MainScreen.phase, suggestion.phase)
+            self.set_reactive(MainScreen.mode, suggestion.mode)
+            self._show_flow()
+            self.request_compose()
+        self._plan_run(suggestion.request(self.story.id, self.selection))
+
+    def _refuse_if_running(self) -> bool:
+        if self.running is None:
+            return False
+        story, phase = self.running
+        self.notify(f"{phase} of {story} is running: cancel it first (c)", severity="warning")
+        return True
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="plan",
+        exit_on_error=False,
+        description="Preparing the run",
+    )
+    def _plan_run(self, request: PromptRequest) -> None:
+        deck = self.deck
+        workspace, catalog = deck.workspace, self.catalog
+        try:
+            prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
+            injection = prompt.injection
+            argv: tuple[str, ...] = ()
+            options: tuple = ()
+            notes: list[str] = list(prompt.warnings)
+            if injection.level == "error":
+                options = tuple(size_options(workspace, prompt.story, request.selection, injection))
+            else:
+                argv = prepare_run(workspace, prompt, agent=deck.agent, dry_run=True).spec.argv
+            attempt = next_attempt(workspace.root, prompt.story.id, request.phase)
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        plan = RunPlan(
+            story_id=prompt.story.id,
+            phase=request.phase,
+            mode=request.mode,
+            agent=deck.agent,
+            argv=tuple(argv),
+            system_bytes=prompt.system_meter.bytes,
+            system_tokens=prompt.system_meter.tokens,
+            user_bytes=prompt.user_meter.bytes,
+            injection_bytes=injection.size_bytes,
+            level=injection.level,
+            error_bytes=injection.error_bytes,
+            largest=tuple(injection.largest()),
+            options=options,
+            notes=(f"attempt {attempt}", *notes),
+        )
+        self.app.call_from_thread(self._confirm_run, plan, prompt)
+
+    def _confirm_run(self, plan: RunPlan, prompt: ComposedPrompt) -> None:
+        def answered(start: bool | None) -> None:
+            if start and not plan.blocked:
+                self._start_run(prompt)
+
+        self.app.push_screen(ConfirmRunScreen(plan), answered)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="start",
+        exit_on_error=False,
+        description="Starting the run",
+    )
+    def _start_run(self, prompt: ComposedPrompt) -> None:
+        deck = self.deck
+        self._feed.drain()
+        try:
+            handle = start_run(deck.workspace, prompt, agent=deck.agent, listener=self._listen)
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        self.app.call_from_thread(self._run_started, handle, prompt)
+
+    def _run_started(self, handle: RunHandle, prompt: ComposedPrompt) -> None:
+        self.run_handle = handle
+        self.running = (prompt.story.id, prompt.request.phase)
+        self.last_result = None
+        panel = self.query_one(PhasePanel)
+        panel.query_one(PhaseLog).reset()
+        label = self.deck.run_label(handle.run_id)
+        panel.show_status(f"{prompt.request.phase} running · {self.deck.agent} {label}", "running")
+        self._show_flow()
+        if self.has_class("-narrow") and self.view == "all":
+            self.view = "phases"
+
+    def _listen(self, event: RunEvent) -> None:
+        # Called from the runner's reader threads: only queue here, the timer shows it.
+        if event.kind == "line":
+            self._feed.push_line(_log_line(event))
+        elif event.kind == "notice":
+            self._feed.push_line(f"▸ {event.text}")
+        else:
+            self._feed.push_event(event)
+
+    def _flush_feed(self) -> None:
+        batch = self._feed.drain()
+        if not (batch.lines or batch.events):
+            return
+        panel = self.query_one(PhasePanel)
+        log = panel.query_one(PhaseLog)
+        if batch.dropped:
+            log.write_line(f"… {batch.dropped:,} lines not shown (all are in the run record)")
+        log.write_batch(batch.lines)
+        for event in batch.events:
+            if event.kind == "signal" and event.signal is not None:
+                log.mark_signal(event.signal.line, event.signal.outcome != "failure")
+                panel.show_status(f"signal: {event.signal.line}", "running")
+            elif event.kind == "usage":
+                window = (
+                    event.context_window or self.deck.workspace.config.agent_claude_context_window
+                )
+                panel.show_context(event.context_tokens, window)
+            elif event.kind == "end" and event.result is not None:
+                self._run_finished(event.result)
+
+    def _run_finished(self, result: RunResult) -> None:
+        self.run_handle = None
+        self.running = None
+        self.last_result = result
+        tone = {"success": "success", "failure": "failure"}.get(result.outcome, "failure")
+        signal = result.signal.line if result.signal else "no signal"
+        tokens = ""
+        if result.usage is not None:
+            total = result.usage.context_tokens + result.usage.output_tokens
+            tokens = f" · {human_tokens(total)} tok"
+        self.query_one(PhasePanel).show_status(
+            f"{result.phase} #{result.attempt} {result.outcome}: {signal}\n"
+            f"{self.deck.duration(result.duration_s)} · {cost_text(result.cost_usd)}{tokens}",
+            tone,
+        )
+        if result.message and result.outcome != "success":
+            self.notify(result.message, severity="warning", timeout=8)
+        self._load_catalog()
+        self._load_flow(follow=True)
+
+    def action_cancel_run(self) -> None:
+        """``c``: cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""
+        handle = self.run_handle
+        if handle is None:
+            self.notify("no phase is running", severity="warning")
+            return
+        handle.cancel()
+        self.query_one(PhasePanel).show_status("cancelling…", "running")
+
+    def action_quit(self) -> None:
+        """``q``: quit; while a phase runs, ask first and cancel it cleanly."""
+        if self.run_handle is None:
+            self.app.exit()
+            return
+        from .quit_confirm import QuitConfirmScreen
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.query_one(PhasePanel).show_status("cancelling before quitting…", "running")
+                self._cancel_and_exit()
+
+        story, phase = self.running or ("", "a phase")
+        self.app.push_screen(QuitConfirmScreen(f"{phase} of {story}"), answered)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="quit",
+        exit_on_error=False,
+        description="Cancelling before quitting",
+    )
+    def _cancel_and_exit(self) -> None:
+        handle = self.run_handle
+        if handle is not None:
+            handle.cancel()
+            with contextlib.suppress(TimeoutError):
+                handle.wait(QUIT_WAIT_SECONDS)
+        self.app.call_from_thread(self.app.exit)
+
+    def action_history(self) -> None:
+        """``h``: the runs of this workspace."""
+        from .run_history import RunHistoryScreen
+
+        self.app.push_screen(RunHistoryScreen(self.deck.workspace, self.deck.workspace_label))
+
+    # ---------------------------------------------------------------- other actions
+
+    def action_copy_system(self) -> None:
+        """``y``: the exact system prompt to the clipboard."""
+        if self.prompt is None:
+            return
+        self.app.copy_to_clipboard(self.prompt.system)
+        self.notify(f"system prompt copied ({self.prompt.system_meter.bytes:,} bytes)")
+
+    def action_export(self) -> None:
+        """``e``: write the composed prompt files to a folder."""
+        if self.prompt is None:
+            return
+        from .export import ExportScreen
+
+        self.app.push_screen(ExportScreen(self.deck.workspace, self.prompt))
+
+    def action_view(self, view: str) -> None:
+        """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
+        self.view = "all" if self.view == view else view
+
+    def action_help(self) -> None:
+        """``?``: every key."""
+        from .help import HelpScreen
+
+        self.app.push_screen(HelpScreen(self.BINDINGS))
+
+
+def _log_line(event: RunEvent) -> str:
+    """How one output line reads in the phase log."""
+    if event.stream == "stderr":
+        return f"stderr: {event.text}"
+    if event.line_kind == "tool_use":
+        return f"→ {event.text}"
+    if event.line_kind == "tool_result":
+        return f"  ← {event.text}"
+    return event.text

@@ -1,0 +1,102 @@
+"""One run in full: the exact system prompt and user message sent, the raw stream, the
+signals and the result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from promptdeck.core.records import RunInfo
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from ..format import cost_text, duration_text
+from ..widgets.text_viewer import TextViewer
+
+STREAM_NAMES = ("stream.jsonl", "stream.log")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"({path.name}: {exc.strerror or 'not readable'})"
+
+
+class RunDetailScreen(Screen[None]):
+    """Tabs: system prompt, user message, stream, signals, result."""
+
+    DEFAULT_CSS = """
+    RunDetailScreen #detail-title {
+        height: 1;
+        padding: 0 1;
+        background: $primary;
+        color: $text;
+        text-style: bold;
+    }
+    RunDetailScreen #detail-summary {
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    RunDetailScreen TabbedContent {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape,q",
+            "app.pop_screen",
+            "Back",
+            id="detail.back",
+            tooltip="Back to the run history",
+        ),
+    ]
+
+    def __init__(self, run: RunInfo) -> None:
+        super().__init__()
+        self.run = run
+
+    def compose(self) -> ComposeResult:
+        """Title, summary line, the tabs."""
+        run = self.run
+        row = run.to_dict()
+        duration = row.get("duration_s")
+        cost = row.get("cost_usd")
+        yield Static(
+            f"Run · {run.story} · {run.phase} #{run.attempt} · {row.get('agent') or ''}",
+            id="detail-title",
+        )
+        signal = row.get("signal") or "no signal"
+        reason = f" — {row['reason']}" if row.get("reason") else ""
+        shown_duration = getattr(self.app, "duration", duration_text)
+        label = getattr(self.app, "run_label", str)
+        yield Static(
+            f"outcome {row['outcome']} · {signal}{reason} · "
+            f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
+            f"{cost_text(cost if isinstance(cost, int | float) else None)} · {label(run.id)}",
+            id="detail-summary",
+            markup=False,
+        )
+        stream = next(
+            (run.dir / name for name in STREAM_NAMES if (run.dir / name).exists()),
+            run.dir / STREAM_NAMES[0],
+        )
+        signals = "\n".join(json.dumps(dict(s), ensure_ascii=False) for s in run.signals)
+        result = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
+        with TabbedContent(id="detail-tabs"):
+            with TabPane("System prompt", id="detail-system"):
+                yield TextViewer(_read(run.dir / "system.md"))
+            with TabPane("User message", id="detail-user"):
+                yield TextViewer(_read(run.dir / "user.md"))
+            with TabPane("Stream", id="detail-stream"):
+                yield TextViewer(_read(stream))
+            with TabPane("Signals", id="detail-signals"):
+                yield TextViewer(signals or "(no signals)")
+            with TabPane("Result", id="detail-result"):
+                yield TextViewer(result)
+        yield Footer()

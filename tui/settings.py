@@ -1,0 +1,143 @@
+"""The user's own settings for the app: ``$XDG_CONFIG_HOME/promptdeck/settings.toml``.
+
+Only what belongs to the person rather than the workspace lives here (today: the theme). A
+malformed file never stops the app: it starts with defaults and says why, and the file is left
+as it is — promptdeck does not write over a file it could not read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SETTINGS_FILENAME = "settings.toml"
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@dataclass(frozen=True)
+class UserSettings:
+    """Settings remembered between sessions."""
+
+    theme: str | None = None
+    """Name of the theme last chosen in the palette; None means the default theme."""
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """What :func:`load_settings` found.
+
+    Attributes:
+        settings: the settings to use (defaults where the file is missing or malformed).
+        path: the file read, or that would be read.
+        notice: one line to show the user when the file could not be used, else None.
+        writable: False when the file exists but is malformed, so saving must not replace it.
+    """
+
+    settings: UserSettings
+    path: Path
+    notice: str | None = None
+    writable: bool = True
+
+
+def settings_path(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/promptdeck/settings.toml``, default ``~/.config/promptdeck/``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or ""
+    root = Path(base).expanduser() if base.strip() else Path.home() / ".config"
+    return root / "promptdeck" / SETTINGS_FILENAME
+
+
+def _read_table(path: Path) -> dict[str, Any]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def load_settings(path: Path | None = None) -> LoadedSettings:
+    """Read the user's settings; a missing file gives defaults, a malformed one a notice."""
+    path = path or settings_path()
+    if not path.exists():
+        return LoadedSettings(UserSettings(), path)
+    try:
+        data = _read_table(path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc).split("\n")[0]
+        return LoadedSettings(
+            UserSettings(),
+            path,
+            notice=f"{path}: not readable TOML ({reason}); using defaults and leaving it as is",
+            writable=False,
+        )
+    theme = data.get("theme")
+    if theme is not None and not isinstance(theme, str):
+        return LoadedSettings(
+            UserSettings(),
+            path,
+            notice=f"{path}: theme: expected a string; using the default theme",
+            writable=False,
+        )
+    return LoadedSettings(UserSettings(theme=theme), path)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    raise TypeError(type(value).__name__)
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _toml_value(key)
+
+
+def _dump(data: dict[str, Any]) -> str:
+    lines = [
+        f"{_toml_key(key)} = {_toml_value(value)}"
+        for key, value in data.items()
+        if not isinstance(value, dict)
+    ]
+    for key, table in data.items():
+        if isinstance(table, dict):
+            lines.append(f"\n[{_toml_key(key)}]")
+            lines.extend(f"{_toml_key(sub)} = {_toml_value(value)}" for sub, value in table.items())
+    return "\n".join(lines) + "\n"
+
+
+def save_settings(settings: UserSettings, path: Path | None = None) -> str | None:
+    """Remember ``settings``, keeping any other keys the file holds.
+
+    Returns:
+        None when saved, else one line saying why the settings were not written (a malformed
+        or unwritable file is never replaced).
+    """
+    path = path or settings_path()
+    data: dict[str, Any] = {}
+    if path.exists():
+        try:
+            data = _read_table(path)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return f"{path}: not readable TOML; the theme was not remembered"
+    if settings.theme is None:
+        data.pop("theme", None)
+    else:
+        data["theme"] = settings.theme
+    try:
+        text = _dump(data)
+    except TypeError:
+        return f"{path}: holds values promptdeck cannot write back; the theme was not remembered"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        return f"{path}: cannot write ({exc.strerror}); the theme was not remembered"
+    return None

@@ -1,0 +1,86 @@
+"""The injected files of the preview: every candidate, included or not, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from promptdeck.core.injection import InjectedFile
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import DataTable
+
+from ..format import human_bytes, human_tokens, share_bar
+from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
+
+BAR_WIDTH = 8
+
+
+class FilesTable(FittedTable):
+    """Path, category, status, bytes, tokens and a share bar; files left out are dimmed with
+    their reason. Enter on a row asks to show the file's text."""
+
+    DEFAULT_CSS = """
+    FilesTable {
+        background: $surface;
+    }
+    """
+
+    COLUMNS = (
+        ColumnSpec("file", "path", None, minimum=16, weight=3),
+        ColumnSpec("category", "category", 15, drop_below=76),
+        ColumnSpec("status", "status", 10),
+        ColumnSpec("bytes", "bytes", 9, right=True),
+        ColumnSpec("tokens", "tokens", 6, right=True),
+        ColumnSpec("share", "bar", BAR_WIDTH, drop_below=90),
+        ColumnSpec("reason", "reason", None, minimum=12, weight=1),
+    )
+
+    @dataclass
+    class FileChosen(Message):
+        """The user asked to read one injected file."""
+
+        file: InjectedFile
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._files: tuple[InjectedFile, ...] = ()
+
+    @property
+    def files(self) -> tuple[InjectedFile, ...]:
+        """The files shown, in injection order."""
+        return self._files
+
+    def show_files(self, files: Sequence[InjectedFile], total_bytes: int) -> None:
+        """Replace the rows; files left out are dimmed and say why."""
+        self._files = tuple(files)
+        rows: list[tuple[str, tuple[Cell, ...]]] = []
+        for index, item in enumerate(self._files):
+            dim = "" if item.included else "dim"
+            flags = f" [{', '.join(item.flags)}]" if item.flags else ""
+            cells = (
+                partial(_path_cell, item.path, dim),
+                Text(item.category, style=dim, no_wrap=True),
+                Text(item.status, style="" if item.included else "dim italic", no_wrap=True),
+                Text(human_bytes(item.bytes), style=dim, justify="right"),
+                Text(
+                    human_tokens(item.tokens) if item.included else "", style=dim, justify="right"
+                ),
+                Text(share_bar(item.bytes if item.included else 0, total_bytes, BAR_WIDTH)),
+                Text(item.reason + flags, style=dim, overflow="ellipsis", no_wrap=True),
+            )
+            rows.append((str(index), cells))
+        self.set_rows(rows)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Turn Enter on a row into :class:`FileChosen`."""
+        event.stop()
+        index = event.cursor_row
+        if 0 <= index < len(self._files):
+            self.post_message(self.FileChosen(self._files[index]))
+
+
+def _path_cell(path: str, style: str, width: int) -> Text:
+    # Cut from the left: the file name is what tells files apart.
+    return Text(ellipsize_left(path, width), style=style, no_wrap=True)

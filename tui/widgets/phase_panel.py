@@ -1,0 +1,216 @@
+"""The Phases region: the six phases of the selected story, the live log, the outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Log, Static
+
+from ..format import share_bar
+from .signal_highlighter import SignalHighlighter
+
+LOG_MAX_LINES = 5_000
+"""Lines the log keeps on screen; the full stream is in the run record."""
+
+STATE_MARKS = {
+    "pending": "·",
+    "suggested": "▶",
+    "running": "◐",
+    "done": "✓",
+    "failed": "✗",
+    "skipped": "–",
+}
+
+
+@dataclass(frozen=True)
+class PhaseRow:
+    """One phase as the panel shows it (state and attempt come from the flow in core)."""
+
+    name: str
+    state: str
+    attempt: int = 0
+
+
+class PhaseList(Widget):
+    """The six phases, one a line: mark, name, state, attempt; the selected one is marked."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "phase-list--selected",
+        "phase-list--done",
+        "phase-list--failed",
+        "phase-list--running",
+        "phase-list--suggested",
+        "phase-list--muted",
+    }
+
+    DEFAULT_CSS = """
+    PhaseList {
+        height: auto;
+        padding: 0 1;
+        & > .phase-list--selected { background: $boost; text-style: bold; }
+        & > .phase-list--done { color: $success; }
+        & > .phase-list--failed { color: $error; }
+        & > .phase-list--running { color: $warning; text-style: bold; }
+        & > .phase-list--suggested { color: $accent; text-style: bold; }
+        & > .phase-list--muted { color: $text-muted; }
+    }
+    """
+
+    rows: reactive[tuple[PhaseRow, ...]] = reactive((), layout=True)
+    selected: reactive[str] = reactive("dev")
+
+    def render(self) -> Text:
+        """One line per phase."""
+        text = Text()
+        for index, row in enumerate(self.rows):
+            state_class = {
+                "done": "phase-list--done",
+                "failed": "phase-list--failed",
+                "running": "phase-list--running",
+                "suggested": "phase-list--suggested",
+            }.get(row.state, "phase-list--muted")
+            style = self.get_component_rich_style(state_class)
+            pointer = "›" if row.name == self.selected else " "
+            line = Text.assemble(
+                (f"{pointer} {STATE_MARKS.get(row.state, '?')} ", style),
+                (f"{row.name:<8}", "bold" if row.name == self.selected else ""),
+                (f"{row.state:<10}", style),
+                (f"#{row.attempt}" if row.attempt else "", "dim"),
+            )
+            if row.name == self.selected:
+                line.stylize(self.get_component_rich_style("phase-list--selected", partial=True))
+            if index:
+                text.append("\n")
+            text.append_text(line)
+        return text
+
+
+class ContextGauge(Static):
+    """How full the agent's context window is, when the agent reports usage."""
+
+    DEFAULT_CSS = """
+    ContextGauge {
+        height: 1;
+        padding: 0 1;
+        color: $secondary;
+        display: none;
+        &.-known { display: block; }
+        &.-high { color: $warning; }
+    }
+    """
+
+    def show_use(self, used_tokens: int | None, window_tokens: int) -> None:
+        """Show ``used/window`` as a bar; hidden while usage is unknown."""
+        if used_tokens is None or window_tokens <= 0:
+            self.remove_class("-known")
+            return
+        share = used_tokens / window_tokens
+        self.add_class("-known")
+        self.set_class(share >= 0.5, "-high")
+        self.update(
+            f"context {share_bar(used_tokens, window_tokens, 12)} {share:4.0%}"
+            f"  {used_tokens:,}/{window_tokens:,}"
+        )
+
+
+class PhaseLog(Log):
+    """The agent's output, bounded, with signal lines highlighted."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"phase-log--success", "phase-log--failure"}
+
+    DEFAULT_CSS = """
+    PhaseLog {
+        height: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+        & > .phase-log--success { color: $success; text-style: bold reverse; }
+        & > .phase-log--failure { color: $error; text-style: bold reverse; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(highlight=True, max_lines=LOG_MAX_LINES, id=id)
+        self.highlighter = SignalHighlighter()
+
+    def on_mount(self) -> None:
+        """Take the signal styles from the theme, now and whenever it changes."""
+        self._restyle()
+        self.watch(self.app, "theme", self._restyle, init=False)
+
+    def _restyle(self) -> None:
+        highlighter = self.highlighter
+        if isinstance(highlighter, SignalHighlighter):
+            highlighter.success_style = self.get_component_rich_style("phase-log--success")
+            highlighter.failure_style = self.get_component_rich_style("phase-log--failure")
+        self._render_line_cache.clear()
+        self.refresh()
+
+    def mark_signal(self, line: str, success: bool) -> None:
+        """Remember ``line`` as a signal the runner counted, so it is highlighted."""
+        highlighter = self.highlighter
+        if isinstance(highlighter, SignalHighlighter):
+            highlighter.add(line, success)
+        self._render_line_cache.clear()
+        self.refresh()
+
+    def write_batch(self, lines: Iterable[str]) -> None:
+        """Append a batch of lines in one call (one refresh, however many lines)."""
+        batch = list(lines)
+        if batch:
+            self.write_lines(batch)
+
+    def reset(self) -> None:
+        """Clear the log and the remembered signals for a new run."""
+        self.clear()
+        highlighter = self.highlighter
+        if isinstance(highlighter, SignalHighlighter):
+            highlighter.forget()
+
+
+class PhasePanel(Vertical):
+    """Phases (state, attempt), the run's status line, the context gauge and the log."""
+
+    DEFAULT_CSS = """
+    PhasePanel {
+        background: $surface;
+    }
+    PhasePanel > #run-status {
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    PhasePanel > #run-status.-success { color: $success; text-style: bold; }
+    PhasePanel > #run-status.-failure { color: $error; text-style: bold; }
+    PhasePanel > #run-status.-running { color: $warning; }
+    """
+
+    def compose(self) -> ComposeResult:
+        """The list, the status, the gauge and the log, top to bottom."""
+        yield PhaseList(id="phase-list")
+        yield Static("no run yet", id="run-status")
+        yield ContextGauge(id="context-gauge")
+        yield PhaseLog(id="phase-log")
+
+    def show_phases(self, rows: Sequence[PhaseRow], selected: str) -> None:
+        """Show the phases' states and which one is selected."""
+        phase_list = self.query_one(PhaseList)
+        phase_list.rows = tuple(rows)
+        phase_list.selected = selected
+
+    def show_context(self, used_tokens: int | None, window_tokens: int) -> None:
+        """Update the context-use gauge."""
+        self.query_one(ContextGauge).show_use(used_tokens, window_tokens)
+
+    def show_status(self, text: str, tone: str = "") -> None:
+        """Set the status line; ``tone`` is ``success``, ``failure``, ``running`` or empty."""
+        status = self.query_one("#run-status", Static)
+        status.update(text)
+        for name in ("success", "failure", "running"):
+            status.set_class(tone == name, f"-{name}")

@@ -1,0 +1,95 @@
+"""The Stories region's tree: epics → stories (BMAD) and changes → stories (OpenSpec)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from promptdeck.core.stories import Story
+from rich.style import Style
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ..story_filter import STATUS_MARKS, group_stories
+
+_STATUS_COMPONENT = {
+    "done": "story-tree--done",
+    "in-progress": "story-tree--active",
+    "review": "story-tree--active",
+}
+
+
+class StoryTree(Tree[Story | None]):
+    """Groups and their stories, with status marks; Enter on a story selects it."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "story-tree--done",
+        "story-tree--active",
+        "story-tree--pending",
+    }
+
+    DEFAULT_CSS = """
+    StoryTree {
+        background: $surface;
+        scrollbar-size-vertical: 1;
+        & > .story-tree--done { color: $success; }
+        & > .story-tree--active { color: $warning; }
+        & > .story-tree--pending { color: $text-muted; }
+    }
+    """
+
+    @dataclass
+    class StorySelected(Message):
+        """The user chose a story (Enter or click on it)."""
+
+        story: Story
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("Stories", id=id)
+        self.show_root = False
+        self.guide_depth = 2
+        self._story_nodes: dict[str, TreeNode[Story | None]] = {}
+
+    def show_stories(self, stories: Sequence[Story], current: str | None = None) -> None:
+        """Rebuild the whole tree in one pass from ``stories`` and put the cursor on
+        ``current`` when it is among them."""
+        self.clear()
+        self._story_nodes = {}
+        for group in group_stories(stories):
+            branch = self.root.add(Text(group.label, style="bold"), data=None, expand=True)
+            for story in group.stories:
+                label = Text.assemble((story.id, "bold"), " ", story.title)
+                self._story_nodes[story.id] = branch.add_leaf(label, data=story)
+        if current in self._story_nodes:
+            # Node lines are known only once the tree has laid itself out again.
+            self.call_after_refresh(self.mark_current, current)
+
+    def render_label(self, node: TreeNode[Story | None], base_style: Style, style: Style) -> Text:
+        """Prefix a story with its status mark, coloured by the theme at every render."""
+        text = super().render_label(node, base_style, style)
+        story = node.data
+        if story is None:
+            return text
+        component = _STATUS_COMPONENT.get(story.status, "story-tree--pending")
+        mark_style = self.get_component_rich_style(component, partial=True)
+        return Text.assemble((STATUS_MARKS.get(story.status, "?") + " ", mark_style), text)
+
+    def node_for(self, story_id: str) -> TreeNode[Story | None] | None:
+        """The tree node showing ``story_id``, if it is shown."""
+        return self._story_nodes.get(story_id)
+
+    def mark_current(self, story_id: str | None) -> None:
+        """Move the cursor to the story shown in the preview."""
+        node = self._story_nodes.get(story_id or "")
+        if node is not None:
+            self.move_cursor(node)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[Story | None]) -> None:
+        """Turn a selected leaf into :class:`StorySelected`; groups just fold."""
+        story = event.node.data
+        if story is not None:
+            event.stop()
+            self.post_message(self.StorySelected(story))

@@ -1,0 +1,75 @@
+"""The header: which workspace, encoding and agent, and which instructions and rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..format import short_hash
+
+
+@dataclass(frozen=True)
+class HeaderInfo:
+    """What the header shows.
+
+    Attributes:
+        workspace: the workspace's folder name (never its full path: it may be temporary).
+        encoding: the tokenizer of the token meters.
+        agent: the backend phases run with.
+        instructions_sha256: hash of the instructions in force (Layer-0A).
+        rules_path: the workspace rules file, root-relative.
+        rules_sha256: its hash, None when the file could not be read.
+        rules_status: ``ok``, or why the rules are not in the prompt (``missing`` …).
+    """
+
+    workspace: str
+    encoding: str
+    agent: str
+    instructions_sha256: str | None = None
+    rules_path: str = ""
+    rules_sha256: str | None = None
+    rules_status: str = "ok"
+
+
+class WorkspaceHeader(Widget):
+    """One line across the top of the main screen."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"workspace-header--title", "workspace-header--missing"}
+
+    DEFAULT_CSS = """
+    WorkspaceHeader {
+        height: 1;
+        background: $primary;
+        color: $text;
+        padding: 0 1;
+        & > .workspace-header--title { text-style: bold; }
+        & > .workspace-header--missing { color: $warning; text-style: bold; }
+    }
+    """
+
+    info: reactive[HeaderInfo | None] = reactive(None)
+
+    def render(self) -> Text:
+        """``promptdeck · demo · o200k_base · agent replay · instructions 1a2b3c4d · rules …``."""
+        info = self.info
+        title = self.get_component_rich_style("workspace-header--title")
+        if info is None:
+            return Text("promptdeck", style=title)
+        rules: Text | str
+        if info.rules_status != "ok" or info.rules_sha256 is None:
+            missing = self.get_component_rich_style("workspace-header--missing")
+            rules = Text(f"rules {info.rules_status} ({info.rules_path})", style=missing)
+        else:
+            rules = f"rules {short_hash(info.rules_sha256)}"
+        return Text.assemble(
+            ("promptdeck", title),
+            " · ",
+            (info.workspace, title),
+            f" · {info.encoding} · agent {info.agent}",
+            f" · instructions {short_hash(info.instructions_sha256)} · ",
+            rules,
+        )
