@@ -67,7 +67,7 @@ def sample_lines() -> list[bytes]:
                 "content": [
                     {
                         "type": "text",
-                        "text": "All tests pass; the parser handles empty input.\nNext: the error path.",
+                        "text": "All tests pass on empty input.\nNext: the error path.",
                     }
                 ],
                 "usage": usage,

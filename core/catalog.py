@@ -177,3 +177,31 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         skipped=bmad_result.skipped + openspec_result.skipped,
         warnings=bmad_result.warnings + openspec_result.warnings,
     )
+
+
+def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
+    """A catalog that is sure to answer ``find(story_id)`` as :func:`load_catalog`'s would.
+
+    A BMAD id is looked up first with a scan narrowed to file names holding its key; an
+    OpenSpec id (``change:N``) reads only that change. Whenever the narrowed scan cannot be
+    sure — no story file found, or not exactly one story — the full catalog is loaded, so the
+    answer and its errors are the full catalog's. This keeps one-story commands (``inspect``,
+    ``compose``, ``run``) from reading every story of a large workspace.
+    """
+    from .keys import normalize_key
+    from .sources import bmad, openspec
+
+    wanted = story_id.strip()
+    if ":" in wanted:
+        change, _, _number = wanted.partition(":")
+        change_dir = workspace.root / workspace.config.paths_openspec / "changes" / change
+        if change and "/" not in change and change_dir.is_dir():
+            result = openspec.load_change(workspace, change_dir)
+            narrowed = StoryCatalog(result.stories, result.skipped, result.warnings)
+            if any(s.id.lower() == wanted.lower() for s in narrowed.stories):
+                return narrowed
+    elif normalize_key(wanted):
+        result = bmad.load_stories(workspace, only_key=normalize_key(wanted))
+        if len(result.stories) == 1 and result.stories[0].path is not None:
+            return StoryCatalog(result.stories, result.skipped, result.warnings)
+    return load_catalog(workspace)

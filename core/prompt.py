@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .catalog import load_catalog
+from .catalog import load_catalog, load_story_catalog
 from .composer import (
     JOINER,
     MODES,
@@ -242,7 +242,7 @@ def compose_prompt(
 
     Args:
         workspace: the workspace (its config, rules, learnings and template overrides).
-        catalog: the stories; loaded from the workspace when None.
+        catalog: the stories; when None, only what the phase needs is loaded.
         request: the story, phase, mode, selection, retry reason and failure.
         counter: token counter (default: the process-wide one for the configured encoding).
         count_tokens: False leaves every token count None, for an instant byte-only preview.
@@ -254,7 +254,12 @@ def compose_prompt(
         AssetMissing: the bundled instructions are missing.
     """
     phase = _check_request(request)
-    catalog = catalog if catalog is not None else load_catalog(workspace)
+    if catalog is None:
+        # An epic-scope phase needs every story of the epic; a story phase needs only its own.
+        if phase.scope == "epic":
+            catalog = load_catalog(workspace)
+        else:
+            catalog = load_story_catalog(workspace, request.story_id)
     story = catalog.find(request.story_id)
     config = workspace.config
     counter = counter or get_counter(config.tokens_encoding)

@@ -95,6 +95,7 @@ class RunRecord:
         self.stream_path = folder / ("stream.jsonl" if stream_format == "jsonl" else "stream.log")
         self._lock = threading.Lock()
         self._stream: BinaryIO | None = None
+        self._stream_fd = -1
         self._stderr: BinaryIO | None = None
         self._signals: BinaryIO | None = None
         self._log: BinaryIO | None = None
@@ -155,12 +156,13 @@ class RunRecord:
 
     def append_stream(self, raw: bytes) -> None:
         """Append one raw stdout line (a newline is added when it lacks one)."""
-        if not raw.endswith(b"\n"):
+        if raw[-1:] != b"\n":
             raw += b"\n"
         with self._lock:
             if self._stream is None:
                 self._stream = self._open(self.stream_path)
-            self._stream.write(raw)
+                self._stream_fd = self._stream.fileno()
+            os.write(self._stream_fd, raw)
 
     def append_stderr(self, raw: bytes) -> None:
         """Append one raw stderr line."""

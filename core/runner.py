@@ -261,11 +261,15 @@ class StreamProcessor:
             return
         if kind == USAGE:
             self.usage = event.usage
-            if event.context_tokens is not None:
+            changed = False
+            if event.context_tokens is not None and event.context_tokens != self.context_tokens:
                 self.context_tokens = event.context_tokens
-            if event.context_window:
+                changed = True
+            if event.context_window and event.context_window != self.context_window:
                 self.context_window = event.context_window
-            if listening:
+                changed = True
+            # Every content block of a message repeats its usage: report changes only.
+            if listening and changed:
                 self._emit(
                     _event(
                         kind="usage",

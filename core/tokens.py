@@ -13,6 +13,7 @@ warning, never a crash.
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import threading
@@ -59,12 +60,31 @@ def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
         raise EncoderUnavailable(
             f"bundled {name} ranks have sha256 {digest[:12]}…, tiktoken pins {expected_hash[:12]}…"
         )
+    if expected_hash is not None:
+        return _parse_sequential_ranks(raw)
+    return parse_ranks(raw)
+
+
+def parse_ranks(raw: bytes) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file (``<base64 token> <rank>`` per line), as tiktoken does."""
     ranks: dict[bytes, int] = {}
     for line in raw.splitlines():
         if line:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
     return ranks
+
+
+def _parse_sequential_ranks(raw: bytes) -> dict[bytes, int]:
+    """Parse a rank file whose ranks run 0, 1, 2, … in file order.
+
+    Only used once the file's sha256 matches tiktoken's pin, so its content is known; the
+    published o200k_base and cl100k_base files are sequential (a test checks this against
+    :func:`parse_ranks`). Three times faster than the generic parse: it is most of the
+    encoder's start-up cost.
+    """
+    tokens = raw.split()[0::2]
+    return dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
 
 
 def build_encoding(name: str) -> Any:

@@ -11,8 +11,6 @@ user message through stdin), never as one argv string: Linux refuses any single 
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
@@ -209,14 +207,6 @@ class PlainTextParser:
     def parse(self, line: str) -> list[AgentEvent]:
         """One :data:`TEXT` event per line."""
         return [make_event(kind=TEXT, text=line)]
-
-
-def resolve_binary(name: str) -> str | None:
-    """``name`` as an executable path: found on ``PATH``, or an existing executable path."""
-    if os.sep in name:
-        path = Path(name).expanduser()
-        return str(path) if path.is_file() and os.access(path, os.X_OK) else None
-    return shutil.which(name)
 
 
 def get_agent(name: str, config: Config, *, replay_script: str | None = None) -> Agent:

@@ -31,10 +31,13 @@ from .base import (
     LaunchRequest,
     LaunchSpec,
     Usage,
+    fast_factory,
     make_event,
 )
 
 BIN_ENV = "PROMPTDECK_CLAUDE_BIN"
+_usage = fast_factory(Usage)
+_decode = json.JSONDecoder().decode
 TOOL_PREVIEW_CHARS = 200
 
 
@@ -56,7 +59,8 @@ def usage_from(data: Any) -> Usage | None:
             "cache_creation_input_tokens",
         )
     ]
-    return Usage(*(v if isinstance(v, int) else 0 for v in values))
+    i, o, r, c = (v if isinstance(v, int) else 0 for v in values)
+    return _usage(input_tokens=i, output_tokens=o, cache_read_tokens=r, cache_creation_tokens=c)
 
 
 def _preview(value: Any) -> str:
@@ -77,6 +81,7 @@ class StreamJsonParser:
     def __init__(self, context_window: int) -> None:
         self.context_window = context_window
         self._last_message_text: str | None = None
+        self._last_raw_usage: Any = None
 
     def parse(self, line: str) -> list[AgentEvent]:
         """Events for one line; a line that is not a JSON object is shown as it is."""
@@ -86,7 +91,7 @@ class StreamJsonParser:
         if stripped[0] != "{":
             return [make_event(kind=INFO, text=line)]
         try:
-            data = json.loads(stripped)
+            data = _decode(stripped)
         except ValueError:
             return [make_event(kind=INFO, text=line)]
         if not isinstance(data, dict):
@@ -133,7 +138,13 @@ class StreamJsonParser:
                 )
         if texts:
             self._last_message_text = "\n".join(texts)
-        usage = usage_from(message.get("usage"))
+        raw_usage = message.get("usage")
+        # Each content block of one message arrives as its own line with the same usage:
+        # only a new usage is news.
+        if raw_usage == self._last_raw_usage:
+            return events
+        self._last_raw_usage = raw_usage
+        usage = usage_from(raw_usage)
         if usage is not None and usage.context_tokens:
             events.append(
                 make_event(

@@ -31,6 +31,7 @@ from .base import (
     LaunchRequest,
     LaunchSpec,
     Usage,
+    make_event,
 )
 
 SEPARATOR = b"\n\n---\n\n"

@@ -172,9 +172,8 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
     story, phase, epic = args.story, args.phase, args.epic or "1"
     story_path = root / args.story_file if args.story_file else None
     text = _story_text(root, args.story_file)
-    title = next(
-        (line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), story
-    )
+    headings = [line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")]
+    title = re.sub(r"^Story\s+\S+:\s*", "", headings[0] if headings else "") or story
     today = date.today().isoformat()
     if story_path is not None:
         t.tool("Read", {"file_path": args.story_file}, f"{len(text.splitlines())} lines")

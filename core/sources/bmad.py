@@ -30,7 +30,7 @@ from ..catalog import (
     read_text_head,
     relpath,
 )
-from ..keys import normalize_key
+from ..keys import name_matches_key, normalize_key
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..workspace import Workspace
 from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
@@ -436,7 +436,10 @@ def _read_sprint_status(
 
 
 def _scan_story_files(
-    workspace: Workspace, artifacts: Path, skipped: list[SkippedFile]
+    workspace: Workspace,
+    artifacts: Path,
+    skipped: list[SkippedFile],
+    only_key: str | None = None,
 ) -> dict[str, StoryFile]:
     try:
         with os.scandir(artifacts) as scan:
@@ -451,6 +454,8 @@ def _scan_story_files(
         # Names that cannot be stories are never opened: this keeps discovery fast in
         # artifact folders holding thousands of logs and discovery notes.
         if not lower.endswith(".md") or "discovery" in lower or "tech-spec" in lower:
+            continue
+        if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
         rel = prefix + entry.name
         if entry.is_symlink() and not workspace.contains(Path(entry.path)):
@@ -521,18 +526,22 @@ def _merge(
     )
 
 
-def load_stories(workspace: Workspace) -> SourceResult:
+def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceResult:
     """Every BMAD story of the workspace, in natural key order, with skipped files.
 
     Args:
         workspace: the workspace; ``paths_artifacts`` and ``paths_planning`` name the folders.
+        only_key: narrow the scan to story files whose names hold this normalized key (and
+            the sprint-status entry of that key): a fast lookup of one story.
     """
     config = workspace.config
     artifacts = workspace.root / config.paths_artifacts
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
     tracked = _read_sprint_status(workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings)
-    files = _scan_story_files(workspace, artifacts, skipped)
+    files = _scan_story_files(workspace, artifacts, skipped, only_key)
+    if only_key is not None:
+        tracked = {key: entry for key, entry in tracked.items() if key == only_key}
     if not tracked and not files:
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
     epic_titles = _epic_titles(workspace.root / config.paths_planning)

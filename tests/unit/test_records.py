@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,8 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from test_runner import make_workspace, script_config
-
 from promptdeck.core.errors import UsageError
 from promptdeck.core.records import (
     RunRecord,
@@ -22,6 +21,7 @@ from promptdeck.core.records import (
     new_run_id,
     next_attempt,
 )
+from test_runner import make_workspace, script_config
 
 
 def test_run_ids_sort_by_time_and_are_unique() -> None:
@@ -138,10 +138,8 @@ def test_kill_9_of_promptdeck_mid_run_loses_no_printed_line(tmp_path: Path) -> N
             proc.kill()
         pid_file = tmp_path / "agent.pid"
         if pid_file.exists():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(int(pid_file.read_text()), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     (run,) = list_runs(root)
     stream = (run.dir / "stream.log").read_text().splitlines()
     assert stream == [

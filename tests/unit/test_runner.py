@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.errors import GitError, InjectionTooLarge
 from promptdeck.core.injection import Selection

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from test_runner import compose, make_workspace
-
 from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
 from promptdeck.core.runner import start_run
@@ -22,6 +20,7 @@ from promptdeck.core.session import (
     reinjection_settings,
     reinjection_text,
 )
+from test_runner import compose, make_workspace
 
 ON = ReinjectionSettings(enabled=True, turns=15)
 

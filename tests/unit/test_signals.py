@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from promptdeck.core.phases import SIGNAL_SPECS
 from promptdeck.core.signals import SignalParser, deciding_signal, match_line, parse_text
 
