@@ -22,12 +22,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``promptdeck`` argument parser with every subcommand registered."""
-    return _build()[0]
-
-
-def _build() -> tuple[argparse.ArgumentParser, set[str]]:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``promptdeck`` argument parser: every subcommand, or only ``command``'s."""
     from . import commands
 
     parser = _Parser(
@@ -40,19 +36,22 @@ def _build() -> tuple[argparse.ArgumentParser, set[str]]:
         "4 the agent signalled failure · 5 no signal, timeout or crash.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in commands.COMMANDS:
+    for module in commands.modules(command):
         module.register(sub)
-    return parser, set(sub.choices)
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns (and, as a console script, exits with) the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser, known = _build()
+    from .commands import COMMAND_MODULES
+
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
-    if not args_list or (args_list[0] not in known and args_list[0] not in ("-h", "--help")):
+    first = args_list[0] if args_list else None
+    if first is None or (first not in COMMAND_MODULES and first not in ("-h", "--help")):
         args_list = ["app", *args_list]
-    args = parser.parse_args(args_list)
+    command = args_list[0] if args_list[0] in COMMAND_MODULES else None
+    args = build_parser(command).parse_args(args_list)
     try:
         code: int = args.handler(args)
     except PromptdeckError as exc:

@@ -1,13 +1,31 @@
-"""The registry of CLI command modules, in ``--help`` order."""
+"""The registry of CLI commands: each command's module, in ``--help`` order.
+
+Modules are imported by name so that running one command imports only its own module: a
+one-story ``inspect`` should not pay for the runner, the session or the app.
+"""
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
-from . import app, compose, inspect, stories
-from . import chat as chat_command
-from . import run as run_command
-from . import runs as runs_command
+COMMAND_MODULES: dict[str, str] = {
+    "app": "app",
+    "demo": "app",
+    "stories": "stories",
+    "inspect": "inspect",
+    "compose": "compose",
+    "run": "run",
+    "runs": "runs",
+    "show": "runs",
+    "chat": "chat",
+}
+"""Command name → the module (in this package) that registers it."""
 
-COMMANDS: list[ModuleType] = [app, stories, inspect, compose]
-COMMANDS += [run_command, runs_command, chat_command]
+
+def modules(command: str | None = None) -> list[ModuleType]:
+    """The command modules to register: the one for ``command``, or all of them."""
+    names = list(dict.fromkeys(COMMAND_MODULES.values()))
+    if command is not None and command in COMMAND_MODULES:
+        names = [COMMAND_MODULES[command]]
+    return [importlib.import_module(f"{__package__}.{name}") for name in names]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,11 @@ def set_agent_settings(root: Path, **values: object) -> None:
     text = config.read_text(encoding="utf-8")
     assert "[agent]\n" in text
     config.write_text(text.replace("[agent]\n", "[agent]\n" + "\n".join(lines) + "\n", 1))
+    # Committed, so runs do not report the settings as changes made before the phase.
+    subprocess.run(
+        ["git", "-C", str(root), "commit", "-q", "--no-verify", "-am", "test settings"],
+        check=True,
+    )
 
 
 def make_app(root: Path, **options: object) -> PromptdeckApp:
