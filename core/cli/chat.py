@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Continue the latest session of a story's phase (or start one with --new), one turn "
             "per message. Instructions and rules are re-injected every N turns or as context "
-            "use crosses 25/50/75 %%."
+            "use crosses 25/50/75 %."
         ),
     )
     parser.add_argument("story", metavar="STORY", help="story id")
