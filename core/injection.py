@@ -409,20 +409,51 @@ def build_injection(
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
         count_tokens: False leaves token counts None, for an instant byte-only build.
     """
+    return _build(
+        project_root,
+        command_name,
+        story_keys,
+        (include_project_context, include_discovery, include_tech_spec),
+        additional_files or (),
+        story_files,
+        config=config,
+        counter=counter,
+        emit=emit,
+        count_tokens=count_tokens,
+        reject_over_limit=False,
+    )
+
+
+def _build(
+    project_root: Workspace | str | os.PathLike[str],
+    command_name: str,
+    story_keys: Sequence[str],
+    switches: tuple[bool, bool, bool],
+    additional_files: Sequence[str],
+    story_files: Sequence[str],
+    *,
+    config: Config | None,
+    counter: TokenCounter | None,
+    emit: Emit | None,
+    count_tokens: bool,
+    reject_over_limit: bool,
+) -> Injection:
+    """Plan, size from ``stat``, read and render; see :func:`build_injection`.
+
+    With ``reject_over_limit``, sizes on disk over the error line raise
+    :class:`InjectionTooLarge` before any file is read.
+    """
     root, workspace_config = _workspace_parts(project_root)
     config = config or workspace_config
     counter = counter or get_counter(config.tokens_encoding)
-    candidates = _plan(
-        root,
-        config,
-        story_keys,
-        include_project_context,
-        include_discovery,
-        include_tech_spec,
-        additional_files or (),
-        story_files,
-    )
+    candidates = _plan(root, config, story_keys, *switches, additional_files, story_files)
     _resolve(candidates, root, config.injection_error_bytes)
+    if reject_over_limit:
+        sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
+        on_disk = sum(size for _, size in sized)
+        if on_disk > config.injection_error_bytes:
+            largest = sorted(sized, key=lambda item: (-item[1], item[0]))
+            raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
     for candidate in candidates:
         if candidate.status == INCLUDED:
             _read(candidate)
@@ -582,35 +613,18 @@ def build_prompt_system_append(
             sizes are checked from ``stat`` first, so an oversized set of files is rejected
             before anything is read.
     """
-    root, config = _workspace_parts(project_root)
-    planned = _plan(
-        root,
-        config,
-        story_keys,
-        include_project_context,
-        include_discovery,
-        include_tech_spec,
-        additional_files or (),
-        (),
-    )
-    _resolve(planned, root, config.injection_error_bytes)
-    on_disk = sum(c.size for c in planned if c.status in (INCLUDED, TOO_LARGE))
-    if on_disk > config.injection_error_bytes:
-        largest = sorted(
-            ((c.shown, c.size) for c in planned if c.status in (INCLUDED, TOO_LARGE)),
-            key=lambda item: (-item[1], item[0]),
-        )
-        raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
-    injection = build_injection(
-        Workspace(root, config),
+    injection = _build(
+        project_root,
         command_name,
         story_keys,
-        include_project_context,
-        include_discovery,
-        include_tech_spec,
-        additional_files,
+        (include_project_context, include_discovery, include_tech_spec),
+        additional_files or (),
+        (),
+        config=None,
+        counter=None,
         emit=emit,
         count_tokens=False,
+        reject_over_limit=True,
     )
     if injection.level == "error":
         raise InjectionTooLarge(
