@@ -56,6 +56,19 @@ def _check_bytes(data: bytes, *, complete: bool, offset: int = 0) -> str | TextP
     return text.removeprefix(_BOM) if offset == 0 else text
 
 
+def printable_name(name: str) -> str:
+    """``name`` as valid text: the bytes of a non-UTF-8 file name shown as U+FFFD.
+
+    Returns ``name`` itself when it is valid UTF-8, so ``printable_name(n) != n`` tells that a
+    name cannot be shown, written to JSON or put in a prompt as it is.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return name
+
+
 def _os_problem(exc: OSError) -> TextProblem:
     if isinstance(exc, FileNotFoundError):
         return TextProblem("missing")

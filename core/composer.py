@@ -150,13 +150,22 @@ class TemplateSet:
         """The template ``name``, overridden or bundled.
 
         Raises:
-            ComposeError: an override exists but is not readable UTF-8 text, or the bundled
-                template is missing.
+            ComposeError: an override exists but is not readable UTF-8 text or lies (or
+                links) outside the project, or the bundled template is missing.
         """
         override = self._override_path(name)
         if override is not None:
             path, shown = override
             if path.is_file():
+                assert self.root is not None  # an override path exists only with a root
+                try:
+                    path.resolve().relative_to(self.root.resolve())
+                except ValueError:
+                    # Never read a file outside the project into a prompt: a cloned
+                    # repository could otherwise send a home-folder secret to the agent.
+                    raise ComposeError(
+                        f"template override {shown} leads outside the project; not read"
+                    ) from None
                 try:
                     text = path.read_text(encoding="utf-8")
                 except UnicodeDecodeError:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .keys import key_pattern, normalize_key
@@ -270,6 +271,13 @@ def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None
     """Set status and size of each candidate from the file system, without reading content."""
     seen: dict[str, _Candidate] = {}
     for candidate in candidates:
+        shown = printable_name(candidate.shown)
+        if shown != candidate.shown:
+            # The path attribute of the envelope must be text: such a file cannot be named.
+            candidate.shown = shown
+            candidate.status = NOT_UTF8
+            candidate.reason = "file name is not valid UTF-8; not read"
+            continue
         if not candidate.wanted:
             candidate.status = EXCLUDED
             try:

@@ -21,6 +21,7 @@ unique.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -53,6 +54,7 @@ def ensure_gitignore(root: Path) -> bool:
     """
     path = root / GITIGNORE_RELPATH
     path.parent.mkdir(parents=True, exist_ok=True)
+    _inside_project(root, path, "the file")
     try:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -76,10 +78,42 @@ def new_run_id(story_id: str, phase: str, now: float | None = None) -> str:
     return f"{moment:%Y%m%d-%H%M%S-%f}-{_slug(phase)}-{_slug(story_id)}-{secrets.token_hex(3)}"
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a fresh temporary file and a rename.
+
+    The temporary file is created exclusively and never through a symlink, and the rename
+    replaces a symlink at ``path`` rather than writing where it points: a link planted in a
+    run folder cannot make promptdeck overwrite a file elsewhere.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
 def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    _write_atomic(path, text.encode("utf-8"))
+
+
+def _inside_project(root: Path, path: Path, what: str) -> None:
+    """Refuse to write where a symlink would lead out of the project."""
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise UsageError(
+            f"{what} {path} leads outside the project (a symlink?); promptdeck writes only "
+            "inside the project"
+        ) from None
 
 
 def _iso(ts: float) -> str:
@@ -99,6 +133,8 @@ class RunRecord:
         self._stderr: BinaryIO | None = None
         self._signals: BinaryIO | None = None
         self._log: BinaryIO | None = None
+        self.write_error: str | None = None
+        """The first append that failed, or None: such a record is incomplete."""
 
     @classmethod
     def create(
@@ -107,6 +143,7 @@ class RunRecord:
         """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
         base = runs_dir(root)
         base.mkdir(parents=True, exist_ok=True)
+        _inside_project(root, base, "the runs folder")
         ensure_gitignore(root)
         while True:
             run_id = new_run_id(story_id, phase)
@@ -122,6 +159,7 @@ class RunRecord:
         """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
         folder = runs_dir(root) / DRY_RUN_DIR
         folder.mkdir(parents=True, exist_ok=True)
+        _inside_project(root, folder, "the runs folder")
         ensure_gitignore(root)
         return cls(folder, DRY_RUN_DIR)
 
@@ -130,8 +168,8 @@ class RunRecord:
     def write_prompt(self, system: str, user: str) -> tuple[Path, Path]:
         """Write ``system.md`` and ``user.md``: exactly these strings, UTF-8, nothing added."""
         system_path, user_path = self.dir / "system.md", self.dir / "user.md"
-        system_path.write_bytes(system.encode("utf-8"))
-        user_path.write_bytes(user.encode("utf-8"))
+        _write_atomic(system_path, system.encode("utf-8"))
+        _write_atomic(user_path, user.encode("utf-8"))
         return system_path, user_path
 
     def write_meta(self, meta: Mapping[str, Any]) -> None:
@@ -145,49 +183,68 @@ class RunRecord:
     def keep_story_before(self, content: bytes) -> Path:
         """Keep the story file's prior version as ``story.before.md``."""
         path = self.dir / "story.before.md"
-        path.write_bytes(content)
+        _write_atomic(path, content)
         return path
 
     # -- files appended line by line ------------------------------------------------------
 
     def _open(self, path: Path) -> BinaryIO:
         # Unbuffered: every write is one write(2), in the OS before the call returns.
-        return open(path, "ab", buffering=0)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
+        return os.fdopen(fd, "ab", buffering=0)
+
+    def _failed(self, exc: OSError) -> None:
+        # A record that cannot be written (the folder removed, the disk full) must not stop
+        # the run: the agent's output is still parsed and the outcome still decided.
+        if self.write_error is None:
+            self.write_error = f"{exc.strerror or exc} ({exc.filename or self.dir})"
 
     def append_stream(self, raw: bytes) -> None:
         """Append one raw stdout line (a newline is added when it lacks one)."""
         if raw[-1:] != b"\n":
             raw += b"\n"
         with self._lock:
-            if self._stream is None:
-                self._stream = self._open(self.stream_path)
-                self._stream_fd = self._stream.fileno()
-            os.write(self._stream_fd, raw)
+            try:
+                if self._stream is None:
+                    self._stream = self._open(self.stream_path)
+                    self._stream_fd = self._stream.fileno()
+                os.write(self._stream_fd, raw)
+            except OSError as exc:
+                self._failed(exc)
 
     def append_stderr(self, raw: bytes) -> None:
         """Append one raw stderr line."""
         if not raw.endswith(b"\n"):
             raw += b"\n"
         with self._lock:
-            if self._stderr is None:
-                self._stderr = self._open(self.dir / "stderr.log")
-            self._stderr.write(raw)
+            try:
+                if self._stderr is None:
+                    self._stderr = self._open(self.dir / "stderr.log")
+                self._stderr.write(raw)
+            except OSError as exc:
+                self._failed(exc)
 
     def append_signal(self, signal: Mapping[str, Any], at: float) -> None:
         """Append one signal with its time to ``signals.jsonl``."""
         line = json.dumps({"at": _iso(at), **signal}, ensure_ascii=False) + "\n"
         with self._lock:
-            if self._signals is None:
-                self._signals = self._open(self.dir / "signals.jsonl")
-            self._signals.write(line.encode("utf-8"))
+            try:
+                if self._signals is None:
+                    self._signals = self._open(self.dir / "signals.jsonl")
+                self._signals.write(line.encode("utf-8"))
+            except OSError as exc:
+                self._failed(exc)
 
     def log(self, message: str, at: float | None = None) -> None:
         """Append a timestamped line to ``session.log``."""
         line = f"{_iso(time.time() if at is None else at)} {message}\n"
         with self._lock:
-            if self._log is None:
-                self._log = self._open(self.dir / "session.log")
-            self._log.write(line.encode("utf-8"))
+            try:
+                if self._log is None:
+                    self._log = self._open(self.dir / "session.log")
+                self._log.write(line.encode("utf-8"))
+            except OSError as exc:
+                self._failed(exc)
 
     def close(self) -> None:
         """Close the appended files."""

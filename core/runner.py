@@ -16,6 +16,7 @@ code 5, never a traceback.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal as signals_module
 import subprocess
@@ -24,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from . import gitops
 from .agents.base import (
@@ -45,6 +46,8 @@ from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLa
 from .records import RunRecord, iso_time, next_attempt
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
 from .workspace import Workspace
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from .prompt import ComposedPrompt
@@ -602,8 +605,33 @@ class _Supervisor:
         try:
             self._run()
         except Exception as exc:  # never leave a waiter hanging on a bug
-            self.record.log(f"internal error: {exc!r}")
-            self._settle(None, f"internal error: {exc}", crashed=True)
+            with contextlib.suppress(Exception):
+                self.record.log(f"internal error: {exc!r}")
+            if not self.control.done.is_set():
+                try:
+                    self._settle(None, f"internal error: {exc}", crashed=True)
+                except Exception as again:
+                    self._publish(self._bare_result(f"internal error: {exc}; then: {again}"))
+
+    def _bare_result(self, message: str) -> RunResult:
+        """The least result there is: for when settling itself failed."""
+        return RunResult(
+            run_id=self.record.id,
+            run_dir=self.record.dir,
+            story_id=self.prompt.story.id,
+            phase=self.prompt.request.phase,
+            attempt=self.prepared.request.attempt,
+            mode="chat" if self.chat else self.prompt.request.mode,
+            agent=self.prepared.agent.name,
+            outcome="crashed",
+            exit_code=exit_code_for("crashed"),
+            process_exit=None,
+            duration_s=time.time() - self.started,
+            signal=None,
+            signals=(),
+            message=message,
+            warnings=tuple(self.warnings),
+        )
 
     def _story_file(self) -> Path | None:
         path = self.prompt.story.path
@@ -748,8 +776,11 @@ class _Supervisor:
             self.warnings.append(
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
             )
-        story_flag = self._check_story()
-        staged_stat, commit_sha, sha_after = self._git_after(outcome, phase)
+        story_flag = self._guarded("check the story file", self._check_story, False)
+        no_git: tuple[str | None, str | None, str | None] = (None, None, None)
+        staged_stat, commit_sha, sha_after = self._guarded(
+            "update git", lambda: self._git_after(outcome, phase), no_git
+        )
         duration = time.time() - self.started
         message = error or self._message(outcome, deciding, returncode)
         result = RunResult(
@@ -779,14 +810,43 @@ class _Supervisor:
             story_rewritten=story_flag,
             warnings=tuple(self.warnings),
         )
-        self.record.write_result(result.to_dict())
-        self.record.log(f"end: {outcome} ({message})")
-        self.processor._emit(
-            RunEvent("end", message, stream="promptdeck", result=result, at=time.time())
-        )
-        self.record.close()
-        self.control.result = result
-        self.control.done.set()
+        self._publish(result)
+
+    def _guarded(self, what: str, step: Callable[[], _T], fallback: _T) -> _T:
+        """Run one settling step; its failure becomes a warning, never a hung run."""
+        try:
+            return step()
+        except Exception as exc:
+            warning = f"could not {what}: {exc}"
+            self.warnings.append(warning)
+            with contextlib.suppress(Exception):
+                self.notice(f"warning: {warning}")
+            return fallback
+
+    def _publish(self, result: RunResult) -> None:
+        """Record and announce the result, then release every waiter, whatever fails."""
+        failures: list[str] = []
+        try:
+            self.record.write_result(result.to_dict())
+            self.record.log(f"end: {result.outcome} ({result.message})")
+        except Exception as exc:  # the run folder may be gone; the waiter must still wake
+            failures.append(str(exc))
+        if self.record.write_error is not None:
+            failures.insert(0, self.record.write_error)
+        if failures:
+            result = dataclasses.replace(
+                result,
+                warnings=(*result.warnings, f"could not write the run record: {failures[0]}"),
+            )
+        try:
+            self.processor._emit(
+                RunEvent("end", result.message, stream="promptdeck", result=result, at=time.time())
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                self.record.close()
+            self.control.result = result
+            self.control.done.set()
 
     def _message(self, outcome: str, deciding: Signal | None, returncode: int | None) -> str:
         if deciding is not None:

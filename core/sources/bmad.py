@@ -26,6 +26,7 @@ from ..catalog import (
     SourceResult,
     TextProblem,
     natural_key,
+    printable_name,
     read_text_file,
     read_text_head,
     relpath,
@@ -458,6 +459,9 @@ def _scan_story_files(
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
         rel = prefix + entry.name
+        if printable_name(rel) != rel:
+            skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
+            continue
         if entry.is_symlink() and not workspace.contains(Path(entry.path)):
             skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
             continue

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from ..catalog import SourceResult, TextProblem, read_text_file, relpath
+from ..catalog import SourceResult, TextProblem, printable_name, read_text_file, relpath
 from ..keys import normalize_key
 from ..stories import Requirement, Scenario, SkippedFile, Story
 from ..workspace import Workspace
@@ -104,10 +104,11 @@ def _spec_files(change_dir: Path) -> list[tuple[str, Path]]:
             capabilities = sorted(e.name for e in scan if e.is_dir() and not e.name.startswith("."))
     except OSError:
         return []
+    # A capability whose folder name is not UTF-8 cannot be named in a prompt: left out.
     return [
         (name, specs / name / "spec.md")
         for name in capabilities
-        if (specs / name / "spec.md").is_file()
+        if printable_name(name) == name and (specs / name / "spec.md").is_file()
     ]
 
 
@@ -197,6 +198,10 @@ def load_stories(workspace: Workspace) -> SourceResult:
     warnings: tuple[str, ...] = ()
     for name in names:
         if name == ARCHIVE_DIR:
+            continue
+        if printable_name(name) != name:
+            rel = relpath(workspace.root, changes_dir / printable_name(name))
+            skipped += (SkippedFile(rel, "not-utf8: the change folder's name"),)
             continue
         result = load_change(workspace, changes_dir / name)
         stories += result.stories

@@ -26,14 +26,14 @@ async def test_first_story_is_selected_and_its_layers_and_files_show(demo_root: 
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         layers = screen.query_one(LayersTable)
-        assert [layer.layer_id for layer in layers.layers] == LAYER_IDS
+        assert [layer.layer_id for layer in layers.shown_layers] == LAYER_IDS
         assert layers.row_count == 8
         files = screen.query_one(FilesTable)
         story_file = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"
-        shown = {f.path: f for f in files.files}
+        shown = {f.path: f for f in files.shown_files}
         assert shown[story_file].status == "included"
-        assert files.row_count == len(files.files) > 1
-        assert all(layer.tokens is not None for layer in layers.layers)
+        assert files.row_count == len(files.shown_files) > 1
+        assert all(layer.tokens is not None for layer in layers.shown_layers)
         header = screen.query_one(WorkspaceHeader).info
         assert header is not None and header.workspace == "ledgerline"
         assert header.instructions_sha256 and header.rules_status == "ok"
@@ -51,7 +51,7 @@ async def test_enter_on_another_story_previews_it(demo_root: Path) -> None:
         tree.move_cursor(node)
         await pilot.press("enter")
         screen = await wait_for_preview(pilot, "1-4")
-        paths = [f.path for f in screen.query_one(FilesTable).files]
+        paths = [f.path for f in screen.query_one(FilesTable).shown_files]
         assert "_bmad-output/implementation-artifacts/1-4-category-rules.md" in paths
         assert screen.query_one(LayersTable).row_count == 8
 
@@ -104,7 +104,7 @@ async def test_layer_and_file_open_their_full_text(demo_root: Path) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the layer view")
         viewer = app.screen.query_one("#text-view-body")
-        assert viewer.text == layers.layers[5].content  # type: ignore[attr-defined]
+        assert viewer.text == layers.shown_layers[5].content  # type: ignore[attr-defined]
         assert viewer.read_only  # type: ignore[attr-defined]
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, TextViewScreen), "closing")
@@ -114,7 +114,7 @@ async def test_layer_and_file_open_their_full_text(demo_root: Path) -> None:
         files.move_cursor(row=1)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the file view")
-        item = files.files[1]
+        item = files.shown_files[1]
         text = (demo_root / item.path).read_text(encoding="utf-8")
         assert app.screen.query_one("#text-view-body").text == text  # type: ignore[attr-defined]
 

@@ -205,3 +205,25 @@ def test_discovery_never_opens_files_that_cannot_be_stories(
     # notes.md is 30 KB, but its first heading is in the head, so only the head is read.
     assert (tmp_path / ARTIFACTS / "notes.md").stat().st_size > 30_000
     assert 0 < read_sizes["notes.md"] <= 4_097
+
+
+def test_names_that_are_not_utf8_are_skipped_not_fatal(tmp_path: Path) -> None:
+    import os
+
+    from promptdeck.core.catalog import load_catalog
+    from promptdeck.core.workspace import open_workspace
+
+    artifacts = tmp_path / "_bmad-output" / "implementation-artifacts"
+    artifacts.mkdir(parents=True)
+    (artifacts / "1-1-ok.md").write_text("# Story 1.1: Fine\n")
+    Path(os.fsdecode(os.fsencode(artifacts) + b"/1-3-caf\xe9.md")).write_text("# Story 1.3: X\n")
+    change = Path(os.fsdecode(os.fsencode(tmp_path / "openspec" / "changes") + b"/ch\xfe"))
+    change.mkdir(parents=True)
+    (change / "tasks.md").write_text("## 1. T\n- [ ] 1.1 x\n")
+    catalog = load_catalog(open_workspace(tmp_path))
+    assert [s.id for s in catalog.stories] == ["1.1"]
+    assert sorted(s.reason for s in catalog.skipped) == [
+        "not-utf8: the change folder's name",
+        "not-utf8: the file name",
+    ]
+    assert all("\ufffd" in s.path for s in catalog.skipped)

@@ -383,6 +383,20 @@ def test_override_that_is_not_utf8_is_a_compose_error(tmp_path: Path) -> None:
         )
 
 
+def test_override_linking_outside_the_project_is_never_read(tmp_path: Path) -> None:
+    secret = tmp_path / "home-secret.txt"
+    secret.write_text("API_KEY=hunter2")
+    project = tmp_path / "project"
+    (project / "t").mkdir(parents=True)
+    (project / "t" / "layer-1-guardrails.md").symlink_to(secret)
+    with pytest.raises(ComposeError, match="leads outside the project; not read"):
+        compose_system_instruction(
+            ComposeInput.from_dict(seed_input()), templates=TemplateSet(project, "t")
+        )
+    with pytest.raises(ComposeError, match="leads outside the project"):
+        TemplateSet(project, str(tmp_path)).get("home-secret.txt")
+
+
 def test_missing_bundled_template_is_a_compose_error() -> None:
     with pytest.raises(ComposeError, match=r"no-such\.md"):
         bundled_template("no-such.md")

@@ -422,3 +422,14 @@ def test_estimated_counts_are_marked_when_the_encoder_fails(project: Path) -> No
     assert inj.total.estimated
     assert inj.total.tokens == -(-inj.total.bytes // 4)
     assert any("estimates" in w and "no ranks here" in w for w in inj.warnings)
+
+
+def test_a_file_name_that_is_not_utf8_is_listed_never_sent(project: Path) -> None:
+    bad = os.fsencode(project / ART) + b"/sprint-a-1-discovery-\xff.md"
+    Path(os.fsdecode(bad)).write_text("BADLY-NAMED-CONTENT")
+    inj = build_injection(project, "dev", ["A-1"], include_discovery=True)
+    row = next(f for f in inj.files if f.status == "not-utf8")
+    assert row.path.endswith("sprint-a-1-discovery-\ufffd.md")
+    assert row.reason == "file name is not valid UTF-8; not read"
+    inj.text.encode("utf-8")  # the envelope stays valid text
+    assert "BADLY-NAMED-CONTENT" not in inj.text

@@ -89,6 +89,40 @@ def test_prompt_files_are_written_exactly(tmp_path: Path) -> None:
     assert (record.dir / "user.md").read_bytes() == b""
 
 
+def test_a_symlink_planted_in_a_run_folder_is_replaced_not_written_through(
+    tmp_path: Path,
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    project = tmp_path / "project"
+    record = RunRecord.dry_run(project)
+    (record.dir / "system.md").symlink_to(victim)
+    (record.dir / "session.log").symlink_to(victim)
+    record.write_prompt("the prompt", "the task")
+    record.log("a note")
+    assert victim.read_text() == "precious"
+    assert not (record.dir / "system.md").is_symlink()
+    assert (record.dir / "system.md").read_text() == "the prompt"
+    assert record.write_error is not None
+
+
+def test_runs_folder_or_gitignore_linking_outside_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "project"
+    (project / ".promptdeck").mkdir(parents=True)
+    (project / ".promptdeck" / "runs").symlink_to(outside)
+    with pytest.raises(UsageError, match="outside the project"):
+        RunRecord.create(project, "1-2", "dev")
+    assert list(outside.iterdir()) == []
+    (project / ".promptdeck" / "runs").unlink()
+    (outside / "dotfile").write_text("mine\n")
+    (project / ".promptdeck" / ".gitignore").symlink_to(outside / "dotfile")
+    with pytest.raises(UsageError, match="outside the project"):
+        ensure_gitignore(project)
+    assert (outside / "dotfile").read_text() == "mine\n"
+
+
 PROMPTDECK = [
     sys.executable,
     "-c",

@@ -268,3 +268,31 @@ def test_attempts_count_up_until_a_success(tmp_path: Path) -> None:
     third = start_run(ws, compose(ws), agent="replay").wait(WAIT)
     fourth = start_run(ws, compose(ws), agent="replay").wait(WAIT)
     assert [r.attempt for r in (first, second, third, fourth)] == [1, 2, 3, 1]
+
+
+def test_a_run_whose_record_folder_vanishes_still_ends_with_one_result(tmp_path: Path) -> None:
+    """Settling must never hang a waiter: here the agent deletes promptdeck's run folders."""
+    body = (
+        "import shutil\n"
+        "shutil.rmtree('.promptdeck/runs', ignore_errors=True)\n"
+        "print('IMPLEMENTATION COMPLETE: 1-2', flush=True)\n"
+    )
+    ws = make_workspace(tmp_path, git=False, config=script_config(body, tmp_path))
+    result = start_run(ws, compose(ws), agent="command", use_git=False).wait(WAIT)
+    assert result.outcome == "success"
+    assert any("could not write the run record" in w for w in result.warnings)
+
+
+def test_a_failing_git_step_is_a_warning_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptdeck.core import gitops
+
+    def broken(_repo: object) -> str:
+        raise RuntimeError("index.lock exists")
+
+    monkeypatch.setattr(gitops, "stage_all", broken)
+    ws = make_workspace(tmp_path)
+    result = start_run(ws, compose(ws), agent="replay").wait(WAIT)
+    assert result.outcome == "success"
+    assert any("could not update git: index.lock exists" in w for w in result.warnings)

@@ -1,0 +1,102 @@
+"""A real-terminal smoke test: tmux runs ``promptdeck demo``, keys are sent, and the screen
+tmux captures shows the story tree and the layers."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.tmux
+
+TMUX = shutil.which("tmux")
+WAIT_LIMIT_SECONDS = 60.0
+
+
+def _promptdeck() -> str:
+    script = Path(sys.executable).with_name("promptdeck")
+    return str(script) if script.exists() else "promptdeck"
+
+
+def _capture(session: str) -> str:
+    done = subprocess.run(
+        [TMUX or "tmux", "capture-pane", "-p", "-t", session],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout
+
+
+def _alive(session: str) -> bool:
+    done = subprocess.run([TMUX or "tmux", "has-session", "-t", session], capture_output=True)
+    return done.returncode == 0
+
+
+def _wait_for_screen(session: str, *needles: str) -> str:
+    started = time.monotonic()
+    screen = ""
+    while time.monotonic() - started < WAIT_LIMIT_SECONDS:
+        screen = _capture(session)
+        if all(needle in screen for needle in needles):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"the terminal never showed {needles!r}; last screen:\n{screen}")
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[str]:
+    if TMUX is None:
+        pytest.skip("tmux is not installed: the real-terminal smoke test needs it")
+    name = f"promptdeck-smoke-{uuid.uuid4().hex[:8]}"
+    env = {
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "TMPDIR": str(tmp_path),
+        "TERM": "xterm-256color",
+    }
+    command = " ".join(
+        [
+            "env",
+            *(f"{key}={shlex.quote(value)}" for key, value in env.items()),
+            shlex.quote(_promptdeck()),
+            "demo",
+        ]
+    )
+    subprocess.run(
+        [TMUX, "new-session", "-d", "-s", name, "-x", "160", "-y", "45", command],
+        check=True,
+        env={**os.environ, "TMUX": ""},
+    )
+    try:
+        yield name
+    finally:
+        if _alive(name):
+            subprocess.run([TMUX, "kill-session", "-t", name], check=False)
+
+
+def _send(session: str, *keys: str) -> None:
+    subprocess.run([TMUX or "tmux", "send-keys", "-t", session, *keys], check=True)
+
+
+def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str) -> None:
+    screen = _wait_for_screen(session, "Epic 1", "Layer-0A", "Layer-6", "demo")
+    assert "1-1" in screen and "Statement import" in screen
+    assert "tokens" in screen and "Workspace rules" in screen
+
+    _send(session, "d")
+    screen = _wait_for_screen(session, "discovery on")
+    assert "discovery-story.md" in screen
+
+    _send(session, "q")
+    started = time.monotonic()
+    while _alive(session) and time.monotonic() - started < WAIT_LIMIT_SECONDS:
+        time.sleep(0.2)
+    assert not _alive(session), "q did not quit the app"
