@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 from typing import Any, TextIO
 
@@ -148,15 +149,30 @@ class Printer:
 
 
 def wait_interruptibly(handle: RunHandle) -> RunResult:
-    """Wait for the run; Ctrl-C cancels it (SIGINT → SIGTERM → SIGKILL) and still waits."""
-    while True:
-        try:
-            return handle.wait(0.25)
-        except TimeoutError:
-            continue
-        except KeyboardInterrupt:
-            print("promptdeck: cancelling the run…", file=sys.stderr)
-            handle.cancel()
+    """Wait for the run; Ctrl-C, SIGTERM or SIGHUP cancel it (SIGINT → SIGTERM → SIGKILL to
+    the agent's group) and the wait goes on until the run has settled.
+
+    The agent runs in a session of its own, so without this a CI job's cancel or a closed
+    terminal would end promptdeck and leave a paid agent running.
+    """
+
+    def on_termination(signum: int, _frame: object) -> None:
+        print(f"promptdeck: {signal.Signals(signum).name}: cancelling the run…", file=sys.stderr)
+        handle.cancel()
+
+    previous = {sig: signal.signal(sig, on_termination) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return handle.wait(0.25)
+            except TimeoutError:
+                continue
+            except KeyboardInterrupt:
+                print("promptdeck: cancelling the run…", file=sys.stderr)
+                handle.cancel()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> PromptRequest:

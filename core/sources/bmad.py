@@ -475,6 +475,17 @@ def _scan_story_files(
             continue
         first = files.get(found.key)
         if first is not None:
+            # Two files claim one key: the one whose name holds the key wins (then the first
+            # by name). The narrowed one-story lookup scans exactly those names, so both
+            # lookups always pick the same file.
+            if name_matches_key(entry.name, found.key) and not name_matches_key(
+                Path(first.path).name, found.key
+            ):
+                skipped.append(
+                    SkippedFile(first.path, f"duplicate: story {found.id} is also {rel}")
+                )
+                files[found.key] = found
+                continue
             skipped.append(SkippedFile(rel, f"duplicate: story {found.id} is also {first.path}"))
             continue
         files[found.key] = found

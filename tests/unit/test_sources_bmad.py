@@ -395,6 +395,23 @@ def test_duplicate_story_key_keeps_the_first_file(tmp_path: Path) -> None:
     assert result.skipped[0].reason.startswith("duplicate: story 1-2 is also")
 
 
+def test_a_file_named_for_its_key_beats_one_that_only_claims_it(tmp_path: Path) -> None:
+    from promptdeck.core.catalog import load_catalog, load_story_catalog
+
+    ws = make_workspace(
+        tmp_path,
+        {
+            art("0-dup.md"): "# Story 1.1: Impostor\n",
+            art("1-1-real.md"): "# Story 1.1: Real\n",
+        },
+    )
+    result = bmad.load_stories(ws)
+    assert [s.title for s in result.stories] == ["Real"]
+    assert [s.path for s in result.skipped] == [art("0-dup.md")]
+    # The full catalog and the narrowed one-story lookup agree.
+    assert load_catalog(ws).find("1-1") == load_story_catalog(ws, "1-1").find("1-1")
+
+
 def test_story_heading_deep_in_a_long_file_and_tasks_past_the_head(tmp_path: Path) -> None:
     front = "---\n" + "".join(f"key{i}: value {i}\n" for i in range(600)) + "---\n"
     tail = "## Tasks / Subtasks\n\n" + "".join(f"- [x] Task {i}\n" for i in range(400))
