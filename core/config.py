@@ -7,6 +7,7 @@ key and what was expected — never a traceback.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -107,6 +108,12 @@ class Config:
             raise ConfigError(
                 where, "injection.warn_bytes", "a positive integer no larger than error_bytes"
             )
+        if not (math.isfinite(self.agent_timeout) and self.agent_timeout > 0):
+            raise ConfigError(where, "agent.timeout", "a number of seconds greater than 0")
+        if not (math.isfinite(self.agent_replay_delay) and 0 <= self.agent_replay_delay <= 60):
+            raise ConfigError(where, "agent.replay_delay", "a number of seconds from 0 to 60")
+        if self.agent_claude_context_window < 1:
+            raise ConfigError(where, "agent.claude_context_window", "a positive integer")
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
         if self.session_reinjection_turns < 1:

@@ -136,6 +136,9 @@ class _Replay:
     analysis_pending_for: RunInfo | None = None
     analysis_result: RunInfo | None = None
     running: bool = False
+    review_failures: int = 0
+    """Failed reviews since the last passed one. Unlike ``review.failures`` it survives the
+    dev reworks in between, so ``agent.max_attempts`` bounds a review that keeps failing."""
 
 
 def _replay(runs: Sequence[RunInfo]) -> _Replay:
@@ -149,6 +152,8 @@ def _replay(runs: Sequence[RunInfo]) -> _Replay:
         if not isinstance(track, _Track):
             continue
         track.add(run)
+        if run.phase == "review":
+            state.review_failures = 0 if run.outcome == SUCCESS else state.review_failures + 1
         if run.phase == "dev":
             # New code: any earlier review is about code that no longer exists.
             state.review = _Track()
@@ -234,7 +239,7 @@ def _suggest(
     failed = state.analysis_pending_for
     if failed is not None:
         reason = _reason(failed) or ""
-        attempts = dev.failures if failed.phase == "dev" else state.review.failures
+        attempts = dev.failures if failed.phase == "dev" else state.review_failures
         if attempts >= limit and failed.phase == "dev":
             return None, f"dev failed {attempts} times (agent.max_attempts = {limit})"
         if failed.phase == "review" and attempts >= limit:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GitError
-from .records import RUNS_RELPATH, ensure_gitignore
+from .records import GITIGNORE_RELPATH, RUNS_RELPATH, ensure_gitignore
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,14 @@ def dirty_paths(repo: Any) -> tuple[str, ...]:
 
 
 def snapshot(repo: Any) -> GitSnapshot:
-    """HEAD and the changed files before a phase."""
-    return GitSnapshot(head_sha(repo), dirty_paths(repo))
+    """HEAD and the changed files before a phase.
+
+    promptdeck's own ``.promptdeck/.gitignore`` (made or extended just before the phase so
+    that run records stay out of git) is not a change of the user's to warn about; it is
+    staged with the phase's work, so later clones ignore the records too.
+    """
+    dirty = tuple(path for path in dirty_paths(repo) if path != GITIGNORE_RELPATH)
+    return GitSnapshot(head_sha(repo), dirty)
 
 
 def prepare(root: Path) -> None:

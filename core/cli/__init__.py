@@ -8,6 +8,7 @@ stderr and its documented exit code — never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(command).parse_args(args_list)
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()
     except PromptdeckError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -61,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # The reader went away (`promptdeck stories | head`): not an error. Point stdout at
+        # /dev/null so the interpreter's final flush does not fail a second time.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         return 0
     return code
 

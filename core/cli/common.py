@@ -37,9 +37,16 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         dest="files",
         action="append",
         default=[],
+        type=_file_path,
         metavar="PATH",
         help="add a file (relative to the root); repeatable",
     )
+
+
+def _file_path(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no file")
+    return text
 
 
 def workspace_from(args: argparse.Namespace) -> Workspace:
@@ -61,3 +68,20 @@ def print_json(payload: Any) -> None:
 def warn(message: str) -> None:
     """One warning line on stderr."""
     print(f"promptdeck: warning: {message}", file=sys.stderr)
+
+
+def console() -> Any:
+    """A Rich console for people's output; a closed pipe ends the command quietly with 0.
+
+    Rich's own handling exits 1 when the reader goes away (``promptdeck stories | head``);
+    raising :class:`BrokenPipeError` instead lets :func:`promptdeck.core.cli.main` treat it as
+    the normal end it is.
+    """
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console()

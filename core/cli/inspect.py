@@ -16,6 +16,7 @@ from ..errors import EXIT_OK, EXIT_TOO_LARGE
 from ..prompt import ComposedPrompt
 from ..tokens import ARGV_LIMIT_BYTES
 from .common import add_inclusion_options, add_workspace_options, print_json, warn
+from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 
 HASH_PREFIX = 12
@@ -68,11 +69,10 @@ def _num(value: int | None) -> str:
 
 
 def _print_report(prompt: ComposedPrompt) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    console = common_console()
     injection = prompt.injection
     tokens_label = "tokens"
     caption = f"tokens: {injection.encoding}" + (

@@ -9,6 +9,7 @@ Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import signal
@@ -80,7 +81,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", choices=AGENTS, help="the agent backend (default: config)")
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         metavar="S",
         help="seconds before the agent is stopped (default: config agent.timeout)",
     )
@@ -146,6 +147,17 @@ class Printer:
             f"· run {result.run_id}",
             file=self.err,
         )
+
+
+def seconds(text: str) -> float:
+    """argparse type for ``--timeout``: a finite number of seconds greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0: {text}")
+    return value
 
 
 def wait_interruptibly(handle: RunHandle) -> RunResult:

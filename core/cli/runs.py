@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import EXIT_OK
 from ..records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
+from .common import console as common_console
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,7 +52,6 @@ def run_list(args: argparse.Namespace) -> int:
     if not rows:
         print("No runs yet.")
         return EXIT_OK
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title="Runs", title_justify="left")
@@ -86,7 +86,7 @@ def run_list(args: argparse.Namespace) -> int:
             f"${cost:.4f}" if isinstance(cost, int | float) else "-",
             _tokens(row),
         )
-    Console().print(table)
+    common_console().print(table)
     return EXIT_OK
 
 

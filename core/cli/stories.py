@@ -9,6 +9,7 @@ from ..catalog import load_catalog
 from ..errors import EXIT_OK
 from ..stories import StoryCatalog
 from .common import add_workspace_options, print_json, warn, workspace_from
+from .common import console as common_console
 
 _STATUS_STYLE = {
     "backlog": "dim",
@@ -43,11 +44,10 @@ def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
 
 
 def _print_tables(catalog: StoryCatalog) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console()
+    console = common_console()
     if not catalog.stories:
         console.print("No stories found.")
     else:

@@ -141,6 +141,27 @@ def test_review_failure_reworks_dev_with_the_reason() -> None:
     assert flow.suggestion.phase == "review" and flow.states["review"] == "suggested"
 
 
+def test_a_review_that_keeps_failing_stops_at_max_attempts() -> None:
+    """Each failed review reworks dev; the count survives those reworks."""
+    runs = _Runs()
+    for _ in range(CONFIG.agent_max_attempts):
+        runs.add("dev", "success")
+        runs.add("review", "failure", signal="REVIEW FAILED", reason="still no test")
+        runs.add("failure", "success", signal="ANALYSIS COMPLETE", reason="Retry")
+    flow = runs.flow()
+    assert flow.suggestion is None
+    assert f"review failed {CONFIG.agent_max_attempts} times" in flow.note
+
+
+def test_a_passed_review_resets_the_review_failure_count() -> None:
+    runs = _Runs()
+    for _ in range(CONFIG.agent_max_attempts - 1):
+        runs.add("dev", "success").add("review", "failure", signal="REVIEW FAILED", reason="r")
+    runs.add("dev", "success").add("review", "success")
+    runs.add("dev", "success").add("review", "failure", signal="REVIEW FAILED", reason="new")
+    assert runs.flow().suggestion.phase == "failure"
+
+
 def test_a_new_dev_run_reopens_review() -> None:
     runs = _Runs().add("dev", "success").add("review", "success").add("dev", "success")
     flow = runs.flow()

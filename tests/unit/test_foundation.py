@@ -206,3 +206,21 @@ def test_fast_rank_parse_equals_tiktokens_own_parse(name: str) -> None:
         "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
     }[name]
     assert _load_ranks(name, expected) == parse_ranks(raw)
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ("[agent]\ntimeout = -5", "agent.timeout"),
+        ("[agent]\ntimeout = 0", "agent.timeout"),
+        ("[agent]\ntimeout = nan", "agent.timeout"),
+        ("[agent]\nreplay_delay = 1e308", "agent.replay_delay"),
+        ("[agent]\nreplay_delay = -1", "agent.replay_delay"),
+        ("[agent]\nclaude_context_window = 0", "agent.claude_context_window"),
+    ],
+)
+def test_out_of_range_numbers_are_config_errors(tmp_path: Path, body: str, key: str) -> None:
+    (tmp_path / ".promptdeck").mkdir()
+    (tmp_path / ".promptdeck/config.toml").write_text(body)
+    with pytest.raises(ConfigError, match=key):
+        load_config(tmp_path)

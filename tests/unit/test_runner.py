@@ -250,6 +250,8 @@ def test_dirty_files_before_the_phase_are_warned_about(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine\n")
     result = start_run(ws, compose(ws), agent="replay").wait(WAIT)
     assert any("notes.txt" in w and "already changed" in w for w in result.warnings)
+    # promptdeck's own .promptdeck/.gitignore, made for this run, is not the user's change.
+    assert not any(".gitignore" in w for w in result.warnings)
 
 
 def test_over_the_size_limit_nothing_runs(tmp_path: Path) -> None:
