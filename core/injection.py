@@ -16,6 +16,8 @@ Beyond the seed:
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,14 +174,49 @@ def _category_of(name: str) -> str:
     return "story"
 
 
-def _list_artifacts(folder: Path) -> list[os.DirEntry[str]]:
-    """Regular files (links followed) directly in ``folder``, sorted case-insensitively."""
+_Match = tuple[str, str, str]
+"""A file name in the artifacts folder, its path, and the story key it matched."""
+
+_MATCH_CACHE: dict[tuple[str, tuple[str, ...]], tuple[int, list[_Match]]] = {}
+_MATCH_CACHE_SIZE = 256
+_RACY_SECONDS = 2.0
+"""A listing is cached only once its folder's mtime is this old: a file created in the same
+clock tick as the listing would otherwise leave the mtime unchanged and the listing stale."""
+
+
+def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]]) -> list[_Match]:
+    """The regular files (links followed) directly in ``folder`` whose names hold a key,
+    sorted case-insensitively, each with the first key it matched.
+
+    Listing a folder of thousands of artifacts is most of an injection's cost, so the matches
+    are cached until the folder's mtime changes (a file added, removed or renamed). Only the
+    names are cached: every file is still stat-ed and read fresh at each build.
+    """
+    try:
+        mtime_ns = folder.stat().st_mtime_ns
+    except OSError:
+        return []
+    cache_key = (str(folder), tuple(key for key, _ in patterns))
+    cached = _MATCH_CACHE.get(cache_key)
+    if cached is not None and cached[0] == mtime_ns:
+        return cached[1]
     try:
         with os.scandir(folder) as entries:
             files = [entry for entry in entries if entry.is_file()]
     except OSError:
         return []
-    return sorted(files, key=lambda entry: (entry.name.lower(), entry.name))
+    files.sort(key=lambda entry: (entry.name.lower(), entry.name))
+    matches: list[_Match] = []
+    for entry in files:
+        for key, pattern in patterns:
+            if pattern.search(entry.name) is not None:
+                matches.append((entry.name, entry.path, key))
+                break
+    if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
+        if len(_MATCH_CACHE) >= _MATCH_CACHE_SIZE:
+            _MATCH_CACHE.clear()
+        _MATCH_CACHE[cache_key] = (mtime_ns, matches)
+    return matches
 
 
 def _sorted_group(items: list[_Candidate]) -> list[_Candidate]:
@@ -228,20 +265,12 @@ def _plan(
     patterns = [(key, key_pattern(key)) for key in story_keys if normalize_key(key)]
     if patterns:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        for entry in _list_artifacts(artifacts):
-            for key, pattern in patterns:
-                if pattern.search(entry.name) is None:
-                    continue
-                category = _category_of(entry.name)
-                wanted = switches[category]
-                reason = f"name matches story key {key}"
-                if not wanted:
-                    reason = f"{category} files are off"
-                shown = f"{config.paths_artifacts.rstrip('/')}/{entry.name}"
-                groups[category].append(
-                    _Candidate(shown, category, reason, Path(entry.path), wanted)
-                )
-                break
+        for name, file_path, key in _matching_artifacts(artifacts, patterns):
+            category = _category_of(name)
+            wanted = switches[category]
+            reason = f"name matches story key {key}" if wanted else f"{category} files are off"
+            shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
+            groups[category].append(_Candidate(shown, category, reason, Path(file_path), wanted))
 
     # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
     # one the key scan already found is not listed twice.

@@ -39,7 +39,7 @@ from .errors import UsageError
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
 GITIGNORE_RELPATH = ".promptdeck/.gitignore"
-GITIGNORE_LINE = "runs/"
+GITIGNORE_LINES = ("runs/", "exports/")
 
 
 def runs_dir(root: Path) -> Path:
@@ -48,9 +48,11 @@ def runs_dir(root: Path) -> Path:
 
 
 def ensure_gitignore(root: Path) -> bool:
-    """Make sure ``.promptdeck/.gitignore`` ignores ``runs/``; True when it was changed.
+    """Make sure ``.promptdeck/.gitignore`` ignores ``runs/`` and ``exports/``; True when it
+    was changed.
 
-    The file is promptdeck's own: created when absent, the line appended when missing.
+    The file is promptdeck's own: created when absent, missing lines appended. Run records
+    and exported prompts must never be staged by a dev phase's ``git add -A``.
     """
     path = root / GITIGNORE_RELPATH
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,12 +61,13 @@ def ensure_gitignore(root: Path) -> bool:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         current = ""
-    lines = {line.strip() for line in current.splitlines()}
-    if GITIGNORE_LINE in lines or "runs" in lines or "/runs/" in lines:
+    present = {line.strip().strip("/") for line in current.splitlines()}
+    missing = [line for line in GITIGNORE_LINES if line.strip("/") not in present]
+    if not missing:
         return False
     prefix = "" if not current or current.endswith("\n") else "\n"
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(prefix + GITIGNORE_LINE + "\n")
+        handle.write(prefix + "".join(line + "\n" for line in missing))
     return True
 
 

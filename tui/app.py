@@ -68,6 +68,17 @@ class PromptdeckApp(App[None]):
         self._warm_encoder = warm_encoder
         self.stable = stable
 
+    async def action_quit(self) -> None:
+        """``ctrl+q`` quits like ``q``: while a phase runs, ask first and cancel it cleanly,
+        so no agent is left running after the app has gone."""
+        from .screens.main import MainScreen
+
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is None:
+            self.exit()
+            return
+        main.action_quit()
+
     def on_mount(self) -> None:
         """Register the themes, apply the remembered one, open the main screen."""
         for theme in THEMES:

@@ -85,7 +85,18 @@ async def wait_for_preview(pilot: Pilot[None], story_id: str | None = None) -> M
         request = screen.current_request()
         return request is not None and request == prompt.request
 
-    await wait_for(pilot, ready, f"the preview of {story_id or 'the first story'}")
+    try:
+        await wait_for(pilot, ready, f"the preview of {story_id or 'the first story'}")
+    except AssertionError as exc:
+        prompt = screen.prompt
+        state = (
+            f"story={screen.story.id if screen.story else None} "
+            f"shown={prompt.request if prompt else None} counted={screen.prompt_counted} "
+            f"wanted={screen.current_request()} "
+            f"workers={[(w.group, w.state.name) for w in pilot.app.workers]} "
+            f"notices={[n.message for n in pilot.app._notifications]}"
+        )
+        raise AssertionError(f"{exc}: {state}") from None
     return screen
 
 

@@ -48,7 +48,9 @@ async def test_enter_on_another_story_previews_it(demo_root: Path) -> None:
         node = tree.node_for("1-4")
         assert node is not None
         tree.focus()
+        await pilot.pause()
         tree.move_cursor(node)
+        await wait_for(pilot, lambda: tree.cursor_node is node, "the cursor on 1-4")
         await pilot.press("enter")
         screen = await wait_for_preview(pilot, "1-4")
         paths = [f.path for f in screen.query_one(FilesTable).shown_files]

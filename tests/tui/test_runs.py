@@ -160,6 +160,22 @@ async def test_quitting_while_running_asks_and_cancels(demo_root: Path) -> None:
 
 
 @run_async
+async def test_ctrl_q_while_running_also_asks_first(demo_root: Path) -> None:
+    set_agent_settings(demo_root, replay_script="dev=hang")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app._exit, "the app to exit")
+    assert [run.outcome for run in list_runs(demo_root)] == ["cancelled"]
+
+
+@run_async
 async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:

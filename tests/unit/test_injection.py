@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -433,3 +434,18 @@ def test_a_file_name_that_is_not_utf8_is_listed_never_sent(project: Path) -> Non
     assert row.reason == "file name is not valid UTF-8; not read"
     inj.text.encode("utf-8")  # the envelope stays valid text
     assert "BADLY-NAMED-CONTENT" not in inj.text
+
+
+def test_cached_listing_never_hides_an_added_or_removed_file(project: Path) -> None:
+    folder = project / ART
+    an_hour_ago = time.time() - 3600
+    os.utime(folder, (an_hour_ago, an_hour_ago))  # old enough for the listing to be cached
+    first = build_injection(project, "dev", ["A-1"], include_project_context=False)
+    assert included_paths(first) == [f"{ART}/sprint-A-1-story.md"]
+    write(project, f"{ART}/sprint-A-1-more.md", "added later")
+    second = build_injection(project, "dev", ["A-1"], include_project_context=False)
+    assert f"{ART}/sprint-A-1-more.md" in included_paths(second)
+    (folder / "sprint-A-1-story.md").unlink()
+    os.utime(folder, (an_hour_ago + 1, an_hour_ago + 1))
+    third = build_injection(project, "dev", ["A-1"], include_project_context=False)
+    assert included_paths(third) == [f"{ART}/sprint-A-1-more.md"]

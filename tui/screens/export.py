@@ -100,11 +100,11 @@ class ExportScreen(ModalScreen[Path | None]):
     def __init__(self, workspace: Workspace, prompt: ComposedPrompt) -> None:
         super().__init__()
         self._workspace = workspace
-        self._prompt = prompt
+        self._composed = prompt
 
     def compose(self) -> ComposeResult:
         """The folder input and the list of files."""
-        folder = default_export_dir(self._workspace, self._prompt)
+        folder = default_export_dir(self._workspace, self._composed)
         try:
             shown = folder.relative_to(self._workspace.root).as_posix()
         except ValueError:
@@ -127,7 +127,7 @@ class ExportScreen(ModalScreen[Path | None]):
         if not folder.is_absolute():
             folder = self._workspace.root / folder
         try:
-            written = write_export(folder, export_files(self._prompt))
+            written = write_export(folder, export_files(self._composed))
         except OSError as exc:
             self.query_one("#export-error", Static).update(str(exc))
             return

@@ -44,14 +44,14 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, bindings: Iterable[BindingType]) -> None:
         super().__init__()
-        self._bindings = [b for b in bindings if isinstance(b, Binding)]
+        self._key_bindings = [b for b in bindings if isinstance(b, Binding)]
 
     def compose(self) -> ComposeResult:
         """The keys table and a few words on the regions."""
         table = Table(box=None, show_header=True, header_style="bold", expand=True)
         table.add_column("key", no_wrap=True)
         table.add_column("does")
-        for binding in self._bindings:
+        for binding in self._key_bindings:
             table.add_row(key_label(binding), binding.tooltip or binding.description)
         table.add_row("ctrl+p", "Command palette: every key, every theme, every story")
         table.add_row("Enter", "Select a story; show a layer's or a file's full text")

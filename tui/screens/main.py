@@ -31,6 +31,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
 from ..format import cost_text, delta_text, human_tokens
 from ..run_feed import FLUSH_INTERVAL, RunFeed
@@ -39,7 +40,7 @@ from ..story_filter import filter_stories
 from ..widgets.files_table import FilesTable
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
-from ..widgets.phase_panel import PhaseLog, PhasePanel, PhaseRow
+from ..widgets.phase_panel import LOG_MAX_LINES, PhaseLog, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
 from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
@@ -53,7 +54,7 @@ DEBOUNCE_SECONDS = 0.1
 """A change that follows another within this window waits this long before composing, so a
 burst of key presses composes once; an isolated change composes at once."""
 
-NARROW_WIDTH = 120
+NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
 
 PHASES = PHASE_NAMES
@@ -168,7 +169,7 @@ class MainScreen(Screen[None]):
                 yield Input(placeholder="filter stories…", id="story-filter")
                 yield StoryTree(id="story-tree")
             with Vertical(id="preview"):
-                yield Static("Preview", classes="region-title", id="preview-title")
+                yield Static("Preview", classes="region-title", id="preview-title", markup=False)
                 with TabbedContent(id="preview-tabs", initial="tab-overview"):
                     with TabPane("Layers & files", id="tab-overview"):
                         yield LayersTable(id="layers-table")
@@ -179,7 +180,7 @@ class MainScreen(Screen[None]):
                         yield TextViewer(id="user-text")
                     with TabPane("Messages", id="tab-messages"):
                         yield TextViewer(id="messages-text")
-                yield Static("", id="preview-notes")
+                yield Static("", id="preview-notes", markup=False)
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
                 yield Static("Phases", classes="region-title")
@@ -351,23 +352,39 @@ class MainScreen(Screen[None]):
             await asyncio.sleep(delay)
         workspace = self.deck.workspace
         counter = self.deck.counter
-        try:
-            quick = await asyncio.to_thread(
+        # Both passes start together: the byte-only one shows first; the counted one (tiktoken
+        # releases the GIL while it encodes) follows without waiting for the first to finish.
+        quick = asyncio.ensure_future(
+            asyncio.to_thread(
                 compose_prompt, workspace, catalog, request, counter=counter, count_tokens=False
             )
-        except PromptdeckError as exc:
-            self._show_error(str(exc))
-            return
-        self._show_header(quick)
-        self._show_prompt(quick, counted=False)
-        try:
-            counted = await asyncio.to_thread(
+        )
+        counted = asyncio.ensure_future(
+            asyncio.to_thread(
                 compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
             )
+        )
+        try:
+            done, _pending = await asyncio.wait(
+                (quick, counted), return_when=asyncio.FIRST_COMPLETED
+            )
+            if counted not in done:
+                first = quick.result()
+                self._show_header(first)
+                self._show_prompt(first, counted=False)
+            final = await counted
         except PromptdeckError as exc:
             self._show_error(str(exc))
             return
-        self._show_prompt(counted, counted=True)
+        finally:
+            for future in (quick, counted):
+                if not future.done():
+                    future.cancel()
+            # A failed pass that nobody awaited must not be reported as never retrieved.
+            if quick.done() and not quick.cancelled():
+                quick.exception()
+        self._show_header(final)
+        self._show_prompt(final, counted=True)
 
     def _show_header(self, prompt: ComposedPrompt) -> None:
         # The instructions and rules are read fresh at every compose: the header shows the
@@ -387,7 +404,7 @@ class MainScreen(Screen[None]):
 
     def _show_error(self, message: str) -> None:
         notes = self.query_one("#preview-notes", Static)
-        notes.update(message)
+        notes.update(message, layout=False)
         notes.add_class("-error")
         self.notify(message, severity="error", timeout=10)
 
@@ -409,6 +426,7 @@ class MainScreen(Screen[None]):
             system_bytes=system_bytes,
             system_tokens=prompt.system_meter.tokens if counted else None,
             injection_bytes=injection.size_bytes,
+            injection_text_bytes=injection.total.bytes,
             level=injection.level,
             warn_bytes=injection.warn_bytes,
             error_bytes=injection.error_bytes,
@@ -419,9 +437,10 @@ class MainScreen(Screen[None]):
             self._delta_base = None
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
-        notes.update(self._notes_text(prompt))
+        # Fixed-height regions: repaint without a relayout of the screen.
+        notes.update(self._notes_text(prompt), layout=False)
         self.query_one("#preview-title", Static).update(
-            f"Preview · {prompt.story.id} · {self.phase} · {self.mode}"
+            f"Preview · {prompt.story.id} · {self.phase} · {self.mode}", layout=False
         )
         self._refresh_active_text()
 
@@ -527,8 +546,8 @@ class MainScreen(Screen[None]):
             return
         table = self.query_one(FilesTable)
         target = added[-1]
-        if table.files and 0 <= table.cursor_row < len(table.files):
-            row = table.files[table.cursor_row]
+        if table.shown_files and 0 <= table.cursor_row < len(table.shown_files):
+            row = table.shown_files[table.cursor_row]
             if row.category == "additional" and row.path in added:
                 target = row.path
         self._change_selection(
@@ -743,9 +762,14 @@ class MainScreen(Screen[None]):
             return
         panel = self.query_one(PhasePanel)
         log = panel.query_one(PhaseLog)
-        if batch.dropped:
-            log.write_line(f"… {batch.dropped:,} lines not shown (all are in the run record)")
-        log.write_batch(batch.lines)
+        lines, dropped = batch.lines, batch.dropped
+        if len(lines) > LOG_MAX_LINES:
+            # The log keeps only its last LOG_MAX_LINES: never write what it would prune.
+            dropped += len(lines) - LOG_MAX_LINES
+            lines = lines[-LOG_MAX_LINES:]
+        if dropped:
+            log.write_line(f"… {dropped:,} lines not shown here (all are in the run record)")
+        log.write_batch(lines)
         for event in batch.events:
             if event.kind == "signal" and event.signal is not None:
                 log.mark_signal(event.signal.line, event.signal.outcome != "failure")
@@ -822,6 +846,16 @@ class MainScreen(Screen[None]):
         from .run_history import RunHistoryScreen
 
         self.app.push_screen(RunHistoryScreen(self.deck.workspace, self.deck.workspace_label))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A worker that failed with an unexpected error says so instead of vanishing."""
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.notify(
+                f"{event.worker.description or event.worker.name} failed: {error!r}",
+                severity="error",
+                timeout=15,
+            )
 
     # ---------------------------------------------------------------- other actions
 

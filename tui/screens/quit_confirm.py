@@ -49,12 +49,12 @@ class QuitConfirmScreen(ModalScreen[bool]):
 
     def __init__(self, running: str) -> None:
         super().__init__()
-        self._running = running
+        self._running_label = running
 
     def compose(self) -> ComposeResult:
         """The question and two buttons."""
         with Vertical():
-            yield Static(f"[b]{self._running}[/b] is running.")
+            yield Static(f"[b]{self._running_label}[/b] is running.")
             yield Static("Quit and cancel it? Its record keeps everything printed so far.")
             with Horizontal():
                 yield Button("Stay (n)", id="stay")

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.workspace import Workspace
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -15,16 +16,16 @@ from textual.widgets import DataTable, Footer, Static
 
 from ..format import cost_text, duration_text
 
-OUTCOME_STYLES = {
-    "success": "bold green",
-    "failure": "bold red",
-    "no-signal": "yellow",
-    "timeout": "yellow",
-    "cancelled": "yellow",
-    "crashed": "red",
-    "running": "italic",
-    "interrupted": "dim",
+OUTCOME_TONES = {
+    "success": "success",
+    "failure": "error",
+    "no-signal": "warning",
+    "timeout": "warning",
+    "cancelled": "warning",
+    "crashed": "error",
+    "launch-failed": "error",
 }
+"""Which theme colour each outcome is drawn in."""
 
 
 class RunHistoryScreen(Screen[None]):
@@ -67,12 +68,12 @@ class RunHistoryScreen(Screen[None]):
     def __init__(self, workspace: Workspace, workspace_label: str) -> None:
         super().__init__()
         self._workspace = workspace
-        self._label = workspace_label
+        self._workspace_label = workspace_label
         self.runs: tuple[RunInfo, ...] = ()
 
     def compose(self) -> ComposeResult:
         """Title, table, footer."""
-        yield Static(f"Runs · {self._label}", id="history-title")
+        yield Static(f"Runs · {self._workspace_label}", id="history-title")
         yield Static("loading runs…", id="history-empty")
         table: DataTable[Text] = DataTable(id="history-table", cursor_type="row")
         yield table
@@ -123,7 +124,7 @@ class RunHistoryScreen(Screen[None]):
                 Text(str(run.attempt)),
                 Text(str(row.get("mode") or "")),
                 Text(str(row.get("agent") or "")),
-                Text(outcome, style=OUTCOME_STYLES.get(outcome, "")),
+                Text(outcome, style=self._tone(outcome)),
                 Text(str(row.get("signal") or "—"), overflow="ellipsis", no_wrap=True),
                 Text(self._duration(_number(row.get("duration_s"))), justify="right"),
                 Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
@@ -131,6 +132,11 @@ class RunHistoryScreen(Screen[None]):
             )
         if runs:
             table.focus()
+
+    def _tone(self, outcome: str) -> Style:
+        tone = OUTCOME_TONES.get(outcome)
+        color = getattr(self.app.current_theme, tone, None) if tone else None
+        return Style(color=color, bold=True) if color else Style(dim=True)
 
     def _duration(self, seconds: float | None) -> str:
         shown = getattr(self.app, "duration", duration_text)

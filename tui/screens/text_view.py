@@ -45,17 +45,17 @@ class TextViewScreen(ModalScreen[None]):
 
     def __init__(self, title: str, text: str, subtitle: str = "") -> None:
         super().__init__()
-        self._title = title
-        self._text = text
-        self._subtitle = subtitle
+        self._view_title = title
+        self._view_text = text
+        self._view_subtitle = subtitle
 
     def compose(self) -> ComposeResult:
         """Title, subtitle, the text."""
         with Vertical():
-            yield Static(self._title, id="text-view-title", markup=False)
-            if self._subtitle:
-                yield Static(self._subtitle, id="text-view-subtitle", markup=False)
-            yield TextViewer(self._text, id="text-view-body")
+            yield Static(self._view_title, id="text-view-title", markup=False)
+            if self._view_subtitle:
+                yield Static(self._view_subtitle, id="text-view-subtitle", markup=False)
+            yield TextViewer(self._view_text, id="text-view-body")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -9,12 +9,15 @@ from functools import partial
 from promptdeck.core.injection import InjectedFile
 from rich.text import Text
 from textual.message import Message
-from textual.widgets import DataTable
 
 from ..format import human_bytes, human_tokens, share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
 
-BAR_WIDTH = 8
+BAR_WIDTH = 6
+
+CATEGORY_LABELS = {"project-context": "project", "additional": "added"}
+"""Shorter names for the category column (the full ones are in the file view)."""
+STATUS_LABELS = {"outside-project": "outside"}
 
 
 class FilesTable(FittedTable):
@@ -29,11 +32,11 @@ class FilesTable(FittedTable):
 
     COLUMNS = (
         ColumnSpec("file", "path", None, minimum=16, weight=3),
-        ColumnSpec("category", "category", 15, drop_below=76),
+        ColumnSpec("category", "category", 9, drop_below=80),
         ColumnSpec("status", "status", 10),
         ColumnSpec("bytes", "bytes", 9, right=True),
-        ColumnSpec("tokens", "tokens", 6, right=True),
-        ColumnSpec("share", "bar", BAR_WIDTH, drop_below=90),
+        ColumnSpec("tokens", "tokens", 6, right=True, drop_below=66),
+        ColumnSpec("share", "bar", BAR_WIDTH, drop_below=88),
         ColumnSpec("reason", "reason", None, minimum=12, weight=1),
     )
 
@@ -45,24 +48,28 @@ class FilesTable(FittedTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._files: tuple[InjectedFile, ...] = ()
+        self._shown_files: tuple[InjectedFile, ...] = ()
 
     @property
-    def files(self) -> tuple[InjectedFile, ...]:
+    def shown_files(self) -> tuple[InjectedFile, ...]:
         """The files shown, in injection order."""
-        return self._files
+        return self._shown_files
 
     def show_files(self, files: Sequence[InjectedFile], total_bytes: int) -> None:
         """Replace the rows; files left out are dimmed and say why."""
-        self._files = tuple(files)
+        self._shown_files = tuple(files)
         rows: list[tuple[str, tuple[Cell, ...]]] = []
-        for index, item in enumerate(self._files):
+        for index, item in enumerate(self._shown_files):
             dim = "" if item.included else "dim"
             flags = f" [{', '.join(item.flags)}]" if item.flags else ""
             cells = (
                 partial(_path_cell, item.path, dim),
-                Text(item.category, style=dim, no_wrap=True),
-                Text(item.status, style="" if item.included else "dim italic", no_wrap=True),
+                Text(CATEGORY_LABELS.get(item.category, item.category), style=dim, no_wrap=True),
+                Text(
+                    STATUS_LABELS.get(item.status, item.status),
+                    style="" if item.included else "dim italic",
+                    no_wrap=True,
+                ),
                 Text(human_bytes(item.bytes), style=dim, justify="right"),
                 Text(
                     human_tokens(item.tokens) if item.included else "", style=dim, justify="right"
@@ -73,12 +80,11 @@ class FilesTable(FittedTable):
             rows.append((str(index), cells))
         self.set_rows(rows)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """Turn Enter on a row into :class:`FileChosen`."""
+    def on_fitted_table_row_chosen(self, event: FittedTable.RowChosen) -> None:
+        """Turn a chosen row into :class:`FileChosen`."""
         event.stop()
-        index = event.cursor_row
-        if 0 <= index < len(self._files):
-            self.post_message(self.FileChosen(self._files[index]))
+        if 0 <= event.index < len(self._shown_files):
+            self.post_message(self.FileChosen(self._shown_files[event.index]))
 
 
 def _path_cell(path: str, style: str, width: int) -> Text:

@@ -1,19 +1,34 @@
-"""A DataTable whose columns fit its width: fixed columns keep their size, flexible ones
+"""A light table whose columns fit its width: fixed columns keep their size, flexible ones
 share what is left, and optional columns step aside on narrow screens, so the preview never
-needs a horizontal scrollbar."""
+needs a horizontal scrollbar.
+
+It draws each row as one line of text (cached per row, width and cursor), so a new preview
+repaints a few dozen lines rather than re-measuring every cell: DataTable rebuilds a whole
+row's cells for each cell it renders, which cost tens of milliseconds per preview here.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
-from textual.widgets import DataTable
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 CELL_PADDING = 1
 SCROLLBAR_ALLOWANCE = 2
 """Cells kept free for a vertical scrollbar, so a long list never needs a horizontal one."""
 HARD_MINIMUM = 4
+HEADER_LINES = 1
 
 Cell = Text | Callable[[int], Text]
 """A cell: its text, or a function of the column's width giving it (e.g. a path shortened
@@ -74,55 +89,226 @@ def fit_widths(specs: Sequence[ColumnSpec], total: int, padding: int = CELL_PADD
     return widths
 
 
-class FittedTable(DataTable[Text]):
-    """Rows are given as cells; columns are rebuilt to fit whenever the width changes."""
+class FittedTable(ScrollView, can_focus=True):
+    """Rows of cells under a fixed header line, a row cursor, Enter to choose a row."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "fitted-table--header",
+        "fitted-table--cursor",
+    }
 
     DEFAULT_CSS = """
     FittedTable {
+        background: $surface;
         overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        & > .fitted-table--header { text-style: bold; background: $panel; }
+        & > .fitted-table--cursor { background: $panel-lighten-1; }
+        &:focus > .fitted-table--cursor { background: $block-cursor-background;
+                                          color: $block-cursor-foreground;
+                                          text-style: $block-cursor-text-style; }
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("enter", "choose", "Show text", show=False),
+    ]
+
     COLUMNS: Sequence[ColumnSpec] = ()
 
+    cursor_row: reactive[int] = reactive(0)
+    """The row under the cursor."""
+
+    @dataclass
+    class RowChosen(Message):
+        """Enter (or a click) on a row."""
+
+        table: FittedTable
+        index: int
+
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", cell_padding=CELL_PADDING)
-        self._rows: list[tuple[str, tuple[Cell, ...]]] = []
-        self._fitted_width = -1
+        super().__init__(id=id)
+        self._cell_rows: list[tuple[str, tuple[Cell, ...]]] = []
+        self._line_cache: dict[tuple[int, int, bool, bool], Strip] = {}
+        self._layouts: dict[int, tuple[list[int], list[int]]] = {}
+        self._styles: dict[str, Style] = {}
+
+    @property
+    def row_count(self) -> int:
+        """How many rows the table holds."""
+        return len(self._cell_rows)
 
     def set_rows(self, rows: Sequence[tuple[str, tuple[Cell, ...]]]) -> None:
         """Replace the rows (key, one cell per column of :attr:`COLUMNS`), keeping the
         cursor's row number."""
-        self._rows = list(rows)
-        self._render_rows()
+        self._cell_rows = list(rows)
+        self._line_cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
+        self.cursor_row = min(self.cursor_row, max(len(self._cell_rows) - 1, 0))
+        self.refresh()
 
-    def _render_rows(self) -> None:
-        row = self.cursor_row
-        width = self.size.width or 100
-        shown = visible_columns(self.COLUMNS, width)
-        specs = [self.COLUMNS[index] for index in shown]
-        widths = fit_widths(specs, width)
-        if width != self._fitted_width:
-            self.clear(columns=True)
-            for spec, cells in zip(specs, widths, strict=True):
-                label = Text(spec.label, justify="right" if spec.right else "left")
-                self.add_column(label, key=spec.key, width=cells)
-            self._fitted_width = width
-        else:
-            self.clear()
-        for key, cells in self._rows:
-            picked = [cells[index] for index in shown]
-            self.add_row(
-                *(
-                    cell(column) if callable(cell) else cell
-                    for cell, column in zip(picked, widths, strict=True)
-                ),
-                key=key,
-            )
-        if self._rows:
-            self.move_cursor(row=min(max(row, 0), len(self._rows) - 1), scroll=False)
+    def move_cursor(self, *, row: int) -> None:
+        """Put the cursor on ``row`` (clamped) and scroll it into view."""
+        self.cursor_row = min(max(row, 0), max(len(self._cell_rows) - 1, 0))
+
+    def watch_cursor_row(self) -> None:
+        """Keep the cursor row visible."""
+        top = int(self.scroll_offset.y)
+        visible = max(self.size.height - HEADER_LINES, 1)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False)
+        elif self.cursor_row >= top + visible:
+            self.scroll_to(y=self.cursor_row - visible + 1, animate=False)
+        self.refresh()
 
     def on_resize(self) -> None:
         """Fit the columns to the new width."""
-        if self.size.width != self._fitted_width:
-            self._render_rows()
+        self._line_cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
+
+    def notify_style_update(self) -> None:
+        """The theme changed: redraw with the new colours."""
+        super().notify_style_update()
+        self._line_cache.clear()
+        self._styles.clear()
+
+    def _style(self, name: str) -> Style:
+        # Resolving styles walks the DOM: once per theme and focus state, not once per line.
+        style = self._styles.get(name)
+        if style is None:
+            style = self.rich_style if name == "base" else self.get_component_rich_style(name)
+            self._styles[name] = style
+        return style
+
+    def _layout(self) -> tuple[list[int], list[int]]:
+        width = self.size.width
+        cached = self._layouts.get(width)
+        if cached is None:
+            shown = visible_columns(self.COLUMNS, width)
+            widths = fit_widths([self.COLUMNS[index] for index in shown], width)
+            cached = self._layouts[width] = (shown, widths)
+        return cached
+
+    def _line(self, cells: Sequence[Text], widths: Sequence[int]) -> Text:
+        line = Text(no_wrap=True, end="")
+        pad = " " * CELL_PADDING
+        for cell, width in zip(cells, widths, strict=True):
+            piece = cell.copy()
+            piece.truncate(width, overflow="ellipsis", pad=False)
+            room = width - piece.cell_len
+            line.append(pad)
+            if piece.justify == "right":
+                line.append(" " * room)
+                line.append_text(piece)
+            else:
+                line.append_text(piece)
+                line.append(" " * room)
+            line.append(pad)
+        return line
+
+    def render_line(self, y: int) -> Strip:
+        """The header on the first line, then the rows from the scroll offset."""
+        width = self.size.width
+        shown, widths = self._layout()
+        if y < HEADER_LINES:
+            header_key = (-1, width, False, False)
+            header = self._line_cache.get(header_key)
+            if header is None:
+                labels = [
+                    Text(
+                        self.COLUMNS[index].label,
+                        justify="right" if self.COLUMNS[index].right else "left",
+                    )
+                    for index in shown
+                ]
+                style = self._style("fitted-table--header")
+                header = self._line_cache[header_key] = self._strip(
+                    self._line(labels, widths), width, style
+                )
+            return header
+        index = y - HEADER_LINES + int(self.scroll_offset.y)
+        if index >= len(self._cell_rows):
+            return Strip.blank(width, self._style("base"))
+        cursor = index == self.cursor_row
+        key = (index, width, cursor, self.has_focus)
+        cached = self._line_cache.get(key)
+        if cached is not None:
+            return cached
+        _key, cells = self._cell_rows[index]
+        texts = [
+            cell(column) if callable(cell) else cell
+            for cell, column in zip((cells[i] for i in shown), widths, strict=True)
+        ]
+        style = self._style("base")
+        if cursor:
+            style += self._style("fitted-table--cursor")
+        strip = self._strip(self._line(texts, widths), width, style, meta_row=index)
+        self._line_cache[key] = strip
+        return strip
+
+    def _strip(self, text: Text, width: int, style: Style, meta_row: int | None = None) -> Strip:
+        segments = list(text.render(self.app.console))
+        strip = Strip(segments).adjust_cell_length(width).apply_style(style)
+        if meta_row is not None:
+            strip = Strip(
+                [
+                    Segment(s.text, (s.style or Style()) + Style.from_meta({"row": meta_row}))
+                    for s in strip
+                ]
+            )
+        return strip
+
+    def on_focus(self) -> None:
+        """Show the focused cursor style."""
+        self._styles.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        """Show the unfocused cursor style."""
+        self._styles.clear()
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on a row; a second click on it chooses it."""
+        row = event.style.meta.get("row") if event.style else None
+        if not isinstance(row, int):
+            return
+        if row == self.cursor_row:
+            self.action_choose()
+        self.move_cursor(row=row)
+
+    def action_cursor_up(self) -> None:
+        """One row up."""
+        self.move_cursor(row=self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        """One row down."""
+        self.move_cursor(row=self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        """One screenful up."""
+        self.move_cursor(row=self.cursor_row - max(self.size.height - HEADER_LINES, 1))
+
+    def action_page_down(self) -> None:
+        """One screenful down."""
+        self.move_cursor(row=self.cursor_row + max(self.size.height - HEADER_LINES, 1))
+
+    def action_first(self) -> None:
+        """The first row."""
+        self.move_cursor(row=0)
+
+    def action_last(self) -> None:
+        """The last row."""
+        self.move_cursor(row=len(self._cell_rows) - 1)
+
+    def action_choose(self) -> None:
+        """Choose the row under the cursor."""
+        if 0 <= self.cursor_row < len(self._cell_rows):
+            self.post_message(self.RowChosen(self, self.cursor_row))

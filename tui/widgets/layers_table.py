@@ -9,7 +9,6 @@ from functools import partial
 from promptdeck.core.composer import PromptLayer
 from rich.text import Text
 from textual.message import Message
-from textual.widgets import DataTable
 
 from ..format import human_bytes, human_tokens, share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
@@ -22,7 +21,7 @@ class LayersTable(FittedTable):
 
     DEFAULT_CSS = """
     LayersTable {
-        height: auto;
+        height: 9;
         background: $surface;
     }
     """
@@ -44,18 +43,18 @@ class LayersTable(FittedTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._layers: tuple[PromptLayer, ...] = ()
+        self._shown_layers: tuple[PromptLayer, ...] = ()
 
     @property
-    def layers(self) -> tuple[PromptLayer, ...]:
+    def shown_layers(self) -> tuple[PromptLayer, ...]:
         """The layers shown."""
-        return self._layers
+        return self._shown_layers
 
     def show_layers(self, layers: Sequence[PromptLayer], total_bytes: int) -> None:
         """Replace the rows; token cells read ``…`` until the layers are counted."""
-        self._layers = tuple(layers)
+        self._shown_layers = tuple(layers)
         rows: list[tuple[str, tuple[Cell, ...]]] = []
-        for layer in self._layers:
+        for layer in self._shown_layers:
             style = "dim" if layer.missing else ""
             title = layer.title + (" (missing)" if layer.missing else "")
             cells = (
@@ -69,12 +68,11 @@ class LayersTable(FittedTable):
             rows.append((layer.layer_id, cells))
         self.set_rows(rows)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """Turn Enter on a row into :class:`LayerChosen`."""
+    def on_fitted_table_row_chosen(self, event: FittedTable.RowChosen) -> None:
+        """Turn a chosen row into :class:`LayerChosen`."""
         event.stop()
-        index = event.cursor_row
-        if 0 <= index < len(self._layers):
-            self.post_message(self.LayerChosen(self._layers[index]))
+        if 0 <= event.index < len(self._shown_layers):
+            self.post_message(self.LayerChosen(self._shown_layers[event.index]))
 
 
 def _source_cell(source: str, width: int) -> Text:

@@ -27,6 +27,8 @@ class MeterReading:
         system_bytes: bytes of the exact system prompt.
         system_tokens: its tokens, None until counted.
         injection_bytes: the injection size the thresholds compare.
+        injection_text_bytes: bytes of the injection text actually in the prompt (smaller
+            than ``injection_bytes`` when a file is too large to be read).
         level: ``ok``, ``warning`` or ``error`` as core decided it.
         warn_bytes: the warning line.
         error_bytes: the error line.
@@ -42,6 +44,14 @@ class MeterReading:
     error_bytes: int
     encoding: str
     delta: str = ""
+    injection_text_bytes: int | None = None
+
+    @property
+    def would_send_bytes(self) -> int:
+        """The system prompt as it would be with every file read (what the bar shows)."""
+        if self.injection_text_bytes is None:
+            return self.system_bytes
+        return self.system_bytes + max(self.injection_bytes - self.injection_text_bytes, 0)
 
 
 class MeterLine(Widget):
@@ -109,13 +119,14 @@ class MeterLine(Widget):
         if width - len(label) < 20:
             label = " │ warn · argv · error"
         cells = max(width - len(label), 10)
-        scale = max(reading.error_bytes, ARGV_LIMIT_BYTES, reading.system_bytes) * 1.1
-        filled = min(round(reading.system_bytes / scale * cells), cells)
+        size = reading.would_send_bytes
+        scale = max(reading.error_bytes, ARGV_LIMIT_BYTES, size) * 1.1
+        filled = min(round(size / scale * cells), cells)
         marks = {min(round(limit / scale * cells), cells - 1): name for name, limit in lines}
         system_level = "ok"
-        if reading.system_bytes > reading.error_bytes:
+        if reading.level == "error" or size > reading.error_bytes:
             system_level = "error"
-        elif reading.system_bytes > min(reading.warn_bytes, ARGV_LIMIT_BYTES):
+        elif reading.level == "warning" or size > min(reading.warn_bytes, ARGV_LIMIT_BYTES):
             system_level = "warning"
         fill_style = self.get_component_rich_style(f"meter-line--{system_level}")
         track_style = self.get_component_rich_style("meter-line--track")

@@ -52,7 +52,7 @@ class PhaseList(Widget):
 
     DEFAULT_CSS = """
     PhaseList {
-        height: auto;
+        height: 6;
         padding: 0 1;
         & > .phase-list--selected { background: $boost; text-style: bold; }
         & > .phase-list--done { color: $success; }
@@ -63,7 +63,7 @@ class PhaseList(Widget):
     }
     """
 
-    rows: reactive[tuple[PhaseRow, ...]] = reactive((), layout=True)
+    rows: reactive[tuple[PhaseRow, ...]] = reactive(())
     selected: reactive[str] = reactive("dev")
 
     def render(self) -> Text:
@@ -182,7 +182,7 @@ class PhasePanel(Vertical):
         background: $surface;
     }
     PhasePanel > #run-status {
-        height: auto;
+        height: 3;
         padding: 0 1;
         color: $text-muted;
     }
@@ -194,7 +194,7 @@ class PhasePanel(Vertical):
     def compose(self) -> ComposeResult:
         """The list, the status, the gauge and the log, top to bottom."""
         yield PhaseList(id="phase-list")
-        yield Static("no run yet", id="run-status")
+        yield Static("no run yet", id="run-status", markup=False)
         yield ContextGauge(id="context-gauge")
         yield PhaseLog(id="phase-log")
 
@@ -211,6 +211,6 @@ class PhasePanel(Vertical):
     def show_status(self, text: str, tone: str = "") -> None:
         """Set the status line; ``tone`` is ``success``, ``failure``, ``running`` or empty."""
         status = self.query_one("#run-status", Static)
-        status.update(text)
+        status.update(text, layout=False)
         for name in ("success", "failure", "running"):
             status.set_class(tone == name, f"-{name}")

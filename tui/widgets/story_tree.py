@@ -61,7 +61,7 @@ class StoryTree(Tree[Story | None]):
         for group in group_stories(stories):
             branch = self.root.add(Text(group.label, style="bold"), data=None, expand=True)
             for story in group.stories:
-                label = Text.assemble((story.id, "bold"), " ", story.title)
+                label = Text.assemble((short_id(story), "bold"), " ", story.title)
                 self._story_nodes[story.id] = branch.add_leaf(label, data=story)
         if current in self._story_nodes:
             # Node lines are known only once the tree has laid itself out again.
@@ -81,11 +81,16 @@ class StoryTree(Tree[Story | None]):
         """The tree node showing ``story_id``, if it is shown."""
         return self._story_nodes.get(story_id)
 
-    def mark_current(self, story_id: str | None) -> None:
+    def mark_current(self, story_id: str | None, _attempts: int = 3) -> None:
         """Move the cursor to the story shown in the preview."""
         node = self._story_nodes.get(story_id or "")
-        if node is not None:
-            self.move_cursor(node)
+        if node is None:
+            return
+        if node.line < 0 and _attempts > 0:
+            # The tree re-lays its lines lazily (after a rebuild or a style change).
+            self.call_after_refresh(self.mark_current, story_id, _attempts - 1)
+            return
+        self.move_cursor(node)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[Story | None]) -> None:
         """Turn a selected leaf into :class:`StorySelected`; groups just fold."""
@@ -93,3 +98,11 @@ class StoryTree(Tree[Story | None]):
         if story is not None:
             event.stop()
             self.post_message(self.StorySelected(story))
+
+
+def short_id(story: Story) -> str:
+    """The id as shown under its group: ``1-2``; ``:2`` for an OpenSpec task group (the change
+    is the node above it)."""
+    if story.source == "openspec" and ":" in story.id:
+        return ":" + story.id.rsplit(":", 1)[1]
+    return story.id

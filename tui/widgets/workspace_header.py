@@ -11,6 +11,9 @@ from textual.widget import Widget
 
 from ..format import short_hash
 
+COMPACT_BELOW = 110
+"""Below this width the header drops the app name and shortens its labels."""
+
 
 @dataclass(frozen=True)
 class HeaderInfo:
@@ -65,6 +68,15 @@ class WorkspaceHeader(Widget):
             rules = Text(f"rules {info.rules_status} ({info.rules_path})", style=missing)
         else:
             rules = f"rules {short_hash(info.rules_sha256)}"
+        if self.size.width < COMPACT_BELOW:
+            if isinstance(rules, Text):
+                rules = Text(f"rules {info.rules_status}", style=rules.style)
+            return Text.assemble(
+                (info.workspace, title),
+                f" · {info.encoding} · {info.agent}",
+                f" · instr {short_hash(info.instructions_sha256)} · ",
+                rules,
+            )
         return Text.assemble(
             ("promptdeck", title),
             " · ",

@@ -1,0 +1,128 @@
+"""Themes remembered, export, help, clipboard copy, and core staying free of Textual."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.workspace import open_workspace
+from promptdeck.themes import THEMES
+from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.screens.export import EXPORT_NAMES, ExportScreen, export_files, write_export
+from promptdeck.tui.screens.help import HelpScreen
+from promptdeck.tui.settings import load_settings, settings_path
+
+
+@run_async
+async def test_themes_are_registered_and_the_choice_is_remembered(demo_root: Path) -> None:
+    app = PromptdeckApp(open_workspace(demo_root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for_preview(pilot)
+        assert {theme.name for theme in THEMES} <= set(app.available_themes)
+        assert app.theme == "promptdeck-dark"
+        app.theme = "promptdeck-high-contrast"
+        await wait_for(
+            pilot,
+            lambda: load_settings(settings_path()).settings.theme == "promptdeck-high-contrast",
+            "the theme to be saved",
+        )
+    again = PromptdeckApp(open_workspace(demo_root))
+    async with again.run_test(size=(120, 36)) as pilot:
+        await wait_for_preview(pilot)
+        assert again.theme == "promptdeck-high-contrast"
+
+
+@run_async
+async def test_malformed_settings_show_a_notice_and_the_app_still_starts(demo_root: Path) -> None:
+    path = settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text("theme = = broken\n", encoding="utf-8")
+    app = PromptdeckApp(open_workspace(demo_root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for_preview(pilot)
+        notices = [n.message for n in app._notifications]
+        assert any(str(path) in message for message in notices)
+        app.theme = "promptdeck-light"
+        await pilot.pause()
+    assert path.read_text(encoding="utf-8") == "theme = = broken\n"
+
+
+@run_async
+async def test_export_writes_the_five_files_exactly_and_never_overwrites(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        prompt = screen.prompt
+        assert prompt is not None
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportScreen), "the export screen")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ExportScreen), "the export")
+    folders = sorted((demo_root / ".promptdeck" / "exports").iterdir())
+    assert len(folders) == 1
+    folder = folders[0]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(EXPORT_NAMES)
+    assert (folder / "system.md").read_bytes() == prompt.system.encode("utf-8")
+    assert (folder / "user.md").read_bytes() == prompt.user.encode("utf-8")
+    assert (folder / "injection.xml").read_text(encoding="utf-8") == prompt.injection.text
+    messages = json.loads((folder / "messages.json").read_text(encoding="utf-8"))
+    assert messages == list(prompt.messages)
+    layers = json.loads((folder / "layers.json").read_text(encoding="utf-8"))
+    assert [layer["layerId"] for layer in layers] == [layer.layer_id for layer in prompt.layers]
+
+    (folder / "user.md").write_text("edited by hand", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        write_export(folder, export_files(prompt))
+    assert (folder / "user.md").read_text(encoding="utf-8") == "edited by hand"
+
+
+@run_async
+async def test_help_lists_every_key_and_y_copies_the_system_prompt(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    copied: list[str] = []
+    app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        await pilot.press("y")
+        await pilot.pause()
+        assert screen.prompt is not None and copied == [screen.prompt.system]
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), "closing help")
+
+
+@run_async
+async def test_keys_1_2_3_show_one_region_and_narrow_screens_fold_phases(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        phases = screen.query_one("#phases")
+        stories = screen.query_one("#stories")
+        assert screen.has_class("-narrow") and not phases.display
+        await pilot.press("3")
+        await pilot.pause()
+        assert phases.display and not stories.display
+        await pilot.press("3")
+        await pilot.pause()
+        assert stories.display and not phases.display
+
+
+def test_core_imports_without_textual() -> None:
+    code = (
+        "import sys, importlib, pkgutil\n"
+        "import promptdeck.core as core\n"
+        "import promptdeck.core.cli.commands\n"
+        "for info in pkgutil.walk_packages(core.__path__, 'promptdeck.core.'):\n"
+        "    if '.demo.' in info.name: continue\n"
+        "    importlib.import_module(info.name)\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "print(bad)\n"
+        "sys.exit(1 if bad else 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
