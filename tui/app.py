@@ -30,6 +30,8 @@ class PromptdeckApp(App[None]):
         warm_encoder: build the token encoder in the background at start.
         stable: show nothing that varies between two identical sessions (durations, run
             ids), for snapshot tests and screencasts.
+        use_git: record SHAs, stage after dev and commit after a passed review (``--no-git``
+            turns it off, for a workspace outside git).
     """
 
     CSS_PATH = "app.tcss"
@@ -57,8 +59,10 @@ class PromptdeckApp(App[None]):
         settings: LoadedSettings | None = None,
         warm_encoder: bool = True,
         stable: bool = False,
+        use_git: bool = True,
     ) -> None:
         super().__init__()
+        self.use_git = use_git
         self.workspace = workspace
         self.agent = agent or workspace.config.agent_default
         self.encoding = encoding or workspace.config.tokens_encoding

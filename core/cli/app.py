@@ -42,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     app.add_argument(
         "--root", metavar="PATH", help="the workspace root itself (instead of finding it)"
     )
+    app.add_argument(
+        "--no-git",
+        action="store_true",
+        help="runs without git: no SHAs, no staging, no commit (for a workspace outside git)",
+    )
     app.set_defaults(handler=run_app)
 
     demo = subparsers.add_parser(
@@ -84,7 +89,11 @@ def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -
     # Imported by name so that neither importing core nor type-checking it pulls in Textual.
     module: Any = importlib.import_module("promptdeck.tui.app")
     app = module.PromptdeckApp(
-        workspace, agent=args.agent, encoding=args.encoding, workspace_label=label
+        workspace,
+        agent=args.agent,
+        encoding=args.encoding,
+        workspace_label=label,
+        use_git=not getattr(args, "no_git", False),
     )
     app.run()
     return EXIT_OK

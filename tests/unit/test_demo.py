@@ -116,7 +116,10 @@ def test_settings_rules_and_learnings(demo: Path, workspace: Workspace) -> None:
     assert (demo / workspace.config.paths_rules).read_text(encoding="utf-8").startswith("# ")
     learnings = (demo / workspace.config.paths_learnings).read_text(encoding="utf-8")
     assert learnings.count("\n## ") >= 3
-    assert (demo / ".promptdeck/.gitignore").read_text(encoding="utf-8").split() == ["runs/", "exports/"]
+    assert (demo / ".promptdeck/.gitignore").read_text(encoding="utf-8").split() == [
+        "runs/",
+        "exports/",
+    ]
 
 
 def test_prepare_demo_makes_a_clean_repository_with_one_commit(demo: Path) -> None:

@@ -729,7 +729,13 @@ class MainScreen(Screen[None]):
         deck = self.deck
         self._feed.drain()
         try:
-            handle = start_run(deck.workspace, prompt, agent=deck.agent, listener=self._listen)
+            handle = start_run(
+                deck.workspace,
+                prompt,
+                agent=deck.agent,
+                listener=self._listen,
+                use_git=deck.use_git,
+            )
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
