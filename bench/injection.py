@@ -93,10 +93,6 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="promptdeck-bench-"))
     try:
         info = make_synthetic_workspace(work)
-        # Steady state: a folder listing is cached only once the folder has been unchanged
-        # for two seconds (see injection._RACY_SECONDS); a workspace written a moment ago is
-        # not the state people toggle in.
-        time.sleep(2.1)
         workspace = open_workspace(work)
         catalog = load_catalog(workspace)
         story = catalog.find(str(info["big_story"]))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 VERSION = 1
@@ -316,7 +317,20 @@ def make_synthetic_workspace(dest: Path) -> dict[str, object]:
     }
     _check(dest, [rel for rel, _, _ in big_files])
     _write(stamp, json.dumps(manifest, indent=2) + "\n")
+    settle(artifacts)
     return manifest
+
+
+SETTLE_SECONDS = 2.1
+"""promptdeck caches a folder's key matches only once the folder has been unchanged for two
+seconds (``injection._RACY_SECONDS``): people toggle in folders that are not being written."""
+
+
+def settle(folder: Path) -> None:
+    """Wait until ``folder`` has been unchanged for :data:`SETTLE_SECONDS` (steady state)."""
+    age = time.time() - folder.stat().st_mtime
+    if age < SETTLE_SECONDS:
+        time.sleep(SETTLE_SECONDS - age)
 
 
 def _check(dest: Path, big_files: list[str]) -> None:

@@ -137,6 +137,7 @@ class MainScreen(Screen[None]):
         self.prompt_counted = False
         """True once :attr:`prompt` carries token counts."""
         self._delta_base: ComposedPrompt | None = None
+        self._follow_flow_after_catalog = False
         self._last_request_at = 0.0
         self._filter_query = ""
         self.flow: StoryFlow | None = None
@@ -254,7 +255,11 @@ class MainScreen(Screen[None]):
         if kept is not None:
             # Same story, fresh data (a run may have changed its file): keep the choices.
             self.set_reactive(MainScreen.story, kept)
-            self.request_compose()
+            if self._follow_flow_after_catalog:
+                self._follow_flow_after_catalog = False
+                self._load_flow(follow=True)
+            else:
+                self.request_compose()
         else:
             self.story = chosen
 
@@ -339,7 +344,10 @@ class MainScreen(Screen[None]):
         now = time.monotonic()
         burst = now - self._last_request_at < DEBOUNCE_SECONDS
         self._last_request_at = now
-        if not story_changed and self.prompt is not None and self._delta_base is None:
+        if story_changed:
+            # A new story, or the flow moving on after a run: no delta across that.
+            self._delta_base = None
+        elif self.prompt is not None and self._delta_base is None:
             self._delta_base = self.prompt
         self._compose_preview(request, self.catalog, DEBOUNCE_SECONDS if burst else 0.0)
 
@@ -805,8 +813,10 @@ class MainScreen(Screen[None]):
         )
         if result.message and result.outcome != "success":
             self.notify(result.message, severity="warning", timeout=8)
+        # The run changed files and records: reload the stories, then (in that order, so the
+        # preview settles once and the same way every time) follow the flow to what is next.
+        self._follow_flow_after_catalog = True
         self._load_catalog()
-        self._load_flow(follow=True)
 
     def action_cancel_run(self) -> None:
         """``c``: cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""
