@@ -96,7 +96,10 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
     assert "src/1_2.py" in (result.staged_stat or "")
     assert "src/1_2.py" in git(tmp_path, "diff", "--staged", "--name-only")
     assert ".promptdeck/runs" not in git(tmp_path, "diff", "--staged", "--name-only")
-    assert (tmp_path / ".promptdeck" / ".gitignore").read_text().splitlines() == ["runs/", "exports/"]
+    assert (tmp_path / ".promptdeck" / ".gitignore").read_text().splitlines() == [
+        "runs/",
+        "exports/",
+    ]
     story_now = (tmp_path / STORY_REL).read_text()
     assert story_now.startswith(STORY) and "## Dev Agent Record" in story_now
     assert not result.story_rewritten
