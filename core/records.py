@@ -361,7 +361,8 @@ def load_run_dir(folder: Path) -> RunInfo | None:
     if meta is None:
         return None
     signals: list[Mapping[str, Any]] = []
-    try:
+    # No signals.jsonl is a run that printed no signal (or was killed before one).
+    with contextlib.suppress(OSError):
         for line in (folder / "signals.jsonl").read_text(encoding="utf-8").splitlines():
             try:
                 item = json.loads(line)
@@ -369,8 +370,6 @@ def load_run_dir(folder: Path) -> RunInfo | None:
                 continue
             if isinstance(item, dict):
                 signals.append(item)
-    except OSError:
-        pass
     return RunInfo(folder.name, folder, meta, _read_json(folder / "result.json"), tuple(signals))
 
 

@@ -685,11 +685,10 @@ class _Supervisor:
             thread.start()
         deadline = self.started + self.timeout
         while True:
-            try:
+            # Short waits, so a cancel or the deadline is acted on within 50 ms.
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=0.05)
                 break
-            except subprocess.TimeoutExpired:
-                pass
             if self.control.cancel.is_set():
                 self.cancelled = True
                 self.notice("cancelling: SIGINT to the agent's process group")
@@ -712,21 +711,21 @@ class _Supervisor:
     def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
         if pipe is None:
             return
-        try:
+        # An agent may exit, or close its stdin, before reading all of it: not an error here;
+        # its outcome is decided by what it printed.
+        with contextlib.suppress(OSError):
             pipe.write(data)
             pipe.close()
-        except (BrokenPipeError, OSError):
-            pass
 
     def _read(self, pipe: IO[bytes] | None, is_stdout: bool) -> None:
         if pipe is None:
             return
         handle = self.processor.stdout_line if is_stdout else self.processor.stderr_line
         try:
-            for raw in pipe:
-                handle(raw)
-        except (OSError, ValueError):
-            pass
+            # The pipe is closed under the reader when a cancelled group is killed.
+            with contextlib.suppress(OSError, ValueError):
+                for raw in pipe:
+                    handle(raw)
         finally:
             pipe.close()
 
