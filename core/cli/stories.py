@@ -43,6 +43,10 @@ def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
     }
 
 
+WIDE_COLUMNS = 120
+"""From this terminal width on, the table also shows each story's source and path."""
+
+
 def _print_tables(catalog: StoryCatalog) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -51,13 +55,18 @@ def _print_tables(catalog: StoryCatalog) -> None:
     if not catalog.stories:
         console.print("No stories found.")
     else:
+        # Narrow terminals keep what people read (id, title, status, group); the source and
+        # path columns need room, and --json always has them.
+        wide = console.width >= WIDE_COLUMNS
         table = Table(title="Stories", title_justify="left", expand=True)
         table.add_column("id", no_wrap=True)
         table.add_column("title", ratio=3)
         table.add_column("status", no_wrap=True)
-        table.add_column("source", no_wrap=True)
+        if wide:
+            table.add_column("source", no_wrap=True)
         table.add_column("epic/change", ratio=2)
-        table.add_column("path", overflow="fold", ratio=4)
+        if wide:
+            table.add_column("path", ratio=3, no_wrap=True, overflow="ellipsis")
         previous: tuple[str, str] | None = None
         for story in catalog.stories:
             group = (story.source, story.group)
@@ -68,14 +77,18 @@ def _print_tables(catalog: StoryCatalog) -> None:
                 label = story.group
                 if story.group_title and story.group_title != story.group:
                     label = f"{label} · {story.group_title}"
-            table.add_row(
+            status = Text(story.status, style=_STATUS_STYLE.get(story.status, ""))
+            row: list[str | Text] = [
                 story.id,
                 story.title,
-                Text(story.status, style=_STATUS_STYLE.get(story.status, "")),
+                status,
                 story.source,
                 label,
                 story.path or "—",
-            )
+            ]
+            if not wide:
+                row = [story.id, story.title, status, label]
+            table.add_row(*row)
             previous = group
         console.print(table)
     if catalog.skipped:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from app_helpers import (
     main_screen,
     make_app,
@@ -137,8 +138,10 @@ async def test_oversized_story_refuses_to_run_and_says_why(demo_root: Path) -> N
         assert list_runs(demo_root) == []
 
 
+@pytest.mark.parametrize("quit_key", ["q", "ctrl+q"])
 @run_async
-async def test_quitting_while_running_asks_and_cancels(demo_root: Path) -> None:
+async def test_quitting_while_running_asks_and_cancels(demo_root: Path, quit_key: str) -> None:
+    """``q`` and Textual's own ``ctrl+q`` both ask first and cancel: no agent is left behind."""
     set_agent_settings(demo_root, replay_script="dev=hang")
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
@@ -146,33 +149,17 @@ async def test_quitting_while_running_asks_and_cancels(demo_root: Path) -> None:
         screen = await _select_phase(pilot, screen, "dev")
         await _confirm_and_start(pilot, app)
         await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
-        await pilot.press("q")
+        await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "staying")
         assert screen.run_handle is not None
-        await pilot.press("q")
+        await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("y")
         await wait_for(pilot, lambda: app._exit, "the app to exit")
     runs = list_runs(demo_root)
     assert [run.outcome for run in runs] == ["cancelled"]
-
-
-@run_async
-async def test_ctrl_q_while_running_also_asks_first(demo_root: Path) -> None:
-    set_agent_settings(demo_root, replay_script="dev=hang")
-    app = make_app(demo_root)
-    async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1-1")
-        screen = await _select_phase(pilot, screen, "dev")
-        await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
-        await pilot.press("ctrl+q")
-        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
-        await pilot.press("y")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
-    assert [run.outcome for run in list_runs(demo_root)] == ["cancelled"]
 
 
 @run_async
