@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from builders import commit_all
 
 PROMPTDECK = [
     sys.executable,
@@ -36,14 +37,7 @@ def workspace(root: Path, *, git: bool = True) -> Path:
     (root / ".promptdeck").mkdir()
     (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
     if git:
-        for args in (
-            ["init", "-q"],
-            ["config", "user.email", "dev@example.com"],
-            ["config", "user.name", "Dev"],
-            ["add", "-A"],
-            ["commit", "-q", "-m", "base"],
-        ):
-            subprocess.run(["git", *args], cwd=root, check=True)
+        commit_all(root)
     return root
 
 

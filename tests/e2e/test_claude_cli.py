@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from builders import commit_all
 from fake_anthropic import FakeAnthropic
 
 pytestmark = pytest.mark.e2e
@@ -49,14 +50,7 @@ def project(tmp_path: Path) -> Path:
     (root / ".promptdeck" / "config.toml").write_text(
         f'[agent]\nclaude_bin = "{CLAUDE}"\ntimeout = 150.0\n'
     )
-    for args in (
-        ["init", "-q"],
-        ["config", "user.email", "dev@example.com"],
-        ["config", "user.name", "Dev"],
-        ["add", "-A"],
-        ["commit", "-q", "-m", "base"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True)
+    commit_all(root)
     return root
 
 

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from builders import make_workspace
 from promptdeck.core.catalog import (
     TextProblem,
     load_catalog,
@@ -15,21 +16,8 @@ from promptdeck.core.catalog import (
     read_text_file,
     read_text_head,
 )
-from promptdeck.core.config import Config
-from promptdeck.core.workspace import Workspace
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
-
-
-def make_workspace(root: Path, files: dict[str, str | bytes], **config: object) -> Workspace:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return Workspace(root=root.resolve(), config=Config(**config))  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- text checks

@@ -6,20 +6,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from builders import commit_all
 from promptdeck.core import gitops
 from promptdeck.core.errors import GitError
 
 
 def _repo(root: Path) -> None:
-    for args in (
-        ["init", "-q"],
-        ["config", "user.email", "dev@example.com"],
-        ["config", "user.name", "Dev"],
-    ):
-        subprocess.run(["git", *args], cwd=root, check=True)
     (root / "a.txt").write_text("a\n")
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-q", "-m", "base"], cwd=root, check=True)
+    commit_all(root)
 
 
 def test_outside_a_repository(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from builders import commit_all
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.errors import GitError, InjectionTooLarge
 from promptdeck.core.injection import Selection
@@ -40,14 +41,7 @@ def make_workspace(root: Path, *, git: bool = True, config: str = "") -> Workspa
         "[agent]\nreplay_delay = 0.0\n" + config, encoding="utf-8"
     )
     if git:
-        for args in (
-            ["init", "-q"],
-            ["config", "user.email", "dev@example.com"],
-            ["config", "user.name", "Dev"],
-            ["add", "-A"],
-            ["commit", "-q", "-m", "base"],
-        ):
-            subprocess.run(["git", *args], cwd=root, check=True)
+        commit_all(root)
     return open_workspace(root)
 
 

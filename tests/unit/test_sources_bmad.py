@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from builders import make_workspace
 from promptdeck.core.config import Config
 from promptdeck.core.sources import bmad
 from promptdeck.core.sources.bmad import (
@@ -19,17 +20,6 @@ from promptdeck.core.workspace import Workspace
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 PLANNING = "_bmad-output/planning-artifacts"
-
-
-def make_workspace(root: Path, files: dict[str, str | bytes]) -> Workspace:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return Workspace(root=root.resolve(), config=Config())
 
 
 def art(name: str) -> str:

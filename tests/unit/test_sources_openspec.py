@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from builders import make_workspace
 from promptdeck.core.config import Config
 from promptdeck.core.sources import openspec
 from promptdeck.core.sources.openspec import parse_requirements, status_from_tasks
@@ -59,17 +60,6 @@ Sessions SHALL last 8 hours.
 ### Requirement: Guest access
 **Reason**: replaced by login.
 """
-
-
-def make_workspace(root: Path, files: dict[str, str | bytes]) -> Workspace:
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return Workspace(root=root.resolve(), config=Config())
 
 
 def full_change(root: Path) -> Workspace:

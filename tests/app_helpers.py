@@ -1,4 +1,4 @@
-"""Helpers for the app's Pilot tests: building the app, waiting on conditions (never on
+"""Helpers for the app's Pilot and snapshot tests: building the app, waiting on conditions (never on
 fixed sleeps), running async scenarios from plain pytest functions."""
 
 from __future__ import annotations
@@ -37,9 +37,11 @@ def set_agent_settings(root: Path, **values: object) -> None:
     )
 
 
-def make_app(root: Path, **options: object) -> PromptdeckApp:
-    """The app on ``root`` with default user settings (none read from disk)."""
-    settings = LoadedSettings(UserSettings(), root.parent / "xdg" / "promptdeck" / "settings.toml")
+def make_app(root: Path, *, theme: str | None = None, **options: object) -> PromptdeckApp:
+    """The app on ``root`` with default user settings (none read from disk), in ``theme``."""
+    settings = LoadedSettings(
+        UserSettings(theme=theme), root.parent / "xdg" / "promptdeck" / "settings.toml"
+    )
     return PromptdeckApp(
         open_workspace(root),
         workspace_label=root.name,
