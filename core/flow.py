@@ -292,9 +292,19 @@ def _suggest(
     )
 
 
-def flow_for(workspace: Workspace, catalog: StoryCatalog, story: Story) -> StoryFlow:
-    """:func:`story_flow` from the workspace's records."""
-    all_runs = list_runs(workspace.root)
+def flow_for(
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    story: Story,
+    runs: Sequence[RunInfo] | None = None,
+) -> StoryFlow:
+    """:func:`story_flow` from the workspace's records.
+
+    Args:
+        runs: every run of the workspace, when the caller has read them already (reading
+            them means opening every run folder).
+    """
+    all_runs = list_runs(workspace.root) if runs is None else runs
     mine = [r for r in all_runs if r.story.lower() == story.id.lower()]
     group = {s.id.lower() for s in catalog.in_group(story.group)}
     epic_runs = [r for r in all_runs if r.story.lower() in group]
@@ -307,10 +317,17 @@ def flow_for(workspace: Workspace, catalog: StoryCatalog, story: Story) -> Story
     )
 
 
-def last_failure(workspace: Workspace, story_id: str) -> FailureInfo | None:
+def last_failure(
+    workspace: Workspace, story_id: str, runs: Sequence[RunInfo] | None = None
+) -> FailureInfo | None:
     """What the failure-analysis phase should be told: the story's last failed dev or review
-    run, or None."""
-    for run in reversed(list_runs(workspace.root, story_id)):
+    run, or None. ``runs``: the workspace's runs, when the caller has read them already."""
+    if runs is None:
+        runs = list_runs(workspace.root, story_id)
+    wanted = story_id.lower()
+    for run in reversed(runs):
+        if run.story.lower() != wanted:
+            continue
         if run.phase in ("dev", "review") and run.outcome not in (SUCCESS, "running"):
             message = _reason(run) or str((run.result or {}).get("message") or run.outcome)
             return FailureInfo(run.phase, _signal_name(run), message)

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from promptdeck.core.config import Config
-from promptdeck.core.flow import Suggestion, epic_done, run_auto, story_flow
+from promptdeck.core.flow import Suggestion, epic_done, last_failure, run_auto, story_flow
 from promptdeck.core.records import RunInfo
 from promptdeck.core.stories import Story, StoryCatalog
+from promptdeck.core.workspace import Workspace
 
 STORY = Story(id="1-2", key="1-2", title="Parse", status="in-progress", source="bmad", group="1")
 OTHER = Story(id="1-3", key="1-3", title="More", status="ready-for-dev", source="bmad", group="1")
@@ -248,3 +249,15 @@ def test_run_auto_follows_suggestions_until_done(tmp_path: Path) -> None:
         steps[3].suggestion.mode == "optimize" and steps[3].suggestion.retry_reason == "no fixture"
     )
     assert final.done and seen == [s.suggestion for s in steps]
+
+
+def test_last_failure_from_runs_already_read_is_the_storys_own() -> None:
+    runs = (
+        _Runs()
+        .add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="mine")
+        .add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="other", story="1-3")
+    )
+    workspace = Workspace(Path("/nowhere"), CONFIG)
+    found = last_failure(workspace, "1-2", runs.runs)
+    assert found is not None and found.message == "mine"
+    assert last_failure(workspace, "1-4", runs.runs) is None

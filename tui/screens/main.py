@@ -597,11 +597,14 @@ class MainScreen(Screen[None]):
         if story is None or catalog is None:
             return
         workspace = self.deck.workspace
-        flow = flow_for(workspace, catalog, story)
+        # The run folders are read once and serve the flow, the attempts and the failure.
+        runs = list_runs(workspace.root)
+        flow = flow_for(workspace, catalog, story, runs)
         attempts: dict[str, int] = {}
-        for run in list_runs(workspace.root, story.id):
-            attempts[run.phase] = run.attempt
-        failure = last_failure(workspace, story.id)
+        for run in runs:
+            if run.story.lower() == story.id.lower():
+                attempts[run.phase] = run.attempt
+        failure = last_failure(workspace, story.id, runs)
         self.app.call_from_thread(self._flow_loaded, story.id, flow, attempts, failure, follow)
 
     def _flow_loaded(
