@@ -137,7 +137,6 @@ class MainScreen(Screen[None]):
         self.prompt_counted = False
         """True once :attr:`prompt` carries token counts."""
         self._delta_base: ComposedPrompt | None = None
-        self._follow_flow_after_catalog = False
         self._last_request_at = 0.0
         self._filter_query = ""
         self.flow: StoryFlow | None = None
@@ -229,15 +228,15 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Loading stories",
     )
-    def _load_catalog(self) -> None:
+    def _load_catalog(self, follow_flow: bool = False) -> None:
         try:
             catalog = load_catalog(self.deck.workspace)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
-        self.app.call_from_thread(self._catalog_loaded, catalog)
+        self.app.call_from_thread(self._catalog_loaded, catalog, follow_flow)
 
-    def _catalog_loaded(self, catalog: StoryCatalog) -> None:
+    def _catalog_loaded(self, catalog: StoryCatalog, follow_flow: bool = False) -> None:
         reload = self.catalog is not None
         self.catalog = catalog
         tree = self.query_one(StoryTree)
@@ -255,8 +254,7 @@ class MainScreen(Screen[None]):
         if kept is not None:
             # Same story, fresh data (a run may have changed its file): keep the choices.
             self.set_reactive(MainScreen.story, kept)
-            if self._follow_flow_after_catalog:
-                self._follow_flow_after_catalog = False
+            if follow_flow:
                 self._load_flow(follow=True)
             else:
                 self.request_compose()
@@ -818,8 +816,7 @@ class MainScreen(Screen[None]):
             self.notify(result.message, severity="warning", timeout=8)
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
-        self._follow_flow_after_catalog = True
-        self._load_catalog()
+        self._load_catalog(follow_flow=True)
 
     def action_cancel_run(self) -> None:
         """``c``: cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""
