@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import GitError
-from .records import GITIGNORE_RELPATH, RUNS_RELPATH, ensure_gitignore
+from .records import GITIGNORE_RELPATH, RUNS_RELPATH
 
 
 @dataclass(frozen=True)
@@ -100,11 +100,6 @@ def snapshot(repo: Any) -> GitSnapshot:
     """
     dirty = tuple(path for path in dirty_paths(repo) if path != GITIGNORE_RELPATH)
     return GitSnapshot(head_sha(repo), dirty)
-
-
-def prepare(root: Path) -> None:
-    """Keep promptdeck's run records out of git (``.promptdeck/.gitignore`` with ``runs/``)."""
-    ensure_gitignore(root)
 
 
 def stage_all(repo: Any) -> str:

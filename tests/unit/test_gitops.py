@@ -9,6 +9,7 @@ import pytest
 from builders import commit_all
 from promptdeck.core import gitops
 from promptdeck.core.errors import GitError
+from promptdeck.core.records import ensure_gitignore
 
 
 def _repo(root: Path) -> None:
@@ -44,7 +45,7 @@ def test_snapshot_lists_dirty_files_but_never_run_records(tmp_path: Path) -> Non
 
 def test_stage_all_returns_the_staged_stat_and_skips_runs(tmp_path: Path) -> None:
     _repo(tmp_path)
-    gitops.prepare(tmp_path)
+    ensure_gitignore(tmp_path)
     (tmp_path / ".promptdeck" / "runs" / "r1").mkdir(parents=True)
     (tmp_path / ".promptdeck" / "runs" / "r1" / "meta.json").write_text("{}")
     (tmp_path / "src.py").write_text("x = 1\n")
