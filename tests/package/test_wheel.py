@@ -1,11 +1,11 @@
 """The built wheel works on its own, away from the checkout.
 
-The test builds promptdeck's wheel the way a user's ``pip install`` would (an isolated build of a
-copy of the sources), installs it into a fresh virtual environment outside the checkout, and
-runs ``promptdeck --version``, ``promptdeck stories`` on a demo copy made by the installed package,
-and the app's first paint in headless mode — so a template, a theme, a stylesheet or a demo file
-left out of the wheel fails here, not on a user's machine. It also holds the build to being
-quiet: no setuptools warning in pip's output.
+The test builds promptdeck's wheel from a copy of the sources with setuptools (the one the test
+extra installs, so no network is needed), installs it into a fresh virtual environment outside
+the checkout, and runs ``promptdeck --version``, ``promptdeck stories`` on a demo copy made by
+the installed package, and the app's first paint in headless mode — so a template, a theme, a
+stylesheet or a demo file left out of the wheel fails here, not on a user's machine. It also
+holds the build to being quiet: no setuptools warning in pip's output.
 
 The fresh environment gets promptdeck from the wheel alone; its dependencies (Textual, tiktoken,
 GitPython, …) are the ones already installed for the tests, reached through a ``.pth`` line
@@ -151,7 +151,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     source = work / "source"
     _copy_sources(source)
 
-    built = _pip("wheel", "--no-deps", "--wheel-dir", work / "dist", source)
+    # With the setuptools of the test install (the test extra requires the version the build
+    # system names), so the build needs no network; users' isolated builds fetch the same.
+    built = _pip("wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", work / "dist", source)
     assert built.returncode == 0, built.stdout + built.stderr
     wheels = sorted((work / "dist").glob("promptdeck-*.whl"))
     assert [w.name for w in wheels] == [f"promptdeck-{VERSION}-py3-none-any.whl"]
