@@ -153,7 +153,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
     # With the setuptools of the test install (the test extra requires the version the build
     # system names), so the build needs no network; users' isolated builds fetch the same.
-    built = _pip("wheel", "--no-deps", "--no-build-isolation", "--wheel-dir", work / "dist", source)
+    built = _pip(
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--wheel-dir",
+        work / "dist",
+        source,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     wheels = sorted((work / "dist").glob("promptdeck-*.whl"))
     assert [w.name for w in wheels] == [f"promptdeck-{VERSION}-py3-none-any.whl"]
