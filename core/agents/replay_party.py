@@ -48,7 +48,7 @@ class PartyContext:
     @property
     def instructions(self) -> str:
         """The prompt before the injected files (whose content must not be mistaken for it)."""
-        return self.system.split("<file_injections", 1)[0]
+        return self.system.split("<file_injections rule=", 1)[0]
 
     @property
     def agents(self) -> list[str]:
