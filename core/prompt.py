@@ -39,6 +39,7 @@ from .config import Config
 from .errors import UsageError
 from .injection import Injection, Selection, build_injection, build_story_injection
 from .instructions import InstructionsFile, load_instructions
+from .learnings import learnings_path
 from .party import Party, check_variant, default_variant, party_for
 from .phases import Phase, get_phase, retro_paths, uat_path
 from .records import RunInfo, list_runs
@@ -396,7 +397,7 @@ def compose_prompt(
                 workspace, story, epic, runs, retro, templates, warnings
             )
     elif phase.name == "dev":
-        learnings = read_learnings(workspace)
+        learnings = read_learnings(workspace, learnings_path(workspace, story))
         if learnings.warning:
             warnings.append(learnings.warning)
         context = story_prompt(

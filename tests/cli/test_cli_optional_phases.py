@@ -4,6 +4,7 @@ the command line, and the per-phase token budget — through a subprocess with t
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from test_cli_run import STORY_REL, cli, workspace
@@ -141,3 +142,24 @@ def test_bad_variant_and_optional_phase_input_exits_2(tmp_path: Path) -> None:
     _config(root, "\n[budget]\ndev = -1\n")
     negative = cli(root, "inspect", "1.2")
     assert negative.returncode == 2 and "budget.dev" in negative.stderr
+
+
+def test_the_first_dev_run_starts_the_learnings_file_and_the_prompt_says_where(
+    tmp_path: Path,
+) -> None:
+    root = workspace(tmp_path)
+    learnings = root / ".promptdeck" / "learnings.md"
+    assert not learnings.exists()
+    assert cli(root, "run", "1.2", "--phase", "dev").returncode == 0
+    assert learnings.read_text().startswith("# Shared Learnings")
+    system = cli(root, "compose", "1.2", "--phase", "dev").stdout
+    assert "Shared Learnings" not in system
+    assert "as a short bullet to\n`.promptdeck/learnings.md`" in system
+    learnings.write_text(learnings.read_text() + "\n- Parse with splitlines().\n")
+    system = cli(root, "compose", "1.2", "--phase", "dev").stdout
+    assert "### Shared Learnings" in system and "- Parse with splitlines()." in system
+    assert cli(root, "run", "1.2", "--phase", "review").returncode == 0
+    tracked = subprocess.run(
+        ["git", "ls-files", ".promptdeck/learnings.md"], cwd=root, capture_output=True, text=True
+    )
+    assert tracked.stdout.strip() == ".promptdeck/learnings.md"
