@@ -41,6 +41,7 @@ RECORD_HEADINGS = (
 """The sections the phases append to a story file (seed 002)."""
 _FINDING = re.compile(r"\b(HIGH|MEDIUM|LOW|Recommendation|Verdict|Blocker)\b", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BULLET = re.compile(r"^[-*+]\s+")
 
 
 @dataclass(frozen=True)
@@ -287,7 +288,7 @@ def summarise_story(text: str, story: Story, path: str, outcome: StoryOutcome) -
     ]
     if findings:
         lines.append("- **Findings**:")
-        lines.extend(f"  - {finding.lstrip('-* ').strip()}" for finding in findings)
+        lines.extend(f"  - {_BULLET.sub('', finding)}" for finding in findings)
     else:
         lines.append("- **Findings**: none recorded")
     return "\n".join(lines)
