@@ -2,8 +2,8 @@
 Retrospective look like, offline (``promptdeck demo`` shows them).
 
 The replay agent reads its own system prompt, as a real agent would: a ``## Role: Party …``
-entry means the party variant, the ``**Participants**`` line names the agents, and the retro's
-transfers name the files to write. Each transcript has the agents speak in turn, answer each
+entry means the party variant, its "Participating Agents" section names the agents, and the
+retro's transfers name the files to write. Each transcript has the agents speak in turn, answer each
 other and agree, then does the phase's work (append-only on the story file) — the closing
 signal is the caller's, as for every phase.
 """
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 _PARTY_ENTRY = re.compile(r"^## Role: Party ", re.MULTILINE)
-_PARTICIPANTS = re.compile(r"^\*\*Participants\*\*: (?P<names>.+)$", re.MULTILINE)
 _AGENT = re.compile(r"^### (?P<name>[^()\n]+?) \((?P<role>[^()\n]+)\)$", re.MULTILINE)
 _RETRO = re.compile(r"retrospective to the new file\s+`(?P<path>[^`]+)`")
 _HANDOFF = re.compile(r"handoff to the new file\s+`(?P<path>[^`]+)`")
@@ -46,25 +45,21 @@ class PartyContext:
     append: Callable[[Path, str], None]
 
     @property
-    def instructions(self) -> str:
-        """The prompt before the injected files (whose content must not be mistaken for it)."""
-        return self.system.split("<file_injections rule=", 1)[0]
+    def roster(self) -> str:
+        """The prompt's "Participating Agents" section (and nothing of the story's files)."""
+        after = self.system.split("## Participating Agents", 1)
+        return after[1].split("\n## ", 1)[0] if len(after) == 2 else ""
 
     @property
     def agents(self) -> list[str]:
         """The agents' names, in the order the prompt lists them."""
-        names = [m.group("name").strip() for m in _AGENT.finditer(self.instructions)]
+        names = [m.group("name").strip() for m in _AGENT.finditer(self.roster)]
         return names or ["Winston", "Amelia", "Murat"]
 
     @property
     def participants(self) -> str:
-        """The participants line of the prompt (or the agents' names)."""
-        found = _PARTICIPANTS.search(self.instructions)
-        if found:
-            return found.group("names").strip()
-        labels = [
-            f"{m.group('name')} ({m.group('role')})" for m in _AGENT.finditer(self.instructions)
-        ]
+        """The agents as the prompt introduces them: ``Winston (Architect), …``."""
+        labels = [f"{m.group('name')} ({m.group('role')})" for m in _AGENT.finditer(self.roster)]
         return ", ".join(labels) or ", ".join(self.agents)
 
     @property

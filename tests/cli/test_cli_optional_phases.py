@@ -163,3 +163,14 @@ def test_the_first_dev_run_starts_the_learnings_file_and_the_prompt_says_where(
         ["git", "ls-files", ".promptdeck/learnings.md"], cwd=root, capture_output=True, text=True
     )
     assert tracked.stdout.strip() == ".promptdeck/learnings.md"
+
+
+def test_party_retro_writes_both_documents_where_the_config_says(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    _config(root, '\n[paths]\nretro = "notes/retro-{id}.md"\nhandoff = "notes/next-{id}.md"\n')
+    done = cli(root, "run", "1.2", "--phase", "retro", "--party-retro")
+    assert done.returncode == 0, done.stderr
+    assert "RETRO COMPLETE: Epic 1" in done.stdout
+    retro = (root / "notes" / "retro-1.md").read_text()
+    assert "**Participants**: Bob (Scrum Master), Winston (Architect), Amelia (Developer), " in retro
+    assert (root / "notes" / "next-1.md").is_file() and not (root / "docs").exists()
