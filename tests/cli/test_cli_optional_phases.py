@@ -172,5 +172,7 @@ def test_party_retro_writes_both_documents_where_the_config_says(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert "RETRO COMPLETE: Epic 1" in done.stdout
     retro = (root / "notes" / "retro-1.md").read_text()
-    assert "**Participants**: Bob (Scrum Master), Winston (Architect), Amelia (Developer), " in retro
+    assert (
+        "**Participants**: Bob (Scrum Master), Winston (Architect), Amelia (Developer), " in retro
+    )
     assert (root / "notes" / "next-1.md").is_file() and not (root / "docs").exists()
