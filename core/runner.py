@@ -514,6 +514,7 @@ def start_run(
         "attempt": number,
         "mode": "chat" if chat else request.mode,
         "retry_reason": request.retry_reason,
+        "variant": prompt.variant,
         "agent": prepared.agent.name,
         **spec.to_dict(),
         "started": iso_time(started),

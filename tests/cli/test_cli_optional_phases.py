@@ -115,8 +115,11 @@ def test_party_review_through_run_appends_one_party_review_record(tmp_path: Path
     story = (root / STORY_REL).read_text()
     assert story.count("## Party Review Record") == 1 and "## Code Review Record" not in story
     assert "**Participants**: Winston (Architect), Murat (Test Architect), Amelia" in story
-    run_dir = Path(json.loads(cli(root, "show", "last", "--json").stdout)["dir"])
-    assert "## Role: Party code review" in (run_dir / "system.md").read_text()
+    shown = json.loads(cli(root, "show", "last", "--json").stdout)
+    assert "## Role: Party code review" in (Path(shown["dir"]) / "system.md").read_text()
+    assert shown["meta"]["variant"] == "party"
+    rows = json.loads(cli(root, "runs", "--json").stdout)["runs"]
+    assert [r["variant"] for r in rows] == ["standard", "party"]
 
 
 def test_a_prompt_over_its_token_budget_is_refused_with_exit_9(tmp_path: Path) -> None:
