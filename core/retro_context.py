@@ -28,6 +28,8 @@ from .workspace import Workspace
 
 EPIC_SECTION_MAX_BYTES = 16 * 1024
 """An epic section longer than this is cut (with a note): it is context, not the subject."""
+SUMMARY_READ_BYTES = 4 * 1024 * 1024
+"""How much of a story file a summary reads."""
 FINDINGS_MAX = 8
 """Findings kept per summarised story."""
 FINDING_MAX_CHARS = 200
@@ -116,6 +118,17 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def _head(path: Path) -> str | None:
+    """The first :data:`SUMMARY_READ_BYTES` of a story file: enough for its records, and a
+    huge file is never read whole just to be summarised."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(SUMMARY_READ_BYTES)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def _rel(workspace: Workspace, path: Path) -> str:
@@ -257,8 +270,12 @@ def execution_summary(stories: Sequence[Story], runs: Sequence[RunInfo]) -> Exec
 # --------------------------------------------------------------------------- summaries
 
 
-def summarise_story(text: str, story: Story, path: str, outcome: StoryOutcome) -> str:
-    """A story file in a few lines: its records' headings, its outcome, its findings."""
+def summarise_story(
+    text: str, story: Story, path: str, outcome: StoryOutcome, size: int | None = None
+) -> str:
+    """A story file in a few lines: its records' headings, its outcome, its findings.
+
+    ``size`` is the file's size on disk when ``text`` is only its head."""
     headings: list[str] = []
     findings: list[str] = []
     record: str | None = None
@@ -278,7 +295,7 @@ def summarise_story(text: str, story: Story, path: str, outcome: StoryOutcome) -
         if wanted and _FINDING.search(stripped):
             clipped = stripped[:FINDING_MAX_CHARS]
             findings.append(clipped + ("…" if len(stripped) > FINDING_MAX_CHARS else ""))
-    size = len(text.encode("utf-8"))
+    size = len(text.encode("utf-8")) if size is None else size
     lines = [
         f"### Story {story.id}: {story.title} ({story.status})",
         "",
@@ -368,10 +385,11 @@ def plan_retro(
     for story in epic:
         if story not in summarised:
             continue
-        text = _read(workspace.root / story.path) if story.path else None
+        text = _head(workspace.root / story.path) if story.path else None
         mine = [r for r in ordered if r.story.lower() == story.id.lower()]
+        size = _bytes(workspace, (story.path,)) if story.path else 0
         blocks.append(
-            summarise_story(text or "", story, story.path or "", story_outcome(story, mine))
+            summarise_story(text or "", story, story.path or "", story_outcome(story, mine), size)
         )
     return RetroPlan(
         injection, tuple(s.id for s in summarised), "\n\n".join(blocks), full.size_bytes
