@@ -142,3 +142,17 @@ def test_summary_lists_record_headings_and_findings() -> None:
     assert "Story Kickoff Insights › Identified Risks" in summary
     assert "Party Review Record" in summary and "- **Outcome**: completed — ok" in summary
     assert "  - **Verdict**: Approved" in summary and "  - MEDIUM: a test is missing" in summary
+
+
+def test_an_openspec_change_retro_reads_its_proposal(tmp_path: Path) -> None:
+    workspace = open_workspace(make_workspace(tmp_path))
+    prompt = compose_prompt(
+        workspace,
+        load_catalog(workspace),
+        PromptRequest("add-auth:2", phase="retro"),
+        count_tokens=False,
+    )
+    context = _context(prompt)
+    assert "From `openspec/changes/add-auth/proposal.md`:" in context
+    assert "Users need accounts." in context
+    assert "- **Stories**: 2 — completed 1, failed 0" in context
