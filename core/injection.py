@@ -16,7 +16,6 @@ Beyond the seed:
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any
 from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
-from .keys import key_pattern, normalize_key
+from .keys import artifact_category, normalize_key
 from .stories import Story
 from .tokens import Meter, TokenCounter, get_counter
 from .workspace import Workspace
@@ -165,17 +164,9 @@ class _Candidate:
     flags: tuple[str, ...] = ()
 
 
-def _category_of(name: str) -> str:
-    lowered = name.lower()
-    if "discovery" in lowered:
-        return "discovery"
-    if "tech-spec" in lowered or "tech_spec" in lowered or "techspec" in lowered:
-        return "tech-spec"
-    return "story"
-
-
-_Match = tuple[str, str, str]
-"""A file name in the artifacts folder, its path, and the story key it matched."""
+_Match = tuple[str, str, str, str]
+"""A file name in the artifacts folder, its path, the story key it belongs to, and its
+category (see :func:`~promptdeck.core.keys.artifact_category`)."""
 
 _MATCH_CACHE: dict[tuple[str, tuple[str, ...]], tuple[int, list[_Match]]] = {}
 _MATCH_CACHE_SIZE = 256
@@ -184,9 +175,10 @@ _RACY_SECONDS = 2.0
 clock tick as the listing would otherwise leave the mtime unchanged and the listing stale."""
 
 
-def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]]) -> list[_Match]:
-    """The regular files (links followed) directly in ``folder`` whose names hold a key,
-    sorted case-insensitively, each with the first key it matched.
+def _matching_artifacts(folder: Path, keys: list[str]) -> list[_Match]:
+    """The regular files (links followed) directly in ``folder`` that belong to one of
+    ``keys``, sorted case-insensitively, each with the first key it belongs to and its
+    category.
 
     Listing a folder of thousands of artifacts is most of an injection's cost, so the matches
     are cached until the folder's mtime changes (a file added, removed or renamed). Only the
@@ -196,7 +188,7 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
         mtime_ns = folder.stat().st_mtime_ns
     except OSError:
         return []
-    cache_key = (str(folder), tuple(key for key, _ in patterns))
+    cache_key = (str(folder), tuple(keys))
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
@@ -208,9 +200,10 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
     files.sort(key=lambda entry: (entry.name.lower(), entry.name))
     matches: list[_Match] = []
     for entry in files:
-        for key, pattern in patterns:
-            if pattern.search(entry.name) is not None:
-                matches.append((entry.name, entry.path, key))
+        for key in keys:
+            category = artifact_category(entry.name, key)
+            if category is not None:
+                matches.append((entry.name, entry.path, key, category))
                 break
     if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
         if len(_MATCH_CACHE) >= _MATCH_CACHE_SIZE:
@@ -262,11 +255,10 @@ def _plan(
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
-    patterns = [(key, key_pattern(key)) for key in story_keys if normalize_key(key)]
-    if patterns:
+    keys = [key for key in story_keys if normalize_key(key)]
+    if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        for name, file_path, key in _matching_artifacts(artifacts, patterns):
-            category = _category_of(name)
+        for name, file_path, key, category in _matching_artifacts(artifacts, keys):
             wanted = switches[category]
             reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
