@@ -397,9 +397,30 @@ def _named_story_file(
 # --------------------------------------------------------------------------- the source
 
 
-def _epic_titles(planning: Path) -> dict[str, str]:
-    """Epic titles from ``## Epic N: Title`` headings of ``*epic*.md`` planning files."""
+_EPIC_COMMENT = re.compile(
+    r"^\s*#+\s*Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>\S.*?)\s*$",
+    re.IGNORECASE,
+)
+_STORIES_SUFFIX = re.compile(r"\s*[-–—:]\s*Stories\s*$", re.IGNORECASE)
+
+
+def sprint_epic_titles(text: str) -> dict[str, str]:
+    """Epic titles from ``sprint-status.yaml``'s own comments (``# Epic 2: Title``), by epic id.
+
+    BMAD's sprint planning writes one such comment above each epic's block; it is the most
+    specific source of a title, since it names the epics this very file tracks.
+    """
     titles: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _EPIC_COMMENT.match(line)
+        if match:
+            titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+    return titles
+
+
+def _planning_epic_titles(planning: Path) -> dict[str, dict[str, str]]:
+    """Every title each ``*epic*.md`` planning file gives each epic: id → {title: file}."""
+    found: dict[str, dict[str, str]] = {}
     try:
         names = sorted(
             entry.name
@@ -407,7 +428,7 @@ def _epic_titles(planning: Path) -> dict[str, str]:
             if "epic" in entry.name.lower() and entry.name.lower().endswith(".md")
         )
     except OSError:
-        return titles
+        return found
     for name in names:
         text = read_text_file(planning / name)
         if isinstance(text, TextProblem):
@@ -415,7 +436,41 @@ def _epic_titles(planning: Path) -> dict[str, str]:
         for heading in iter_headings(text.splitlines()):
             match = _EPIC_HEADING.match(heading.text) if heading.level <= 3 else None
             if match:
-                titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+                # `## Epic 21: CLI Output — Stories` is the same epic as `### Epic 21: CLI Output`.
+                title = _STORIES_SUFFIX.sub("", match.group("title")).strip()
+                epic = epic_of(normalize_key(match.group("id")))
+                titles = found.setdefault(epic, {})
+                if not any(t.lower() == title.lower() for t in titles):
+                    titles[title] = name
+    return found
+
+
+def _epic_titles(
+    planning: Path, sprint_titles: dict[str, str], epics: set[str], warnings: list[str]
+) -> dict[str, str]:
+    """The title of each epic in ``epics``, from the most specific source that has one.
+
+    ``sprint-status.yaml``'s comments first; then the planning files, when they agree on one
+    title. Projects often keep several ``epics-*.md`` files that each restart at "Epic 1":
+    when they give one epic different titles, none is taken (a wrong title is worse than the
+    id) and a warning says so.
+    """
+    titles = {epic: sprint_titles[epic] for epic in epics if epic in sprint_titles}
+    missing = epics - titles.keys()
+    if not missing:
+        return titles
+    planned = _planning_epic_titles(planning)
+    for epic in sorted(missing, key=natural_key):
+        candidates = planned.get(epic, {})
+        if len(candidates) == 1:
+            titles[epic] = next(iter(candidates))
+        elif candidates:
+            listed = "; ".join(f"'{title}' in {name}" for title, name in candidates.items())
+            warnings.append(
+                f"epic {epic}: the planning files disagree on its title ({listed}); "
+                "showing the id only (a '# Epic N: Title' comment in sprint-status.yaml "
+                "settles it)"
+            )
     return titles
 
 
@@ -435,7 +490,11 @@ class _Tracked:
 
 
 def _read_sprint_status(
-    root: Path, path: Path, skipped: list[SkippedFile], warnings: list[str]
+    root: Path,
+    path: Path,
+    skipped: list[SkippedFile],
+    warnings: list[str],
+    epic_titles: dict[str, str],
 ) -> dict[str, _Tracked]:
     rel = relpath(root, path)
     text = read_text_file(path)
@@ -448,6 +507,7 @@ def _read_sprint_status(
     except SprintStatusError as exc:
         skipped.append(SkippedFile(rel, f"malformed: {exc}"))
         return {}
+    epic_titles.update(sprint_epic_titles(text))
     tracked: dict[str, _Tracked] = {}
     for entry in entries:
         if _EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name):
@@ -602,7 +662,7 @@ def _merge(
         status=status,
         source="bmad",
         group=epic,
-        group_title=epic_titles.get(epic, f"Epic {epic}"),
+        group_title=epic_titles.get(epic, ""),
         path=story_file.path if story_file else None,
         tasks=story_file.tasks if story_file else (),
         files=(story_file.path,) if story_file else (),
@@ -621,15 +681,23 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     artifacts = workspace.root / config.paths_artifacts
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
-    tracked = _read_sprint_status(workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings)
+    sprint_titles: dict[str, str] = {}
+    tracked = _read_sprint_status(
+        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, sprint_titles
+    )
     entries = {key: f"{t.id}-{t.slug}" if t.slug else t.id for key, t in tracked.items()}
     files = _scan_story_files(workspace, artifacts, skipped, only_key, entries)
     if only_key is not None:
         tracked = {key: entry for key, entry in tracked.items() if key == only_key}
     if not tracked and not files:
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
-    epic_titles = _epic_titles(workspace.root / config.paths_planning)
     keys = sorted({*tracked, *files}, key=natural_key)
+    epic_titles = _epic_titles(
+        workspace.root / config.paths_planning,
+        sprint_titles,
+        {epic_of(key) for key in keys},
+        warnings,
+    )
     stories = tuple(
         _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys
     )
