@@ -225,14 +225,17 @@ def _plan(
     include_tech_spec: bool,
     additional_files: Iterable[str],
     story_files: Iterable[str],
+    project_context: Sequence[str] | None = None,
 ) -> list[_Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet."""
     groups: dict[str, list[_Candidate]] = {category: [] for category in CATEGORIES}
 
-    # 1. Project context: the first configured candidate that exists.
-    contexts = list(config.paths_project_context)
-    found = next((p for p in contexts if (root / p).is_file()), None)
-    if found is not None:
+    # 1. Project context: the first configured candidate that exists; or, when the source
+    # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
+    contexts = list(config.paths_project_context if project_context is None else project_context)
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if project_context is not None else existing[:1]
+    for found in found_all:
         groups["project-context"].append(
             _Candidate(
                 found,
@@ -242,7 +245,7 @@ def _plan(
                 include_project_context,
             )
         )
-    elif include_project_context and contexts:
+    if not found_all and include_project_context and contexts:
         groups["project-context"].append(
             _Candidate(
                 contexts[0],
@@ -412,6 +415,7 @@ def build_injection(
     additional_files: Sequence[str] | None = None,
     *,
     story_files: Sequence[str] = (),
+    project_context: Sequence[str] | None = None,
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -432,7 +436,10 @@ def build_injection(
         include_tech_spec: include tech-spec files of the stories (AC6).
         additional_files: extra files, relative to the root unless absolute (AC6).
         story_files: root-relative files that belong to the story beyond the key match (the
-            OpenSpec change's proposal, design, tasks and specs).
+            OpenSpec change's proposal, design and specs).
+        project_context: the source's own project-context files, every existing one
+            injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
+            ``paths.project_context``, the first existing one.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -450,6 +457,7 @@ def build_injection(
         emit=emit,
         count_tokens=count_tokens,
         reject_over_limit=False,
+        project_context=project_context,
     )
 
 
@@ -466,6 +474,7 @@ def _build(
     emit: Emit | None,
     count_tokens: bool,
     reject_over_limit: bool,
+    project_context: Sequence[str] | None = None,
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -475,7 +484,9 @@ def _build(
     root, workspace_config = _workspace_parts(project_root)
     config = config or workspace_config
     counter = counter or get_counter(config.tokens_encoding)
-    candidates = _plan(root, config, story_keys, *switches, additional_files, story_files)
+    candidates = _plan(
+        root, config, story_keys, *switches, additional_files, story_files, project_context
+    )
     _resolve(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
@@ -612,10 +623,24 @@ def build_story_injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=story.files,
+        project_context=source_project_context(workspace, story),
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,
     )
+
+
+def source_project_context(workspace: Workspace, story: Story) -> tuple[str, ...] | None:
+    """The project-context files of the story's own source, or None for the configured ones.
+
+    An OpenSpec workspace describes itself in ``<openspec>/project.md`` and tells agents how
+    to work with its changes in ``<openspec>/AGENTS.md``; BMAD's locations are
+    ``paths.project_context``.
+    """
+    if story.source != "openspec":
+        return None
+    base = workspace.config.paths_openspec.rstrip("/")
+    return (f"{base}/project.md", f"{base}/AGENTS.md")
 
 
 def build_prompt_system_append(

@@ -35,7 +35,13 @@ from .composer import (
     system_text,
 )
 from .errors import UsageError
-from .injection import Injection, Selection, build_injection, build_story_injection
+from .injection import (
+    Injection,
+    Selection,
+    build_injection,
+    build_story_injection,
+    source_project_context,
+)
 from .instructions import InstructionsFile, load_instructions
 from .phases import Phase, get_phase, retro_paths, uat_path
 from .rules import RulesFile, read_rules
@@ -184,6 +190,7 @@ def _injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=tuple(files),
+        project_context=source_project_context(workspace, story),
         counter=counter,
         count_tokens=count_tokens,
     )

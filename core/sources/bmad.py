@@ -397,8 +397,10 @@ def _named_story_file(
 # --------------------------------------------------------------------------- the source
 
 
+# `# Epic 2: Title`, and decorated: `# ── Epic 1A: Structural Refactoring ──`, `# === Epic 3 - X`.
 _EPIC_COMMENT = re.compile(
-    r"^\s*#+\s*Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>\S.*?)\s*$",
+    r"^\s*#[#\s=─━*-]*Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)"
+    r"(?P<title>\S.*?)[\s=─━*-]*$",
     re.IGNORECASE,
 )
 _STORIES_SUFFIX = re.compile(r"\s*[-–—:]\s*Stories\s*$", re.IGNORECASE)

@@ -121,7 +121,9 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
     if not tasks_path.exists():
-        return SourceResult()
+        # A change at the proposal stage has no tasks yet: listed, never silently left out.
+        reason = "no-tasks: the change has no tasks.md yet, so it has no stories"
+        return SourceResult(skipped=(SkippedFile(relpath(root, change_dir) + "/", reason),))
     text = read_text_file(tasks_path)
     if isinstance(text, TextProblem):
         return SourceResult(skipped=(SkippedFile(tasks_rel, str(text)),))

@@ -168,7 +168,10 @@ def test_archive_is_not_a_source(tmp_path: Path) -> None:
     )
     result = openspec.load_stories(ws)
     assert [s.id for s in result.stories] == ["Alpha:1", "zeta:1"]
-    assert result.skipped == ()
+    # A change without tasks.md has no stories, and says so rather than vanishing.
+    assert [(f.path, f.reason.split(":")[0]) for f in result.skipped] == [
+        ("openspec/changes/no-tasks-yet/", "no-tasks")
+    ]
 
 
 def test_malformed_tasks_files_are_skipped(tmp_path: Path) -> None:
