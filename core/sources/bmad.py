@@ -462,16 +462,30 @@ def _epic_titles(
     if not missing:
         return titles
     planned = _planning_epic_titles(planning)
+    # A file that gives some epic another title than a second file does restarts its own
+    # numbering ("Epic 1" of epics-next.md is not the project's epic 1): none of its titles
+    # is taken.
+    clashing = {
+        name
+        for candidates in planned.values()
+        if len(candidates) > 1
+        for name in candidates.values()
+    }
     for epic in sorted(missing, key=natural_key):
         candidates = planned.get(epic, {})
-        if len(candidates) == 1:
-            titles[epic] = next(iter(candidates))
+        trusted = {title: name for title, name in candidates.items() if name not in clashing}
+        if len(candidates) == 1 and len(trusted) == 1:
+            titles[epic] = next(iter(trusted))
         elif candidates:
             listed = "; ".join(f"'{title}' in {name}" for title, name in candidates.items())
+            why = (
+                "the planning files disagree on its title"
+                if len(candidates) > 1
+                else "its planning file restarts the epic numbers of another"
+            )
             warnings.append(
-                f"epic {epic}: the planning files disagree on its title ({listed}); "
-                "showing the id only (a '# Epic N: Title' comment in sprint-status.yaml "
-                "settles it)"
+                f"epic {epic}: {why} ({listed}); showing the id only (a '# Epic N: Title' "
+                "comment in sprint-status.yaml settles it)"
             )
     return titles
 

@@ -20,7 +20,9 @@ from ..workspace import Workspace
 from .markdown import Heading, count_tasks, iter_headings, parse_task_list, section_lines
 
 ARCHIVE_DIR = "archive"
-_GROUP_HEADING = re.compile(r"^(?P<number>\d+)[.)]?\s+(?P<title>.+)$")
+_GROUP_HEADING = re.compile(
+    r"^(?:(?:Phase|Group|Stage|Part|Step)\s+)?(?P<number>\d+)[.):]?\s+(?P<title>.+)$", re.IGNORECASE
+)
 _REQUIREMENT = re.compile(r"^Requirement:\s*(?P<name>.+)$")
 _SCENARIO = re.compile(r"^Scenario:\s*(?P<name>.+)$")
 _REMOVED_SECTION = re.compile(r"^REMOVED\b", re.IGNORECASE)
