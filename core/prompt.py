@@ -48,6 +48,7 @@ from .rules import RulesFile, read_rules
 from .stories import Story, StoryCatalog
 from .story_prompt import epic_brief, read_learnings, story_brief, story_prompt
 from .tokens import Meter, TokenCounter, get_counter
+from .verify import Verification, resolve_verification
 from .workspace import Workspace
 
 __all__ = [
@@ -136,6 +137,7 @@ class ComposedPrompt:
     instructions: InstructionsFile | None = None
     rules: RulesFile | None = None
     compose_input: ComposeInput | None = None
+    verification: Verification | None = None
 
     @property
     def counted(self) -> bool:
@@ -279,6 +281,9 @@ def compose_prompt(
     rules = read_rules(workspace)
     if rules.warning:
         warnings.append(rules.warning)
+    verification = resolve_verification(workspace)
+    if verification.note and phase.apply_policy.requires_validation:
+        warnings.append(verification.note)
 
     injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
     if story.path is None and phase.scope == "story":
@@ -303,7 +308,7 @@ def compose_prompt(
             warnings.append(learnings.warning)
         context = story_prompt(
             story,
-            verify_commands=config.verify_commands,
+            verify_commands=verification.commands,
             learnings=learnings,
             retry_reason=request.retry_reason if request.mode == "optimize" else None,
             templates=templates,
@@ -325,7 +330,7 @@ def compose_prompt(
             "epicId": story.group,
             "epicTitle": story.group_title or story.group,
             "source": story.source,
-            "verifyCommands": list(config.verify_commands),
+            "verifyCommands": list(verification.commands),
         },
         context_envelope={
             "story": context,
@@ -376,4 +381,5 @@ def compose_prompt(
         instructions=instructions,
         rules=rules,
         compose_input=compose_input,
+        verification=verification,
     )
