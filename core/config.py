@@ -95,6 +95,13 @@ class Config:
     git_commit_template: str = "feat({story}): {title}"
     """Commit message after a passed review."""
 
+    # [status]
+    status_write_back: bool = True
+    """After a phase succeeds, write the story's new status back the way BMAD's workflows do:
+    its ``development_status`` line in ``sprint-status.yaml`` and the story file's ``Status:``
+    line (``review`` after dev, ``done`` after a passed review); for OpenSpec, tick the tasks
+    of the group the agent left open. One value on one line changes; every other byte stays."""
+
     # [session]
     session_reinjection_enabled: bool = True
     """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
