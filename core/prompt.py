@@ -285,6 +285,12 @@ def compose_prompt(
     if verification.note and phase.apply_policy.requires_validation:
         warnings.append(verification.note)
 
+    if story.status == "done" and phase.name in ("kickoff", "dev"):
+        where = "its tasks" if story.source == "openspec" else "sprint-status.yaml"
+        warnings.append(
+            f"story {story.id} is already done ({where} says so): a {phase.name} run would redo "
+            "finished work"
+        )
     injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
     if story.path is None and phase.scope == "story":
         warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")

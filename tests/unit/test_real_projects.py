@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from promptdeck.core.catalog import load_catalog, load_story_catalog
 from promptdeck.core.config import Config
+from promptdeck.core.flow import story_flow
 from promptdeck.core.injection import Selection, build_story_injection
 from promptdeck.core.prompt import PromptRequest, compose_prompt
 from promptdeck.core.workspace import Workspace
@@ -205,3 +206,18 @@ def test_openspec_project_context_is_openspec_project_md(tmp_path: Path, name: s
         expected.insert(0, ("openspec/AGENTS.md", "included"))  # each group sorted (AC9)
     assert context == expected
     assert not any("_bmad-output" in f.path for f in injection.files)
+
+
+# --------------------------------------------------------------------------- done stories
+
+
+def test_done_stories_are_flagged_and_not_offered_a_kickoff(tmp_path: Path) -> None:
+    ws = real(tmp_path, "docvet")
+    prompt = compose_prompt(ws, None, PromptRequest("22-3"), count_tokens=False)
+    assert any(w.startswith("story 22-3 is already done") for w in prompt.warnings)
+    flow = story_flow(prompt.story, [], ws.config)
+    assert flow.done
+    assert flow.suggestion is None or flow.suggestion.phase != "kickoff"
+    review = compose_prompt(ws, None, PromptRequest("32-4"), count_tokens=False)
+    assert not any("already done" in w for w in review.warnings)
+    assert story_flow(review.story, [], ws.config).suggestion.phase == "kickoff"  # type: ignore[union-attr]
