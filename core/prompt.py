@@ -204,9 +204,15 @@ def _transfers(
     epic: tuple[Story, ...],
     failure: FailureInfo | None,
     templates: TemplateSet,
+    injected: frozenset[str] = frozenset(),
 ) -> str:
     retro, handoff = retro_paths(story.group)
+    record = story.record_path
     values = {
+        "record_path": record or "(no story file yet)",
+        "record_state": "is in `<file_injections>` below"
+        if record in injected
+        else "does not exist yet: create it when you append to it",
         "story_id": story.id,
         "story_title": story.title,
         "story_path": story.path or "(no story file yet)",
@@ -223,7 +229,11 @@ def _transfers(
             "latest records to find which phase failed, the signal it printed and why."
         ),
     }
-    return render(templates.get(phase.transfers_template), values)
+    name = phase.transfers_template
+    if story.source == "openspec" and phase.scope == "story":
+        # An OpenSpec story's records live in its own record file, not in a story file.
+        name = name.replace(".md", "-openspec.md")
+    return render(templates.get(name), values)
 
 
 def _user_message(phase: Phase, story: Story) -> str:
@@ -292,9 +302,10 @@ def compose_prompt(
             "finished work"
         )
     injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
+    injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     if story.path is None and phase.scope == "story":
         warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
-    elif story.path is not None:
+    elif story.path is not None and story.source == "bmad":
         shown = {f.path: f for f in injection.files}
         entry = shown.get(story.path)
         if entry is None or entry.status not in ("included", "duplicate"):
@@ -318,9 +329,10 @@ def compose_prompt(
             learnings=learnings,
             retry_reason=request.retry_reason if request.mode == "optimize" else None,
             templates=templates,
+            injected=injected,
         )
     else:
-        context = story_brief(story, templates=templates)
+        context = story_brief(story, templates=templates, injected=injected)
     if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
         warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
     if phase.name == "failure" and request.failure is None:
@@ -336,11 +348,12 @@ def compose_prompt(
             "epicId": story.group,
             "epicTitle": story.group_title or story.group,
             "source": story.source,
+            "recordPath": story.record_path or "",
             "verifyCommands": list(verification.commands),
         },
         context_envelope={
             "story": context,
-            "transfers": _transfers(phase, story, epic, request.failure, templates),
+            "transfers": _transfers(phase, story, epic, request.failure, templates, injected),
             "fileInjections": injection.text,
         },
         write_policy=WritePolicy(
