@@ -496,7 +496,7 @@ def _values(input: ComposeInput) -> dict[str, str]:
         # Where records go is part of each workflow's contract: a BMAD story's own file, or
         # an OpenSpec story's record file (its tasks.md is shared by every story of the change).
         values["record_file"] = (
-            f"the story's record file `{record}` (create it if it does not exist)"
+            f"the story's record file `{record}`"
             if values.get("source") == "openspec" and record
             else "the story file"
         )

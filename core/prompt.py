@@ -212,7 +212,7 @@ def _transfers(
         "record_path": record or "(no story file yet)",
         "record_state": "is in `<file_injections>` below"
         if record in injected
-        else "does not exist yet: create it when you append to it",
+        else "does not exist yet: create it when you first append to it",
         "story_id": story.id,
         "story_title": story.title,
         "story_path": story.path or "(no story file yet)",
