@@ -705,6 +705,9 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     files = _scan_story_files(workspace, artifacts, skipped, only_key, entries)
     if only_key is not None:
         tracked = {key: entry for key, entry in tracked.items() if key == only_key}
+        # A name holding the key inside another story's slug (`5-4-wcag-2-1-…` for 2-1) is
+        # read by the narrowed scan but is that other story's file.
+        files = {key: found for key, found in files.items() if key == only_key}
     if not tracked and not files:
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
     keys = sorted({*tracked, *files}, key=natural_key)
