@@ -304,7 +304,11 @@ def compose_prompt(
     injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     if story.path is None and phase.scope == "story":
-        warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
+        warnings.append(
+            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
+            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
+            "and title only"
+        )
     elif story.path is not None and story.source == "bmad":
         shown = {f.path: f for f in injection.files}
         entry = shown.get(story.path)

@@ -197,3 +197,14 @@ def test_runs_write_the_status_and_commit_it_with_the_review(tmp_path: Path) -> 
         text=True,
     ).stdout
     assert "+  2-2-create-task: done" in shown and "-  2-2-create-task: ready-for-dev" in shown
+
+
+def test_config_keys_of_this_feature_parse_from_toml() -> None:
+    from promptdeck.core.config import config_from_mapping
+
+    config = config_from_mapping(
+        {"status": {"write_back": False}, "verify": {"use_detected": True}}, "config.toml"
+    )
+    assert config.status_write_back is False and config.verify_use_detected is True
+    assert Config().status_write_back is True and Config().verify_use_detected is False
+    assert Config().paths_rules == ""  # found in the documented order
