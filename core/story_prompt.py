@@ -143,6 +143,26 @@ def _count(tasks: Sequence[Task]) -> tuple[int, int]:
     return total, done
 
 
+def _change_docs(story: Story, injected: Collection[str]) -> str:
+    """Where the change's proposal and design are: injected (not to be read again), or to be
+    read; a change without ``design.md`` (it is optional in OpenSpec) is not sent to one."""
+    base = (story.change_dir or f"openspec/changes/{story.group}").rstrip("/")
+    docs = [
+        (f"{base}/{name}", why)
+        for name, why in (
+            ("proposal.md", "why the change is made"),
+            ("design.md", "how it is designed"),
+        )
+        if f"{base}/{name}" in story.files
+    ]
+    if not docs:
+        return "It has no `proposal.md` or `design.md`."
+    shown = " and ".join(f"`{path}` ({why})" for path, why in docs)
+    if all(path in injected for path, _ in docs):
+        return f"Its {shown} {'are' if len(docs) > 1 else 'is'} in `<file_injections>` below."
+    return f"Read {shown}."
+
+
 def _spec_files(story: Story) -> list[str]:
     return [f for f in story.files if f.endswith("/spec.md")]
 
@@ -214,6 +234,7 @@ def _story_values(story: Story, injected: Collection[str] = ()) -> dict[str, str
         "change_dir": (story.change_dir or f"openspec/changes/{change}").rstrip("/"),
         "story_number": number,
         "tasks": _tasks_text(story, injected),
+        "change_docs": _change_docs(story, injected),
         "record_path": story.record_path or "(no story file yet)",
         "story_file_line": (
             f"Tasks: group {number} of `{story.path}`. Records: `{story.record_path}`."

@@ -221,3 +221,21 @@ def test_done_stories_are_flagged_and_not_offered_a_kickoff(tmp_path: Path) -> N
     review = compose_prompt(ws, None, PromptRequest("32-4"), count_tokens=False)
     assert not any("already done" in w for w in review.warnings)
     assert story_flow(review.story, [], ws.config).suggestion.phase == "kickoff"  # type: ignore[union-attr]
+
+
+def test_openspec_prompt_names_only_the_change_documents_that_exist(tmp_path: Path) -> None:
+    ws = real(tmp_path, "expense-tracker")  # its changes have no design.md
+    change = "openspec/changes/add-monthly-cashflow-chart"
+    for phase in ("dev", "review"):
+        prompt = compose_prompt(
+            ws, None, PromptRequest("add-monthly-cashflow-chart:2", phase=phase), count_tokens=False
+        )
+        assert f"{change}/design.md" not in prompt.system
+        assert f"`{change}/proposal.md` (why the change is made) is in `<file_injections>`" in (
+            prompt.system
+        )
+    with_design = real(tmp_path, "linux-health-checks")
+    prompt = compose_prompt(
+        with_design, None, PromptRequest("add-version-check-notification:1"), count_tokens=False
+    )
+    assert "design.md` (how it is designed) are in `<file_injections>` below" in prompt.system
