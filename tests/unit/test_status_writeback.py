@@ -208,3 +208,21 @@ def test_config_keys_of_this_feature_parse_from_toml() -> None:
     assert config.status_write_back is False and config.verify_use_detected is True
     assert Config().status_write_back is True and Config().verify_use_detected is False
     assert Config().paths_rules == ""  # found in the documented order
+
+
+def test_run_records_name_the_rules_file_found_with_its_sha256(tmp_path: Path) -> None:
+    import hashlib
+
+    root = tmp_path / "docvet"
+    shutil.copytree(REAL / "docvet", root)
+    (root / ".promptdeck").mkdir()
+    (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
+    commit_all(root)
+    ws = open_workspace(root)
+    prompt = compose_prompt(ws, None, PromptRequest("32-4", phase="kickoff"), count_tokens=False)
+    result = start_run(ws, prompt, agent="replay").wait(WAIT)
+    meta = json.loads((result.run_dir / "meta.json").read_text())
+    assert meta["rules"]["path"] == "AGENTS.md" and meta["rules"]["status"] == "ok"
+    assert meta["rules"]["sha256"] == hashlib.sha256((root / "AGENTS.md").read_bytes()).hexdigest()
+    # A kickoff changes no status.
+    assert not (result.run_dir / "status.json").exists()
