@@ -505,6 +505,26 @@ def _values(input: ComposeInput) -> dict[str, str]:
     return values
 
 
+def _entry_template(input: ComposeInput, values: dict[str, str]) -> str:
+    """Layer-3's template: the phase's own, or its party variant (``domainProfile.variant``),
+    whose participants come rendered in ``domainProfile.personas`` / ``voices``."""
+    variant = str(input.domain_profile.get("variant") or "standard")
+    if variant == "standard":
+        return f"layer-3-entry-{input.entrypoint}.md"
+    if variant != "party":
+        raise ComposeError(f"domainProfile.variant '{variant}' is not one of standard|party")
+    for key, name in (
+        ("personas", "personas"),
+        ("participants", "participants"),
+        ("voices", "voices"),
+    ):
+        text = str(input.domain_profile.get(key) or "")
+        if not text.strip():
+            raise ComposeError(f"domainProfile.{key} is required for a party entry")
+        values[name] = text
+    return f"layer-3-entry-party-{input.entrypoint}.md"
+
+
 def _verify_commands(input: ComposeInput) -> tuple[str, ...]:
     raw = input.domain_profile.get("verifyCommands") or ()
     if isinstance(raw, str) or not all(isinstance(item, str) for item in raw):
@@ -546,6 +566,8 @@ def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
     if input.entrypoint in PHASE_NAMES:
         apply = get_phase(input.entrypoint).apply_policy
         writes, stage = apply.writes, apply.stage[:1].upper() + apply.stage[1:]
+        if input.domain_profile.get("variant") == "party" and apply.party_writes:
+            writes = apply.party_writes
         record_file = values.get("record_file", "the story file")
         writes = writes.replace("the story file", record_file)
     else:
@@ -651,7 +673,7 @@ def compose_system_instruction(
         PromptLayer.build("Layer-2", render(contract, values), contract.source, counter=counter)
     )
 
-    entry = templates.get(f"layer-3-entry-{input.entrypoint}.md")
+    entry = templates.get(_entry_template(input, values))
     layers.append(
         PromptLayer.build("Layer-3", render(entry, values), entry.source, counter=counter)
     )

@@ -43,6 +43,7 @@ from .agents.base import (
     get_agent,
 )
 from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge
+from .learnings import learnings_path, start_learnings
 from .records import RunRecord, iso_time, next_attempt
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
 from .status_writeback import write_back
@@ -501,6 +502,9 @@ def start_run(
     started = time.time()
     warnings: list[str] = list(prompt.warnings)
     before = gitops.snapshot(repo) if repo is not None else None
+    if request.phase == "dev" and not chat and start_learnings(workspace, story):
+        # Seed 003: the first dev run starts the shared learnings file (core/learnings.py).
+        warnings.append(f"created {learnings_path(workspace, story)} from its template")
     meta: dict[str, Any] = {
         "run_id": record.id,
         "story": story.id,
@@ -511,6 +515,7 @@ def start_run(
         "attempt": number,
         "mode": "chat" if chat else request.mode,
         "retry_reason": request.retry_reason,
+        "variant": prompt.variant,
         "agent": prepared.agent.name,
         **spec.to_dict(),
         "started": iso_time(started),

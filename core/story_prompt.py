@@ -8,8 +8,9 @@ its acceptance criteria, marks tasks done in the story file's checkboxes, and us
 ``IMPLEMENTATION COMPLETE`` / ``IMPLEMENTATION BLOCKED`` lines in place of the promise tags.
 
 Two sections are decided here, in code: "Shared Learnings" appears only when the learnings file
-holds more than :data:`LEARNINGS_TEMPLATE`; the retry section only when the previous attempt
-gave a failure reason (never after an abnormal termination, which has none).
+holds more than :data:`LEARNINGS_TEMPLATE` (until then one line says where to record; the file
+itself starts at the first dev run, see :mod:`.learnings`); the retry section only when the
+previous attempt gave a failure reason (never after an abnormal termination, which has none).
 
 The prompt is self-contained: acting on it takes file edits and the listed commands, no
 environment variable and no special command.
@@ -79,9 +80,9 @@ class Learnings:
         return None
 
 
-def read_learnings(workspace: Workspace) -> Learnings:
-    """Read the workspace's learnings file now (``config.paths_learnings``)."""
-    configured = workspace.config.paths_learnings
+def read_learnings(workspace: Workspace, configured: str | None = None) -> Learnings:
+    """Read the learnings file now: ``configured``, else ``config.paths_learnings``."""
+    configured = configured or workspace.config.paths_learnings
     shown = Path(configured).as_posix()
     path = Path(configured)
     if not path.is_absolute():
@@ -292,6 +293,11 @@ def story_prompt(
         values["learnings_path"] = learnings.path
         values["learnings"] = learnings.entries
         values["learnings_section"] = render(templates.get("story-learnings.md"), values)
+    elif learnings is not None and learnings.status in ("ok", "missing"):
+        # No Shared Learnings section yet (seed 003), but the agent is told where to record,
+        # or the file would never hold more than its template.
+        values["learnings_path"] = learnings.path
+        values["learnings_section"] = render(templates.get("story-learnings-record.md"), values)
     return render(templates.get(f"story-{kind}.md"), values)
 
 

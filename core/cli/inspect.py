@@ -12,10 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..budget import check_budget
+from ..config import Config
 from ..errors import EXIT_OK, EXIT_TOO_LARGE
 from ..prompt import ComposedPrompt
 from ..tokens import ARGV_LIMIT_BYTES
-from .common import add_inclusion_options, add_workspace_options, print_json, warn
+from .common import add_inclusion_options, add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 
@@ -40,14 +42,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def inspect_payload(prompt: ComposedPrompt) -> dict[str, Any]:
+def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dict[str, Any]:
     """The ``inspect --json`` shape."""
     injection = prompt.injection
     payload: dict[str, Any] = {
         "story": prompt.story.id,
         "phase": prompt.request.phase,
         "mode": prompt.request.mode,
+        "variant": prompt.variant,
+        "summarised": list(prompt.summarised),
     }
+    if config is not None:
+        check = check_budget(prompt, config)
+        payload["budget"] = {"tokens": check.budget, "used": check.tokens, "over": check.over}
     payload.update(injection.to_dict())
     payload.update(
         {
@@ -77,7 +84,7 @@ def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _print_report(prompt: ComposedPrompt) -> None:
+def _print_report(prompt: ComposedPrompt, config: Config) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -89,7 +96,8 @@ def _print_report(prompt: ComposedPrompt) -> None:
     )
 
     layers = Table(
-        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · {prompt.request.mode}",
+        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · "
+        f"{prompt.request.mode} · {prompt.variant}",
         title_justify="left",
         caption=caption,
         caption_justify="left",
@@ -213,16 +221,29 @@ def _print_report(prompt: ComposedPrompt) -> None:
         console.print(
             Text.assemble(("verify ", "bold"), f"{shown} ({verification.origin}){suggestion}")
         )
+    check = check_budget(prompt, config)
+    console.print(
+        Text.assemble(("budget ", "bold"), (check.describe(), "red" if check.over else ""))
+    )
+    if prompt.summarised:
+        console.print(
+            Text.assemble(
+                ("summarised ", "bold"),
+                f"the story files of {', '.join(prompt.summarised)} reach the retro as "
+                "summaries (the whole epic would pass the warning line)",
+            )
+        )
     console.print(Text(f"signature {prompt.signature}", style="dim"))
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
     prompt = compose_from(args, count_tokens=True)
+    config = workspace_from(args).config
     if args.json:
-        print_json(inspect_payload(prompt))
+        print_json(inspect_payload(prompt, config))
     else:
         for message in all_warnings(prompt):
             warn(message)
-        _print_report(prompt)
+        _print_report(prompt, config)
     return EXIT_TOO_LARGE if prompt.injection.level == "error" else EXIT_OK

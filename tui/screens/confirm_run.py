@@ -42,6 +42,9 @@ class RunPlan:
         largest: the largest injected files (path, bytes).
         options: what would bring an oversized injection under the line.
         notes: anything else worth saying (dirty files, a missing binary…).
+        variant: ``standard`` or ``party``.
+        budget: the phase's token budget against the prompt, or "" when none is set.
+        over_budget: why the prompt is refused for its budget, or "" when within it.
     """
 
     story_id: str
@@ -58,15 +61,23 @@ class RunPlan:
     largest: tuple[tuple[str, int], ...] = ()
     options: tuple[SizeOption, ...] = ()
     notes: tuple[str, ...] = ()
+    variant: str = "standard"
+    budget: str = ""
+    over_budget: str = ""
 
     @property
     def blocked(self) -> bool:
-        """True when the run must not start (over the error line)."""
-        return self.level == "error"
+        """True when the run must not start (over the error line or the token budget)."""
+        return self.level == "error" or bool(self.over_budget)
 
 
 def refusal_lines(plan: RunPlan) -> list[str]:
     """Why an oversized story cannot run, and what would bring it under."""
+    if plan.level != "error":
+        return [
+            f"Cannot run: {plan.over_budget}.",
+            "Leave files out of the injection, or raise the budget in .promptdeck/config.toml.",
+        ]
     over = plan.injection_bytes - plan.error_bytes
     lines = [
         f"Cannot run: the injection is {human_bytes(plan.injection_bytes)} "
@@ -146,9 +157,10 @@ class ConfirmRunScreen(ModalScreen[bool]):
         """Title, sizes, argv, refusal (when blocked), buttons."""
         plan = self.plan
         with VerticalScroll():
+            how = plan.mode + (", [b]party[/b] variant" if plan.variant == "party" else "")
             yield Static(
                 f"[b]Run {plan.phase}[/b] for story [b]{plan.story_id}[/b] "
-                f"({plan.mode}) with the [b]{plan.agent}[/b] agent"
+                f"({how}) with the [b]{plan.agent}[/b] agent"
             )
             yield Static(
                 f"system prompt {human_bytes(plan.system_bytes)} · "
@@ -157,6 +169,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
                 f"{human_bytes(plan.injection_bytes)} ({plan.level})",
                 id="confirm-sizes",
             )
+            if plan.budget:
+                yield Static(plan.budget, id="confirm-budget", markup=False)
             yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
             if plan.notes:
                 yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
@@ -183,7 +197,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
     def action_start(self) -> None:
         """Start, unless the plan is blocked."""
         if self.plan.blocked:
-            self.notify("over the error line: this story cannot run as it is", severity="error")
+            why = "over its token budget" if self.plan.over_budget else "over the error line"
+            self.notify(f"{why}: this story cannot run as it is", severity="error")
             return
         self.dismiss(True)
 
