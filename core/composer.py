@@ -492,6 +492,14 @@ def _values(input: ComposeInput) -> dict[str, str]:
             values["scope"] = f"story {values['story_id']}: {values['story_title']}"
         values["phase"] = phase.name
         values["phase_title"] = phase.title
+        record = str(profile.get("recordPath") or "")
+        # Where records go is part of each workflow's contract: a BMAD story's own file, or
+        # an OpenSpec story's record file (its tasks.md is shared by every story of the change).
+        values["record_file"] = (
+            f"the story's record file `{record}`"
+            if values.get("source") == "openspec" and record
+            else "the story file"
+        )
     else:
         values["scope"] = f"the {input.target_type} named in the context"
     return values
@@ -530,6 +538,10 @@ def _contract(input: ComposeInput, values: dict[str, str], templates: TemplateSe
         ident = values["epic_id"] if phase.scope == "epic" else values["story_id"]
         specs = phase.contract_signals(values.get("source", ""))
         values["signal_id"] = ident
+        # Promise tags carry no id: the check names one only when a signal line has it.
+        values["signal_id_check"] = (
+            f" the id `{ident}`," if any("{id}" in spec.template for spec in specs) else ""
+        )
         values["signal_lines"] = "\n".join(
             f"- `{spec.display(ident)}`\n  when {spec.when}" for spec in specs
         )
@@ -556,6 +568,8 @@ def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
         writes, stage = apply.writes, apply.stage[:1].upper() + apply.stage[1:]
         if input.domain_profile.get("variant") == "party" and apply.party_writes:
             writes = apply.party_writes
+        record_file = values.get("record_file", "the story file")
+        writes = writes.replace("the story file", record_file)
     else:
         writes = (
             f"You may write the {input.target_type} files your output names."

@@ -37,8 +37,11 @@ class Config:
     """Project-context candidates; the first that exists is injected."""
     paths_openspec: str = "openspec"
     """The OpenSpec root; changes live in ``<openspec>/changes/``."""
-    paths_rules: str = ".promptdeck/rules.md"
-    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``)."""
+    paths_rules: str = ""
+    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``). Empty: the
+    first that exists of ``.promptdeck/rules.md``, ``AGENTS.md``, ``CLAUDE.md``,
+    ``.github/copilot-instructions.md``, ``.cursor/rules/`` (its first file by name) and
+    ``.cursorrules`` (see :data:`promptdeck.core.rules.RULES_CANDIDATES`)."""
     paths_learnings: str = ".promptdeck/learnings.md"
     """Shared learnings file (seed 003)."""
     paths_templates: str = ".promptdeck/templates"
@@ -62,7 +65,11 @@ class Config:
 
     # [verify]
     verify_commands: tuple[str, ...] = ()
-    """Verification commands named in prompts (seed 003)."""
+    """Verification commands named in prompts (seed 003). Empty by default."""
+    verify_use_detected: bool = False
+    """When no commands are configured, name the project's detected test command (``npm
+    test``, ``pytest``, ``cargo test``, ``go test ./...``, ``make test``) in prompts. Off by
+    default: the detected command is only shown as a suggestion."""
 
     # [agent]
     agent_default: str = "replay"
@@ -93,6 +100,13 @@ class Config:
     # [git]
     git_commit_template: str = "feat({story}): {title}"
     """Commit message after a passed review."""
+
+    # [status]
+    status_write_back: bool = True
+    """After a phase succeeds, write the story's new status back the way BMAD's workflows do:
+    its ``development_status`` line in ``sprint-status.yaml`` and the story file's ``Status:``
+    line (``review`` after dev, ``done`` after a passed review); for OpenSpec, tick the tasks
+    of the group the agent left open. One value on one line changes; every other byte stays."""
 
     # [session]
     session_reinjection_enabled: bool = True

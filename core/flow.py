@@ -217,7 +217,8 @@ def story_flow(
         states[name] = _state(getattr(epic, name))
     if states["kickoff"] == "pending" and state.dev.last is not None:
         states["kickoff"] = "skipped"
-    done = state.review.outcome == SUCCESS
+    # A story its tracking already calls done (and no dev run since) is not offered a kickoff.
+    done = state.review.outcome == SUCCESS or (story.status == "done" and state.dev.last is None)
     suggestion, note = _suggest(
         state, epic, config, done=done, all_epic_done=all_epic_done, skip=skip
     )

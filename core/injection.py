@@ -16,7 +16,6 @@ Beyond the seed:
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any
 from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
-from .keys import key_pattern, normalize_key
+from .keys import artifact_category, normalize_key
 from .stories import Story
 from .tokens import Meter, TokenCounter, get_counter
 from .workspace import Workspace
@@ -165,17 +164,9 @@ class _Candidate:
     flags: tuple[str, ...] = ()
 
 
-def _category_of(name: str) -> str:
-    lowered = name.lower()
-    if "discovery" in lowered:
-        return "discovery"
-    if "tech-spec" in lowered or "tech_spec" in lowered or "techspec" in lowered:
-        return "tech-spec"
-    return "story"
-
-
-_Match = tuple[str, str, str]
-"""A file name in the artifacts folder, its path, and the story key it matched."""
+_Match = tuple[str, str, str, str]
+"""A file name in the artifacts folder, its path, the story key it belongs to, and its
+category (see :func:`~promptdeck.core.keys.artifact_category`)."""
 
 _MATCH_CACHE: dict[tuple[str, tuple[str, ...]], tuple[int, list[_Match]]] = {}
 _MATCH_CACHE_SIZE = 256
@@ -184,9 +175,10 @@ _RACY_SECONDS = 2.0
 clock tick as the listing would otherwise leave the mtime unchanged and the listing stale."""
 
 
-def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]]) -> list[_Match]:
-    """The regular files (links followed) directly in ``folder`` whose names hold a key,
-    sorted case-insensitively, each with the first key it matched.
+def _matching_artifacts(folder: Path, keys: list[str]) -> list[_Match]:
+    """The regular files (links followed) directly in ``folder`` that belong to one of
+    ``keys``, sorted case-insensitively, each with the first key it belongs to and its
+    category.
 
     Listing a folder of thousands of artifacts is most of an injection's cost, so the matches
     are cached until the folder's mtime changes (a file added, removed or renamed). Only the
@@ -196,7 +188,7 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
         mtime_ns = folder.stat().st_mtime_ns
     except OSError:
         return []
-    cache_key = (str(folder), tuple(key for key, _ in patterns))
+    cache_key = (str(folder), tuple(keys))
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
@@ -208,9 +200,10 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
     files.sort(key=lambda entry: (entry.name.lower(), entry.name))
     matches: list[_Match] = []
     for entry in files:
-        for key, pattern in patterns:
-            if pattern.search(entry.name) is not None:
-                matches.append((entry.name, entry.path, key))
+        for key in keys:
+            category = artifact_category(entry.name, key)
+            if category is not None:
+                matches.append((entry.name, entry.path, key, category))
                 break
     if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
         if len(_MATCH_CACHE) >= _MATCH_CACHE_SIZE:
@@ -232,14 +225,17 @@ def _plan(
     include_tech_spec: bool,
     additional_files: Iterable[str],
     story_files: Iterable[str],
+    project_context: Sequence[str] | None = None,
 ) -> list[_Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet."""
     groups: dict[str, list[_Candidate]] = {category: [] for category in CATEGORIES}
 
-    # 1. Project context: the first configured candidate that exists.
-    contexts = list(config.paths_project_context)
-    found = next((p for p in contexts if (root / p).is_file()), None)
-    if found is not None:
+    # 1. Project context: the first configured candidate that exists; or, when the source
+    # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
+    contexts = list(config.paths_project_context if project_context is None else project_context)
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if project_context is not None else existing[:1]
+    for found in found_all:
         groups["project-context"].append(
             _Candidate(
                 found,
@@ -249,7 +245,7 @@ def _plan(
                 include_project_context,
             )
         )
-    elif include_project_context and contexts:
+    if not found_all and include_project_context and contexts:
         groups["project-context"].append(
             _Candidate(
                 contexts[0],
@@ -262,11 +258,10 @@ def _plan(
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
-    patterns = [(key, key_pattern(key)) for key in story_keys if normalize_key(key)]
-    if patterns:
+    keys = [key for key in story_keys if normalize_key(key)]
+    if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        for name, file_path, key in _matching_artifacts(artifacts, patterns):
-            category = _category_of(name)
+        for name, file_path, key, category in _matching_artifacts(artifacts, keys):
             wanted = switches[category]
             reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
@@ -420,6 +415,7 @@ def build_injection(
     additional_files: Sequence[str] | None = None,
     *,
     story_files: Sequence[str] = (),
+    project_context: Sequence[str] | None = None,
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -440,7 +436,10 @@ def build_injection(
         include_tech_spec: include tech-spec files of the stories (AC6).
         additional_files: extra files, relative to the root unless absolute (AC6).
         story_files: root-relative files that belong to the story beyond the key match (the
-            OpenSpec change's proposal, design, tasks and specs).
+            OpenSpec change's proposal, design and specs).
+        project_context: the source's own project-context files, every existing one
+            injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
+            ``paths.project_context``, the first existing one.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -458,6 +457,7 @@ def build_injection(
         emit=emit,
         count_tokens=count_tokens,
         reject_over_limit=False,
+        project_context=project_context,
     )
 
 
@@ -474,6 +474,7 @@ def _build(
     emit: Emit | None,
     count_tokens: bool,
     reject_over_limit: bool,
+    project_context: Sequence[str] | None = None,
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -483,7 +484,9 @@ def _build(
     root, workspace_config = _workspace_parts(project_root)
     config = config or workspace_config
     counter = counter or get_counter(config.tokens_encoding)
-    candidates = _plan(root, config, story_keys, *switches, additional_files, story_files)
+    candidates = _plan(
+        root, config, story_keys, *switches, additional_files, story_files, project_context
+    )
     _resolve(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
@@ -620,10 +623,24 @@ def build_story_injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=story.files,
+        project_context=source_project_context(workspace, story),
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,
     )
+
+
+def source_project_context(workspace: Workspace, story: Story) -> tuple[str, ...] | None:
+    """The project-context files of the story's own source, or None for the configured ones.
+
+    An OpenSpec workspace describes itself in ``<openspec>/project.md`` and tells agents how
+    to work with its changes in ``<openspec>/AGENTS.md``; BMAD's locations are
+    ``paths.project_context``.
+    """
+    if story.source != "openspec":
+        return None
+    base = workspace.config.paths_openspec.rstrip("/")
+    return (f"{base}/project.md", f"{base}/AGENTS.md")
 
 
 def build_prompt_system_append(

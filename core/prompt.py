@@ -37,7 +37,13 @@ from .composer import (
 )
 from .config import Config
 from .errors import UsageError
-from .injection import Injection, Selection, build_injection, build_story_injection
+from .injection import (
+    Injection,
+    Selection,
+    build_injection,
+    build_story_injection,
+    source_project_context,
+)
 from .instructions import InstructionsFile, load_instructions
 from .learnings import learnings_path
 from .party import Party, check_variant, default_variant, party_for
@@ -48,6 +54,7 @@ from .rules import RulesFile, read_rules
 from .stories import Story, StoryCatalog
 from .story_prompt import epic_brief, read_learnings, story_brief, story_prompt
 from .tokens import Meter, TokenCounter, get_counter
+from .verify import Verification, resolve_verification
 from .workspace import Workspace
 
 __all__ = [
@@ -139,6 +146,7 @@ class ComposedPrompt:
     instructions: InstructionsFile | None = None
     rules: RulesFile | None = None
     compose_input: ComposeInput | None = None
+    verification: Verification | None = None
     variant: str = "standard"
     """The variant composed: ``standard`` or ``party``."""
     summarised: tuple[str, ...] = ()
@@ -208,6 +216,7 @@ def _epic_injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=tuple(files),
+        project_context=source_project_context(workspace, epic[0]) if epic else None,
         counter=counter,
         count_tokens=count_tokens,
     )
@@ -221,9 +230,15 @@ def _transfers(
     templates: TemplateSet,
     config: Config,
     summarised: tuple[str, ...] = (),
+    injected: frozenset[str] = frozenset(),
 ) -> str:
     retro, handoff = retro_paths(story.group, config.paths_retro, config.paths_handoff)
+    record = story.record_path
     values = {
+        "record_path": record or "(no story file yet)",
+        "record_state": "is in `<file_injections>` below"
+        if record in injected
+        else "does not exist yet: create it when you first append to it",
         "story_id": story.id,
         "story_title": story.title,
         "story_path": story.path or "(no story file yet)",
@@ -243,7 +258,11 @@ def _transfers(
             "latest records to find which phase failed, the signal it printed and why."
         ),
     }
-    return render(templates.get(phase.transfers_template), values)
+    name = phase.transfers_template
+    if story.source == "openspec" and phase.scope == "story":
+        # An OpenSpec story's records live in its own record file, not in a story file.
+        name = name.replace(".md", "-openspec.md")
+    return render(templates.get(name), values)
 
 
 def _variant_note(phase: Phase, party: Party | None, templates: TemplateSet) -> str:
@@ -277,6 +296,9 @@ def _retro_context(
             f"No section for epic {story.group} was found in the planning epics files "
             f"(`{where}`). Work from the stories below."
         )
+    elif section.whole_file and section.source in {f.path for f in plan.injection.included()}:
+        # Each fact once: an OpenSpec change's proposal is already injected with its files.
+        section_text = f"It is `{section.source}`, in `<file_injections>` below."
     else:
         section_text = f"From `{section.source}`:\n\n{section.text}"
     values = {
@@ -361,7 +383,16 @@ def compose_prompt(
     rules = read_rules(workspace)
     if rules.warning:
         warnings.append(rules.warning)
+    verification = resolve_verification(workspace)
+    if verification.note and phase.apply_policy.requires_validation:
+        warnings.append(verification.note)
 
+    if story.status == "done" and phase.name in ("kickoff", "dev"):
+        where = "its tasks" if story.source == "openspec" else "sprint-status.yaml"
+        warnings.append(
+            f"story {story.id} is already done ({where} says so): a {phase.name} run would redo "
+            "finished work"
+        )
     retro: RetroPlan | None = None
     runs = list_runs(workspace.root) if phase.name == "retro" else []
     if phase.name == "retro":
@@ -376,9 +407,14 @@ def compose_prompt(
             workspace, story, phase, epic, request.selection, counter, count_tokens
         )
     summarised = retro.summarised if retro is not None else ()
+    injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     if story.path is None and phase.scope == "story":
-        warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
-    elif story.path is not None and story.id not in summarised:
+        warnings.append(
+            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
+            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
+            "and title only"
+        )
+    elif story.path is not None and story.id not in summarised and story.source == "bmad":
         shown = {f.path: f for f in injection.files}
         entry = shown.get(story.path)
         if entry is None or entry.status not in ("included", "duplicate"):
@@ -402,13 +438,14 @@ def compose_prompt(
             warnings.append(learnings.warning)
         context = story_prompt(
             story,
-            verify_commands=config.verify_commands,
+            verify_commands=verification.commands,
             learnings=learnings,
             retry_reason=request.retry_reason if request.mode == "optimize" else None,
             templates=templates,
+            injected=injected,
         )
     else:
-        context = story_brief(story, templates=templates)
+        context = story_brief(story, templates=templates, injected=injected)
     if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
         warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
     if phase.name == "failure" and request.failure is None:
@@ -424,7 +461,8 @@ def compose_prompt(
             "epicId": story.group,
             "epicTitle": story.group_title or story.group,
             "source": story.source,
-            "verifyCommands": list(config.verify_commands),
+            "recordPath": story.record_path or "",
+            "verifyCommands": list(verification.commands),
             "variant": variant,
             **(
                 {
@@ -439,7 +477,9 @@ def compose_prompt(
         context_envelope={
             "story": context,
             "transfers": _variant_note(phase, party, templates)
-            + _transfers(phase, story, epic, request.failure, templates, config, summarised),
+            + _transfers(
+                phase, story, epic, request.failure, templates, config, summarised, injected
+            ),
             "fileInjections": injection.text,
         },
         write_policy=WritePolicy(
@@ -486,6 +526,7 @@ def compose_prompt(
         instructions=instructions,
         rules=rules,
         compose_input=compose_input,
+        verification=verification,
         variant=variant,
         summarised=summarised,
     )

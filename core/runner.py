@@ -46,6 +46,7 @@ from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLa
 from .learnings import learnings_path, start_learnings
 from .records import RunRecord, iso_time, next_attempt
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .status_writeback import write_back
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -781,6 +782,21 @@ class _Supervisor:
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
             )
         story_flag = self._guarded("check the story file", self._check_story, False)
+        # After the append-only check (a Status line is earlier content) and before git, so
+        # the new status is staged and committed with the phase's work.
+        update = self._guarded(
+            "write the story's status back",
+            lambda: write_back(
+                self.workspace,
+                self.prompt.story,
+                phase,
+                outcome == SUCCESS_OUTCOME and not self.chat,
+                self.record.dir,
+            ),
+            None,
+        )
+        if update is not None:
+            self.notice("status written back:\n" + update.summary())
         no_git: tuple[str | None, str | None, str | None] = (None, None, None)
         staged_stat, commit_sha, sha_after = self._guarded(
             "update git", lambda: self._git_after(outcome, phase), no_git

@@ -66,6 +66,15 @@ def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dic
             "user": prompt.user_meter.to_dict(),
             "argv_limit": ARGV_LIMIT_BYTES,
             "level": injection.level,
+            "rules": None
+            if prompt.rules is None
+            else {
+                "path": prompt.rules.path,
+                "status": prompt.rules.status,
+                "sha256": prompt.rules.sha256,
+                "looked_for": list(prompt.rules.looked_for),
+            },
+            "verify": None if prompt.verification is None else prompt.verification.to_dict(),
         }
     )
     return payload
@@ -190,6 +199,28 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
             f"{prompt.user_meter.bytes:,} bytes · {_num(prompt.user_meter.tokens)} tokens",
         )
     )
+    rules = prompt.rules
+    if rules is not None:
+        found = f"sha256 {rules.sha256[:HASH_PREFIX]}" if rules.present and rules.sha256 else ""
+        how = "configured" if not rules.looked_for else "found in the documented order"
+        console.print(
+            Text.assemble(
+                ("rules ", "bold"),
+                f"{rules.path} · {rules.status} · {how}" + (f" · {found}" if found else ""),
+            )
+        )
+    verification = prompt.verification
+    if verification is not None:
+        detected = verification.detected
+        shown = ", ".join(f"`{c}`" for c in verification.commands) or "none configured"
+        suggestion = (
+            f" · detected `{detected.command}` ({detected.source})"
+            if detected is not None and verification.origin != "detected"
+            else ""
+        )
+        console.print(
+            Text.assemble(("verify ", "bold"), f"{shown} ({verification.origin}){suggestion}")
+        )
     check = check_budget(prompt, config)
     console.print(
         Text.assemble(("budget ", "bold"), (check.describe(), "red" if check.over else ""))

@@ -21,6 +21,7 @@ from promptdeck.core.demo import (
 )
 from promptdeck.core.errors import UsageError
 from promptdeck.core.keys import name_matches_key
+from promptdeck.core.rules import find_rules_path
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.workspace import Workspace, open_workspace
 
@@ -121,7 +122,7 @@ def test_discovery_adds_a_few_kib_to_an_ordinary_story(workspace: Workspace) -> 
 def test_settings_rules_and_learnings(demo: Path, workspace: Workspace) -> None:
     assert workspace.config.agent_default == "replay"
     assert any("pytest" in command for command in workspace.config.verify_commands)
-    assert (demo / workspace.config.paths_rules).read_text(encoding="utf-8").startswith("# ")
+    assert (demo / find_rules_path(workspace)[0]).read_text(encoding="utf-8").startswith("# ")
     learnings = (demo / workspace.config.paths_learnings).read_text(encoding="utf-8")
     assert learnings.count("\n## ") >= 3
     assert (demo / ".promptdeck/.gitignore").read_text(encoding="utf-8").split() == [

@@ -153,6 +153,7 @@ def test_an_openspec_change_retro_reads_its_proposal(tmp_path: Path) -> None:
         count_tokens=False,
     )
     context = _context(prompt)
-    assert "From `openspec/changes/add-auth/proposal.md`:" in context
-    assert "Users need accounts." in context
+    # The proposal is injected with the change's files: the section points to it, once.
+    assert "It is `openspec/changes/add-auth/proposal.md`, in `<file_injections>` below." in context
+    assert context.count("Users need accounts.") == 1
     assert "- **Stories**: 2 — completed 1, failed 0" in context

@@ -24,6 +24,7 @@ from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from promptdeck.core.records import list_runs, next_attempt
+from promptdeck.core.rules import find_rules_path
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
@@ -204,7 +205,7 @@ class MainScreen(Screen[None]):
             workspace=deck.workspace_label,
             encoding=deck.encoding,
             agent=deck.agent,
-            rules_path=deck.workspace.config.paths_rules,
+            rules_path=find_rules_path(deck.workspace)[0],
         )
         self.query_one("#story-filter", Input).display = False
         self._apply_width(self.size.width)
@@ -419,7 +420,7 @@ class MainScreen(Screen[None]):
             encoding=deck.encoding,
             agent=deck.agent,
             instructions_sha256=instructions.sha256 if instructions else None,
-            rules_path=rules.path if rules else deck.workspace.config.paths_rules,
+            rules_path=rules.path if rules else find_rules_path(deck.workspace)[0],
             rules_sha256=rules.sha256 if rules else None,
             rules_status=rules.status if rules else "missing",
         )
