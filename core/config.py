@@ -59,8 +59,14 @@ class Config:
     """Verification commands named in prompts (seed 003)."""
 
     # [agent]
-    agent_default: str = "replay"
-    """Backend used when none is named: claude, codex, command or replay."""
+    agent_default: str = ""
+    """Backend used when none is named: claude, codex, command or replay. Empty (the default)
+    means Claude Code when its binary is found; otherwise ``run``, ``chat`` and the app's
+    ``r`` refuse with a line saying how to pick one. ``replay`` — a simulation — only ever
+    runs when named here, with ``--agent replay`` or in ``promptdeck demo``."""
+    agent_replay_git: bool = False
+    """Let the simulated ``replay`` agent's phases stage and commit (the demo sets it): off,
+    its invented work never reaches git."""
     agent_timeout: float = 1800.0
     """Seconds before a phase is cancelled."""
     agent_max_attempts: int = 3
@@ -87,6 +93,8 @@ class Config:
     # [git]
     git_commit_template: str = "feat({story}): {title}"
     """Commit message after a passed review."""
+    git_max_file_bytes: int = 5 * 1024 * 1024
+    """Files a phase wrote that are larger than this are left unstaged, with the reason."""
 
     # [session]
     session_reinjection_enabled: bool = True
@@ -102,7 +110,7 @@ class Config:
         where = self.source or CONFIG_RELPATH
         if self.tokens_encoding not in ENCODINGS:
             raise ConfigError(where, "tokens.encoding", f"one of {', '.join(ENCODINGS)}")
-        if self.agent_default not in AGENTS:
+        if self.agent_default and self.agent_default not in AGENTS:
             raise ConfigError(where, "agent.default", f"one of {', '.join(AGENTS)}")
         if not 0 < self.injection_warn_bytes <= self.injection_error_bytes:
             raise ConfigError(
@@ -118,6 +126,16 @@ class Config:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
         if self.session_reinjection_turns < 1:
             raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
+        if self.git_max_file_bytes < 1:
+            raise ConfigError(where, "git.max_file_bytes", "a positive integer")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            texts = value if isinstance(value, tuple) else (value,)
+            # A NUL cannot be in a path, an argv or a template: refuse it here, once, rather
+            # than as a ValueError wherever the value is first used.
+            if any(isinstance(text, str) and "\0" in text for text in texts):
+                key = spec.name.replace("_", ".", 1)
+                raise ConfigError(where, key, "text without a NUL byte")
 
 
 _FIELDS = {f.name: f for f in fields(Config) if f.name != "source"}
@@ -172,7 +190,10 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
             except TypeError:
                 raise ConfigError(source, dotted, _expected(spec.type)) from None
 
-    walk(data, ())
+    try:
+        walk(data, ())
+    except RecursionError:
+        raise ConfigError(source, None, "tables nested less deeply") from None
     config = Config(**values, source=source)
     config.validate_values()
     return config
@@ -189,6 +210,8 @@ def load_config(root: Path) -> Config:
         raise ConfigError(CONFIG_RELPATH, None, "UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
     except OSError as exc:
         raise ConfigError(CONFIG_RELPATH, None, f"a readable file ({exc.strerror})") from None
     return config_from_mapping(data, CONFIG_RELPATH)
