@@ -39,6 +39,8 @@ class GitSnapshot:
         fingerprints: for every path git listed, its working copy's fingerprint (None when
             absent): after the phase, a path whose fingerprint changed is the phase's work.
         problem: why the git step cannot run here (a merge in progress …), or None.
+        carried: changed paths still exactly as an earlier run of the same story left them:
+            the story's work, not the user's — staged with this phase's.
     """
 
     head: str | None
@@ -46,6 +48,7 @@ class GitSnapshot:
     staged: tuple[str, ...] = ()
     fingerprints: Mapping[str, str | None] = field(default_factory=dict)
     problem: str | None = None
+    carried: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -227,8 +230,11 @@ def in_progress(repo: Any, status: Mapping[str, str] | None = None) -> str | Non
     return None
 
 
-def snapshot(repo: Any) -> GitSnapshot:
+def snapshot(repo: Any, earlier: Mapping[str, str | None] | None = None) -> GitSnapshot:
     """HEAD, the changed files and their fingerprints before a phase.
+
+    ``earlier`` maps paths earlier runs of the story changed to the fingerprint they left:
+    a changed path still carrying it is the story's work (``carried``), not a user's edit.
 
     promptdeck's own ``.promptdeck/.gitignore`` (made or extended just before the phase so
     that run records stay out of git) is not a change of the user's to warn about; it is
@@ -236,10 +242,35 @@ def snapshot(repo: Any) -> GitSnapshot:
     """
     status = _status(repo)
     root = _root(repo)
-    dirty = tuple(sorted(p for p, c in status.items() if c[1] != " " and p != GITIGNORE_RELPATH))
-    staged = tuple(sorted(p for p, c in status.items() if c[0] not in " ?"))
     prints = {path: fingerprint(root / path) for path in status}
-    return GitSnapshot(head_sha(repo), dirty, staged, prints, in_progress(repo, status))
+    earlier = earlier or {}
+    carried = tuple(sorted(p for p in prints if p in earlier and earlier[p] == prints[p]))
+    dirty = tuple(
+        sorted(
+            p
+            for p, c in status.items()
+            if c[1] != " " and p != GITIGNORE_RELPATH and p not in carried
+        )
+    )
+    staged = tuple(sorted(p for p, c in status.items() if c[0] not in " ?"))
+    problem = in_progress(repo, status)
+    return GitSnapshot(head_sha(repo), dirty, staged, prints, problem, carried)
+
+
+def phase_changes(repo: Any, before: GitSnapshot) -> dict[str, str | None]:
+    """The paths the phase changed since ``before``, with their fingerprints now (None:
+    deleted). Files dirty before it count only when the phase changed them further."""
+    root = _root(repo)
+    after = _status(repo)
+    changes: dict[str, str | None] = {}
+    for path in sorted(set(after) | set(before.fingerprints)):
+        now = fingerprint(root / path)
+        if path in before.fingerprints:
+            if now != before.fingerprints[path]:
+                changes[path] = now
+        elif path in after:
+            changes[path] = now
+    return changes
 
 
 def _left_reason(root: Path, path: str, max_bytes: int) -> str | None:
@@ -260,8 +291,10 @@ def _left_reason(root: Path, path: str, max_bytes: int) -> str | None:
 def stage_phase(repo: Any, before: GitSnapshot, max_bytes: int) -> StageReport:
     """Stage exactly what the phase changed since ``before``.
 
-    Left unstaged, each with its reason: files already changed before the phase (the user's
-    own edits), files that look like secrets (by name or content), files over ``max_bytes``.
+    Staged too: paths earlier runs of the story changed and left as they are now
+    (``before.carried``). Left unstaged, each with its reason: files already changed before
+    the phase (the user's own edits), files that look like secrets (by name or content),
+    files over ``max_bytes``.
     Files ``.gitignore`` ignores are never listed by git, so never staged.
 
     Raises:
@@ -269,21 +302,19 @@ def stage_phase(repo: Any, before: GitSnapshot, max_bytes: int) -> StageReport:
     """
     root = _root(repo)
     after = _status(repo)
+    changes = phase_changes(repo, before)
     stage: list[str] = []
     left: list[tuple[str, str]] = []
-    for path in sorted(set(after) | set(before.fingerprints)):
-        now = fingerprint(root / path)
-        if path == GITIGNORE_RELPATH and path in after:
-            stage.append(path)  # promptdeck's own, made just before the phase
+    wanted = set(changes) | set(before.carried)
+    if GITIGNORE_RELPATH in after:
+        wanted.add(GITIGNORE_RELPATH)  # promptdeck's own, made just before the phase
+    for path in sorted(wanted):
+        if path in before.dirty and path != GITIGNORE_RELPATH:
+            left.append((path, "already changed before this phase: left for you to stage"))
             continue
-        if path in before.fingerprints:
-            if now == before.fingerprints[path]:
-                continue
-            if path in before.dirty:
-                left.append((path, "already changed before this phase: left for you to stage"))
-                continue
-        elif path not in after:
-            continue
+        if path not in after:
+            continue  # back as it is in the index: nothing to stage
+        now = changes[path] if path in changes else fingerprint(root / path)
         reason = None if now is None else _left_reason(root, path, max_bytes)
         if reason:
             left.append((path, reason))

@@ -181,6 +181,7 @@ class RunResult:
     warnings: tuple[str, ...] = ()
     simulation: bool = False
     git_output: str | None = None
+    changed_paths: dict[str, str | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``result.json`` and ``run --json``."""
@@ -211,6 +212,7 @@ class RunResult:
             "warnings": list(self.warnings),
             "simulation": self.simulation,
             "git_output": self.git_output,
+            "changed_paths": self.changed_paths,
         }
 
 
@@ -439,6 +441,8 @@ class RunHandle:
         self.run_id = run_id
         self.run_dir = run_dir
         self._control = control
+        self.interrupted_by: int | None = None
+        """The signal (SIGINT, SIGTERM, SIGHUP) that made promptdeck cancel the run, if any."""
 
     def cancel(self) -> None:
         """Ask the run to stop (SIGINT → SIGTERM → SIGKILL to its group); returns at once."""
@@ -680,7 +684,9 @@ def _launch(
     record, spec = prepared.record, prepared.spec
     started = time.time()
     warnings: list[str] = list(prompt.warnings)
-    before = gitops.snapshot(repo) if repo is not None else None
+    before = (
+        gitops.snapshot(repo, _earlier_changes(workspace, story.id)) if repo is not None else None
+    )
     simulation = is_simulation(prepared.agent.name)
     meta: dict[str, Any] = {
         "run_id": record.id,
@@ -738,6 +744,25 @@ def _launch(
     thread = threading.Thread(target=supervisor.run, name=f"run-{record.id}", daemon=True)
     thread.start()
     return RunHandle(record.id, record.dir, control)
+
+
+CHANGED_PATHS_KEPT = 2000
+"""At most this many changed paths are kept in a run's ``result.json``."""
+
+
+def _earlier_changes(workspace: Workspace, story_id: str) -> dict[str, str | None]:
+    """Paths earlier runs of the story changed, with the fingerprint each run left (the
+    latest run wins)."""
+    from .records import list_runs
+
+    changes: dict[str, str | None] = {}
+    for run in list_runs(workspace.root, story_id):
+        recorded = (run.result or {}).get("changed_paths")
+        if isinstance(recorded, dict):
+            for path, mark in recorded.items():
+                if isinstance(path, str) and (mark is None or isinstance(mark, str)):
+                    changes[path] = mark
+    return changes
 
 
 class _Supervisor:
@@ -990,6 +1015,7 @@ class _Supervisor:
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
             )
         story_flag = self._guarded("check the story file", self._check_story, False)
+        changed = self._guarded("list the phase's changes", self._changes, None)
         no_git: tuple[str | None, str | None, str | None] = (None, None, None)
         git_failure: list[str] = []
 
@@ -1035,6 +1061,7 @@ class _Supervisor:
             warnings=tuple(self.warnings),
             simulation=self.simulation,
             git_output=self.git_output,
+            changed_paths=changed,
         )
         self._publish(result)
 
@@ -1109,6 +1136,13 @@ class _Supervisor:
         self.warnings.append(warning)
         self.notice(f"warning: {warning}")
         return True
+
+    def _changes(self) -> dict[str, str | None] | None:
+        """The paths this phase changed (kept so the story's later phases stage them)."""
+        if self.repo is None or self.before is None or self.chat:
+            return None
+        changes = gitops.phase_changes(self.repo, self.before)
+        return dict(list(changes.items())[:CHANGED_PATHS_KEPT])
 
     def _git_step_applies(self) -> bool:
         phase = self.prompt.request.phase

@@ -19,7 +19,7 @@ from ..prompt import PromptRequest, compose_prompt
 from ..runner import RunResult, start_run
 from ..session import Session
 from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
-from .run import Printer, add_run_options, wait_interruptibly
+from .run import Printer, add_run_options, raise_if_interrupted, wait_interruptibly
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,7 +58,12 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
     while True:
         if interactive:
             print("you> ", end="", file=sys.stderr, flush=True)
-        line = sys.stdin.readline()
+        try:
+            line = sys.stdin.readline()
+        except UnicodeDecodeError:
+            raise UsageError(
+                "chat: stdin is not UTF-8 text; turns are read as UTF-8 lines"
+            ) from None
         if not line:
             return
         text = line.strip()
@@ -101,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
             user_text=plan.user_text,
         )
         result = wait_interruptibly(handle)
+        if handle.interrupted_by is not None:
+            if printer is not None:
+                printer.summary(result)
+            raise_if_interrupted(handle, result)
         used = (
             result.context_tokens / result.context_window
             if result.context_tokens is not None and result.context_window

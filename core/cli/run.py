@@ -3,7 +3,8 @@
 The agent's text streams to stdout (signals highlighted on a terminal), tool calls and
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
-2 bad input; 3 over the size limit.
+6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
+story; 2 bad input; 3 over the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import signal
 import sys
 from typing import Any, TextIO
 
+from ..agents.base import agent_label
 from ..catalog import load_catalog
 from ..config import AGENTS
-from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
+from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
 from ..flow import Suggestion, last_failure, run_auto
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
@@ -39,7 +41,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Run one phase of a story in a fresh agent process, stream its output, record the "
             "run in .promptdeck/runs/, stage after dev and commit after a passed review. "
             "Exit codes: 0 success signal, 4 failure signal, 5 no signal/timeout/crash, "
-            "2 bad input, 3 over the size limit."
+            "6 git step failed or refused, 7 not saved or story locked by another run, "
+            "2 bad input, 3 over the size limit, 130 Ctrl-C."
         ),
     )
     parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
@@ -135,6 +138,8 @@ class Printer:
         parts = [f"{result.duration_s:.1f} s"]
         if result.cost_usd is not None:
             parts.append(f"${result.cost_usd:.4f}")
+        elif result.simulation:
+            parts.append("cost —")
         if result.usage is not None:
             usage = result.usage
             total = usage.context_tokens + usage.output_tokens
@@ -143,7 +148,7 @@ class Printer:
         outcome = self._paint(result.outcome, code, self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{result.agent}) → {outcome}: {result.message} ({', '.join(parts)}) "
+            f"{agent_label(result.agent)}) → {outcome}: {result.message} ({', '.join(parts)}) "
             f"· run {result.run_id}",
             file=self.err,
         )
@@ -170,6 +175,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
 
     def on_termination(signum: int, _frame: object) -> None:
         print(f"promptdeck: {signal.Signals(signum).name}: cancelling the run…", file=sys.stderr)
+        handle.interrupted_by = signum
         handle.cancel()
 
     previous = {sig: signal.signal(sig, on_termination) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -181,6 +187,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
                 continue
             except KeyboardInterrupt:
                 print("promptdeck: cancelling the run…", file=sys.stderr)
+                handle.interrupted_by = signal.SIGINT
                 handle.cancel()
     finally:
         for sig, handler in previous.items():
@@ -251,7 +258,24 @@ def _run_one(
     result = wait_interruptibly(handle)
     if printer is not None:
         printer.summary(result)
+    raise_if_interrupted(handle, result)
     return result
+
+
+def raise_if_interrupted(handle: RunHandle, result: RunResult) -> None:
+    """After a run that promptdeck cancelled on a signal: exit 128 + that signal (130 for
+    Ctrl-C), the shell's convention, rather than the run's own exit code.
+
+    Raises:
+        Interrupted: the run was cancelled on SIGINT, SIGTERM or SIGHUP.
+    """
+    if handle.interrupted_by is None:
+        return
+    name = signal.Signals(handle.interrupted_by).name
+    raise Interrupted(
+        f"interrupted ({name}): run {result.run_id} ended {result.outcome}",
+        int(handle.interrupted_by),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
