@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 
+from ..agents.base import resolve_agent_name
 from ..catalog import load_catalog
 from ..errors import EXIT_OK, UsageError
 from ..phases import PHASE_NAMES
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     workspace = workspace_from(args)
+    args.agent = resolve_agent_name(args.agent, workspace.config)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id

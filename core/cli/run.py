@@ -17,7 +17,7 @@ import signal
 import sys
 from typing import Any, TextIO
 
-from ..agents.base import agent_label
+from ..agents.base import agent_label, resolve_agent_name
 from ..catalog import load_catalog
 from ..config import AGENTS
 from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
@@ -285,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
     if args.phase is None and not args.auto:
         raise UsageError("run: --phase is required (or use --auto to follow the flow)")
     workspace = workspace_from(args)
+    # Refuse before anything is composed or written: no agent is no run.
+    args.agent = resolve_agent_name(args.agent, workspace.config)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
