@@ -199,13 +199,57 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
     return config
 
 
+MAX_TOML_DEPTH = 64
+"""Deeper nesting (arrays, inline tables, dotted keys, table headers) is refused before
+parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key's length, so
+a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
+
+
+def check_toml_shape(text: str, where: str) -> None:
+    """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
+
+    Counts bracket depth and the dots of a key outside quoted strings; a multi-line string
+    holding brackets can only make the count higher, never hide real nesting.
+
+    Raises:
+        ConfigError: too deep.
+    """
+    depth = dots = 0
+    quote = ""
+    for char in text:
+        if quote:
+            if char == quote or (quote == "#" and char == "\n"):
+                dots = 0 if quote == "#" else dots
+                quote = ""
+            continue
+        if char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                break
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == ".":
+            dots += 1
+            if dots > MAX_TOML_DEPTH:
+                break
+        elif char in "=,\n":
+            dots = 0  # a key ends at "=", a value at "," or the line's end
+    else:
+        return
+    raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")
+
+
 def load_config(root: Path) -> Config:
     """Read ``<root>/.promptdeck/config.toml`` if present; defaults otherwise."""
     path = root / CONFIG_RELPATH
     if not path.is_file():
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        check_toml_shape(text, CONFIG_RELPATH)
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(CONFIG_RELPATH, None, "UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

@@ -97,6 +97,12 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if exc.filename is None:  # a failed write names no file: name it for the one line
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()

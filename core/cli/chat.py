@@ -67,6 +67,13 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
             ) from None
         if not line:
             return
+        try:
+            # A UTF-8 locale reads undecodable bytes as surrogates instead of failing.
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(
+                "chat: stdin is not UTF-8 text; turns are read as UTF-8 lines"
+            ) from None
         text = line.strip()
         if text == "/exit":
             return

@@ -110,7 +110,11 @@ def agent_files(script: str, extra_config: str = "") -> dict[str, str]:
         f'command_argv = ["{sys.executable}", ".promptdeck/agent.py", "{{story}}", "{{root}}"]\n'
         + extra_config
     )
-    return {".promptdeck/config.toml": config, ".promptdeck/agent.py": script}
+    return {
+        ".promptdeck/config.toml": config,
+        ".promptdeck/agent.py": script,
+        ".promptdeck/rules.md": "# Rules\n\nKeep changes small.\n",
+    }
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from _run_helpers import STORY, STORY_REL, agent_files, cli, cloned_workspace, git
 
-AGENT = r'''
+AGENT = r"""
 import os, sys
 story, root, phase = sys.argv[1], sys.argv[2], sys.argv[3]
 story_file = os.path.join(root, "_bmad-output/implementation-artifacts/1-1-parse-lines.md")
@@ -33,7 +33,7 @@ elif phase == "review":
     with open(story_file, "a") as handle:
         handle.write("\n## Review\n\nLooks right.\n")
     print("REVIEW PASSED: " + story, flush=True)
-'''
+"""
 
 
 def _workspace(tmp_path: Path, *, empty: bool = False) -> Path:
