@@ -28,7 +28,7 @@ async def test_r_and_n_refuse_without_an_agent(project: Path) -> None:
         for key in ("r", "n"):
             before = len(app._notifications)
             await pilot.press(key)
-            await wait_for(pilot, lambda: len(app._notifications) > before, f"{key}'s answer")
+            await wait_for(pilot, lambda n=before: len(app._notifications) > n, f"{key}'s answer")
             message = list(app._notifications)[-1].message
             assert "no agent to run" in message and "--agent" in message
             assert "\n" not in message
