@@ -26,6 +26,7 @@ if phase == "dev":
     write("config/settings.py", 'AWS_KEY = "AKIAIOSFODNN7EXAMPLE"\n')
     write("dump.bin", b"\0" * (6 * 1024 * 1024))
     write("debug.log", "ignored by .gitignore\n")
+    os.symlink(os.path.join(root, "..", "canary.txt"), os.path.join(root, "notes-link"))
     with open(story_file, "a") as handle:
         handle.write("\n## Dev Agent Record\n\nParser written.\n")
     print("IMPLEMENTATION COMPLETE: " + story, flush=True)
@@ -52,6 +53,8 @@ def _workspace(tmp_path: Path, *, empty: bool = False) -> Path:
 
 def test_dev_stages_only_its_own_work_and_review_commits_it(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
+    canary = "CANARY-7f3a AKIAIOSFODNN7EXAMPLE"  # outside the project: never read, never shown
+    (tmp_path / "canary.txt").write_text(canary + "\n", encoding="utf-8")
     # What the user has going on before the phase: an edit, an untracked key, a dump.
     (root / "README.md").write_text("# web\n\nmy own notes\n", encoding="utf-8")
     (root / "id_rsa").write_text("the user's key\n", encoding="utf-8")
@@ -59,7 +62,9 @@ def test_dev_stages_only_its_own_work_and_review_commits_it(tmp_path: Path) -> N
     dev = cli(root, "run", "1-1", "--phase", "dev")
     assert dev.code == 0, dev.stderr
     staged = sorted(git(root, "diff", "--staged", "--name-only").split())
-    assert staged == [".promptdeck/.gitignore", STORY_REL, "src/parser.py"]
+    # The link is staged as what git stores, its target path; its target is never read.
+    assert staged == [".promptdeck/.gitignore", STORY_REL, "notes-link", "src/parser.py"]
+    assert "CANARY" not in dev.stdout + dev.stderr
     for path, reason in (
         (".env.local", "name looks like a secret"),
         ("keys/id_ed25519", "name looks like a secret"),
@@ -75,7 +80,8 @@ def test_dev_stages_only_its_own_work_and_review_commits_it(tmp_path: Path) -> N
     assert git(root, "log", "-1", "--format=%s").strip() == "feat(1.1): Parse lines"
     assert git(root, "rev-parse", "HEAD~1").strip() == base.strip()
     committed = sorted(git(root, "show", "--name-only", "--format=", "HEAD").split())
-    assert committed == [".promptdeck/.gitignore", STORY_REL, "src/parser.py"]
+    assert committed == [".promptdeck/.gitignore", STORY_REL, "notes-link", "src/parser.py"]
+    assert "CANARY" not in git(root, "show", "HEAD") + review.stdout + review.stderr
     left = git(root, "status", "--porcelain", "--untracked-files=all")
     for path in ("README.md", "id_rsa", ".env.local", "config/settings.py", "dump.bin"):
         assert path in left
