@@ -288,13 +288,18 @@ def _left_reason(root: Path, path: str, max_bytes: int) -> str | None:
     return None
 
 
-def stage_phase(repo: Any, before: GitSnapshot, max_bytes: int) -> StageReport:
+def stage_phase(
+    repo: Any,
+    before: GitSnapshot,
+    max_bytes: int,
+    changes: Mapping[str, str | None] | None = None,
+) -> StageReport:
     """Stage exactly what the phase changed since ``before``.
 
     Staged too: paths earlier runs of the story changed and left as they are now
     (``before.carried``). Left unstaged, each with its reason: files already changed before
     the phase (the user's own edits), files that look like secrets (by name or content),
-    files over ``max_bytes``.
+    files over ``max_bytes``. ``changes``: :func:`phase_changes`, when already known.
     Files ``.gitignore`` ignores are never listed by git, so never staged.
 
     Raises:
@@ -302,7 +307,8 @@ def stage_phase(repo: Any, before: GitSnapshot, max_bytes: int) -> StageReport:
     """
     root = _root(repo)
     after = _status(repo)
-    changes = phase_changes(repo, before)
+    if changes is None:
+        changes = phase_changes(repo, before)
     stage: list[str] = []
     left: list[tuple[str, str]] = []
     wanted = set(changes) | set(before.carried)

@@ -1021,7 +1021,7 @@ class _Supervisor:
 
         def git_step() -> tuple[str | None, str | None, str | None]:
             try:
-                return self._git_after(outcome, phase, git_failure)
+                return self._git_after(outcome, phase, git_failure, changed)
             except Exception as exc:
                 git_failure.append(f"git step failed: {exc}")
                 raise
@@ -1061,7 +1061,7 @@ class _Supervisor:
             warnings=tuple(self.warnings),
             simulation=self.simulation,
             git_output=self.git_output,
-            changed_paths=changed,
+            changed_paths=dict(list(changed.items())[:CHANGED_PATHS_KEPT]) if changed else changed,
         )
         self._publish(result)
 
@@ -1141,8 +1141,7 @@ class _Supervisor:
         """The paths this phase changed (kept so the story's later phases stage them)."""
         if self.repo is None or self.before is None or self.chat:
             return None
-        changes = gitops.phase_changes(self.repo, self.before)
-        return dict(list(changes.items())[:CHANGED_PATHS_KEPT])
+        return gitops.phase_changes(self.repo, self.before)
 
     def _git_step_applies(self) -> bool:
         phase = self.prompt.request.phase
@@ -1152,7 +1151,11 @@ class _Supervisor:
         return self.workspace.config.agent_replay_git
 
     def _git_after(
-        self, outcome: str, phase: str, failure: list[str]
+        self,
+        outcome: str,
+        phase: str,
+        failure: list[str],
+        changes: dict[str, str | None] | None = None,
     ) -> tuple[str | None, str | None, str | None]:
         """Stage after a completed dev phase, commit after a passed review: only the phase's
         own changes. A refusal or failure goes into ``failure`` (the run becomes
@@ -1174,7 +1177,7 @@ class _Supervisor:
             if problem:
                 raise gitops.GitStepError(f"git step refused: {problem}; nothing staged")
             report = gitops.stage_phase(
-                self.repo, self.before, self.workspace.config.git_max_file_bytes
+                self.repo, self.before, self.workspace.config.git_max_file_bytes, changes
             )
             staged = report.stat
             self.notice(report.describe())
