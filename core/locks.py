@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import StoryLocked
 from .keys import normalize_key
 
 LOCKS_RELPATH = ".promptdeck/locks"
+_held = threading.local()
 
 
 def lock_path(root: Path, story_id: str) -> Path:
@@ -45,11 +48,16 @@ class StoryLock:
 def acquire(root: Path, story_id: str) -> StoryLock:
     """Take the story's lock without waiting.
 
+    A story this thread already holds with :func:`holding` (``run --auto``'s whole flow)
+    gives a lock that releases nothing: the flow's phases run under the flow's lock.
+
     Raises:
         StoryLocked: another promptdeck run holds it (exit 7).
         OSError: the lock file cannot be made (a read-only project …).
     """
     path = lock_path(root, story_id)
+    if str(path) in getattr(_held, "paths", ()):
+        return StoryLock(-1, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags, 0o644)
@@ -72,3 +80,22 @@ def acquire(root: Path, story_id: str) -> StoryLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     return StoryLock(fd, path)
+
+
+@contextlib.contextmanager
+def holding(root: Path, story_id: str) -> Iterator[StoryLock]:
+    """Hold the story's lock for a whole flow (``run --auto``): no other run slips in between
+    its phases; the phases this thread starts meanwhile run under it.
+
+    Raises:
+        StoryLocked: another promptdeck run holds it (exit 7).
+    """
+    lock = acquire(root, story_id)
+    paths: set[str] = getattr(_held, "paths", set())
+    _held.paths = paths
+    paths.add(str(lock.path))
+    try:
+        yield lock
+    finally:
+        paths.discard(str(lock.path))
+        lock.release()

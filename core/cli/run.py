@@ -22,6 +22,7 @@ from ..catalog import load_catalog
 from ..config import AGENTS
 from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..locks import holding
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
@@ -326,9 +327,11 @@ def _auto(
         prompt = _compose(workspace, catalog, suggestion.request(current.id, selection))
         return _run_one(args, workspace, prompt, printer)
 
-    steps, flow = run_auto(
-        workspace, story.id, step, load=load_catalog, first=first, on_suggestion=announce
-    )
+    # One lock for the whole flow: no other run of the story slips in between its phases.
+    with holding(workspace.root, story.id):
+        steps, flow = run_auto(
+            workspace, story.id, step, load=load_catalog, first=first, on_suggestion=announce
+        )
     results = [s.result for s in steps if isinstance(s.result, RunResult)]
     if printer is not None and flow.note:
         print(f"promptdeck: {flow.note}", file=sys.stderr)

@@ -62,6 +62,29 @@ def test_the_story_lock_is_exclusive_shared_by_key_forms_and_released(tmp_path: 
     acquire(tmp_path, "1-4").release()
 
 
+def test_a_flow_holds_the_lock_for_its_own_phases_only(tmp_path: Path) -> None:
+    import threading
+
+    from promptdeck.core.locks import holding
+
+    with holding(tmp_path, "3-1"):
+        inner = acquire(tmp_path, "3.1")  # a phase of the flow, in the flow's thread
+        inner.release()  # releases nothing: the flow still holds the story
+        refused: list[BaseException] = []
+
+        def other_thread() -> None:
+            try:
+                acquire(tmp_path, "3-1")
+            except StoryLocked as exc:
+                refused.append(exc)
+
+        thread = threading.Thread(target=other_thread)
+        thread.start()
+        thread.join()
+        assert len(refused) == 1
+    acquire(tmp_path, "3-1").release()
+
+
 def test_a_lock_dies_with_its_process(tmp_path: Path) -> None:
     code = (
         "import os, sys\n"
