@@ -58,7 +58,9 @@ def acquire(root: Path, story_id: str) -> StoryLock:
     path = lock_path(root, story_id)
     if str(path) in getattr(_held, "paths", ()):
         return StoryLock(-1, path)
+    _inside(root, path)  # before any mkdir: a symlinked .promptdeck never leads out
     path.parent.mkdir(parents=True, exist_ok=True)
+    _inside(root, path)
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags, 0o644)
     try:
@@ -80,6 +82,18 @@ def acquire(root: Path, story_id: str) -> StoryLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     return StoryLock(fd, path)
+
+
+def _inside(root: Path, path: Path) -> None:
+    from .errors import UsageError
+
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise UsageError(
+            f"the lock file {path} leads outside the project (a symlink?); promptdeck writes "
+            "only inside the project"
+        ) from None
 
 
 @contextlib.contextmanager

@@ -55,6 +55,7 @@ def ensure_gitignore(root: Path) -> bool:
     and exported prompts must never be staged by a dev phase's ``git add -A``.
     """
     path = root / GITIGNORE_RELPATH
+    _inside_project(root, path, "the file")  # before any mkdir: never create outside
     path.parent.mkdir(parents=True, exist_ok=True)
     _inside_project(root, path, "the file")
     try:
@@ -160,6 +161,7 @@ class RunRecord:
     ) -> RunRecord:
         """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
         base = runs_dir(root)
+        _inside_project(root, base, "the runs folder")  # before any mkdir: never outside
         base.mkdir(parents=True, exist_ok=True)
         _inside_project(root, base, "the runs folder")
         ensure_gitignore(root)
@@ -176,6 +178,7 @@ class RunRecord:
     def dry_run(cls, root: Path) -> RunRecord:
         """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
         folder = runs_dir(root) / DRY_RUN_DIR
+        _inside_project(root, folder, "the runs folder")
         folder.mkdir(parents=True, exist_ok=True)
         _inside_project(root, folder, "the runs folder")
         ensure_gitignore(root)

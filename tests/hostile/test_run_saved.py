@@ -152,3 +152,16 @@ def test_a_prompt_that_cannot_be_written_leaves_no_empty_run_folder(tmp_path: Pa
     assert done.code == 2
     assert "File too large" in one_line(done)
     assert run_folders(root) == []
+
+
+def test_a_symlinked_promptdeck_folder_never_gets_a_run_or_lock_outside(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = cloned_workspace(tmp_path, {STORY_REL: STORY})
+    (root / ".promptdeck").symlink_to("../outside")  # as a cloned repository can hold it
+    for flow in (("--phase", "dev"), ("--auto",)):
+        done = cli(root, "run", "1-1", *flow, "--agent", "replay")
+        assert done.code == 2
+        assert "leads outside the project" in done.lines[-1]
+        assert all(line.startswith("promptdeck: ") for line in done.lines)
+    assert list(outside.iterdir()) == []
