@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from promptdeck.core.agents.base import found_default_agent
 from promptdeck.core.tokens import TokenCounter, get_counter
 from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES
@@ -64,7 +65,9 @@ class PromptdeckApp(App[None]):
         super().__init__()
         self.use_git = use_git
         self.workspace = workspace
-        self.agent = agent or workspace.config.agent_default
+        # Never a simulation unless named; "" when no real agent is found (`r` then refuses
+        # with the line saying how to pick one).
+        self.agent = agent or found_default_agent(workspace.config) or ""
         self.encoding = encoding or workspace.config.tokens_encoding
         self.workspace_label = workspace_label or workspace.root.name
         self.counter: TokenCounter = get_counter(self.encoding)

@@ -209,6 +209,54 @@ class PlainTextParser:
         return [make_event(kind=TEXT, text=line)]
 
 
+SIMULATIONS = frozenset({"replay"})
+"""Backends that only pretend: their work is invented, their cost is not money."""
+
+
+def is_simulation(name: str) -> bool:
+    """True for a backend whose runs are a simulation (``replay``)."""
+    return name in SIMULATIONS
+
+
+def agent_label(name: str) -> str:
+    """How a backend is named on screen: ``replay (simulation)``; ``none`` when unset."""
+    if not name:
+        return "none"
+    return f"{name} (simulation)" if is_simulation(name) else name
+
+
+def found_default_agent(config: Config) -> str | None:
+    """The backend used when none is named: config ``agent.default``, else ``claude`` when
+    its binary is found; None when neither."""
+    if config.agent_default:
+        return config.agent_default
+    import shutil
+
+    from .claude import claude_binary
+
+    return "claude" if shutil.which(claude_binary(config)) else None
+
+
+def resolve_agent_name(name: str | None, config: Config) -> str:
+    """The backend a run uses: ``name``, else :func:`found_default_agent`.
+
+    Raises:
+        NoAgentError: none named and no real agent found (exit 2). A simulation is never
+            picked on its own: ``replay`` runs only when named.
+    """
+    chosen = name or found_default_agent(config)
+    if chosen:
+        return chosen
+    from ..errors import NoAgentError
+    from .claude import claude_binary
+
+    raise NoAgentError(
+        f"no agent to run: Claude Code (`{claude_binary(config)}`) was not found; pick one "
+        "with --agent claude|codex|command, [agent] default in .promptdeck/config.toml or "
+        "PROMPTDECK_CLAUDE_BIN (--agent replay is an offline simulation)"
+    )
+
+
 def get_agent(name: str, config: Config, *, replay_script: str | None = None) -> Agent:
     """The backend called ``name`` (claude, codex, command, replay), set up from ``config``.
 

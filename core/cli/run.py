@@ -3,7 +3,9 @@
 The agent's text streams to stdout (signals highlighted on a terminal), tool calls and
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
-2 bad input; 3 over the size limit; 9 the prompt is over its phase's token budget (refused).
+6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
+story; 9 the prompt is over its phase's token budget (refused); 2 bad input; 3 over the size
+limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
@@ -21,11 +23,13 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
+from ..agents.base import agent_label, resolve_agent_name
 from ..budget import check_budget, enforce_budget, phase_budget
 from ..catalog import load_catalog
 from ..config import AGENTS
-from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
+from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..locks import holding
 from ..optional_phases import auto_plan, parse_with
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
@@ -47,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Run one phase of a story in a fresh agent process, stream its output, record the "
             "run in .promptdeck/runs/, stage after dev and commit after a passed review. "
             "Exit codes: 0 success signal, 4 failure signal, 5 no signal/timeout/crash, "
-            "2 bad input, 3 over the size limit, 9 over the phase's token budget."
+            "6 git step failed or refused, 7 not saved or story locked by another run, "
+            "9 over the phase's token budget, 2 bad input, 3 over the size limit, 130 Ctrl-C."
         ),
     )
     parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
@@ -151,6 +156,8 @@ class Printer:
         parts = [f"{result.duration_s:.1f} s"]
         if result.cost_usd is not None:
             parts.append(f"${result.cost_usd:.4f}")
+        elif result.simulation:
+            parts.append("cost —")
         if result.usage is not None:
             usage = result.usage
             total = usage.context_tokens + usage.output_tokens
@@ -159,7 +166,7 @@ class Printer:
         outcome = self._paint(result.outcome, code, self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{result.agent}) → {outcome}: {result.message} ({', '.join(parts)}) "
+            f"{agent_label(result.agent)}) → {outcome}: {result.message} ({', '.join(parts)}) "
             f"· run {result.run_id}",
             file=self.err,
         )
@@ -186,6 +193,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
 
     def on_termination(signum: int, _frame: object) -> None:
         print(f"promptdeck: {signal.Signals(signum).name}: cancelling the run…", file=sys.stderr)
+        handle.interrupted_by = signum
         handle.cancel()
 
     previous = {sig: signal.signal(sig, on_termination) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -197,6 +205,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
                 continue
             except KeyboardInterrupt:
                 print("promptdeck: cancelling the run…", file=sys.stderr)
+                handle.interrupted_by = signal.SIGINT
                 handle.cancel()
     finally:
         for sig, handler in previous.items():
@@ -281,7 +290,24 @@ def _run_one(
     result = wait_interruptibly(handle)
     if printer is not None:
         printer.summary(result)
+    raise_if_interrupted(handle, result)
     return result
+
+
+def raise_if_interrupted(handle: RunHandle, result: RunResult) -> None:
+    """After a run that promptdeck cancelled on a signal: exit 128 + that signal (130 for
+    Ctrl-C), the shell's convention, rather than the run's own exit code.
+
+    Raises:
+        Interrupted: the run was cancelled on SIGINT, SIGTERM or SIGHUP.
+    """
+    if handle.interrupted_by is None:
+        return
+    name = signal.Signals(handle.interrupted_by).name
+    raise Interrupted(
+        f"interrupted ({name}): run {result.run_id} ended {result.outcome}",
+        int(handle.interrupted_by),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -294,6 +320,8 @@ def run(args: argparse.Namespace) -> int:
     if asked and not args.auto:
         raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
+    # Refuse before anything is composed or written: no agent is no run.
+    args.agent = resolve_agent_name(args.agent, workspace.config)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
@@ -351,15 +379,17 @@ def _auto(
         _report_optional(result, workspace, printer)
         return result
 
-    steps, flow = run_auto(
-        workspace,
-        story.id,
-        step,
-        load=load_catalog,
-        first=first,
-        on_suggestion=announce,
-        skip=plan.skip,
-    )
+    # One lock for the whole flow: no other run of the story slips in between its phases.
+    with holding(workspace.root, story.id):
+        steps, flow = run_auto(
+            workspace,
+            story.id,
+            step,
+            load=load_catalog,
+            first=first,
+            on_suggestion=announce,
+            skip=plan.skip,
+        )
     results = [s.result for s in steps if isinstance(s.result, RunResult)]
     if printer is not None and flow.note:
         print(f"promptdeck: {flow.note}", file=sys.stderr)

@@ -35,11 +35,11 @@ def test_run_ids_sort_by_time_and_are_unique() -> None:
 def test_gitignore_is_created_appended_once(tmp_path: Path) -> None:
     assert ensure_gitignore(tmp_path)
     path = tmp_path / ".promptdeck" / ".gitignore"
-    assert path.read_text() == "runs/\nexports/\n"
+    assert path.read_text() == "runs/\nexports/\nlocks/\n"
     assert not ensure_gitignore(tmp_path)
     path.write_text("cache/\n/runs")
     assert ensure_gitignore(tmp_path)
-    assert path.read_text() == "cache/\n/runs\nexports/\n"
+    assert path.read_text() == "cache/\n/runs\nexports/\nlocks/\n"
 
 
 def _record(root: Path, story: str, phase: str, outcome: str | None) -> RunRecord:

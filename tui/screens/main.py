@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
 from promptdeck.core.catalog import load_catalog, read_text_file
 from promptdeck.core.composer import MODES
@@ -204,7 +205,7 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
             encoding=deck.encoding,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             rules_path=find_rules_path(deck.workspace)[0],
         )
         self.query_one("#story-filter", Input).display = False
@@ -418,7 +419,7 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
             encoding=deck.encoding,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             instructions_sha256=instructions.sha256 if instructions else None,
             rules_path=rules.path if rules else find_rules_path(deck.workspace)[0],
             rules_sha256=rules.sha256 if rules else None,
@@ -750,7 +751,7 @@ class MainScreen(Screen[None]):
             story_id=prompt.story.id,
             phase=request.phase,
             mode=request.mode,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             argv=tuple(argv),
             system_bytes=prompt.system_meter.bytes,
             system_tokens=prompt.system_meter.tokens,
@@ -804,7 +805,8 @@ class MainScreen(Screen[None]):
         panel = self.query_one(PhasePanel)
         panel.query_one(PhaseLog).reset()
         label = self.deck.run_label(handle.run_id)
-        panel.show_status(f"{prompt.request.phase} running · {self.deck.agent} {label}", "running")
+        agent = agent_label(self.deck.agent)
+        panel.show_status(f"{prompt.request.phase} running · {agent} {label}", "running")
         self._show_flow()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"

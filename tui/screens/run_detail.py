@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -67,8 +68,9 @@ class RunDetailScreen(Screen[None]):
         row = run.to_dict()
         duration = row.get("duration_s")
         cost = row.get("cost_usd")
+        agent = agent_label(str(row.get("agent") or ""))
         yield Static(
-            f"Run · {run.story} · {run.phase} #{run.attempt} · {row.get('agent') or ''}",
+            f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}",
             id="detail-title",
         )
         signal = row.get("signal") or "no signal"

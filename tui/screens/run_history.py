@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.workspace import Workspace
 from rich.style import Style
@@ -123,7 +124,7 @@ class RunHistoryScreen(Screen[None]):
                 Text(run.phase),
                 Text(str(run.attempt)),
                 Text(str(row.get("mode") or "")),
-                Text(str(row.get("agent") or "")),
+                Text(agent_label(str(row.get("agent") or ""))),
                 Text(outcome, style=self._tone(outcome)),
                 Text(str(row.get("signal") or "—"), overflow="ellipsis", no_wrap=True),
                 Text(self._duration(_number(row.get("duration_s"))), justify="right"),
