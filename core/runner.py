@@ -498,7 +498,7 @@ def start_run(
     )
     record, spec = prepared.record, prepared.spec
     started = time.time()
-    warnings: list[str] = list(prompt.warnings)
+    warnings: list[str] = [*prompt.warnings, *spec.warnings]
     before = gitops.snapshot(repo) if repo is not None else None
     meta: dict[str, Any] = {
         "run_id": record.id,
@@ -654,6 +654,20 @@ class _Supervisor:
             self.warnings.append(warning)
             self.notice(f"warning: {warning}")
         spec = self.prepared.spec
+        for warning in spec.warnings:
+            self.notice(f"warning: {warning}")
+        try:
+            # The launch's scope (codex: its profile link) lasts exactly as long as the process.
+            with spec.scope() if spec.scope is not None else contextlib.nullcontext():
+                returncode = self._process(spec)
+        except OSError as exc:
+            self._settle(None, f"cannot prepare the launch: {exc}", launch_failed=True)
+            return
+        if returncode is not None:
+            self._settle(returncode, None)
+
+    def _process(self, spec: LaunchSpec) -> int | None:
+        """Start, stream and wait; the return code, or None when the launch failed (settled)."""
         try:
             proc = subprocess.Popen(
                 spec.argv,
@@ -666,12 +680,12 @@ class _Supervisor:
             )
         except FileNotFoundError:
             self._settle(None, f"agent binary not found: {spec.argv[0]}", launch_failed=True)
-            return
+            return None
         except OSError as exc:
             self._settle(
                 None, f"cannot start {spec.argv[0]}: {exc.strerror or exc}", launch_failed=True
             )
-            return
+            return None
         self.record.log(f"started pid {proc.pid}: {' '.join(spec.argv[:3])} …")
         threads = [
             threading.Thread(target=self._read, args=(proc.stdout, True), daemon=True),
@@ -706,7 +720,7 @@ class _Supervisor:
                 self._signal_group(proc, signals_module.SIGKILL)
                 thread.join(READER_JOIN_SECONDS)
         self.processor.finish()
-        self._settle(proc.returncode, None)
+        return proc.returncode
 
     def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
         if pipe is None:
