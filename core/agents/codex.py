@@ -69,7 +69,7 @@ PROFILE_PREFIX = "promptdeck-"
 PREVIEW_CHARS = 200
 ROLLOUT_TAIL_BYTES = 1 << 20
 """How much of a rollout file's end is read for its last ``token_count``."""
-_PROFILE_LINK = re.compile(r"^promptdeck-(\d+)-[A-Za-z0-9_.-]+\.config\.toml$")
+_PROFILE_LINK = re.compile(r"^promptdeck-(\d+)-[A-Za-z0-9_-]+\.config\.toml$")
 _RECONNECTING = re.compile(r"reconnecting", re.IGNORECASE)
 _OVERRIDING_KEYS = ("developer_instructions", "instructions", "model_instructions_file")
 """Settings of a project's ``.codex/config.toml`` that change what the model is told."""
@@ -238,7 +238,7 @@ def sweep_stale_profiles(home: Path) -> list[Path]:
 
 def profile_name(run_id: str, pid: int | None = None) -> str:
     """The ``-p`` name of a run's profile: ``promptdeck-<pid>-<run id>``."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", run_id)
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", run_id)  # -p takes a plain name: no dots
     return f"{PROFILE_PREFIX}{os.getpid() if pid is None else pid}-{safe}"
 
 

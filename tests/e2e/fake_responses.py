@@ -97,6 +97,16 @@ class FakeResponses:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    @property
+    def proxy_url(self) -> str:
+        """``http://127.0.0.1:<port>``: as ``HTTPS_PROXY``, it records what would go out."""
+        return self.base_url.removesuffix("/v1")
+
+    def outbound(self) -> list[RecordedRequest]:
+        """Requests meant for somewhere else (proxy tunnels and absolute-URL requests)."""
+        with self._lock:
+            return [r for r in self.requests if r.method == "CONNECT" or "://" in r.path]
+
     def model_requests(self) -> list[RecordedRequest]:
         """The recorded ``POST /v1/responses`` requests."""
         with self._lock:
@@ -136,6 +146,13 @@ class FakeResponses:
                 self.send_header("content-length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def do_CONNECT(self) -> None:
+                # Used as the HTTPS proxy of the process under test: a tunnel anywhere is
+                # recorded and refused, so traffic meant to leave the loopback shows here.
+                self._record(None)
+                self._send_json(403, {"error": {"message": "no traffic off the loopback"}})
+                self.close_connection = True
 
             def do_GET(self) -> None:
                 self._record(None)
