@@ -32,7 +32,7 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(BIN)/pytest -q
 
-## claude-cli: the real Claude Code CLI for the end-to-end test (skipped, visibly, without npm)
+## claude-cli: the real Claude Code and Codex CLIs for the end-to-end tests (skipped, visibly, without npm)
 claude-cli:
 	@if command -v npm >/dev/null 2>&1; then \
 		if [ ! -x "$(NPM_PREFIX)/node_modules/.bin/claude" ]; then \
@@ -40,8 +40,13 @@ claude-cli:
 			npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) @anthropic-ai/claude-code >/dev/null 2>&1 \
 			|| echo "make: npm could not install @anthropic-ai/claude-code; the end-to-end test will be skipped"; \
 		fi; \
+		if [ ! -x "$(NPM_PREFIX)/node_modules/.bin/codex" ]; then \
+			mkdir -p $(NPM_PREFIX) && \
+			npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) @openai/codex >/dev/null 2>&1 \
+			|| echo "make: npm could not install @openai/codex; the end-to-end codex test will be skipped"; \
+		fi; \
 	else \
-		echo "make: npm not found; the end-to-end claude test will be skipped"; \
+		echo "make: npm not found; the end-to-end claude and codex tests will be skipped"; \
 	fi
 
 ## bench: run the benchmarks and print their figures

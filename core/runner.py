@@ -50,6 +50,7 @@ from .workspace import Workspace
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from .images import ImageFile
     from .prompt import ComposedPrompt
 
 SUCCESS_OUTCOME = "success"
@@ -398,6 +399,7 @@ def prepare_run(
     resume_session: str | None = None,
     turn: int = 0,
     user_text: str | None = None,
+    images: tuple[ImageFile, ...] = (),
 ) -> PreparedRun:
     """Write the prompt files and build the launch, without starting anything.
 
@@ -433,6 +435,7 @@ def prepare_run(
         resume_session=resume_session,
         turn=turn,
         attempt=attempt,
+        images=tuple(image.absolute for image in images),
     )
     spec = backend.launch(request)
     return PreparedRun(record, backend, spec, request, system_path, user_path)
@@ -456,6 +459,7 @@ def start_run(
     turn: int = 0,
     user_text: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
+    images: tuple[ImageFile, ...] = (),
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -472,6 +476,7 @@ def start_run(
         turn: the chat turn number.
         user_text: the user message for a chat turn, instead of ``prompt.user``.
         cancel_grace: seconds to wait after SIGINT and after SIGTERM.
+        images: checked images sent with the user message (``--image``).
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
@@ -495,6 +500,7 @@ def start_run(
         resume_session=resume_session,
         turn=turn,
         user_text=user_text,
+        images=images,
     )
     record, spec = prepared.record, prepared.spec
     started = time.time()
@@ -534,6 +540,7 @@ def start_run(
         "user_bytes": prepared.user_path.stat().st_size,
         "resume_session": resume_session,
         "turn": turn,
+        "images": [image.to_dict() for image in images],
     }
     record.write_meta(meta)
     control = _Control()

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from ..catalog import load_catalog
 from ..errors import EXIT_OK, UsageError
+from ..images import check_images
 from ..phases import PHASE_NAMES
 from ..prompt import PromptRequest, compose_prompt
 from ..runner import RunResult, start_run
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     args.story = story.id
     args.mode, args.retry_reason = None, None
     request: PromptRequest = request_from(args)
+    images = check_images(workspace, args.images)
     session = Session(workspace, story.id, args.phase, fresh=args.new)
     printer = None if args.json else Printer()
     results: list[RunResult] = []
@@ -99,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
             resume_session=session.session_id if not plan.initial else None,
             turn=session.state.turns + 1,
             user_text=plan.user_text,
+            images=images if not results else (),  # with this invocation's first message
         )
         result = wait_interruptibly(handle)
         used = (

@@ -20,6 +20,7 @@ from ..catalog import load_catalog
 from ..config import AGENTS
 from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..images import check_images
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
@@ -77,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script`` (run and chat)."""
+    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script``, ``--image`` (run and
+    chat)."""
     parser.add_argument("--agent", choices=AGENTS, help="the agent backend (default: config)")
     parser.add_argument(
         "--timeout",
@@ -92,6 +94,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--replay-script",
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
+    )
+    parser.add_argument(
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="send an image (PNG, JPEG, GIF, WebP; inside the project) with the message; "
+        "repeatable",
     )
 
 
@@ -204,7 +215,12 @@ def _compose(workspace: Workspace, catalog: StoryCatalog, request: PromptRequest
 
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
     prepared = prepare_run(
-        workspace, prompt, agent=args.agent, replay_script=args.replay_script, dry_run=True
+        workspace,
+        prompt,
+        agent=args.agent,
+        replay_script=args.replay_script,
+        dry_run=True,
+        images=args.checked_images,
     )
     spec = prepared.spec
     payload: dict[str, Any] = {
@@ -247,6 +263,7 @@ def _run_one(
         timeout=args.timeout,
         use_git=not args.no_git,
         replay_script=args.replay_script,
+        images=args.checked_images,
     )
     result = wait_interruptibly(handle)
     if printer is not None:
@@ -264,6 +281,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
+    args.checked_images = check_images(workspace, args.images)
     printer = None if args.json else Printer()
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)

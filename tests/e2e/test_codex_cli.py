@@ -142,7 +142,9 @@ def _check_delivery(request: RecordedRequest, system: str, user: str) -> None:
     assert developer[0][0].startswith("You are Codex")
     assert developer[1][0] == system
     users = request.texts("user")
-    assert users[-1] == [user]
+    # The user's turn is the message alone (Codex wraps attached images in tags of its own).
+    wrappers = [t for t in users[-1] if t.startswith("<image name=") or t == "</image>"]
+    assert [t for t in users[-1] if t not in wrappers] == [user]
     assert not any(system[:400] in text for message in users for text in message)
 
 
