@@ -100,6 +100,9 @@ class Config:
     """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
     session_reinjection_turns: int = 15
     """Turns between re-injections when context use is unknown."""
+    session_rules_alert_after: int = 3
+    """Injections in a row that fail to read the rules file before the warning becomes an
+    error line ("check the workspace"); 0 never escalates."""
 
     source: str | None = field(default=None, compare=False)
     """The file these settings came from, or None for defaults."""
@@ -129,6 +132,8 @@ class Config:
             raise ConfigError(where, "agent.codex_context_window", "a positive integer")
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
+        if self.session_rules_alert_after < 0:
+            raise ConfigError(where, "session.rules_alert_after", "an integer of at least 0")
         if self.session_reinjection_turns < 1:
             raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
 

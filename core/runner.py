@@ -44,7 +44,9 @@ from .agents.base import (
 )
 from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge
 from .records import RunRecord, iso_time, next_attempt
+from .rules import note_rules_read
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -542,6 +544,10 @@ def start_run(
         "turn": turn,
         "images": [image.to_dict() for image in images],
     }
+    alert = _record_injection(workspace, prompt, record.id, prepared.agent.name, resume_session)
+    if alert:
+        warnings.append(alert)
+        meta["rules_alert"] = alert
     record.write_meta(meta)
     control = _Control()
     supervisor = _Supervisor(
@@ -558,9 +564,38 @@ def start_run(
         warnings=warnings,
         cancel_grace=cancel_grace,
     )
+    if alert:
+        supervisor.notice(f"error: {alert}")
     thread = threading.Thread(target=supervisor.run, name=f"run-{record.id}", daemon=True)
     thread.start()
     return RunHandle(record.id, record.dir, control)
+
+
+def _record_injection(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    run_id: str,
+    agent: str,
+    resume_session: str | None,
+) -> str | None:
+    """Log a run's initial injection and count its rules read; the alert line, if due.
+
+    A resumed turn injects nothing new by itself (a re-injection is the session's to log).
+    """
+    if resume_session is not None or prompt.instructions is None or prompt.rules is None:
+        return None
+    health = note_rules_read(workspace, prompt.rules)
+    facts = injection_facts(
+        "initial",
+        prompt.instructions,
+        prompt.rules,
+        run_id=run_id,
+        agent=agent,
+        system_bytes=len(prompt.system.encode("utf-8")),
+    )
+    alert = health.message()
+    log_injection(facts, alert=alert)
+    return alert
 
 
 class _Supervisor:

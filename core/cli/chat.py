@@ -19,7 +19,13 @@ from ..phases import PHASE_NAMES
 from ..prompt import PromptRequest, compose_prompt
 from ..runner import RunResult, start_run
 from ..session import Session
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    print_json,
+    warn,
+    workspace_from,
+)
 from .run import Printer, add_run_options, wait_interruptibly
 
 
@@ -88,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
     for message in _messages(args):
         # Compose fresh every turn: the system prompt file reflects the files as they are now.
         prompt = compose_prompt(workspace, load_catalog(workspace), request, count_tokens=False)
-        plan = session.plan(message, prompt.user)
+        plan = session.plan(message, prompt.user, prompt.rules)
+        if plan.initial and printer is not None:
+            for warning in prompt.warnings:  # as run does: missing rules are never silent
+                warn(warning)
         handle = start_run(
             workspace,
             prompt,
