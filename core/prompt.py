@@ -35,7 +35,7 @@ from .composer import (
     system_text,
 )
 from .errors import UsageError
-from .injection import Injection, Selection, build_injection, build_story_injection
+from .injection import Emit, Injection, Selection, build_injection, build_story_injection
 from .instructions import InstructionsFile, load_instructions
 from .phases import Phase, get_phase, retro_paths, uat_path
 from .rules import RulesFile, read_rules
@@ -159,6 +159,7 @@ def _injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    emit: Emit | None = None,
 ) -> Injection:
     if phase.scope == "story":
         return build_story_injection(
@@ -168,6 +169,7 @@ def _injection(
             command_name=phase.name,
             counter=counter,
             count_tokens=count_tokens,
+            emit=emit,
         )
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
@@ -186,6 +188,7 @@ def _injection(
         story_files=tuple(files),
         counter=counter,
         count_tokens=count_tokens,
+        emit=emit,
     )
 
 
@@ -237,6 +240,7 @@ def compose_prompt(
     *,
     counter: TokenCounter | None = None,
     count_tokens: bool = True,
+    emit: Emit | None = None,
 ) -> ComposedPrompt:
     """Compose the prompt for one phase of one story.
 
@@ -246,6 +250,8 @@ def compose_prompt(
         request: the story, phase, mode, selection, retry reason and failure.
         counter: token counter (default: the process-wide one for the configured encoding).
         count_tokens: False leaves every token count None, for an instant byte-only preview.
+        emit: receives the injection's events (``injection:warning``, ``injection:empty``,
+            ``injection:skipped``; seed 000).
 
     Raises:
         StoryNotFound: no story matches ``request.story_id``.
@@ -273,7 +279,9 @@ def compose_prompt(
     if rules.warning:
         warnings.append(rules.warning)
 
-    injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
+    injection = _injection(
+        workspace, story, phase, epic, request.selection, counter, count_tokens, emit
+    )
     if story.path is None and phase.scope == "story":
         warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
     elif story.path is not None:

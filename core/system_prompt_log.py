@@ -25,6 +25,9 @@ from .rules import RulesFile
 
 LOGGER_NAME = "promptdeck.system_prompt"
 logger = logging.getLogger(LOGGER_NAME)
+# A library logs, the application decides: without a handler of its own nothing is printed
+# (not even through logging's last-resort stderr handler, which would garble the app).
+logger.addHandler(logging.NullHandler())
 RECORD_ATTRIBUTE = "system_prompt"
 
 

@@ -22,6 +22,7 @@ from ..session import Session
 from .common import (
     add_inclusion_options,
     add_workspace_options,
+    event_log,
     print_json,
     warn,
     workspace_from,
@@ -88,12 +89,15 @@ def run(args: argparse.Namespace) -> int:
     args.mode, args.retry_reason = None, None
     request: PromptRequest = request_from(args)
     images = check_images(workspace, args.images)
+    events = event_log(args)
     session = Session(workspace, story.id, args.phase, fresh=args.new)
     printer = None if args.json else Printer()
     results: list[RunResult] = []
     for message in _messages(args):
         # Compose fresh every turn: the system prompt file reflects the files as they are now.
-        prompt = compose_prompt(workspace, load_catalog(workspace), request, count_tokens=False)
+        prompt = compose_prompt(
+            workspace, load_catalog(workspace), request, count_tokens=False, emit=events
+        )
         plan = session.plan(message, prompt.user, prompt.rules)
         if plan.initial and printer is not None:
             for warning in prompt.warnings:  # as run does: missing rules are never silent

@@ -27,7 +27,15 @@ from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from ..signals import match_line
 from ..stories import Story, StoryCatalog
 from ..workspace import Workspace
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    EventLog,
+    add_inclusion_options,
+    add_log_events_option,
+    add_workspace_options,
+    event_log,
+    print_json,
+    workspace_from,
+)
 from .compose import request_from
 
 
@@ -95,6 +103,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
     )
+    add_log_events_option(parser)
     parser.add_argument(
         "--image",
         dest="images",
@@ -209,8 +218,13 @@ def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> Prom
     return request_from(args)
 
 
-def _compose(workspace: Workspace, catalog: StoryCatalog, request: PromptRequest) -> ComposedPrompt:
-    return compose_prompt(workspace, catalog, request, count_tokens=False)
+def _compose(
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    request: PromptRequest,
+    emit: EventLog | None = None,
+) -> ComposedPrompt:
+    return compose_prompt(workspace, catalog, request, count_tokens=False, emit=emit)
 
 
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
@@ -282,11 +296,12 @@ def run(args: argparse.Namespace) -> int:
     story = catalog.find(args.story)
     args.story = story.id
     args.checked_images = check_images(workspace, args.images)
+    args.events = event_log(args)
     printer = None if args.json else Printer()
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     request = _request(args, workspace, args.phase or "dev")
-    prompt = _compose(workspace, catalog, request)
+    prompt = _compose(workspace, catalog, request, args.events)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)
     for warning in prompt.warnings:
@@ -315,7 +330,9 @@ def _auto(
 
     def step(current: Story, catalog: StoryCatalog, suggestion: Suggestion) -> RunResult:
         selection = request_from(argparse.Namespace(**{**vars(args), "phase": "dev"})).selection
-        prompt = _compose(workspace, catalog, suggestion.request(current.id, selection))
+        prompt = _compose(
+            workspace, catalog, suggestion.request(current.id, selection), args.events
+        )
         return _run_one(args, workspace, prompt, printer)
 
     steps, flow = run_auto(
