@@ -42,6 +42,7 @@ class RunPlan:
         largest: the largest injected files (path, bytes).
         options: what would bring an oversized injection under the line.
         notes: anything else worth saying (dirty files, a missing binary…).
+        images: the images sent with the user message, described (``--image``).
     """
 
     story_id: str
@@ -58,6 +59,7 @@ class RunPlan:
     largest: tuple[tuple[str, int], ...] = ()
     options: tuple[SizeOption, ...] = ()
     notes: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -158,6 +160,9 @@ class ConfirmRunScreen(ModalScreen[bool]):
                 id="confirm-sizes",
             )
             yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
+            if plan.images:
+                shown = "\n".join(f"  {image}" for image in plan.images)
+                yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
             if plan.notes:
                 yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
             if plan.blocked:
