@@ -784,7 +784,8 @@ class MainScreen(Screen[None]):
             notes=(f"attempt {attempt}", *notes),
             images=tuple(_describe_image(image) for image in self.images),
         )
-        for notice, severity in injection_notices(events):
+        # A blocked plan's refusal already says all of it; otherwise the events are notices.
+        for notice, severity in [] if plan.blocked else injection_notices(events):
             self.app.call_from_thread(self.notify, notice, severity=severity, timeout=8)
         self.app.call_from_thread(self._confirm_run, plan, prompt)
 
