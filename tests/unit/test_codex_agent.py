@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -239,8 +240,10 @@ def test_nothing_is_left_in_codex_home_after_a_run(
         ws, prompt, agent="codex", use_git=False, timeout=20 if mode == "hang" else None
     )
     if mode == "hang":
-        while not (bin_dir / "seen.txt").exists():
-            pass
+        for _ in range(1200):  # wait until the agent has started (and read its profile)
+            if (bin_dir / "seen.txt").exists():
+                break
+            time.sleep(0.05)
         handle.cancel()
     result = handle.wait(60)
     expected = {"ok": "success", "crash": "crashed", "hang": "cancelled"}[mode]
