@@ -200,6 +200,7 @@ def test_chat_continues_the_session_and_reinjects(tmp_path: Path) -> None:
     # The workspace has no rules file: the re-injection's read of it counts as a failure.
     assert summary["counters"] == {"initial_injections": 1, "reinjections": 1, "failures": 1}
     assert "turns=2" in done.stderr and "trigger turns" in done.stderr
+    assert "promptdeck: warning: workspace rules .promptdeck/rules.md: not found" in done.stderr
     first_session = json.loads(cli(root, "show", summary["runs"][0]["run_id"], "--json").stdout)
     assert first_session["meta"]["resume_session"] == summary["session_id"]
     assert "--resume" in first_session["meta"]["argv"]

@@ -170,6 +170,10 @@ def test_run_delivers_the_exact_system_prompt_as_developer_instructions(
     assert done["returncode"] == 0, done["stderr"][-2000:]
     assert "IMPLEMENTATION COMPLETE: 1.2" in done["stdout"]
     _check_delivery(requests[0], system, _user_md(project))
+    result = json.loads(next((project / ".promptdeck" / "runs").glob("*/result.json")).read_text())
+    # Context use from the last model call, as Codex's own session record has it.
+    assert result["context_tokens"] == 12_000 and result["context_window"] > 0
+    assert result["usage"]["input"] + result["usage"]["cache_read"] == 12_000
     _no_leftovers(home, seen)
 
 
