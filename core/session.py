@@ -408,11 +408,16 @@ class Session:
             )
             lines += [f"  injected {version.describe()}" for version in plan.files]
         lines += [f"warning: {note}" for note in plan.notes]
+        # The first turn's rules warning and alert were shown before the turn ran (the
+        # compose's warnings, the run's notice): recorded here, not said twice.
+        shown = set(lines[-len(plan.notes) :]) if plan.initial and plan.notes else set()
         if plan.rules_status not in (None, "ok"):
             self.counters.failures += 1
             alert = plan.alert or (rules_health(self.workspace).message() if plan.initial else None)
             if alert:
                 lines.append(f"error: {alert}")
+                if plan.initial:
+                    shown.add(lines[-1])
         if session_id:
             self.session_id = session_id
         self.state = advance(self.state, plan.decision, context_used)
@@ -436,5 +441,6 @@ class Session:
             for line in [self.settings.describe(), *lines]:
                 handle.write(f"{iso_time(time.time())} {line}\n")
         for line in lines:
-            self.log(line)
+            if line not in shown:
+                self.log(line)
         return snapshot
