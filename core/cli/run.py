@@ -256,6 +256,8 @@ def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPro
         print(f"env:    {', '.join(sorted(spec.env))}")
     stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
     print(f"stdin:  {stdin}")
+    if spec.system_channel:
+        print(f"prompt: {spec.system_channel}")
     print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
     print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
     for warning in prompt.warnings:
