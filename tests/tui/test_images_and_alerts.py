@@ -13,7 +13,7 @@ from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.file_picker import FilePickerScreen
 from promptdeck.tui.screens.main import injection_notices
 from promptdeck.tui.widgets.workspace_header import WorkspaceHeader
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -31,8 +31,8 @@ async def test_an_attached_image_is_confirmed_and_recorded(demo_root: Path) -> N
         for path in ("docs/fake.png", "docs/screen.png"):
             await pilot.press("i")
             await wait_for(pilot, lambda: isinstance(app.screen, FilePickerScreen), "the picker")
-            app.screen.dismiss(path)
-            await pilot.pause()
+            await app.screen.dismiss(path)
+            await wait_for(pilot, lambda: app.screen is screen, "the main screen again")
         assert [i.path for i in screen.images] == ["docs/screen.png"]  # the fake was refused
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
@@ -40,6 +40,8 @@ async def test_an_attached_image_is_confirmed_and_recorded(demo_root: Path) -> N
         assert isinstance(confirm, ConfirmRunScreen)
         shown = str(confirm.query_one("#confirm-images", Static).render())
         assert "docs/screen.png (image/png, 70 B)" in shown
+        start = confirm.query_one("#start", Button)
+        await wait_for(pilot, lambda: start.has_focus, "the start button")
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.last_result is not None, "the end of the run")
     run = list_runs(demo_root)[-1]
