@@ -18,6 +18,7 @@ from .errors import ConfigError
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
 AGENTS = ("claude", "codex", "command", "replay")
+CODEX_SANDBOXES = ("workspace-write", "read-only", "danger-full-access", "")
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,15 @@ class Config:
     agent_claude_context_window: int = 200_000
     """Context window used for the context-use gauge."""
     agent_codex_bin: str = "codex"
-    """The Codex CLI binary."""
+    """The Codex CLI binary (``PROMPTDECK_CODEX_BIN`` overrides)."""
     agent_codex_args: tuple[str, ...] = ()
-    """Extra arguments for ``codex exec``."""
+    """Extra arguments for ``codex exec`` (``-c`` settings, ``-m MODEL``)."""
+    agent_codex_sandbox: str = "workspace-write"
+    """``codex exec -s``: ``workspace-write`` lets a dev phase edit the workspace (Codex keeps
+    ``.git`` read-only); ``read-only`` or ``danger-full-access``; empty leaves Codex's own
+    default (read-only). A ``-s`` in ``codex_args`` wins."""
+    agent_codex_context_window: int = 272_000
+    """Context window for the gauge when Codex's session record does not name one."""
     agent_command_argv: tuple[str, ...] = ()
     """argv template for the ``command`` backend: {system_file} {user_file} {story} {phase}."""
     agent_replay_script: str = ""
@@ -121,6 +128,9 @@ class Config:
     """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
     session_reinjection_turns: int = 15
     """Turns between re-injections when context use is unknown."""
+    session_rules_alert_after: int = 3
+    """Injections in a row that fail to read the rules file before the warning becomes an
+    error line ("check the workspace"); 0 never escalates."""
 
     # [party] — the variant each optional-or-review phase is composed in by default
     party_kickoff: bool = False
@@ -178,6 +188,12 @@ class Config:
             raise ConfigError(where, "agent.replay_delay", "a number of seconds from 0 to 60")
         if self.agent_claude_context_window < 1:
             raise ConfigError(where, "agent.claude_context_window", "a positive integer")
+        if self.agent_codex_sandbox not in CODEX_SANDBOXES:
+            raise ConfigError(
+                where, "agent.codex_sandbox", f"one of {', '.join(map(repr, CODEX_SANDBOXES))}"
+            )
+        if self.agent_codex_context_window < 1:
+            raise ConfigError(where, "agent.codex_context_window", "a positive integer")
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
         for phase in ("kickoff", "dev", "review", "failure", "uat", "retro"):
@@ -189,6 +205,8 @@ class Config:
                 raise ConfigError(
                     where, f"paths.{key}", "a path inside the project, e.g. docs/x-{id}.md"
                 )
+        if self.session_rules_alert_after < 0:
+            raise ConfigError(where, "session.rules_alert_after", "an integer of at least 0")
         if self.session_reinjection_turns < 1:
             raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
         if self.git_max_file_bytes < 1:

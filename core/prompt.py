@@ -38,6 +38,7 @@ from .composer import (
 from .config import Config
 from .errors import UsageError
 from .injection import (
+    Emit,
     Injection,
     Selection,
     build_injection,
@@ -180,6 +181,7 @@ def _injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    emit: Emit | None = None,
 ) -> Injection:
     if phase.scope == "story":
         return build_story_injection(
@@ -189,8 +191,9 @@ def _injection(
             command_name=phase.name,
             counter=counter,
             count_tokens=count_tokens,
+            emit=emit,
         )
-    return _epic_injection(workspace, phase, epic, selection, counter, count_tokens)
+    return _epic_injection(workspace, phase, epic, selection, counter, count_tokens, emit)
 
 
 def _epic_injection(
@@ -200,6 +203,7 @@ def _epic_injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    emit: Emit | None = None,
 ) -> Injection:
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
@@ -219,6 +223,7 @@ def _epic_injection(
         project_context=source_project_context(workspace, epic[0]) if epic else None,
         counter=counter,
         count_tokens=count_tokens,
+        emit=emit,
     )
 
 
@@ -345,6 +350,7 @@ def compose_prompt(
     *,
     counter: TokenCounter | None = None,
     count_tokens: bool = True,
+    emit: Emit | None = None,
 ) -> ComposedPrompt:
     """Compose the prompt for one phase of one story.
 
@@ -354,6 +360,8 @@ def compose_prompt(
         request: the story, phase, mode, selection, retry reason and failure.
         counter: token counter (default: the process-wide one for the configured encoding).
         count_tokens: False leaves every token count None, for an instant byte-only preview.
+        emit: receives the injection's events (``injection:warning``, ``injection:empty``,
+            ``injection:skipped``; seed 000).
 
     Raises:
         StoryNotFound: no story matches ``request.story_id``.
@@ -398,13 +406,15 @@ def compose_prompt(
     if phase.name == "retro":
 
         def build(stories: Sequence[Story], counted: bool) -> Injection:
-            return _epic_injection(workspace, phase, stories, request.selection, counter, counted)
+            return _epic_injection(
+                workspace, phase, stories, request.selection, counter, counted, emit
+            )
 
         retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
         injection = retro.injection
     else:
         injection = _injection(
-            workspace, story, phase, epic, request.selection, counter, count_tokens
+            workspace, story, phase, epic, request.selection, counter, count_tokens, emit
         )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))

@@ -57,13 +57,16 @@ from .learnings import learnings_path, start_learnings
 from .locks import StoryLock
 from .locks import acquire as acquire_lock
 from .records import RunRecord, iso_time, next_attempt
+from .rules import note_rules_read
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
 from .status_writeback import write_back
+from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from .images import ImageFile
     from .prompt import ComposedPrompt
 
 SUCCESS_OUTCOME = "success"
@@ -527,6 +530,7 @@ def prepare_run(
     resume_session: str | None = None,
     turn: int = 0,
     user_text: str | None = None,
+    images: tuple[ImageFile, ...] = (),
 ) -> PreparedRun:
     """Write the prompt files and build the launch, without starting anything.
 
@@ -566,6 +570,7 @@ def prepare_run(
         resume_session=resume_session,
         turn=turn,
         attempt=attempt,
+        images=tuple(image.absolute for image in images),
     )
     try:
         spec = backend.launch(request)
@@ -593,6 +598,7 @@ def start_run(
     turn: int = 0,
     user_text: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
+    images: tuple[ImageFile, ...] = (),
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -609,6 +615,7 @@ def start_run(
         turn: the chat turn number.
         user_text: the user message for a chat turn, instead of ``prompt.user``.
         cancel_grace: seconds to wait after SIGINT and after SIGTERM.
+        images: checked images sent with the user message (``--image``).
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
@@ -641,6 +648,7 @@ def start_run(
             resume_session=resume_session,
             turn=turn,
             user_text=user_text,
+            images=images,
         )
     except BaseException:
         lock.release()
@@ -659,6 +667,7 @@ def start_run(
             turn,
             cancel_grace,
             lock,
+            images,
         )
     except BaseException:
         lock.release()
@@ -679,13 +688,14 @@ def _launch(
     turn: int,
     cancel_grace: tuple[float, float],
     lock: StoryLock,
+    images: tuple[ImageFile, ...],
 ) -> RunHandle:
     config = workspace.config
     request = prompt.request
     story = prompt.story
     record, spec = prepared.record, prepared.spec
     started = time.time()
-    warnings: list[str] = list(prompt.warnings)
+    warnings: list[str] = [*prompt.warnings, *spec.warnings]
     before = (
         gitops.snapshot(repo, _earlier_changes(workspace, story.id)) if repo is not None else None
     )
@@ -729,7 +739,12 @@ def _launch(
         "user_bytes": prepared.user_path.stat().st_size,
         "resume_session": resume_session,
         "turn": turn,
+        "images": [image.to_dict() for image in images],
     }
+    alert = _record_injection(workspace, prompt, record.id, prepared.agent.name, resume_session)
+    if alert:
+        warnings.append(alert)
+        meta["rules_alert"] = alert
     record.write_meta(meta)
     control = _Control()
     supervisor = _Supervisor(
@@ -747,6 +762,8 @@ def _launch(
         cancel_grace=cancel_grace,
         lock=lock,
     )
+    if alert:
+        supervisor.notice(f"error: {alert}")
     thread = threading.Thread(target=supervisor.run, name=f"run-{record.id}", daemon=True)
     thread.start()
     return RunHandle(record.id, record.dir, control)
@@ -769,6 +786,33 @@ def _earlier_changes(workspace: Workspace, story_id: str) -> dict[str, str | Non
                 if isinstance(path, str) and (mark is None or isinstance(mark, str)):
                     changes[path] = mark
     return changes
+
+
+def _record_injection(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    run_id: str,
+    agent: str,
+    resume_session: str | None,
+) -> str | None:
+    """Log a run's initial injection and count its rules read; the alert line, if due.
+
+    A resumed turn injects nothing new by itself (a re-injection is the session's to log).
+    """
+    if resume_session is not None or prompt.instructions is None or prompt.rules is None:
+        return None
+    health = note_rules_read(workspace, prompt.rules)
+    facts = injection_facts(
+        "initial",
+        prompt.instructions,
+        prompt.rules,
+        run_id=run_id,
+        agent=agent,
+        system_bytes=len(prompt.system.encode("utf-8")),
+    )
+    alert = health.message()
+    log_injection(facts, alert=alert)
+    return alert
 
 
 class _Supervisor:
@@ -880,6 +924,20 @@ class _Supervisor:
                 "([agent] replay_git = true allows it)"
             )
         spec = self.prepared.spec
+        for warning in spec.warnings:
+            self.notice(f"warning: {warning}")
+        try:
+            # The launch's scope (codex: its profile link) lasts exactly as long as the process.
+            with spec.scope() if spec.scope is not None else contextlib.nullcontext():
+                returncode = self._process(spec)
+        except OSError as exc:
+            self._settle(None, f"cannot prepare the launch: {exc}", launch_failed=True)
+            return
+        if returncode is not None:
+            self._settle(returncode, None)
+
+    def _process(self, spec: LaunchSpec) -> int | None:
+        """Start, stream and wait; the return code, or None when the launch failed (settled)."""
         try:
             proc = subprocess.Popen(
                 spec.argv,
@@ -892,12 +950,12 @@ class _Supervisor:
             )
         except FileNotFoundError:
             self._settle(None, f"agent binary not found: {spec.argv[0]}", launch_failed=True)
-            return
+            return None
         except OSError as exc:
             self._settle(
                 None, f"cannot start {spec.argv[0]}: {exc.strerror or exc}", launch_failed=True
             )
-            return
+            return None
         self.record.log(f"started pid {proc.pid}: {' '.join(spec.argv[:3])} …")
         watchdog = _start_watchdog(proc.pid)
         threads = [
@@ -934,7 +992,7 @@ class _Supervisor:
                 thread.join(READER_JOIN_SECONDS)
         _stop_watchdog(watchdog)
         self.processor.finish()
-        self._settle(proc.returncode, None)
+        return proc.returncode
 
     def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
         if pipe is None:

@@ -15,11 +15,19 @@ from collections.abc import Iterator
 from ..agents.base import resolve_agent_name
 from ..catalog import load_catalog
 from ..errors import EXIT_OK, UsageError
+from ..images import check_images
 from ..phases import PHASE_NAMES
 from ..prompt import PromptRequest, compose_prompt
 from ..runner import RunResult, start_run
 from ..session import Session
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    event_log,
+    print_json,
+    warn,
+    workspace_from,
+)
 from .run import Printer, add_run_options, raise_if_interrupted, wait_interruptibly
 
 
@@ -94,13 +102,20 @@ def run(args: argparse.Namespace) -> int:
     args.story = story.id
     args.mode, args.retry_reason = None, None
     request: PromptRequest = request_from(args)
+    images = check_images(workspace, args.images)
+    events = event_log(args)
     session = Session(workspace, story.id, args.phase, fresh=args.new)
     printer = None if args.json else Printer()
     results: list[RunResult] = []
     for message in _messages(args):
         # Compose fresh every turn: the system prompt file reflects the files as they are now.
-        prompt = compose_prompt(workspace, load_catalog(workspace), request, count_tokens=False)
-        plan = session.plan(message, prompt.user)
+        prompt = compose_prompt(
+            workspace, load_catalog(workspace), request, count_tokens=False, emit=events
+        )
+        plan = session.plan(message, prompt.user, prompt.rules)
+        if plan.initial and printer is not None:
+            for warning in prompt.warnings:  # as run does: missing rules are never silent
+                warn(warning)
         handle = start_run(
             workspace,
             prompt,
@@ -113,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             resume_session=session.session_id if not plan.initial else None,
             turn=session.state.turns + 1,
             user_text=plan.user_text,
+            images=images if not results else (),  # with this invocation's first message
         )
         result = wait_interruptibly(handle)
         if handle.interrupted_by is not None:

@@ -29,6 +29,7 @@ from ..catalog import load_catalog
 from ..config import AGENTS
 from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..images import check_images
 from ..locks import holding
 from ..optional_phases import auto_plan, parse_with
 from ..phases import PHASE_NAMES
@@ -37,7 +38,15 @@ from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from ..signals import match_line
 from ..stories import Story, StoryCatalog
 from ..workspace import Workspace
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    EventLog,
+    add_inclusion_options,
+    add_log_events_option,
+    add_workspace_options,
+    event_log,
+    print_json,
+    workspace_from,
+)
 from .compose import request_from
 from .variants import add_variant_options, party_phases
 
@@ -98,7 +107,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script`` (run and chat)."""
+    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script``, ``--image`` (run and
+    chat)."""
     parser.add_argument("--agent", choices=AGENTS, help="the agent backend (default: config)")
     parser.add_argument(
         "--timeout",
@@ -113,6 +123,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--replay-script",
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
+    )
+    add_log_events_option(parser)
+    parser.add_argument(
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="send an image (PNG, JPEG, GIF, WebP; inside the project) with the message; "
+        "repeatable",
     )
 
 
@@ -224,11 +244,16 @@ def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> Prom
 
 
 def _compose(
-    workspace: Workspace, catalog: StoryCatalog, request: PromptRequest, *, enforce: bool = True
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    request: PromptRequest,
+    emit: EventLog | None = None,
+    *,
+    enforce: bool = True,
 ) -> ComposedPrompt:
     # Tokens are counted only when a budget needs them: a byte-only compose is instant.
     budget = phase_budget(workspace.config, request.phase)
-    prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget))
+    prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget), emit=emit)
     if budget and enforce:
         enforce_budget(prompt, workspace.config)
     elif budget:
@@ -243,7 +268,12 @@ def _compose(
 
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
     prepared = prepare_run(
-        workspace, prompt, agent=args.agent, replay_script=args.replay_script, dry_run=True
+        workspace,
+        prompt,
+        agent=args.agent,
+        replay_script=args.replay_script,
+        dry_run=True,
+        images=args.checked_images,
     )
     spec = prepared.spec
     payload: dict[str, Any] = {
@@ -265,6 +295,8 @@ def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPro
         print(f"env:    {', '.join(sorted(spec.env))}")
     stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
     print(f"stdin:  {stdin}")
+    if spec.system_channel:
+        print(f"prompt: {spec.system_channel}")
     print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
     print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
     for warning in prompt.warnings:
@@ -286,6 +318,7 @@ def _run_one(
         timeout=args.timeout,
         use_git=not args.no_git,
         replay_script=args.replay_script,
+        images=args.checked_images,
     )
     result = wait_interruptibly(handle)
     if printer is not None:
@@ -325,11 +358,13 @@ def run(args: argparse.Namespace) -> int:
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
+    args.checked_images = check_images(workspace, args.images)
+    args.events = event_log(args)
     printer = None if args.json else Printer()
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     request = _request(args, workspace, args.phase or "dev")
-    prompt = _compose(workspace, catalog, request, enforce=not args.dry_run)
+    prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)
     for warning in prompt.warnings:
@@ -375,7 +410,8 @@ def _auto(
             suggestion.request(current.id, selection),
             variant=plan.variants.get(suggestion.phase),
         )
-        result = _run_one(args, workspace, _compose(workspace, catalog, request), printer)
+        prompt = _compose(workspace, catalog, request, args.events)
+        result = _run_one(args, workspace, prompt, printer)
         _report_optional(result, workspace, printer)
         return result
 

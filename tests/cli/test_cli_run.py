@@ -211,8 +211,23 @@ def test_chat_continues_the_session_and_reinjects(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["turns"] == 3 and len(summary["runs"]) == 2
-    assert summary["counters"] == {"initial_injections": 1, "reinjections": 1, "failures": 0}
+    # The workspace has no rules file: the re-injection's read of it counts as a failure.
+    assert summary["counters"] == {"initial_injections": 1, "reinjections": 1, "failures": 1}
     assert "turns=2" in done.stderr and "trigger turns" in done.stderr
     first_session = json.loads(cli(root, "show", summary["runs"][0]["run_id"], "--json").stdout)
     assert first_session["meta"]["resume_session"] == summary["session_id"]
     assert "--resume" in first_session["meta"]["argv"]
+
+
+def test_chat_warns_about_missing_rules_once_before_the_first_turn(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "chat", "1.2", "--phase", "dev", "-m", "hello")
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    warning = "promptdeck: warning: no workspace rules file (looked for .promptdeck/rules.md"
+    shown = [i for i, line in enumerate(lines) if line.startswith(warning)]
+    assert len(shown) == 1
+    assert shown[0] < lines.index(
+        "promptdeck: initial injection: system prompt file + phase message"
+    )
+    assert "counters: initial=1 reinjections=0 failures=1" in done.stderr

@@ -45,6 +45,7 @@ class RunPlan:
         variant: ``standard`` or ``party``.
         budget: the phase's token budget against the prompt, or "" when none is set.
         over_budget: why the prompt is refused for its budget, or "" when within it.
+        images: the images sent with the user message, described (``--image``).
     """
 
     story_id: str
@@ -64,6 +65,7 @@ class RunPlan:
     variant: str = "standard"
     budget: str = ""
     over_budget: str = ""
+    images: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -172,6 +174,9 @@ class ConfirmRunScreen(ModalScreen[bool]):
             if plan.budget:
                 yield Static(plan.budget, id="confirm-budget", markup=False)
             yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
+            if plan.images:
+                shown = "\n".join(f"  {image}" for image in plan.images)
+                yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
             if plan.notes:
                 yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
             if plan.blocked:
