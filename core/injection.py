@@ -394,13 +394,20 @@ def render_envelope(files: Iterable[tuple[str, str]]) -> str:
 
     Content is not escaped (a documented decision of the seed); the path attribute is.
     """
-    parts = [OPEN_TAG]
+    return "".join(_envelope_pieces(files))
+
+
+def _envelope_pieces(files: Iterable[tuple[str, str]]) -> list[str]:
+    """The envelope as pieces that concatenate to it: each file's content is a piece of its
+    own, so its count is shared with the whole's (see ``TokenCounter.count_joined``)."""
+    pieces: list[str] = []
+    glue = OPEN_TAG
     for path, content in files:
-        parts.append(f'  <file path="{_escape_attr(path)}">')
-        parts.append(content)
-        parts.append("  </file>")
-    parts.append(CLOSE_TAG)
-    return "\n".join(parts)
+        pieces.append(f'{glue}\n  <file path="{_escape_attr(path)}">\n')
+        pieces.append(content)
+        glue = "\n  </file>"
+    pieces.append(f"{glue}\n{CLOSE_TAG}")
+    return pieces
 
 
 def _workspace_parts(project_root: Workspace | str | os.PathLike[str]) -> tuple[Path, Config]:
@@ -496,7 +503,8 @@ def _build(
             _read(candidate)
 
     included = [c for c in candidates if c.status == INCLUDED and c.content is not None]
-    text = render_envelope((c.shown, c.content or "") for c in included)
+    pieces = _envelope_pieces((c.shown, c.content or "") for c in included)
+    text = "".join(pieces)
     text_bytes = len(text.encode("utf-8"))
     size_bytes = text_bytes + sum(c.size for c in candidates if c.status == TOO_LARGE)
 
@@ -508,8 +516,9 @@ def _build(
             file_tokens += tokens
         files.append(InjectedFile(c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags))
 
+    # Each file's bytes are encoded once: the total reuses the files' counts.
+    total_tokens = counter.count_joined(pieces) if count_tokens else None
     estimated = count_tokens and counter.estimated
-    total_tokens = counter.count(text) if count_tokens else None
     included_bytes = sum(len((c.content or "").encode("utf-8")) for c in included)
     total = Meter(text_bytes, total_tokens, estimated)
     envelope = Meter(

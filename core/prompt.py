@@ -32,6 +32,7 @@ from .composer import (
     joiner_count,
     render,
     signature,
+    system_pieces,
     system_text,
 )
 from .errors import UsageError
@@ -340,7 +341,12 @@ def compose_prompt(
     user = _user_message(phase, story)
     messages = compose_messages(input=compose_input, user_message=user, layers=layers)
     system = system_text(layers)
-    system_meter = _meter(system, layer_counter)
+    # The layers' counts are reused: only the stretches around the joiners are encoded.
+    system_meter = Meter(
+        len(system.encode("utf-8")),
+        None if layer_counter is None else layer_counter.count_joined(system_pieces(layers)),
+        layer_counter is not None and layer_counter.estimated,
+    )
     joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
     joiner_tokens = (
         None

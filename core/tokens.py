@@ -16,12 +16,16 @@ import base64
 import binascii
 import gzip
 import hashlib
+import re
 import threading
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .token_cache import TokenCache
 
 ESTIMATE_BYTES_PER_TOKEN = 4
 ARGV_LIMIT_BYTES = 131_072
@@ -122,20 +126,67 @@ def build_encoding(name: str) -> Any:
     )
 
 
-class TokenCounter:
-    """Counts tokens of one encoding, caching counts by content hash.
+_SPLITTABLE = frozenset(("o200k_base", "cl100k_base", "p50k_base", "r50k_base"))
+"""Encodings whose pre-tokenizer pattern :meth:`TokenCounter.count_joined` may split (see
+there); any other encoding's joined text is counted whole."""
+_SYNC = re.compile(r"[A-Za-z0-9] ")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_MIN_SPLIT_CHARS = 512
+"""Shorter parts are counted with their neighbours rather than on their own."""
 
-    The encoder is built once, lazily, on the first count (or by :meth:`warm`). Thread-safe:
-    the app warms it from a worker while the UI shows byte meters.
+
+def _first_sync(text: str) -> int | None:
+    match = _SYNC.search(text)
+    return None if match is None else match.start() + 1
+
+
+def _last_sync(text: str) -> int | None:
+    end = len(text)
+    while True:
+        space = text.rfind(" ", 0, end)
+        if space <= 0:
+            return None
+        if text[space - 1] in _ALNUM:
+            return space
+        end = space
+
+
+_DEFAULT: Any = object()
+
+
+class TokenCounter:
+    """Counts tokens of one encoding, remembering counts by the sha256 of the bytes counted.
+
+    Counts are looked up first in memory, then in the persistent
+    :class:`~promptdeck.core.token_cache.TokenCache` (shared by every promptdeck process);
+    the encoder is built once, lazily, only when a count is not known (or by :meth:`warm`).
+    Thread-safe: the app warms it from a worker while the UI shows byte meters.
     """
 
-    def __init__(self, encoding: str, builder: Callable[[str], Any] = build_encoding) -> None:
+    def __init__(
+        self,
+        encoding: str,
+        builder: Callable[[str], Any] = build_encoding,
+        *,
+        cache: TokenCache | None = _DEFAULT,
+    ) -> None:
+        """Args:
+        encoding: the tiktoken encoding's name.
+        builder: builds the encoder (tests pass a failing one).
+        cache: the persistent cache; by default the user's one when ``builder`` is the real
+            encoder (a test's stand-in encoder must never write counts under a real name).
+        """
         self.encoding = encoding
         self._builder = builder
         self._encoder: Any = None
         self._failed: str | None = None
         self._lock = threading.Lock()
         self._cache: dict[bytes, int] = {}
+        self._store_arg = cache
+        self._store: TokenCache | None = None
+        self._store_ready = False
+        self.encoded_bytes = 0
+        """Bytes given to the encoder so far (what the persistent cache did not answer)."""
 
     @property
     def ready(self) -> bool:
@@ -143,15 +194,21 @@ class TokenCounter:
         return self._encoder is not None or self._failed is not None
 
     @property
+    def built(self) -> bool:
+        """True once the encoder has been built (False while every count came from a cache)."""
+        return self._encoder is not None
+
+    @property
     def estimated(self) -> bool:
-        """True when counts are bytes/4 estimates because the encoder failed to build."""
-        self.warm()
+        """True when counts are bytes/4 estimates because the encoder failed to build.
+
+        Never builds the encoder: counts that all came from the cache are exact.
+        """
         return self._failed is not None
 
     @property
     def warning(self) -> str | None:
-        """Why counts are estimates, or None when they are exact."""
-        self.warm()
+        """Why counts are estimates, or None when they are exact (never builds the encoder)."""
         if self._failed is None:
             return None
         return f"token counts are estimates (bytes/4): {self.encoding} unavailable: {self._failed}"
@@ -168,20 +225,99 @@ class TokenCounter:
             except Exception as exc:  # any failure degrades to estimates, never a crash
                 self._failed = str(exc) or type(exc).__name__
 
-    def count(self, text: str) -> int:
-        """Exact tokens of ``text`` (special-token strings count as plain text)."""
-        data = text.encode("utf-8", "surrogatepass")
-        digest = hashlib.blake2b(data, digest_size=16).digest()
+    def _persistent(self) -> TokenCache | None:
+        if not self._store_ready:
+            store = self._store_arg
+            if store is _DEFAULT:
+                from .token_cache import shared_cache
+
+                store = shared_cache() if self._builder is build_encoding else None
+            self._store = store
+            self._store_ready = True
+        return self._store
+
+    def _known(self, digest: bytes, size: int) -> int | None:
         cached = self._cache.get(digest)
         if cached is not None:
             return cached
+        store = self._persistent()
+        if store is None:
+            return None
+        value = store.get(self.encoding, digest, size)
+        if value is not None:
+            self._cache[digest] = value
+        return value
+
+    def _remember(self, digest: bytes, value: int) -> None:
+        self._cache[digest] = value
+        store = self._persistent()
+        if store is not None and self._failed is None:
+            store.put(self.encoding, digest, value)
+
+    def count(self, text: str) -> int:
+        """Exact tokens of ``text`` (special-token strings count as plain text)."""
+        data = text.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(data).digest()
+        known = self._known(digest, len(data))
+        if known is not None:
+            return known
         self.warm()
         if self._encoder is None:
             value = -(-len(data) // ESTIMATE_BYTES_PER_TOKEN)
-        else:
-            value = len(self._encoder.encode_ordinary(text))
-        self._cache[digest] = value
+            self._cache[digest] = value
+            return value
+        value = len(self._encoder.encode_ordinary(text))
+        self.encoded_bytes += len(data)
+        self._remember(digest, value)
         return value
+
+    def count_joined(self, parts: Sequence[str]) -> int:
+        """Exact tokens of ``"".join(parts)``, encoding each byte about once.
+
+        Each long part is counted on its own (so its count is shared with the rows that show
+        it), and only the short stretches around the seams are encoded again. This is exact
+        because of how the encodings' pre-tokenizers split text: no piece ever spans an ASCII
+        letter or digit followed by a space, and the split after that letter never looks
+        further than the space. So a text cut at such a point (a *sync point*) has exactly
+        the tokens of its two halves. A long part is cut at its first and last sync points:
+        its middle keeps the tokens it has alone, and the stretch from its last sync point to
+        the next part's first (tail, joiners, short parts, head) is counted as one string.
+        Tests compare the result with a whole count on random text.
+        """
+        joined = "".join(parts)
+        data = joined.encode("utf-8", "surrogatepass")
+        digest = hashlib.sha256(data).digest()
+        known = self._known(digest, len(data))
+        if known is not None:
+            return known
+        if self.encoding not in _SPLITTABLE:
+            return self.count(joined)
+        total = 0
+        glue: list[str] = []
+        for part in parts:
+            first = _first_sync(part) if len(part) >= _MIN_SPLIT_CHARS else None
+            last = _last_sync(part) if first is not None else None
+            if first is None or last is None:
+                glue.append(part)
+                continue
+            head, tail = part[:first], part[last:]
+            glue.append(head)
+            total += self.count("".join(glue))
+            total += self.count(part) - self.count(head) - self.count(tail)
+            glue = [tail]
+        total += self.count("".join(glue))
+        if self._failed is not None:
+            value = -(-len(data) // ESTIMATE_BYTES_PER_TOKEN)
+            self._cache[digest] = value
+            return value
+        self._remember(digest, total)
+        return total
+
+    def flush(self) -> None:
+        """Write new counts to the persistent cache now (they are also written at exit)."""
+        store = self._persistent()
+        if store is not None:
+            store.flush()
 
     def meter(self, text: str) -> Meter:
         """Bytes and tokens of ``text``."""
