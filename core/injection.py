@@ -27,6 +27,7 @@ from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .keys import key_pattern, normalize_key
+from .listing import sorted_entries
 from .stories import Story
 from .tokens import Meter, TokenCounter, get_counter
 from .workspace import Workspace
@@ -200,12 +201,10 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
-    try:
-        with os.scandir(folder) as entries:
-            files = [entry for entry in entries if entry.is_file()]
-    except OSError:
+    entries = sorted_entries(folder)
+    if entries is None:
         return []
-    files.sort(key=lambda entry: (entry.name.lower(), entry.name))
+    files = [entry for entry in entries if entry.is_file()]
     matches: list[_Match] = []
     for entry in files:
         for key, pattern in patterns:

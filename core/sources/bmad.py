@@ -32,6 +32,7 @@ from ..catalog import (
     relpath,
 )
 from ..keys import name_matches_key, normalize_key
+from ..listing import sorted_entries
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..workspace import Workspace
 from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
@@ -67,6 +68,9 @@ _RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORYISH_NAME = re.compile(
     r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
 )
+_STORY_NAME_HINT = re.compile(r"(?<![a-z0-9])(?:\d+|[a-z]+)[-._]\d{1,4}(?![a-z0-9])", re.IGNORECASE)
+"""A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``) on key boundaries:
+names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
 _EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>.+)$")
 _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
@@ -442,10 +446,8 @@ def _scan_story_files(
     skipped: list[SkippedFile],
     only_key: str | None = None,
 ) -> dict[str, StoryFile]:
-    try:
-        with os.scandir(artifacts) as scan:
-            entries = sorted(scan, key=lambda e: e.name.lower())
-    except OSError:
+    entries = sorted_entries(artifacts)
+    if entries is None:
         return {}
     files: dict[str, StoryFile] = {}
     # Plain strings rather than Path objects per entry: this loop sees every artifact.
@@ -455,6 +457,8 @@ def _scan_story_files(
         # Names that cannot be stories are never opened: this keeps discovery fast in
         # artifact folders holding thousands of logs and discovery notes.
         if not lower.endswith(".md") or "discovery" in lower or "tech-spec" in lower:
+            continue
+        if _STORY_NAME_HINT.search(entry.name) is None:
             continue
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
