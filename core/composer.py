@@ -26,7 +26,6 @@ import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -105,10 +104,15 @@ class TemplateText:
     source: str
 
 
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
 @lru_cache(maxsize=128)
 def _bundled(name: str) -> str | None:
     # Package data cannot change under a running process, so it is read once.
-    entry = resources.files(__package__ or "promptdeck.core").joinpath("templates", name)
+    # The package is installed as plain files: a path next to this module is the package
+    # data (importlib.resources would cost a headless command ~10 ms of imports).
+    entry = _PACKAGE_DIR / "templates" / name
     try:
         return entry.read_text(encoding="utf-8")
     except (FileNotFoundError, IsADirectoryError):

