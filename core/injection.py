@@ -27,7 +27,7 @@ from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .keys import key_pattern, normalize_key
-from .listing import sorted_entries
+from .listing import folder_names, sorted_entries
 from .stories import Story
 from .tokens import Meter, TokenCounter, get_counter
 from .workspace import Workspace
@@ -201,16 +201,23 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
-    entries = sorted_entries(folder)
-    if entries is None:
+    names = folder_names(folder)
+    if names is None:
         return []
-    files = [entry for entry in entries if entry.is_file()]
-    matches: list[_Match] = []
-    for entry in files:
-        for key, pattern in patterns:
-            if pattern.search(entry.name) is not None:
-                matches.append((entry.name, entry.path, key))
-                break
+    # One regex pass over all the names at once (NUL cannot occur in a name, and a key
+    # pattern cannot match it), instead of one search per name.
+    blob = "\0".join(names)
+    keys: dict[str, str] = {}
+    for key, pattern in patterns:
+        for found in pattern.finditer(blob):
+            start = blob.rfind("\0", 0, found.start()) + 1
+            end = blob.find("\0", found.end())
+            keys.setdefault(blob[start : end if end >= 0 else len(blob)], key)
+    matches: list[_Match] = [
+        (entry.name, entry.path, keys[entry.name])
+        for entry in sorted_entries(folder, keys)
+        if entry.is_file()
+    ]
     if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
         if len(_MATCH_CACHE) >= _MATCH_CACHE_SIZE:
             _MATCH_CACHE.clear()

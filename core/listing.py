@@ -1,26 +1,29 @@
-"""One listing of a folder per command.
+"""One listing of a folder per command, by name only.
 
-Story discovery (``sources/bmad.py``) and the injection (``injection.py``) both walk the
-artifacts folder, which can hold tens of thousands of files. Inside :func:`one_scan` — a
-one-shot command such as ``inspect`` or ``compose`` — a folder is listed once and the listing
-is shared, so both see the same files. Outside it (the app, a run), every call lists afresh:
-there a listing must never outlive a change to the folder.
+Story discovery (``sources/bmad.py``) and the injection (``injection.py``) both look through
+the artifacts folder, which can hold tens of thousands of files. Both first narrow the
+folder's *names* (a story file's name holds a story key; an injected file's name holds the
+story's key) and only then look at, sort and open the few files left, so the listing is of
+names alone — no per-file object, no ``stat``.
+
+Inside :func:`one_scan` — a one-shot command such as ``inspect`` or ``compose`` — a folder is
+listed once and the listing shared, so discovery and the injection see the same files.
+Outside it (the app, a run) every call lists afresh: there a listing must never outlive a
+change to the folder.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 _state = threading.local()
 
 
-def _shared() -> dict[str, tuple[int, list[os.DirEntry[str]]]] | None:
-    listings: dict[str, tuple[int, list[os.DirEntry[str]]]] | None = getattr(
-        _state, "listings", None
-    )
+def _shared() -> dict[str, tuple[int, list[str]]] | None:
+    listings: dict[str, tuple[int, list[str]]] | None = getattr(_state, "listings", None)
     return listings
 
 
@@ -37,30 +40,50 @@ def one_scan() -> Iterator[None]:
             _state.listings = None
 
 
-def sorted_entries(folder: str | os.PathLike[str]) -> list[os.DirEntry[str]] | None:
-    """The entries directly in ``folder``, sorted by name case-insensitively (then exactly),
-    or None when it cannot be listed.
+def folder_names(folder: str | os.PathLike[str]) -> list[str] | None:
+    """The names directly in ``folder`` (any order), or None when it cannot be listed.
 
-    Inside :func:`one_scan` the listing is made once per folder (and made again should the
-    folder's mtime change). The entries are :class:`os.DirEntry` objects: their type checks
-    come from the listing itself, without a ``stat`` per file.
+    Inside :func:`one_scan` the folder is listed once (and again should its mtime change).
     """
     key = os.fspath(folder)
     shared = _shared()
-    mtime_ns = -1
-    if shared is not None:
+    if shared is None:
         try:
-            mtime_ns = os.stat(key).st_mtime_ns
+            return os.listdir(key)
         except OSError:
             return None
+    try:
+        mtime_ns = os.stat(key).st_mtime_ns
         cached = shared.get(key)
         if cached is not None and cached[0] == mtime_ns:
             return cached[1]
-    try:
-        with os.scandir(key) as scan:
-            entries = sorted(scan, key=lambda entry: (entry.name.lower(), entry.name))
+        names = os.listdir(key)
     except OSError:
         return None
-    if shared is not None:
-        shared[key] = (mtime_ns, entries)
-    return entries
+    shared[key] = (mtime_ns, names)
+    return names
+
+
+class Entry:
+    """A named file of a listed folder, with the part of :class:`os.DirEntry`'s interface
+    the scanners use (the checks are made when asked, for the few names kept)."""
+
+    __slots__ = ("name", "path")
+
+    def __init__(self, folder: str, name: str) -> None:
+        self.name = name
+        self.path = os.path.join(folder, name)
+
+    def is_file(self) -> bool:
+        """True for a regular file, links followed."""
+        return os.path.isfile(self.path)
+
+    def is_symlink(self) -> bool:
+        """True for a symbolic link."""
+        return os.path.islink(self.path)
+
+
+def sorted_entries(folder: str | os.PathLike[str], names: Iterable[str]) -> list[Entry]:
+    """``names`` of ``folder`` as entries, sorted case-insensitively (then exactly)."""
+    base = os.fspath(folder)
+    return [Entry(base, name) for name in sorted(names, key=lambda n: (n.lower(), n))]

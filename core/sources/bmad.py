@@ -32,7 +32,7 @@ from ..catalog import (
     relpath,
 )
 from ..keys import name_matches_key, normalize_key
-from ..listing import sorted_entries
+from ..listing import folder_names, sorted_entries
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..workspace import Workspace
 from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
@@ -440,26 +440,32 @@ def _read_sprint_status(
     return tracked
 
 
+def _may_be_story_file(name: str) -> bool:
+    lower = name.lower()
+    return (
+        lower.endswith(".md")
+        and "discovery" not in lower
+        and "tech-spec" not in lower
+        and _STORY_NAME_HINT.search(name) is not None
+    )
+
+
 def _scan_story_files(
     workspace: Workspace,
     artifacts: Path,
     skipped: list[SkippedFile],
     only_key: str | None = None,
 ) -> dict[str, StoryFile]:
-    entries = sorted_entries(artifacts)
-    if entries is None:
+    names = folder_names(artifacts)
+    if names is None:
         return {}
+    # Names that cannot be stories are never opened (nor sorted): this keeps discovery fast
+    # in artifact folders holding thousands of logs and discovery notes.
+    entries = sorted_entries(artifacts, filter(_may_be_story_file, names))
     files: dict[str, StoryFile] = {}
     # Plain strings rather than Path objects per entry: this loop sees every artifact.
     prefix = relpath(workspace.root, artifacts) + "/"
     for entry in entries:
-        lower = entry.name.lower()
-        # Names that cannot be stories are never opened: this keeps discovery fast in
-        # artifact folders holding thousands of logs and discovery notes.
-        if not lower.endswith(".md") or "discovery" in lower or "tech-spec" in lower:
-            continue
-        if _STORY_NAME_HINT.search(entry.name) is None:
-            continue
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
         rel = prefix + entry.name

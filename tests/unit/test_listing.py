@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo import prepare_demo
-from promptdeck.core.listing import one_scan, sorted_entries
+from promptdeck.core.listing import folder_names, one_scan
 from promptdeck.core.prompt import PromptRequest, compose_prompt
 from promptdeck.core.workspace import open_workspace
 
 
 def _count_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     scanned: list[str] = []
-    real = os.scandir
+    real = os.listdir
 
-    def spy(path: str) -> object:
+    def spy(path: str) -> list[str]:
         scanned.append(os.path.basename(os.fspath(path)))
         return real(path)
 
-    monkeypatch.setattr(os, "scandir", spy)
+    monkeypatch.setattr(os, "listdir", spy)
     return scanned
 
 
@@ -47,10 +47,9 @@ def test_a_command_lists_the_artifacts_folder_once(
 def test_a_folder_changed_inside_the_scope_is_listed_again(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("b")
     with one_scan():
-        first = sorted_entries(tmp_path)
-        assert first is not None and [e.name for e in first] == ["b.md"]
+        assert folder_names(tmp_path) == ["b.md"]
         (tmp_path / "A.md").write_text("a")
         os.utime(tmp_path, ns=(0, 10**9))  # a distinct mtime even on a coarse clock
-        again = sorted_entries(tmp_path)
-        assert again is not None and [e.name for e in again] == ["A.md", "b.md"]
-    assert sorted_entries(tmp_path / "missing") is None
+        again = folder_names(tmp_path)
+        assert again is not None and sorted(again) == ["A.md", "b.md"]
+    assert folder_names(tmp_path / "missing") is None
