@@ -204,15 +204,7 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
     names = folder_names(folder)
     if names is None:
         return []
-    # One regex pass over all the names at once (NUL cannot occur in a name, and a key
-    # pattern cannot match it), instead of one search per name.
-    blob = "\0".join(names)
-    keys: dict[str, str] = {}
-    for key, pattern in patterns:
-        for found in pattern.finditer(blob):
-            start = blob.rfind("\0", 0, found.start()) + 1
-            end = blob.find("\0", found.end())
-            keys.setdefault(blob[start : end if end >= 0 else len(blob)], key)
+    keys = _names_holding_keys(names, [key for key, _ in patterns])
     matches: list[_Match] = [
         (entry.name, entry.path, keys[entry.name])
         for entry in sorted_entries(folder, keys)
@@ -223,6 +215,38 @@ def _matching_artifacts(folder: Path, patterns: list[tuple[str, re.Pattern[str]]
             _MATCH_CACHE.clear()
         _MATCH_CACHE[cache_key] = (mtime_ns, matches)
     return matches
+
+
+def _names_holding_keys(names: list[str], keys: list[str]) -> dict[str, str]:
+    """The names holding one of ``keys`` on key boundaries (as :func:`.keys.key_pattern`
+    finds them), each with the first key it holds.
+
+    One pass over all the names at once, case-folded, with a plain pattern the regex engine
+    can skip ahead on, finds the few candidates; each is then checked with the exact key
+    pattern. An order of magnitude faster than a case-insensitive search per name. NUL
+    cannot occur in a file name, so it separates them (and no key holds it).
+    """
+    # Case folding may change a name's length, never its count of NULs: indexes stay right.
+    # The dotless i is the one letter a case-insensitive ASCII pattern matches that folding
+    # leaves alone.
+    blob = "\0".join(names).casefold().replace("\u0131", "i")
+    candidates: set[int] = set()
+    for key in keys:
+        parts = [re.escape(part.casefold()) for part in normalize_key(key).split("-") if part]
+        index = 0
+        counted_to = 0
+        for match in re.finditer(r"[-._]".join(parts), blob):
+            index += blob.count("\0", counted_to, match.start())
+            counted_to = match.start()
+            candidates.add(index)
+    found: dict[str, str] = {}
+    for index in sorted(candidates):
+        name = names[index]
+        for key in keys:
+            if key_pattern(key).search(name) is not None:
+                found[name] = key
+                break
+    return found
 
 
 def _sorted_group(items: list[_Candidate]) -> list[_Candidate]:

@@ -19,6 +19,7 @@ import hashlib
 import re
 import threading
 import types
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -153,6 +154,8 @@ def _last_sync(text: str) -> int | None:
 
 
 _DEFAULT: Any = object()
+RECENT_CHARS = 32_000_000
+"""The most characters of recently counted texts a counter keeps in memory."""
 
 
 class TokenCounter:
@@ -183,6 +186,10 @@ class TokenCounter:
         self._failed: str | None = None
         self._lock = threading.Lock()
         self._cache: dict[bytes, int] = {}
+        # Recently counted texts themselves: a file read again at the next build is found by
+        # Python's own string hash (about ten times faster than sha256 here), without a digest.
+        self._recent: OrderedDict[str, int] = OrderedDict()
+        self._recent_chars = 0
         self._store_arg = cache
         self._store: TokenCache | None = None
         self._store_ready = False
@@ -255,12 +262,30 @@ class TokenCounter:
         if store is not None and self._failed is None:
             store.put(self.encoding, digest, value)
 
+    def _recall(self, text: str) -> int | None:
+        with self._lock:
+            return self._recent.get(text)
+
+    def _note(self, text: str, value: int) -> None:
+        with self._lock:
+            if text in self._recent:
+                return
+            self._recent[text] = value
+            self._recent_chars += len(text)
+            while self._recent_chars > RECENT_CHARS and self._recent:
+                old, _ = self._recent.popitem(last=False)
+                self._recent_chars -= len(old)
+
     def count(self, text: str) -> int:
         """Exact tokens of ``text`` (special-token strings count as plain text)."""
+        recalled = self._recall(text)
+        if recalled is not None:
+            return recalled
         data = text.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).digest()
         known = self._known(digest, len(data))
         if known is not None:
+            self._note(text, known)
             return known
         self.warm()
         if self._encoder is None:
@@ -270,6 +295,7 @@ class TokenCounter:
         value = len(self._encoder.encode_ordinary(text))
         self.encoded_bytes += len(data)
         self._remember(digest, value)
+        self._note(text, value)
         return value
 
     def count_joined(self, parts: Sequence[str]) -> int:
@@ -286,10 +312,14 @@ class TokenCounter:
         Tests compare the result with a whole count on random text.
         """
         joined = "".join(parts)
+        recalled = self._recall(joined)
+        if recalled is not None:
+            return recalled
         data = joined.encode("utf-8", "surrogatepass")
         digest = hashlib.sha256(data).digest()
         known = self._known(digest, len(data))
         if known is not None:
+            self._note(joined, known)
             return known
         if self.encoding not in _SPLITTABLE:
             return self.count(joined)
@@ -312,6 +342,7 @@ class TokenCounter:
             self._cache[digest] = value
             return value
         self._remember(digest, total)
+        self._note(joined, total)
         return total
 
     def flush(self) -> None:
