@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("discovery", "injection", "compose", "stream", "app")
+BENCHES = ("versus", "discovery", "injection", "compose", "stream", "app")
 
 
 def main() -> int:

@@ -375,14 +375,11 @@ def section_inspect_scaling(sizes: list[int], rounds: int) -> list[tuple[int, fl
         argv = [PROMPTDECK, "inspect", "1-1", "--json", "--no-project-context"]
         argv += ["--root", str(root)]
 
-        def cold(
-            argv: list[str] = argv,
-            serial: list[int] = [0],
-            size: int = size,  # noqa: B006
-        ) -> tuple[float, int]:
-            serial[0] += 1
-            fresh = {**env, "PROMPTDECK_TOKEN_CACHE": str(cache_home / f"e-{size}-{serial[0]}")}
-            return run_timed(argv, fresh)
+        serial = iter(range(10_000))
+
+        def cold(argv: list[str] = argv, size: int = size) -> tuple[float, int]:
+            name = f"e-{size}-{next(serial)}"  # noqa: B023 - one counter per size, used at once
+            return run_timed(argv, {**env, "PROMPTDECK_TOKEN_CACHE": str(cache_home / name)})
 
         results = interleave(
             {

@@ -103,6 +103,9 @@ class TokenCache:
         try:
             db.isolation_level = None  # explicit transactions only
             db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            # A cache need not survive a power cut: no fsync at each commit (WAL keeps the
+            # file consistent either way; a lost count is counted again).
+            db.execute("PRAGMA synchronous = NORMAL")
             app_id = db.execute("PRAGMA application_id").fetchone()[0]
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
