@@ -359,6 +359,10 @@ def compose_prompt(
         and layer_counter.warning not in (injection.warnings)
     ):
         warnings.append(layer_counter.warning)
+    if layer_counter is not None:
+        # New counts reach the shared cache now, not only at exit: another promptdeck process
+        # (inspect in a second terminal) finds what the app has just counted.
+        layer_counter.flush()
     return ComposedPrompt(
         story=story,
         request=request,
