@@ -50,6 +50,7 @@ PYTHON = sys.executable
 PROMPTDECK = str(Path(sys.executable).with_name("promptdeck"))
 REPOMIX = Path("/tmp/repomix/node_modules/.bin/repomix")
 WORK = HERE / ".work"
+GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 FLOOR = r"""
 import binascii, gzip, os, sys
@@ -75,11 +76,19 @@ def load() -> str:
 def run_timed(
     argv: Sequence[str] | str, env: dict[str, str] | None = None, stdin: bytes | None = None
 ) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one fresh process."""
+    """Wall seconds and peak RSS (KiB) of one fresh process.
+
+    The peak RSS comes from GNU time: a child's ``ru_maxrss`` as ``wait4`` reports it also
+    counts the memory of the process it was started from (a large bench process here).
+    """
+    command: list[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
+    handle, report = tempfile.mkstemp(prefix="pd-bench-rss-")
+    os.close(handle)
+    if GNU_TIME is not None:
+        command = [GNU_TIME, "-f", "%M", "-o", report, *command]
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv,
-        shell=isinstance(argv, str),
+        command,
         env=env,
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -95,7 +104,11 @@ def run_timed(
     err = proc.stderr.read() if proc.stderr else b""
     if proc.returncode not in (0, 3):
         raise SystemExit(f"{argv!r} exited {proc.returncode}: {err.decode()[-400:]}")
-    return elapsed, usage.ru_maxrss
+    rss = usage.ru_maxrss
+    if GNU_TIME is not None:
+        rss = int(Path(report).read_text().split()[-1])
+    os.unlink(report)
+    return elapsed, rss
 
 
 Runner = Callable[[], tuple[float, int]]
@@ -315,20 +328,24 @@ def section_discovery(sizes: list[int], runs: int) -> list[tuple[int, float, flo
         samples = []
         rss = []
         for _ in range(runs):
-            proc = subprocess.Popen(
-                [PYTHON, "-c", DISCOVERY_CHILD, str(root), ARTIFACTS], stdout=subprocess.PIPE
-            )
-            out = proc.stdout.read() if proc.stdout else b""
-            _pid, _status, usage = os.wait4(proc.pid, 0)
+            report = WORK / "discovery-rss.txt"
+            timing = [GNU_TIME, "-f", "%M", "-o", str(report)] if GNU_TIME else []
+            out = subprocess.run(
+                [*timing, PYTHON, "-c", DISCOVERY_CHILD, str(root), ARTIFACTS],
+                stdout=subprocess.PIPE,
+                check=True,
+            ).stdout
             samples.append(json.loads(out))
-            rss.append(usage.ru_maxrss / 1024)
+            if GNU_TIME:
+                rss.append(int(report.read_text().split()[-1]) / 1024)
         took = statistics.median(s["ms"] for s in samples)
         floor = statistics.median(s["floor_ms"] for s in samples)
         per_file = took * 1000 / size
-        rows.append((size, took, statistics.median(rss), floor))
+        peak = statistics.median(rss) if rss else float("nan")
+        rows.append((size, took, peak, floor))
         print(
             f"  {size:>7,} files  {took:7.1f} ms  ({per_file:5.2f} µs/file)  floor (list + read "
-            f"story files) {floor:6.1f} ms  peak RSS {statistics.median(rss):5.1f} MiB  [{load()}]"
+            f"story files) {floor:6.1f} ms  peak RSS {peak:5.1f} MiB  [{load()}]"
         )
     top = max(r[1] for r in rows)
     print("  chart (time):")

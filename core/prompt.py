@@ -52,6 +52,9 @@ __all__ = [
     "compose_prompt",
 ]
 
+FLUSH_SECONDS = 5.0
+"""How often, at most, a compose writes its new counts to the shared cache."""
+
 _FAILURE_SIGNALS = {"dev": "IMPLEMENTATION BLOCKED", "review": "REVIEW FAILED"}
 
 
@@ -360,9 +363,9 @@ def compose_prompt(
     ):
         warnings.append(layer_counter.warning)
     if layer_counter is not None:
-        # New counts reach the shared cache now, not only at exit: another promptdeck process
-        # (inspect in a second terminal) finds what the app has just counted.
-        layer_counter.flush()
+        # New counts reach the shared cache soon, not only at exit: another promptdeck
+        # process (inspect in a second terminal) finds what the app has just counted.
+        layer_counter.flush(at_most_every=FLUSH_SECONDS)
     return ComposedPrompt(
         story=story,
         request=request,

@@ -18,6 +18,7 @@ import gzip
 import hashlib
 import re
 import threading
+import time
 import types
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -193,6 +194,7 @@ class TokenCounter:
         self._store_arg = cache
         self._store: TokenCache | None = None
         self._store_ready = False
+        self._flushed_at = 0.0
         self.encoded_bytes = 0
         """Bytes given to the encoder so far (what the persistent cache did not answer)."""
 
@@ -315,14 +317,10 @@ class TokenCounter:
         recalled = self._recall(joined)
         if recalled is not None:
             return recalled
-        data = joined.encode("utf-8", "surrogatepass")
-        digest = hashlib.sha256(data).digest()
-        known = self._known(digest, len(data))
-        if known is not None:
-            self._note(joined, known)
-            return known
         if self.encoding not in _SPLITTABLE:
             return self.count(joined)
+        # The whole is not looked up by digest (hashing it costs as much as hashing its
+        # parts again): its parts' counts, remembered on their own, give it exactly.
         total = 0
         glue: list[str] = []
         for part in parts:
@@ -338,17 +336,21 @@ class TokenCounter:
             glue = [tail]
         total += self.count("".join(glue))
         if self._failed is not None:
-            value = -(-len(data) // ESTIMATE_BYTES_PER_TOKEN)
-            self._cache[digest] = value
-            return value
-        self._remember(digest, total)
+            return -(-len(joined.encode("utf-8", "surrogatepass")) // ESTIMATE_BYTES_PER_TOKEN)
         self._note(joined, total)
         return total
 
-    def flush(self) -> None:
-        """Write new counts to the persistent cache now (they are also written at exit)."""
+    def flush(self, *, at_most_every: float = 0.0) -> None:
+        """Write new counts to the persistent cache (they are also written at exit).
+
+        ``at_most_every`` seconds: skip the write when the last one was more recent.
+        """
         store = self._persistent()
-        if store is not None:
+        if store is None:
+            return
+        now = time.monotonic()
+        if now - self._flushed_at >= at_most_every:
+            self._flushed_at = now
             store.flush()
 
     def meter(self, text: str) -> Meter:
