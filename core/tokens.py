@@ -155,8 +155,11 @@ def _last_sync(text: str) -> int | None:
 
 
 _DEFAULT: Any = object()
-RECENT_CHARS = 32_000_000
+RECENT_CHARS = 16_000_000
 """The most characters of recently counted texts a counter keeps in memory."""
+RECENT_TEXT_CHARS = 2_000_000
+"""Longer texts are not kept (their digest is still remembered)."""
+_ENCODE_CHUNK_CHARS = 256 * 1024
 
 
 class TokenCounter:
@@ -269,6 +272,8 @@ class TokenCounter:
             return self._recent.get(text)
 
     def _note(self, text: str, value: int) -> None:
+        if len(text) > RECENT_TEXT_CHARS:
+            return
         with self._lock:
             if text in self._recent:
                 return
@@ -294,11 +299,26 @@ class TokenCounter:
             value = -(-len(data) // ESTIMATE_BYTES_PER_TOKEN)
             self._cache[digest] = value
             return value
-        value = len(self._encoder.encode_ordinary(text))
+        value = self._encode_count(text)
         self.encoded_bytes += len(data)
         self._remember(digest, value)
         self._note(text, value)
         return value
+
+    def _encode_count(self, text: str) -> int:
+        """Tokens of ``text`` from the encoder, a long text in pieces cut at sync points (see
+        :meth:`count_joined`): the encoder returns one Python int per token, so a 10 MiB text
+        whole would hold some 90 MB of them at once."""
+        if len(text) <= _ENCODE_CHUNK_CHARS or self.encoding not in _SPLITTABLE:
+            return len(self._encoder.encode_ordinary(text))
+        total = 0
+        start = 0
+        while start < len(text):
+            cut = _SYNC.search(text, start + _ENCODE_CHUNK_CHARS)
+            end = len(text) if cut is None else cut.start() + 1
+            total += len(self._encoder.encode_ordinary(text[start:end]))
+            start = end
+        return total
 
     def count_joined(self, parts: Sequence[str]) -> int:
         """Exact tokens of ``"".join(parts)``, encoding each byte about once.

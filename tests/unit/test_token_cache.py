@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import sqlite3
 import subprocess
 import sys
@@ -112,6 +113,15 @@ def test_joined_counts_equal_whole_counts_on_random_text(parts: list[str], encod
     joined = TokenCounter(encoding, lambda name: _ENCODERS[name], cache=None)
     whole = TokenCounter(encoding, lambda name: _ENCODERS[name], cache=None)
     assert joined.count_joined(parts) == whole.count("".join(parts))
+
+
+def test_a_long_text_is_encoded_in_pieces_with_the_same_count() -> None:
+    rng = random.Random(13)
+    words = ["word", "Word", "12", "3.5", "é", "日本", "'ll", "\n", "  ", "-", "</file>"]
+    text = " ".join(rng.choice(words) for _ in range(400_000))
+    assert len(text) > 4 * 256 * 1024
+    whole = len(_ENCODERS["o200k_base"].encode_ordinary(text))
+    assert counter(None).count(text) == whole
 
 
 def test_joined_counts_split_long_parts_at_the_seams() -> None:
