@@ -411,7 +411,7 @@ class PromptLayer:
             bytes=len(data),
             tokens=None
             if counter is None
-            else counter.count_joined(pieces)
+            else counter.count_joined(pieces, content)
             if pieces is not None
             else counter.count(content),
             sha256=hashlib.sha256(data).hexdigest(),

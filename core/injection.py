@@ -547,7 +547,7 @@ def _build(
         files.append(InjectedFile(c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags))
 
     # Each file's bytes are encoded once: the total reuses the files' counts.
-    total_tokens = counter.count_joined(pieces) if count_tokens else None
+    total_tokens = counter.count_joined(pieces, text) if count_tokens else None
     estimated = count_tokens and counter.estimated
     included_bytes = sum(len((c.content or "").encode("utf-8")) for c in included)
     total = Meter(text_bytes, total_tokens, estimated)

@@ -347,7 +347,9 @@ def compose_prompt(
     # The layers' counts are reused: only the stretches around the joiners are encoded.
     system_meter = Meter(
         len(system.encode("utf-8")),
-        None if layer_counter is None else layer_counter.count_joined(system_pieces(layers)),
+        None
+        if layer_counter is None
+        else layer_counter.count_joined(system_pieces(layers), system),
         layer_counter is not None and layer_counter.estimated,
     )
     joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))

@@ -157,7 +157,7 @@ def _last_sync(text: str) -> int | None:
 _DEFAULT: Any = object()
 RECENT_CHARS = 16_000_000
 """The most characters of recently counted texts a counter keeps in memory."""
-RECENT_TEXT_CHARS = 2_000_000
+RECENT_TEXT_CHARS = 12_000_000
 """Longer texts are not kept (their digest is still remembered)."""
 _ENCODE_CHUNK_CHARS = 256 * 1024
 
@@ -320,7 +320,7 @@ class TokenCounter:
             start = end
         return total
 
-    def count_joined(self, parts: Sequence[str]) -> int:
+    def count_joined(self, parts: Sequence[str], whole: str | None = None) -> int:
         """Exact tokens of ``"".join(parts)``, encoding each byte about once.
 
         Each long part is counted on its own (so its count is shared with the rows that show
@@ -332,8 +332,10 @@ class TokenCounter:
         its middle keeps the tokens it has alone, and the stretch from its last sync point to
         the next part's first (tail, joiners, short parts, head) is counted as one string.
         Tests compare the result with a whole count on random text.
+
+        ``whole``, when the caller already holds ``"".join(parts)``, saves joining it again.
         """
-        joined = "".join(parts)
+        joined = "".join(parts) if whole is None else whole
         recalled = self._recall(joined)
         if recalled is not None:
             return recalled
