@@ -8,6 +8,10 @@ Counts are labelled with the encoding's name: Anthropic's tokenizer is not publi
 
 If the encoder cannot be built, counts fall back to a marked estimate (bytes / 4) with a
 warning, never a crash.
+
+Exact counts are remembered across processes (:mod:`.token_cache`): when every count a command
+needs is known, the encoder — most of a cold start — is never built. Totals are counted from
+their parts (:meth:`TokenCounter.count_joined`), so each byte is encoded about once.
 """
 
 from __future__ import annotations
