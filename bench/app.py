@@ -401,6 +401,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="promptdeck-bench-app-"))
     settings_dir = work / "xdg"
     os.environ["XDG_CONFIG_HOME"] = str(settings_dir)
+    os.environ["XDG_CACHE_HOME"] = str(work / "xdg-cache-app")  # not the user's cache
     try:
         info = make_synthetic_workspace(work / "synthetic")
         synthetic = Path(str(info["root"]))

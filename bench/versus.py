@@ -429,6 +429,9 @@ def main() -> int:
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
     only = set(args.only or ("inspect", "rebuild", "discovery", "sizes"))
+    # The bench's own cache folder: the user's remembered counts neither help nor change.
+    os.environ["XDG_CACHE_HOME"] = str(WORK / "xdg-cache")
+    os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
     repo = HERE.parent
     for folder in ("core", "tui", "themes"):
         compileall.compile_dir(repo / folder, quiet=1)
