@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("discovery", "injection", "compose", "stream", "run_memory", "app")
+BENCHES = ("versus", "discovery", "injection", "compose", "stream", "run_memory", "app")
 
 
 def main() -> int:

@@ -33,6 +33,7 @@ from .composer import (
     joiner_count,
     render,
     signature,
+    system_pieces,
     system_text,
 )
 from .config import Config
@@ -64,6 +65,9 @@ __all__ = [
     "PromptRequest",
     "compose_prompt",
 ]
+
+FLUSH_SECONDS = 5.0
+"""How often, at most, a compose writes its new counts to the shared cache."""
 
 _FAILURE_SIGNALS = {"dev": "IMPLEMENTATION BLOCKED", "review": "REVIEW FAILED"}
 
@@ -507,7 +511,14 @@ def compose_prompt(
     user = _user_message(phase, story)
     messages = compose_messages(input=compose_input, user_message=user, layers=layers)
     system = system_text(layers)
-    system_meter = _meter(system, layer_counter)
+    # The layers' counts are reused: only the stretches around the joiners are encoded.
+    system_meter = Meter(
+        len(system.encode("utf-8")),
+        None
+        if layer_counter is None
+        else layer_counter.count_joined(system_pieces(layers), system),
+        layer_counter is not None and layer_counter.estimated,
+    )
     joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
     joiner_tokens = (
         None
@@ -520,6 +531,10 @@ def compose_prompt(
         and layer_counter.warning not in (injection.warnings)
     ):
         warnings.append(layer_counter.warning)
+    if layer_counter is not None:
+        # New counts reach the shared cache soon, not only at exit: another promptdeck
+        # process (inspect in a second terminal) finds what the app has just counted.
+        layer_counter.flush(at_most_every=FLUSH_SECONDS)
     return ComposedPrompt(
         story=story,
         request=request,
