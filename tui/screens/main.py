@@ -30,7 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..format import cost_text, delta_text, human_tokens
@@ -38,11 +38,13 @@ from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
 from ..widgets.files_table import FilesTable
+from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
 from ..widgets.phase_panel import LOG_MAX_LINES, PhaseLog, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
+from ..widgets.view_bar import ViewBar, ViewState
 from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
 from .confirm_run import ConfirmRunScreen, RunPlan
 from .text_view import TextViewScreen
@@ -63,22 +65,41 @@ QUIT_WAIT_SECONDS = 15.0
 VIEWS = ("all", "stories", "preview", "phases")
 
 
-def _binding(key: str, action: str, description: str, tooltip: str, **extra: Any) -> Binding:
-    return Binding(key, action, description, id=f"main.{action}", tooltip=tooltip, **extra)
+def _binding(
+    key: str, action: str, description: str, tooltip: str, *, name: str = "", **extra: Any
+) -> Binding:
+    return Binding(key, action, description, id=f"main.{name or action}", tooltip=tooltip, **extra)
 
+
+PHASE_GROUP = Binding.Group("Phase")
+VIEW_GROUP = Binding.Group("View")
+INCLUDE_GROUP = Binding.Group("Include")
 
 MAIN_BINDINGS: list[Binding] = [
-    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)"),
-    _binding("p", "toggle_project_context", "Project", "Include or leave out the project context"),
-    _binding("d", "toggle_discovery", "Discovery", "Include or leave out discovery files"),
-    _binding("t", "toggle_tech_spec", "Tech spec", "Include or leave out tech-spec files"),
-    _binding("a", "add_file", "Add file", "Add a file of the project to the injection", show=False),
+    _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
+    _binding("n", "run_suggested", "Next", "Run the suggested next phase (asks first)"),
+    _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
+    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)", key_display="/"),
     _binding(
-        "x",
-        "remove_file",
-        "Remove file",
-        "Remove the added file under the cursor (or last)",
-        show=False,
+        "p",
+        "toggle_project_context",
+        "Project",
+        "Include or leave out the project context",
+        group=INCLUDE_GROUP,
+    ),
+    _binding(
+        "d",
+        "toggle_discovery",
+        "Discovery",
+        "Include or leave out discovery files",
+        group=INCLUDE_GROUP,
+    ),
+    _binding(
+        "t",
+        "toggle_tech_spec",
+        "Tech spec",
+        "Include or leave out tech-spec files",
+        group=INCLUDE_GROUP,
     ),
     _binding(
         "left_square_bracket",
@@ -86,29 +107,75 @@ MAIN_BINDINGS: list[Binding] = [
         "Prev phase",
         "Select the previous phase",
         key_display="[",
+        group=PHASE_GROUP,
     ),
     _binding(
-        "right_square_bracket", "next_phase", "Next phase", "Select the next phase", key_display="]"
+        "right_square_bracket",
+        "next_phase",
+        "Next phase",
+        "Select the next phase",
+        key_display="]",
+        group=PHASE_GROUP,
     ),
-    _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize", show=False),
-    _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
-    _binding("n", "run_suggested", "Run next", "Run the suggested next phase (asks first)"),
-    _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
-    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard", show=False),
-    _binding("e", "export", "Export", "Export the composed prompt files to a folder", show=False),
+    _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize"),
+    _binding("a", "add_file", "Add file", "Add a file of the project to the injection"),
+    _binding("x", "remove_file", "Remove file", "Remove the added file under the cursor (or last)"),
+    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard"),
+    _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
     _binding(
-        "1", "view('stories')", "Stories", "Show only the stories (again: all regions)", show=False
+        "1",
+        "view('stories')",
+        "Stories",
+        "Show only the stories (again: all regions)",
+        name="view_stories",
+        group=VIEW_GROUP,
     ),
     _binding(
-        "2", "view('preview')", "Preview", "Show only the preview (again: all regions)", show=False
+        "2",
+        "view('preview')",
+        "Preview",
+        "Show only the preview (again: all regions)",
+        name="view_preview",
+        group=VIEW_GROUP,
     ),
     _binding(
-        "3", "view('phases')", "Phases", "Show only the phases (again: all regions)", show=False
+        "3",
+        "view('phases')",
+        "Phases",
+        "Show only the phases (again: all regions)",
+        name="view_phases",
+        group=VIEW_GROUP,
     ),
     _binding("question_mark", "help", "Help", "List every key", key_display="?"),
     _binding("q", "quit", "Quit", "Quit (asks first while a phase runs)"),
 ]
+
+FOOTER_PRIORITY = (
+    "main.run_phase",
+    "main.run_suggested",
+    "main.cancel_run",
+    "main.help",
+    "main.quit",
+    "main.view_stories",
+    "main.view_preview",
+    "main.view_phases",
+    "main.previous_phase",
+    "main.next_phase",
+    "main.history",
+    "main.filter",
+    "main.toggle_project_context",
+    "main.toggle_discovery",
+    "main.toggle_tech_spec",
+    "main.toggle_mode",
+    "main.copy_system",
+    "main.export",
+    "main.add_file",
+    "main.remove_file",
+    "app.command_palette",
+)
+"""The footer's order: the keys that act first, then the ones that find things, then the rest.
+At 80 columns the first nine fit; wider terminals show more."""
 
 
 class MainScreen(Screen[None]):
@@ -163,9 +230,10 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Header, the three regions, footer."""
         yield WorkspaceHeader(id="header")
+        yield ViewBar(id="view-bar")
         with Horizontal(id="regions"):
             with Vertical(id="stories"):
-                yield Static("Stories", classes="region-title")
+                yield Static("Stories", classes="region-title", id="stories-title")
                 yield Input(placeholder="filter stories…", id="story-filter")
                 yield StoryTree(id="story-tree")
             with Vertical(id="preview"):
@@ -183,9 +251,9 @@ class MainScreen(Screen[None]):
                 yield Static("", id="preview-notes", markup=False)
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
-                yield Static("Phases", classes="region-title")
+                yield Static("Phases", classes="region-title", id="phases-title", markup=False)
                 yield PhasePanel(id="phase-panel")
-        yield Footer()
+        yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
@@ -210,11 +278,40 @@ class MainScreen(Screen[None]):
 
     def _apply_width(self, width: int) -> None:
         self.set_class(width < NARROW_WIDTH, "-narrow")
+        self._show_view_bar()
+
+    def shown_regions(self) -> tuple[str, ...]:
+        """The regions on screen now: one in a solo view, two when narrow, else three."""
+        if self.view != "all":
+            return (self.view,)
+        if self.has_class("-narrow"):
+            return ("stories", "preview")
+        return VIEWS[1:]
+
+    def _show_view_bar(self) -> None:
+        bar = self.query_one(ViewBar)
+        shown = self.shown_regions()
+        # The bar is there whenever a region is hidden: it says which and how to reach it.
+        bar.display = len(shown) < len(VIEWS) - 1
+        note = ""
+        if self.running is not None:
+            note = f"{self.running[1]} running"
+        elif self.last_result is not None:
+            note = f"{self.last_result.phase} {self.last_result.outcome}"
+        elif self.flow is not None and self.flow.suggestion is not None:
+            note = f"next {self.flow.suggestion.phase}"
+        bar.state = ViewState(shown, note)
+
+    @on(ViewBar.ViewChosen)
+    def _view_chosen(self, event: ViewBar.ViewChosen) -> None:
+        self.action_view(event.view)
 
     def watch_view(self, view: str) -> None:
         """Show one region, or all of them."""
         for name in VIEWS[1:]:
             self.set_class(view == name, f"-solo-{name}")
+        self._show_view_bar()
+        self._show_phases_title()
         target = {"stories": "#story-tree", "preview": "#layers-table", "phases": "#phase-log"}
         if view in target:
             self.query_one(target[view]).focus()
@@ -448,6 +545,7 @@ class MainScreen(Screen[None]):
         self.query_one("#preview-title", Static).update(
             f"Preview · {prompt.story.id} · {self.phase} · {self.mode}", layout=False
         )
+        self._show_phases_title()
         self._refresh_active_text()
 
     def _notes_text(self, prompt: ComposedPrompt) -> str:
@@ -640,6 +738,8 @@ class MainScreen(Screen[None]):
             rows.append(PhaseRow(name, state, attempt))
         panel = self.query_one(PhasePanel)
         panel.show_phases(rows, self.phase)
+        self._show_phases_title()
+        self._show_view_bar()
         if self.running is None and self.last_result is None:
             note = ""
             if flow and flow.suggestion:
@@ -647,6 +747,16 @@ class MainScreen(Screen[None]):
             elif flow and flow.note:
                 note = flow.note
             panel.show_status(note or "no run yet")
+
+    def _show_phases_title(self) -> None:
+        # Alone on screen the phases must still say whose they are.
+        story = self.story
+        title = "Phases"
+        if story is not None:
+            title += f" · {story.id} · {self.phase} · {self.mode}"
+            if self.view == "phases":
+                title += f" · {story.title}"
+        self.query_one("#phases-title", Static).update(title, layout=False)
 
     def action_run_phase(self) -> None:
         """``r``: confirm, then run the selected phase."""

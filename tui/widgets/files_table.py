@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.message import Message
 
 from ..format import human_bytes, human_tokens, share_bar
-from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
+from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 6
 
@@ -88,5 +88,5 @@ class FilesTable(FittedTable):
 
 
 def _path_cell(path: str, style: str, width: int) -> Text:
-    # Cut from the left: the file name is what tells files apart.
-    return Text(ellipsize_left(path, width), style=style, no_wrap=True)
+    # Cut from the middle: the file name is what tells files apart.
+    return Text(ellipsize_path(path, width), style=style, no_wrap=True)
