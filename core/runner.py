@@ -456,6 +456,7 @@ def start_run(
     turn: int = 0,
     user_text: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
+    prepared: PreparedRun | None = None,
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -472,6 +473,8 @@ def start_run(
         turn: the chat turn number.
         user_text: the user message for a chat turn, instead of ``prompt.user``.
         cancel_grace: seconds to wait after SIGINT and after SIGTERM.
+        prepared: the run folder and launch :func:`prepare_run` built for this prompt (what a
+            confirmation showed); it is started as it is, so the argv shown is the argv run.
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
@@ -483,19 +486,25 @@ def start_run(
     story = prompt.story
     chat = resume_session is not None or user_text is not None
     repo = gitops.require_repo(workspace.root) if use_git else None
-    number = (
-        attempt if attempt is not None else next_attempt(workspace.root, story.id, request.phase)
-    )
-    prepared = prepare_run(
-        workspace,
-        prompt,
-        agent=agent,
-        replay_script=replay_script,
-        attempt=number,
-        resume_session=resume_session,
-        turn=turn,
-        user_text=user_text,
-    )
+    if prepared is None:
+        number = (
+            attempt
+            if attempt is not None
+            else next_attempt(workspace.root, story.id, request.phase)
+        )
+        prepared = prepare_run(
+            workspace,
+            prompt,
+            agent=agent,
+            replay_script=replay_script,
+            attempt=number,
+            resume_session=resume_session,
+            turn=turn,
+            user_text=user_text,
+        )
+    else:
+        _check_size(prompt)
+        number = prepared.request.attempt
     record, spec = prepared.record, prepared.spec
     started = time.time()
     warnings: list[str] = list(prompt.warnings)

@@ -197,3 +197,42 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
         await pilot.press("escape")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is main_screen(pilot), "back to main")
+
+
+@run_async
+async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attempt(
+    demo_root: Path,
+) -> None:
+    set_agent_settings(demo_root, replay_script="dev=blocked")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
+        assert screen.last_result is not None and screen.last_result.outcome == "failure"
+        await app.workers.wait_for_complete()
+
+        # Back from a confirmation leaves no run folder behind.
+        runs_folder = demo_root / ".promptdeck" / "runs"
+        folders_before = sorted(p.name for p in runs_folder.iterdir() if p.is_dir())
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "back to main")
+        assert sorted(p.name for p in runs_folder.iterdir() if p.is_dir()) == folders_before
+
+        screen = await _select_phase(pilot, screen, "dev")
+        screen.last_result = None
+        confirm = await _confirm_and_start(pilot, app)
+        plan = confirm.plan
+        assert plan.attempt == 2
+        assert "dry-run" not in " ".join(plan.argv)
+        assert plan.run_folder and plan.run_folder in " ".join(plan.argv)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the second run to end")
+        run = list_runs(demo_root)[-1]
+        meta = json.loads((run.dir / "meta.json").read_text(encoding="utf-8"))
+        assert tuple(meta["argv"]) == plan.argv
+        assert meta["attempt"] == 2
+        assert demo_root / plan.run_folder == run.dir

@@ -272,12 +272,16 @@ def test_a_cancel_is_not_an_attempt_and_keeps_the_optimize_retry() -> None:
     flow = runs.flow()
     after = flow.suggestion
     assert after is not None, flow.note
-    assert (after.phase, after.mode, after.retry_reason, after.attempt) == (
-        before.phase,
-        before.mode,
-        before.retry_reason,
-        before.attempt,
-    ) == ("dev", "optimize", "no fixture", 2)
+    assert (
+        (after.phase, after.mode, after.retry_reason, after.attempt)
+        == (
+            before.phase,
+            before.mode,
+            before.retry_reason,
+            before.attempt,
+        )
+        == ("dev", "optimize", "no fixture", 2)
+    )
 
 
 def test_cancels_never_reach_max_attempts() -> None:

@@ -21,8 +21,9 @@ from promptdeck.core.flow import StoryFlow, flow_for, last_failure
 from promptdeck.core.injection import Selection
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
-from promptdeck.core.records import list_runs, next_attempt
-from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from promptdeck.core.records import list_runs
+from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
+from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
 from textual.app import ComposeResult
@@ -801,23 +802,24 @@ class MainScreen(Screen[None]):
         try:
             prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
             injection = prompt.injection
-            argv: tuple[str, ...] = ()
             options: tuple = ()
             notes: list[str] = list(prompt.warnings)
             if injection.level == "error":
                 options = tuple(size_options(workspace, prompt.story, request.selection, injection))
-            else:
-                argv = prepare_run(workspace, prompt, agent=deck.agent, dry_run=True).spec.argv
-            attempt = next_attempt(workspace.root, prompt.story.id, request.phase)
+            # The real run folder and launch: what the confirmation shows is what starts.
+            planned = plan_run(workspace, prompt, agent=deck.agent)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
+        folder = ""
+        if planned.prepared is not None:
+            folder = deck.workspace.relative(planned.prepared.record.dir)
         plan = RunPlan(
             story_id=prompt.story.id,
             phase=request.phase,
             mode=request.mode,
             agent=deck.agent,
-            argv=tuple(argv),
+            argv=planned.argv,
             system_bytes=prompt.system_meter.bytes,
             system_tokens=prompt.system_meter.tokens,
             user_bytes=prompt.user_meter.bytes,
@@ -826,14 +828,18 @@ class MainScreen(Screen[None]):
             error_bytes=injection.error_bytes,
             largest=tuple(injection.largest()),
             options=options,
-            notes=(f"attempt {attempt}", *notes),
+            notes=tuple(notes),
+            attempt=planned.attempt,
+            run_folder=folder,
         )
-        self.app.call_from_thread(self._confirm_run, plan, prompt)
+        self.app.call_from_thread(self._confirm_run, plan, planned)
 
-    def _confirm_run(self, plan: RunPlan, prompt: ComposedPrompt) -> None:
+    def _confirm_run(self, plan: RunPlan, planned: PlannedRun) -> None:
         def answered(start: bool | None) -> None:
             if start and not plan.blocked:
-                self._start_run(prompt)
+                self._start_run(planned)
+            else:
+                discard_plan(planned)
 
         self.app.push_screen(ConfirmRunScreen(plan), answered)
 
@@ -844,8 +850,9 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Starting the run",
     )
-    def _start_run(self, prompt: ComposedPrompt) -> None:
+    def _start_run(self, planned: PlannedRun) -> None:
         deck = self.deck
+        prompt = planned.prompt
         self._feed.drain()
         try:
             handle = start_run(
@@ -854,8 +861,10 @@ class MainScreen(Screen[None]):
                 agent=deck.agent,
                 listener=self._listen,
                 use_git=deck.use_git,
+                prepared=planned.prepared,
             )
         except PromptdeckError as exc:
+            discard_plan(planned)
             self.app.call_from_thread(self._show_error, str(exc))
             return
         self.app.call_from_thread(self._run_started, handle, prompt)
