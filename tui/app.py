@@ -14,7 +14,7 @@ from textual.theme import Theme
 
 from .commands import PromptdeckCommands
 from .format import duration_text
-from .screens.main import MainScreen
+from .screens.main import MainScreen, known_binding_ids
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
 
@@ -97,6 +97,7 @@ class PromptdeckApp(App[None]):
             self.notify(
                 f"theme {remembered!r} is not known; using {DEFAULT_THEME}", severity="warning"
             )
+        self._apply_keymap(loaded.settings.keymap)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self._warm_encoder:
             self.run_worker(
@@ -107,6 +108,21 @@ class PromptdeckApp(App[None]):
                 exit_on_error=False,
             )
         self.push_screen(MainScreen())
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""
+        if not keymap:
+            return
+        known = known_binding_ids()
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.notify(
+                f"[keymap]: unknown binding ids {', '.join(unknown)} (see README: keys)",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+        self.set_keymap({key: value for key, value in keymap.items() if key in known})
 
     def duration(self, seconds: float | None) -> str:
         """A duration as shown (``—`` in stable mode)."""

@@ -31,6 +31,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -42,7 +43,7 @@ from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
-from ..widgets.phase_panel import LOG_MAX_LINES, PhaseLog, PhasePanel, PhaseRow
+from ..widgets.phase_panel import LOG_MAX_LINES, PhaseList, PhaseLog, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
 from ..widgets.view_bar import ViewBar, ViewState
@@ -56,6 +57,9 @@ if TYPE_CHECKING:
 DEBOUNCE_SECONDS = 0.1
 """A change that follows another within this window waits this long before composing, so a
 burst of key presses composes once; an isolated change composes at once."""
+
+FOLLOW_CURSOR_SECONDS = 0.15
+"""How long the tree cursor rests on a story before the preview follows it."""
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
@@ -179,6 +183,30 @@ FOOTER_PRIORITY = (
 At 80 columns the first nine fit; wider terminals show more."""
 
 
+def known_binding_ids() -> set[str]:
+    """Every binding id a ``[keymap]`` may rebind: the main screen's, the app's and the
+    dialogs'."""
+    from ..app import PromptdeckApp
+    from .confirm_run import ConfirmRunScreen
+    from .help import HelpScreen
+    from .quit_confirm import QuitConfirmScreen
+    from .text_view import TextViewScreen
+
+    ids: set[str] = set()
+    for owner in (
+        MainScreen,
+        PromptdeckApp,
+        ConfirmRunScreen,
+        HelpScreen,
+        QuitConfirmScreen,
+        TextViewScreen,
+    ):
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids
+
+
 class MainScreen(Screen[None]):
     """Pick a story, see its prompt, change what is included, run its phases."""
 
@@ -217,6 +245,7 @@ class MainScreen(Screen[None]):
         self.last_result: RunResult | None = None
         """How the last run of this session ended."""
         self._feed = RunFeed()
+        self._follow_timer: Timer | None = None
 
     @property
     def deck(self) -> PromptdeckApp:
@@ -391,7 +420,26 @@ class MainScreen(Screen[None]):
 
     @on(StoryTree.StorySelected)
     def _story_selected(self, event: StoryTree.StorySelected) -> None:
+        self._stop_follow()
         self.select_story(event.story)
+
+    @on(StoryTree.StoryHighlighted)
+    def _story_highlighted(self, event: StoryTree.StoryHighlighted) -> None:
+        # The preview follows the cursor, once it rests: holding a key down composes once.
+        if self.story is not None and event.story.id == self.story.id:
+            self._stop_follow()
+            return
+        self._stop_follow()
+        story = event.story
+        self._follow_timer = self.set_timer(
+            FOLLOW_CURSOR_SECONDS, lambda: self.select_story(story), name="follow-cursor"
+        )
+
+    def _stop_follow(self) -> None:
+        timer = self._follow_timer
+        if timer is not None:
+            timer.stop()
+            self._follow_timer = None
 
     def select_story(self, story: Story) -> None:
         """Preview ``story`` (its additions and mode start afresh)."""
@@ -666,6 +714,10 @@ class MainScreen(Screen[None]):
     def action_next_phase(self) -> None:
         """``]``: the next phase."""
         self.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
+
+    @on(PhaseList.PhaseChosen)
+    def _phase_clicked(self, event: PhaseList.PhaseChosen) -> None:
+        self.phase = event.phase
 
     def watch_phase(self) -> None:
         """A new phase: show it selected and recompose."""
@@ -1014,10 +1066,16 @@ class MainScreen(Screen[None]):
         self.view = "all" if self.view == view else view
 
     def action_help(self) -> None:
-        """``?``: every key."""
+        """``?``: every key, as the user's keymap made them."""
         from .help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.BINDINGS))
+        order = {binding.id: index for index, binding in enumerate(MAIN_BINDINGS)}
+        # The active bindings carry the user's keymap (Textual applies it per lookup).
+        current = [
+            active.binding for active in self.active_bindings.values() if active.binding.id in order
+        ]
+        current.sort(key=lambda binding: order[binding.id])
+        self.app.push_screen(HelpScreen(current))
 
 
 def _log_line(event: RunEvent) -> str:

@@ -32,12 +32,12 @@ class FilesTable(FittedTable):
 
     COLUMNS = (
         ColumnSpec("file", "path", None, minimum=16, weight=3),
-        ColumnSpec("category", "category", 9, drop_below=80),
+        ColumnSpec("category", "category", 9, drop_below=120),
         ColumnSpec("status", "status", 10),
         ColumnSpec("bytes", "bytes", 9, right=True),
         ColumnSpec("tokens", "tokens", 6, right=True, drop_below=66),
         ColumnSpec("share", "bar", BAR_WIDTH, drop_below=88),
-        ColumnSpec("reason", "reason", None, minimum=12, weight=1),
+        ColumnSpec("reason", "reason", None, minimum=12, weight=2),
     )
 
     @dataclass
