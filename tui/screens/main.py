@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -866,12 +867,24 @@ class MainScreen(Screen[None]):
         folder = ""
         if planned.prepared is not None:
             folder = deck.workspace.relative(planned.prepared.record.dir)
+        argv = planned.argv
+        if deck.stable and planned.prepared is not None:
+            # Snapshots and screencasts: the folder and interpreter differ on every machine.
+            argv = stable_argv(
+                argv,
+                {
+                    str(planned.prepared.record.dir): "<run-folder>",
+                    str(workspace.root): "<workspace>",
+                    sys.executable: "python",
+                },
+            )
+            folder = "<run-folder>"
         plan = RunPlan(
             story_id=prompt.story.id,
             phase=request.phase,
             mode=request.mode,
             agent=deck.agent,
-            argv=planned.argv,
+            argv=argv,
             system_bytes=prompt.system_meter.bytes,
             system_tokens=prompt.system_meter.tokens,
             user_bytes=prompt.user_meter.bytes,
@@ -1076,6 +1089,16 @@ class MainScreen(Screen[None]):
         ]
         current.sort(key=lambda binding: order[binding.id])
         self.app.push_screen(HelpScreen(current))
+
+
+def stable_argv(argv: tuple[str, ...], replacements: dict[str, str]) -> tuple[str, ...]:
+    """``argv`` with machine-specific parts named instead (stable mode only)."""
+    shown = []
+    for word in argv:
+        for old, new in replacements.items():
+            word = word.replace(old, new)
+        shown.append(word)
+    return tuple(shown)
 
 
 def _log_line(event: RunEvent) -> str:
