@@ -15,6 +15,7 @@ from textual.theme import Theme
 from .commands import PromptdeckCommands
 from .format import duration_text
 from .screens.main import MainScreen, known_binding_ids
+from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
 
@@ -71,6 +72,27 @@ class PromptdeckApp(App[None]):
         self._settings = settings
         self._warm_encoder = warm_encoder
         self.stable = stable
+        self.notices: list[Notice] = []
+        """Every notice of the session, for the notices screen (``w``)."""
+
+    def add_notices(
+        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+    ) -> None:
+        """Keep ``messages`` and show one toast for them all, pointing at ``w``."""
+        fresh = [m for m in dict.fromkeys(messages) if m]
+        if not fresh:
+            return
+        self.notices.extend(Notice(source, message, severity) for message in fresh)
+        if len(fresh) == 1:
+            toast = f"{source}: {fresh[0]}"
+        else:
+            toast = f"{source}: {len(fresh)} warnings"
+        self.notify(
+            f"{toast}\n(w: every notice of this session)",
+            severity="error" if severity == "error" else "warning",
+            timeout=8,
+            markup=False,
+        )
 
     async def action_quit(self) -> None:
         """``ctrl+q`` quits like ``q``: while a phase runs, ask first and cancel it cleanly,
@@ -92,7 +114,7 @@ class PromptdeckApp(App[None]):
         remembered = loaded.settings.theme
         self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
         if loaded.notice:
-            self.notify(loaded.notice, severity="warning", timeout=10)
+            self.add_notices("settings", [loaded.notice])
         elif remembered and remembered not in self.available_themes:
             self.notify(
                 f"theme {remembered!r} is not known; using {DEFAULT_THEME}", severity="warning"

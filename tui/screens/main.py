@@ -153,6 +153,7 @@ MAIN_BINDINGS: list[Binding] = [
         name="view_phases",
         group=VIEW_GROUP,
     ),
+    _binding("w", "notices", "Notices", "Read every notice of this session again"),
     _binding("question_mark", "help", "Help", "List every key", key_display="?"),
     _binding("q", "quit", "Quit", "Quit (asks first while a phase runs)"),
 ]
@@ -169,6 +170,7 @@ FOOTER_PRIORITY = (
     "main.previous_phase",
     "main.next_phase",
     "main.history",
+    "main.notices",
     "main.filter",
     "main.toggle_project_context",
     "main.toggle_discovery",
@@ -190,6 +192,7 @@ def known_binding_ids() -> set[str]:
     from ..app import PromptdeckApp
     from .confirm_run import ConfirmRunScreen
     from .help import HelpScreen
+    from .notices import NoticesScreen
     from .quit_confirm import QuitConfirmScreen
     from .text_view import TextViewScreen
 
@@ -199,6 +202,7 @@ def known_binding_ids() -> set[str]:
         PromptdeckApp,
         ConfirmRunScreen,
         HelpScreen,
+        NoticesScreen,
         QuitConfirmScreen,
         TextViewScreen,
     ):
@@ -374,8 +378,8 @@ class MainScreen(Screen[None]):
         shown = filter_stories(catalog.stories, self._filter_query)
         tree.show_stories(shown, chosen.id if chosen else None)
         if not reload:
-            for warning in catalog.warnings:
-                self.notify(warning, severity="warning", timeout=8)
+            # One toast for them all; the notices screen (w) keeps each of them.
+            self.deck.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
             self._show_error("no stories found in this workspace")
             return
@@ -559,7 +563,7 @@ class MainScreen(Screen[None]):
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
         notes.add_class("-error")
-        self.notify(message, severity="error", timeout=10)
+        self.deck.add_notices("error", [message], "error")
 
     def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
         self.prompt = prompt
@@ -996,8 +1000,10 @@ class MainScreen(Screen[None]):
             f"{self.deck.duration(result.duration_s)} · {cost_text(result.cost_usd)}{tokens}",
             tone,
         )
+        messages = list(result.warnings)
         if result.message and result.outcome != "success":
-            self.notify(result.message, severity="warning", timeout=8)
+            messages.insert(0, result.message)
+        self.deck.add_notices(f"run {result.story_id} {result.phase} #{result.attempt}", messages)
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
@@ -1077,6 +1083,12 @@ class MainScreen(Screen[None]):
     def action_view(self, view: str) -> None:
         """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
         self.view = "all" if self.view == view else view
+
+    def action_notices(self) -> None:
+        """``w``: every notice of the session."""
+        from .notices import NoticesScreen
+
+        self.app.push_screen(NoticesScreen(self.deck.notices))
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
