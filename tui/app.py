@@ -83,10 +83,8 @@ class PromptdeckApp(App[None]):
         if not fresh:
             return
         self.notices.extend(Notice(source, message, severity) for message in fresh)
-        if len(fresh) == 1:
-            toast = f"{source}: {fresh[0]}"
-        else:
-            toast = f"{source}: {len(fresh)} warnings"
+        single = len(fresh) == 1
+        toast = f"{source}: {fresh[0]}" if single else f"{source}: {len(fresh)} warnings"
         self.notify(
             f"{toast}\n(w: every notice of this session)",
             severity="error" if severity == "error" else "warning",
