@@ -236,3 +236,28 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
         assert tuple(meta["argv"]) == plan.argv
         assert meta["attempt"] == 2
         assert demo_root / plan.run_folder == run.dir
+
+
+@run_async
+async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: Path) -> None:
+    set_agent_settings(demo_root, replay_script="dev=hang")
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        handle = screen.run_handle
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
+        question = app.screen
+        assert "is running" in str(question.query_one("#quit-state", Static).render())
+        # The run ends while the question is open (here: stopped from outside the dialog).
+        assert handle is not None
+        handle.cancel()
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await pilot.pause()
+        state = str(question.query_one("#quit-state", Static).render())
+        assert "finished: cancelled" in state and "is running" not in state
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app._exit, "the app to exit")

@@ -989,6 +989,11 @@ class MainScreen(Screen[None]):
         self.run_handle = None
         self.running = None
         self.last_result = result
+        from .quit_confirm import QuitConfirmScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, QuitConfirmScreen):
+                screen.run_finished(result.outcome)
         tone = {"success": "success", "failure": "failure"}.get(result.outcome, "failure")
         signal = result.signal.line if result.signal else "no signal"
         tokens = ""
@@ -1025,7 +1030,10 @@ class MainScreen(Screen[None]):
         from .quit_confirm import QuitConfirmScreen
 
         def answered(quit_now: bool | None) -> None:
-            if quit_now:
+            if quit_now and self.run_handle is None:
+                # The run ended while the question was open: nothing to cancel.
+                self.app.exit()
+            elif quit_now:
                 self.query_one(PhasePanel).show_status("cancelling before quitting…", "running")
                 self._cancel_and_exit()
 
@@ -1069,8 +1077,14 @@ class MainScreen(Screen[None]):
         """``y``: the exact system prompt to the clipboard."""
         if self.prompt is None:
             return
-        self.app.copy_to_clipboard(self.prompt.system)
-        self.notify(f"system prompt copied ({self.prompt.system_meter.bytes:,} bytes)")
+        from ..clipboard import copy_text
+
+        reached, message = copy_text(
+            self.prompt.system,
+            self.app.copy_to_clipboard,
+            f"system prompt ({self.prompt.system_meter.bytes:,} bytes)",
+        )
+        self.notify(message, severity="information" if reached else "warning", markup=False)
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
