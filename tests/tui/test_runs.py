@@ -212,6 +212,11 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
         await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "failure"
         await app.workers.wait_for_complete()
+        # The phase's outcome and the process's own end are told apart.
+        status = str(screen.query_one("#run-status", Static).render())
+        assert "phase dev #1: failure" in status and "process exit 0" in status
+        log_text = "\n".join(screen.query_one(PhaseLog).lines)
+        assert "result: success" not in log_text
 
         # Back from a confirmation leaves no run folder behind.
         runs_folder = demo_root / ".promptdeck" / "runs"

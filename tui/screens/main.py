@@ -994,15 +994,23 @@ class MainScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
-        tone = {"success": "success", "failure": "failure"}.get(result.outcome, "failure")
+        # A cancel is the user's choice, not a failure of the phase.
+        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
         signal = result.signal.line if result.signal else "no signal"
+        process = (
+            f"process exit {result.process_exit}"
+            if result.process_exit is not None
+            else "process: no exit code"
+        )
         tokens = ""
         if result.usage is not None:
             total = result.usage.context_tokens + result.usage.output_tokens
             tokens = f" · {human_tokens(total)} tok"
         self.query_one(PhasePanel).show_status(
-            f"{result.phase} #{result.attempt} {result.outcome}: {signal}\n"
-            f"{self.deck.duration(result.duration_s)} · {cost_text(result.cost_usd)}{tokens}",
+            # The phase's outcome (from its signal) and the process's own end, apart.
+            f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
+            f"{process} · {self.deck.duration(result.duration_s)} · "
+            f"{cost_text(result.cost_usd)}{tokens}",
             tone,
         )
         messages = list(result.warnings)
