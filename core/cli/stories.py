@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..catalog import load_catalog
+from ..catalog import load_catalog, where_stories_come_from
 from ..errors import EXIT_OK
 from ..stories import StoryCatalog
+from ..workspace import Workspace
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 
@@ -47,13 +48,13 @@ WIDE_COLUMNS = 120
 """From this terminal width on, the table also shows each story's source and path."""
 
 
-def _print_tables(catalog: StoryCatalog) -> None:
+def _print_tables(catalog: StoryCatalog, workspace: Workspace) -> None:
     from rich.table import Table
     from rich.text import Text
 
     console = common_console()
     if not catalog.stories:
-        console.print("No stories found.")
+        console.print("\n".join(where_stories_come_from(workspace)), markup=False, highlight=False)
     else:
         # Narrow terminals keep what people read (id, title, status, group); the source and
         # path columns need room, and --json always has them.
@@ -109,6 +110,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     for message in catalog.warnings:
         warn(message)
-    _print_tables(catalog)
+    _print_tables(catalog, workspace)
     sys.stdout.flush()
     return EXIT_OK

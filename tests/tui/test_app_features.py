@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pyperclip
-
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.workspace import open_workspace

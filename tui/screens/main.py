@@ -15,7 +15,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from promptdeck.core.catalog import load_catalog, read_text_file
+from promptdeck.core.catalog import load_catalog, read_text_file, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
@@ -26,6 +26,7 @@ from promptdeck.core.records import list_runs
 from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
 from promptdeck.core.stories import Story, StoryCatalog
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -298,6 +299,12 @@ class MainScreen(Screen[None]):
             encoding=deck.encoding,
             agent=deck.agent,
             rules_path=deck.workspace.config.paths_rules,
+            # Until a prompt is composed, say only whether the file is there.
+            rules_status=(
+                "found"
+                if deck.workspace.path(deck.workspace.config.paths_rules).is_file()
+                else "missing"
+            ),
         )
         self.query_one("#story-filter", Input).display = False
         self._apply_width(self.size.width)
@@ -381,7 +388,7 @@ class MainScreen(Screen[None]):
             # One toast for them all; the notices screen (w) keeps each of them.
             self.deck.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
-            self._show_error("no stories found in this workspace")
+            self._show_empty()
             return
         if kept is not None:
             # Same story, fresh data (a run may have changed its file): keep the choices.
@@ -558,6 +565,18 @@ class MainScreen(Screen[None]):
             rules_sha256=rules.sha256 if rules else None,
             rules_status=rules.status if rules else "missing",
         )
+
+    def _show_empty(self) -> None:
+        # Nothing to compose: say what promptdeck looks for and how to start, in place of the
+        # preview, instead of composing forever.
+        lines = where_stories_come_from(self.deck.workspace)
+        notes = self.query_one("#preview-notes", Static)
+        notes.styles.height = "auto"
+        notes.update(Text("\n".join(lines)))
+        notes.add_class("-error")
+        self.query_one(MeterLine).placeholder = "no story to compose"
+        self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
+        self.deck.add_notices("loading the stories", [lines[0]])
 
     def _show_error(self, message: str) -> None:
         notes = self.query_one("#preview-notes", Static)

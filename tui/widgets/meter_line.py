@@ -81,12 +81,14 @@ class MeterLine(Widget):
     """
 
     reading: reactive[MeterReading | None] = reactive(None)
+    placeholder: reactive[str] = reactive("composing…")
+    """What shows while there is no reading (``no story to compose`` in an empty workspace)."""
 
     def render(self) -> Text:
         """The totals line and the bar line."""
         reading = self.reading
         if reading is None:
-            return Text("composing…", style="dim")
+            return Text(self.placeholder, style="dim")
         level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
         head = Text.assemble(
             ("system ", "dim"),
