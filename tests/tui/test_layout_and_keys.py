@@ -10,12 +10,14 @@ import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.format import human_bytes
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from promptdeck.tui.widgets.fitted_table import ellipsize_path
 from promptdeck.tui.widgets.key_footer import FooterItem, KeyFooter, fit_items
+from promptdeck.tui.widgets.meter_line import MeterLine
 from promptdeck.tui.widgets.phase_panel import PhaseList
 from promptdeck.tui.widgets.story_tree import StoryTree, short_id
 from promptdeck.tui.widgets.text_viewer import TextViewer, find_matches
@@ -255,3 +257,27 @@ async def test_the_text_view_searches_jumps_and_numbers_a_large_file(demo_root: 
         assert viewer.selection.start == (100, 2)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, TextViewScreen), "closing")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+@run_async
+async def test_one_labelled_bar_per_measure_as_help_describes(
+    demo_root: Path, size: tuple[int, int]
+) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        meter = screen.query_one(MeterLine)
+        reading = meter.reading
+        assert reading is not None
+        injection_line, system_line = str(meter.render()).splitlines()
+        assert injection_line.startswith("injection " + human_bytes(reading.injection_bytes))
+        assert "warn" in injection_line and "error" in injection_line
+        assert "argv" not in injection_line
+        assert system_line.startswith("system " + human_bytes(reading.would_send_bytes))
+        assert "argv" in system_line and "warn" not in system_line
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
+        words = " ".join(str(s.render()) for s in app.screen.query(Static))
+        assert "'injection'" in words and "'system'" in words and "argv line" in words

@@ -85,7 +85,10 @@ class HelpScreen(ModalScreen[None]):
             yield Static(table)
             yield Static(legend_text(), id="help-legend")
             yield Static(
-                "Dimmed files are not injected; the reason column says why. The meter line "
-                "compares the system prompt with the warning, argv (131,072 bytes) and error "
-                "lines. Escape closes."
+                "Dimmed files are not injected; the reason column says why. The meter has one "
+                "bar per measure: 'injection' is the injected files' bytes against the warning "
+                "and error lines (they decide ok, over warn, cannot run); 'system' is the whole "
+                "system prompt, every file read, against the argv line (131,072 bytes), with "
+                "its tokens and the Δ of the last change. Escape closes.",
+                markup=False,
             )
