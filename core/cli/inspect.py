@@ -21,6 +21,8 @@ from .compose import add_prompt_options, all_warnings, compose_from
 from .table import Column, is_terminal, print_records
 
 HASH_PREFIX = 12
+CHART_PIPED_WIDTH = 100
+"""The chart's width when it is not drawn on a terminal."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,6 +35,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "candidate file of the injection, with bytes, tokens and why each file is in or "
             "out. Exit 3 when the injection is over its error line (the report is printed "
             "anyway)."
+        ),
+    )
+    parser.add_argument(
+        "--chart",
+        nargs="?",
+        const="tokens",
+        choices=("tokens", "bytes"),
+        help=(
+            "draw the system prompt as one proportional bar of its layers and files, largest "
+            "first, with the warning, argv and error lines (by tokens, or bytes)"
         ),
     )
     add_prompt_options(parser)
@@ -206,6 +218,14 @@ def run(args: argparse.Namespace) -> int:
     prompt = compose_from(args, count_tokens=True)
     if args.json:
         print_json(inspect_payload(prompt))
+    elif args.chart:
+        for message in all_warnings(prompt):
+            warn(message)
+        from ..composition import chart_lines, composition_of
+
+        width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
+        for line in chart_lines(composition_of(prompt, args.chart), width):
+            print(line)
     else:
         for message in all_warnings(prompt):
             warn(message)

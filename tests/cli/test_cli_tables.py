@@ -149,3 +149,15 @@ def test_runs_for_a_story_without_runs_says_so(demo: Path) -> None:
     done = cli(demo, "runs", "--story", "9-9")
     assert done.returncode == 0
     assert done.stdout.strip() == "No runs for story 9-9."
+
+
+def test_inspect_chart_draws_the_prompt_by_tokens_or_bytes(demo: Path) -> None:
+    done = cli(demo, "inspect", "1-1", "--chart")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("prompt ") and "tok" in lines[0]
+    assert "≈warn" in lines[3] and "≈argv" in lines[3]
+    assert all(len(line) <= 100 for line in lines)
+    by_bytes = cli(demo, "inspect", "1-1", "--chart", "bytes").stdout.splitlines()
+    assert "KiB" in by_bytes[0] and "≈" not in by_bytes[3]
+    assert any("Layer-0A Instructions" in line for line in by_bytes)

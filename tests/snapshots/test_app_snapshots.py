@@ -158,3 +158,15 @@ def test_phases_view_at_every_size(snap_compare: SnapCompare, demo_root: Path, s
         await pilot.pause()
 
     assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_composition_view_at_every_size(
+    snap_compare: SnapCompare, demo_root: Path, size: str
+) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _preview_ready(pilot, "1-1")
+        await pilot.press("b")
+        await pilot.pause()
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)

@@ -15,6 +15,7 @@ from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
+from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.fitted_table import ellipsize_path
 from promptdeck.tui.widgets.key_footer import FooterItem, KeyFooter, fit_items
 from promptdeck.tui.widgets.meter_line import MeterLine
@@ -281,3 +282,25 @@ async def test_one_labelled_bar_per_measure_as_help_describes(
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help")
         words = " ".join(str(s.render()) for s in app.screen.query(Static))
         assert "'injection'" in words and "'system'" in words and "argv line" in words
+
+
+@run_async
+async def test_b_shows_the_composition_and_again_switches_tokens_and_bytes(
+    demo_root: Path,
+) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        await pilot.press("b")
+        await pilot.pause()
+        tabs = screen.query_one("#preview-tabs")
+        assert tabs.active == "tab-composition"  # type: ignore[attr-defined]
+        chart = screen.query_one(CompositionChart)
+        assert chart.prompt is screen.prompt and chart.measure == "tokens"
+        text = str(chart.render())
+        assert "tok" in text and "≈argv" in text
+        await pilot.press("b")
+        await pilot.pause()
+        assert chart.measure == "bytes"
+        text = str(chart.render())
+        assert "KiB" in text and "argv" in text and "≈" not in text.splitlines()[3]

@@ -30,7 +30,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.timer import Timer
@@ -41,6 +41,7 @@ from ..format import cost_text, delta_text, human_tokens
 from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
+from ..widgets.composition_chart import CompositionChart
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -127,6 +128,12 @@ MAIN_BINDINGS: list[Binding] = [
     _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize"),
     _binding("a", "add_file", "Add file", "Add a file of the project to the injection"),
     _binding("x", "remove_file", "Remove file", "Remove the added file under the cursor (or last)"),
+    _binding(
+        "b",
+        "composition",
+        "Budget",
+        "Show the composition of the system prompt (again: tokens ↔ bytes)",
+    ),
     _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard"),
     _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
@@ -171,6 +178,7 @@ FOOTER_PRIORITY = (
     "main.previous_phase",
     "main.next_phase",
     "main.history",
+    "main.composition",
     "main.notices",
     "main.filter",
     "main.toggle_project_context",
@@ -284,6 +292,11 @@ class MainScreen(Screen[None]):
                         yield TextViewer(id="user-text")
                     with TabPane("Messages", id="tab-messages"):
                         yield TextViewer(id="messages-text")
+                    with (
+                        TabPane("Composition", id="tab-composition"),
+                        VerticalScroll(id="composition-scroll"),
+                    ):
+                        yield CompositionChart(id="composition-chart")
                 yield Static("", id="preview-notes", markup=False)
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
@@ -651,6 +664,8 @@ class MainScreen(Screen[None]):
             self.query_one("#system-text", TextViewer).show(prompt.system)
         elif active == "tab-user":
             self.query_one("#user-text", TextViewer).show(prompt.user)
+        elif active == "tab-composition":
+            self.query_one(CompositionChart).prompt = prompt
         elif active == "tab-messages":
             import json
 
@@ -1124,6 +1139,19 @@ class MainScreen(Screen[None]):
     def action_view(self, view: str) -> None:
         """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
         self.view = "all" if self.view == view else view
+
+    def action_composition(self) -> None:
+        """``b``: the composition tab; pressed there, it switches tokens and bytes."""
+        tabs = self.query_one("#preview-tabs", TabbedContent)
+        chart = self.query_one(CompositionChart)
+        if self.view in ("stories", "phases"):
+            # The chart lives in the preview: show it.
+            self.view = "all"
+        if tabs.active == "tab-composition":
+            chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
+        else:
+            tabs.active = "tab-composition"
+        self._refresh_active_text()
 
     def action_notices(self) -> None:
         """``w``: every notice of the session."""

@@ -159,9 +159,7 @@ class MeterLine(Widget):
         text.append_text(system_tail)
         return text
 
-    def _bar(
-        self, size: int, lines: tuple[int, ...], scale: float, cells: int, level: str
-    ) -> Text:
+    def _bar(self, size: int, lines: tuple[int, ...], scale: float, cells: int, level: str) -> Text:
         filled = min(round(size / scale * cells), cells)
         marks = {min(round(limit / scale * cells), cells - 1) for limit in lines}
         fill_style = self.get_component_rich_style(f"meter-line--{level}")
