@@ -4,6 +4,7 @@ commands get "did you mean"; a story without runs is said to have none."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -161,3 +162,33 @@ def test_inspect_chart_draws_the_prompt_by_tokens_or_bytes(demo: Path) -> None:
     by_bytes = cli(demo, "inspect", "1-1", "--chart", "bytes").stdout.splitlines()
     assert "KiB" in by_bytes[0] and "≈" not in by_bytes[3]
     assert any("Layer-0A Instructions" in line for line in by_bytes)
+
+
+def test_diff_compares_runs_and_the_prompt_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = prepare_demo(tmp_path / "ledgerline")
+    config = root / ".promptdeck" / "config.toml"
+    config.write_text(config.read_text().replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
+    subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)
+    assert cli(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
+    alone = cli(root, "diff", "last")
+    assert alone.returncode == 2 and "no earlier dev run" in alone.stderr
+    # The replay agent's dev work appends to the story file: the prompt now differs there.
+    now = cli(root, "diff", "last", "--now")
+    assert now.returncode == 0, now.stderr
+    story = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"
+    assert f"changed  file {story}" in now.stdout
+    assert any(
+        line.startswith("+") and not line.startswith("+++") for line in now.stdout.splitlines()
+    )
+    assert cli(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
+    runs = cli(root, "runs").stdout.splitlines()
+    first, second = (line.split("\t")[0] for line in runs)
+    both = cli(root, "diff", first, second, "--json")
+    assert both.returncode == 0, both.stderr
+    parts = {(p["kind"], p["name"]): p for p in json.loads(both.stdout)["parts"]}
+    assert parts[("file", story)]["change"] == "changed"
+    assert parts[("layer", "Layer-0A")]["change"] == "same"
+    # One RUN: compared with the previous run of its phase.
+    assert cli(root, "diff", second).stdout == cli(root, "diff", first, second).stdout

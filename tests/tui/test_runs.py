@@ -266,3 +266,29 @@ async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: 
         assert "finished: cancelled" in state and "is running" not in state
         await pilot.press("y")
         await wait_for(pilot, lambda: app._exit, "the app to exit")
+
+
+@run_async
+async def test_capital_d_shows_what_changed_since_the_last_run_of_the_phase(
+    demo_root: Path,
+) -> None:
+    from promptdeck.tui.screens.text_view import TextViewScreen
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("D")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextViewScreen)  # no run of dev yet: it says so
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await app.workers.wait_for_complete()
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("D")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the diff")
+        await pilot.pause()
+        title = str(app.screen.query_one("#text-view-title", Static).render())
+        assert title.startswith("Diff · 1-1 · dev")
+        body = app.screen.query_one("#text-view-body").text  # type: ignore[attr-defined]
+        assert "1-1-parse-csv-statement-rows.md" in body and "\n+" in body

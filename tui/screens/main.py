@@ -134,6 +134,13 @@ MAIN_BINDINGS: list[Binding] = [
         "Budget",
         "Show the composition of the system prompt (again: tokens ↔ bytes)",
     ),
+    _binding(
+        "D",
+        "prompt_diff",
+        "Diff",
+        "What changed since the last run of this phase: the prompt now against the one it sent",
+        key_display="D",
+    ),
     _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard"),
     _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
@@ -179,6 +186,7 @@ FOOTER_PRIORITY = (
     "main.next_phase",
     "main.history",
     "main.composition",
+    "main.prompt_diff",
     "main.notices",
     "main.filter",
     "main.toggle_project_context",
@@ -1152,6 +1160,45 @@ class MainScreen(Screen[None]):
         else:
             tabs.active = "tab-composition"
         self._refresh_active_text()
+
+    def action_prompt_diff(self) -> None:
+        """``D``: the prompt about to be sent against the last run's of this phase."""
+        if self.prompt is None or self.story is None:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        self._show_prompt_diff(self.prompt)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="diff",
+        exit_on_error=False,
+        description="Comparing with the last run",
+    )
+    def _show_prompt_diff(self, prompt: ComposedPrompt) -> None:
+        from promptdeck.core.prompt_diff import (
+            compare,
+            diff_text,
+            last_run_of,
+            side_of_prompt,
+            side_of_run,
+        )
+
+        story, phase = prompt.story.id, prompt.request.phase
+        run = last_run_of(self.deck.workspace.root, story, phase)
+        if run is None:
+            self.app.call_from_thread(
+                self.notify, f"no earlier {phase} run of story {story} to compare with"
+            )
+            return
+        try:
+            diff = compare(side_of_run(run), side_of_prompt(prompt, "the prompt now"))
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        title = f"Diff · {story} · {phase} · {len(diff.changed)} of {len(diff.parts)} parts differ"
+        text = "\n".join(diff_text(diff))
+        self.app.call_from_thread(self.app.push_screen, TextViewScreen(title, text))
 
     def action_notices(self) -> None:
         """``w``: every notice of the session."""
