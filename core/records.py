@@ -425,3 +425,11 @@ def load_run(root: Path, run_id: str) -> RunInfo:
 def iso_time(ts: float) -> str:
     """An epoch time as ISO 8601 UTC with milliseconds (as records write it)."""
     return _iso(ts)
+
+
+def stream_file(run: RunInfo) -> Path:
+    """The run's raw stream: ``stream.jsonl`` (stream-json agents) or ``stream.log``."""
+    for name in ("stream.jsonl", "stream.log"):
+        if (run.dir / name).exists():
+            return run.dir / name
+    return run.dir / "stream.jsonl"

@@ -189,11 +189,20 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
         await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run detail")
         detail = app.screen
         texts = [viewer.text for viewer in detail.query("TextViewer")]  # type: ignore[attr-defined]
-        assert texts[0] == sent.system
-        assert texts[1] == sent.user
-        assert "IMPLEMENTATION COMPLETE: 1-1" in texts[2]
-        signals = [json.loads(line) for line in texts[3].splitlines()]
+        result_text, raw, system, user, signal_lines = texts
+        # The result reads as a summary first: the phase's outcome, then the process's end.
+        assert result_text.startswith("phase outcome   success — IMPLEMENTATION COMPLETE")
+        assert "process exit    0" in result_text
+        assert system == sent.system and user == sent.user
+        assert "IMPLEMENTATION COMPLETE: 1-1" in raw and raw.lstrip().startswith("{")
+        signals = [json.loads(line) for line in signal_lines.splitlines()]
         assert signals[-1]["line"] == "IMPLEMENTATION COMPLETE: 1-1"
+        # The stream reads like the live panel: parsed lines, not JSON, the signal marked.
+        log = detail.query_one("#detail-log", PhaseLog)
+        assert "IMPLEMENTATION COMPLETE: 1-1" in log.lines
+        assert not any(line.lstrip().startswith('{"type"') for line in log.lines)
+        highlighter = log.highlighter
+        assert isinstance(highlighter, SignalHighlighter)
         await pilot.press("escape")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is main_screen(pilot), "back to main")
@@ -292,3 +301,28 @@ async def test_capital_d_shows_what_changed_since_the_last_run_of_the_phase(
         assert title.startswith("Diff · 1-1 · dev")
         body = app.screen.query_one("#text-view-body").text  # type: ignore[attr-defined]
         assert "1-1-parse-csv-statement-rows.md" in body and "\n+" in body
+
+
+@run_async
+async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path) -> None:
+    from textual.widgets import DataTable
+
+    set_agent_settings(demo_root, replay_script="dev=blocked")
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await app.workers.wait_for_complete()
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunHistoryScreen), "history")
+        history = app.screen
+        assert isinstance(history, RunHistoryScreen)
+        await wait_for(pilot, lambda: len(history.runs) == 1, "the runs")
+        await pilot.pause()
+        assert history.columns[0] == "started"
+        table = history.query_one(DataTable)
+        assert table.virtual_size.width <= 80
+        started = str(table.get_row_at(0)[0])
+        assert len(started) == len("11-22 10:31") and started[2] == "-"
