@@ -192,6 +192,21 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
     )
 
 
+def where_stories_come_from(workspace: Workspace) -> list[str]:
+    """What promptdeck looks for and how to start, for a workspace with no stories (the app's
+    empty preview and ``promptdeck stories`` say the same)."""
+    config = workspace.config
+    return [
+        f"No stories found in {workspace.root}.",
+        "promptdeck looks for:",
+        f"  BMAD: {config.paths_artifacts}/sprint-status.yaml and story files"
+        f" {config.paths_artifacts}/<epic>-<story>-<slug>.md",
+        f"  OpenSpec: {config.paths_openspec}/changes/<change>/tasks.md (## N. task groups)",
+        "To start: create one of those, open another folder (promptdeck --root PATH),"
+        " or try the demo (promptdeck demo).",
+    ]
+
+
 def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
     """A catalog that is sure to answer ``find(story_id)`` as :func:`load_catalog`'s would.
 

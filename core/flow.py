@@ -38,6 +38,9 @@ STATES = ("pending", "suggested", "running", "done", "failed", "skipped")
 """What a phase can be for a story."""
 SUCCESS = "success"
 FAILURE = "failure"
+CANCELLED = "cancelled"
+"""A run the user stopped: not an attempt. The flow replays as if it had not happened, so the
+next suggestion (its mode, retry reason and attempt number) is the one before the cancel."""
 MAX_AUTO_STEPS = 24
 
 
@@ -152,7 +155,7 @@ class _Replay:
 def _replay(runs: Sequence[RunInfo]) -> _Replay:
     state = _Replay()
     for run in sorted(runs, key=lambda r: (r.started, r.id)):
-        if run.meta.get("mode") == "chat":
+        if run.meta.get("mode") == "chat" or run.outcome == CANCELLED:
             continue
         if run.outcome == "running":
             state.running = True

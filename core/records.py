@@ -459,10 +459,11 @@ def list_runs(root: Path, story_id: str | None = None) -> list[RunInfo]:
 
 def next_attempt(root: Path, story_id: str, phase: str) -> int:
     """The attempt number of the next run of ``phase`` for a story: one more than the runs
-    of that phase since its last success (chat turns do not count)."""
+    of that phase since its last success (chat turns and runs the user cancelled do not
+    count)."""
     attempt = 1
     for run in list_runs(root, story_id):
-        if run.phase != phase or run.meta.get("mode") == "chat":
+        if run.phase != phase or run.meta.get("mode") == "chat" or run.outcome == "cancelled":
             continue
         attempt = 1 if run.outcome == "success" else attempt + 1
     return attempt
@@ -490,3 +491,11 @@ def load_run(root: Path, run_id: str) -> RunInfo:
 def iso_time(ts: float) -> str:
     """An epoch time as ISO 8601 UTC with milliseconds (as records write it)."""
     return _iso(ts)
+
+
+def stream_file(run: RunInfo) -> Path:
+    """The run's raw stream: ``stream.jsonl`` (stream-json agents) or ``stream.log``."""
+    for name in ("stream.jsonl", "stream.log"):
+        if (run.dir / name).exists():
+            return run.dir / name
+    return run.dir / "stream.jsonl"

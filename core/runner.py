@@ -599,6 +599,7 @@ def start_run(
     user_text: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
     images: tuple[ImageFile, ...] = (),
+    prepared: PreparedRun | None = None,
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -616,6 +617,8 @@ def start_run(
         user_text: the user message for a chat turn, instead of ``prompt.user``.
         cancel_grace: seconds to wait after SIGINT and after SIGTERM.
         images: checked images sent with the user message (``--image``).
+        prepared: the run folder and launch :func:`prepare_run` built for this prompt (what a
+            confirmation showed); it is started as it is, so the argv shown is the argv run.
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
@@ -632,24 +635,32 @@ def start_run(
     repo = gitops.require_repo(workspace.root) if use_git else None
     _check_size(prompt)
     resolve_agent_name(agent, config)
-    lock = acquire_lock(workspace.root, story.id)
     try:
-        number = (
-            attempt
-            if attempt is not None
-            else next_attempt(workspace.root, story.id, request.phase)
-        )
-        prepared = prepare_run(
-            workspace,
-            prompt,
-            agent=agent,
-            replay_script=replay_script,
-            attempt=number,
-            resume_session=resume_session,
-            turn=turn,
-            user_text=user_text,
-            images=images,
-        )
+        lock = acquire_lock(workspace.root, story.id)
+    except BaseException:
+        if prepared is not None:
+            prepared.record.discard()  # a confirmed plan that cannot start leaves no folder
+        raise
+    try:
+        if prepared is None:
+            number = (
+                attempt
+                if attempt is not None
+                else next_attempt(workspace.root, story.id, request.phase)
+            )
+            prepared = prepare_run(
+                workspace,
+                prompt,
+                agent=agent,
+                replay_script=replay_script,
+                attempt=number,
+                resume_session=resume_session,
+                turn=turn,
+                user_text=user_text,
+                images=images,
+            )
+        else:
+            number = prepared.request.attempt
     except BaseException:
         lock.release()
         raise

@@ -15,7 +15,8 @@ from textual.theme import Theme
 
 from .commands import PromptdeckCommands
 from .format import duration_text
-from .screens.main import MainScreen
+from .screens.main import MainScreen, known_binding_ids
+from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
 WARM_AFTER_SECONDS = 3.0
@@ -77,6 +78,25 @@ class PromptdeckApp(App[None]):
         self._settings = settings
         self._warm_encoder = warm_encoder
         self.stable = stable
+        self.notices: list[Notice] = []
+        """Every notice of the session, for the notices screen (``w``)."""
+
+    def add_notices(
+        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+    ) -> None:
+        """Keep ``messages`` and show one toast for them all, pointing at ``w``."""
+        fresh = [m for m in dict.fromkeys(messages) if m]
+        if not fresh:
+            return
+        self.notices.extend(Notice(source, message, severity) for message in fresh)
+        single = len(fresh) == 1
+        toast = f"{source}: {fresh[0]}" if single else f"{source}: {len(fresh)} warnings"
+        self.notify(
+            f"{toast}\n(w: every notice of this session)",
+            severity="error" if severity == "error" else "warning",
+            timeout=8,
+            markup=False,
+        )
 
     async def action_quit(self) -> None:
         """``ctrl+q`` quits like ``q``: while a phase runs, ask first and cancel it cleanly,
@@ -98,11 +118,12 @@ class PromptdeckApp(App[None]):
         remembered = loaded.settings.theme
         self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
         if loaded.notice:
-            self.notify(loaded.notice, severity="warning", timeout=10)
+            self.add_notices("settings", [loaded.notice])
         elif remembered and remembered not in self.available_themes:
             self.notify(
                 f"theme {remembered!r} is not known; using {DEFAULT_THEME}", severity="warning"
             )
+        self._apply_keymap(loaded.settings.keymap)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self._warm_encoder:
             # Not at start: the first counts usually come from the persistent cache, and a
@@ -120,6 +141,21 @@ class PromptdeckApp(App[None]):
                 description="Building the token encoder",
                 exit_on_error=False,
             )
+
+    def _apply_keymap(self, keymap: dict[str, str]) -> None:
+        """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""
+        if not keymap:
+            return
+        known = known_binding_ids()
+        unknown = sorted(set(keymap) - known)
+        if unknown:
+            self.notify(
+                f"[keymap]: unknown binding ids {', '.join(unknown)} (see README: keys)",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+        self.set_keymap({key: value for key, value in keymap.items() if key in known})
 
     def duration(self, seconds: float | None) -> str:
         """A duration as shown (``—`` in stable mode)."""

@@ -74,3 +74,51 @@ def cost_text(cost: float | None) -> str:
 def short_hash(digest: str | None, length: int = 8) -> str:
     """The first ``length`` characters of a hex digest, or ``missing``."""
     return digest[:length] if digest else "missing"
+
+
+def _break_long(word: str, width: int) -> list[str]:
+    # A word longer than the line breaks after a path separator where it can, so a path reads
+    # as folders rather than cut mid-name; only a run without separators is cut by width.
+    pieces: list[str] = []
+    while len(word) > width:
+        cut = word.rfind("/", 0, width)
+        cut = cut + 1 if cut > 0 else width
+        pieces.append(word[:cut])
+        word = word[cut:]
+    pieces.append(word)
+    return pieces
+
+
+def wrap_argv(argv: list[str] | tuple[str, ...], width: int, indent: int = 4) -> list[str]:
+    """An argv as lines of at most ``width`` cells, shell-quoted, never split inside a word
+    except a word longer than a whole line (broken after ``/``).
+
+    The program starts the first line; each option starts a line of its own with its value
+    beside it when both fit; continuation lines are indented by ``indent``.
+    """
+    import shlex
+
+    width = max(width, indent + 8)
+    words = [shlex.quote(word) for word in argv]
+    lines: list[str] = []
+    current = ""
+    for index, word in enumerate(words):
+        is_option = word.startswith("-")
+        prefix = "" if not lines and not current else " " * indent
+        if current and not is_option and len(current) + 1 + len(word) <= width:
+            current += " " + word
+            continue
+        if current:
+            lines.append(current)
+        if index == 0:
+            prefix = ""
+        pieces = _break_long(word, width - len(prefix))
+        lines.extend(prefix + piece for piece in pieces[:-1])
+        current = prefix + pieces[-1]
+        if index > 0 and not is_option:
+            # A lone value stays on its own line: the next word starts a new one.
+            lines.append(current)
+            current = ""
+    if current:
+        lines.append(current)
+    return lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +20,13 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 @dataclass(frozen=True)
 class UserSettings:
-    """Settings remembered between sessions."""
+    """Settings remembered between sessions (the theme) and set by hand (the keymap)."""
 
     theme: str | None = None
     """Name of the theme last chosen in the palette; None means the default theme."""
+    keymap: dict[str, str] = field(default_factory=dict)
+    """The user's own keys: binding id → keys (``"main.run_phase" = "f5"``, several keys
+    separated by commas), from the ``[keymap]`` table. Written by hand, never by promptdeck."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,17 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
             notice=f"{path}: theme: expected a string; using the default theme",
             writable=False,
         )
-    return LoadedSettings(UserSettings(theme=theme), path)
+    keymap = data.get("keymap", {})
+    if not isinstance(keymap, dict) or not all(
+        isinstance(key, str) and isinstance(value, str) and value.strip()
+        for key, value in keymap.items()
+    ):
+        return LoadedSettings(
+            UserSettings(theme=theme),
+            path,
+            notice=f'{path}: [keymap]: expected binding ids = "keys" strings; keymap ignored',
+        )
+    return LoadedSettings(UserSettings(theme=theme, keymap=dict(keymap)), path)
 
 
 def _toml_value(value: Any) -> str:

@@ -21,6 +21,12 @@ STATUS_MARKS = {
 """The mark shown before a story for each status."""
 
 
+def status_legend(separator: str = "\n") -> str:
+    """What each status mark means: ``✓ done``, ``◐ in-progress`` …, in workflow order."""
+    order = ("done", "review", "in-progress", "ready-for-dev", "backlog")
+    return separator.join(f"{STATUS_MARKS[status]} {status}" for status in order)
+
+
 @dataclass(frozen=True)
 class StoryGroup:
     """An epic (BMAD) or a change (OpenSpec) with the stories shown under it."""

@@ -187,7 +187,8 @@ class StreamJsonParser:
         events.append(
             AgentEvent(
                 RESULT,
-                f"result: {subtype}" + (" (error)" if is_error else ""),
+                # The process's own verdict, not the phase's: the signal decides the phase.
+                f"agent process ended: {subtype}" + (" (error)" if is_error else ""),
                 session_id=session if isinstance(session, str) else None,
                 usage=usage_from(data.get("usage")),
                 cost_usd=float(cost) if isinstance(cost, int | float) else None,

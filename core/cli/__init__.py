@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
 
@@ -83,6 +83,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _did_you_mean(word: str, commands: Iterable[str]) -> str | None:
+    """The command ``word`` was most likely meant to be (a typo), if one is close enough."""
+    import difflib
+
+    matches = difflib.get_close_matches(word.lower(), list(commands), n=1, cutoff=0.7)
+    return matches[0] if matches else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns (and, as a console script, exits with) the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -90,6 +98,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
     first = args_list[0] if args_list else None
+    if first is not None and first not in COMMAND_MODULES and not first.startswith("-"):
+        suggestion = _did_you_mean(first, COMMAND_MODULES)
+        if suggestion is not None and not os.path.exists(first):
+            print(
+                f"{PROG}: unknown command {first!r}; did you mean {suggestion!r}?"
+                f" ({PROG} --help lists the commands)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     if first is None or (first not in COMMAND_MODULES and first not in _TOP_LEVEL_OPTIONS):
         args_list = ["app", *args_list]
     command = args_list[0] if args_list[0] in COMMAND_MODULES else None

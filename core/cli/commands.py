@@ -19,6 +19,7 @@ COMMAND_MODULES: dict[str, str] = {
     "runs": "runs",
     "show": "runs",
     "chat": "chat",
+    "diff": "diff",
 }
 """Command name → the module (in this package) that registers it."""
 

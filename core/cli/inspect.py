@@ -20,8 +20,11 @@ from ..tokens import ARGV_LIMIT_BYTES
 from .common import add_inclusion_options, add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
+from .table import Column, is_terminal, print_records
 
 HASH_PREFIX = 12
+CHART_PIPED_WIDTH = 100
+"""The chart's width when it is not drawn on a terminal."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,6 +37,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "candidate file of the injection, with bytes, tokens and why each file is in or "
             "out. Exit 3 when the injection is over its error line (the report is printed "
             "anyway)."
+        ),
+    )
+    parser.add_argument(
+        "--chart",
+        nargs="?",
+        const="tokens",
+        choices=("tokens", "bytes"),
+        help=(
+            "draw the system prompt as one proportional bar of its layers and files, largest "
+            "first, with the warning, argv and error lines (by tokens, or bytes)"
         ),
     )
     add_prompt_options(parser)
@@ -84,96 +97,110 @@ def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
+LAYER_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("layer"),
+    Column("title", minimum=12),
+    Column("source", keep=2, minimum=20, path=True),
+    Column("bytes", right=True),
+    Column("tokens", right=True),
+    Column("sha256", keep=1),
+)
+FILE_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("path", minimum=24, path=True),
+    Column("category", keep=2),
+    Column("status"),
+    Column("bytes", right=True),
+    Column("tokens", keep=3, right=True),
+    Column("reason", keep=4, minimum=16),
+)
+"""What ``inspect`` shows; ``kind`` is for pipes only."""
+
+
 def _print_report(prompt: ComposedPrompt, config: Config) -> None:
-    from rich.table import Table
     from rich.text import Text
 
     console = common_console()
     injection = prompt.injection
-    tokens_label = "tokens"
     caption = f"tokens: {injection.encoding}" + (
         " (estimated)" if prompt.system_meter.estimated else ""
     )
 
-    layers = Table(
-        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · "
-        f"{prompt.request.mode} · {prompt.variant}",
-        title_justify="left",
-        caption=caption,
-        caption_justify="left",
-        expand=False,
-    )
-    layers.add_column("layer", no_wrap=True)
-    layers.add_column("title")
-    layers.add_column("source", overflow="fold", min_width=20)
-    layers.add_column("bytes", justify="right")
-    layers.add_column(tokens_label, justify="right")
-    layers.add_column("sha256")
-    for layer in prompt.layers:
-        title = layer.title + (" (missing)" if layer.missing else "")
-        layers.add_row(
+    plain = not is_terminal()
+    # Piped, every line is one record whose first field says its kind (layer, file), so
+    # `grep ^file` and `cut -f` work; on a terminal, two tables fitted to the width.
+    layer_rows = [
+        [
+            "layer",
             layer.layer_id,
-            Text(title, style="yellow" if layer.missing else ""),
+            layer.title + (" (missing)" if layer.missing else ""),
             layer.source,
             _num(layer.bytes),
             _num(layer.tokens),
             layer.sha256[:HASH_PREFIX],
-        )
-    layers.add_row(
-        "",
-        Text("(joiners)", style="dim"),
-        "",
-        _num(prompt.joiner.bytes),
-        _num(prompt.joiner.tokens),
-        "",
+        ]
+        for layer in prompt.layers
+    ]
+    layer_rows.append(
+        ["layer", "", "(joiners)", "", _num(prompt.joiner.bytes), _num(prompt.joiner.tokens), ""]
     )
-    layers.add_section()
-    layers.add_row(
-        "",
-        Text("system prompt", style="bold"),
-        "",
-        _num(prompt.system_meter.bytes),
-        _num(prompt.system_meter.tokens),
-        prompt.signature[:HASH_PREFIX],
+    layer_rows.append(
+        [
+            "layer",
+            "",
+            "system prompt",
+            "",
+            _num(prompt.system_meter.bytes),
+            _num(prompt.system_meter.tokens),
+            prompt.signature[:HASH_PREFIX],
+        ]
     )
-    console.print(layers)
-
-    files = Table(title="Injected files", title_justify="left", expand=False)
-    for column in ("path", "category", "status"):
-        files.add_column(column, overflow="fold")
-    files.add_column("bytes", justify="right")
-    files.add_column(tokens_label, justify="right")
-    files.add_column("reason", overflow="fold")
-    for item in injection.files:
-        style = "" if item.status == "included" else "dim"
-        if item.flags:
-            style = "yellow"
-        files.add_row(
-            Text(item.path, style=style),
+    print_records(
+        LAYER_COLUMNS,
+        layer_rows,
+        title=(
+            f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · "
+            f"{prompt.request.mode} · {prompt.variant} ({caption})"
+        ),
+        console=console,
+        plain=plain,
+    )
+    file_rows = [
+        [
+            "file",
+            item.path,
             item.category,
-            Text(item.status, style=style),
+            item.status,
             _num(item.bytes),
             _num(item.tokens),
             item.reason + (f" [{', '.join(item.flags)}]" if item.flags else ""),
-        )
-    files.add_row(
-        Text("(envelope)", style="dim"),
-        "",
-        "",
-        _num(injection.envelope.bytes),
-        _num(injection.envelope.tokens),
-        "tags, paths and newlines",
+        ]
+        for item in injection.files
+    ]
+    file_rows.append(
+        [
+            "file",
+            "(envelope)",
+            "",
+            "",
+            _num(injection.envelope.bytes),
+            _num(injection.envelope.tokens),
+            "tags, paths and newlines",
+        ]
     )
-    files.add_section()
-    files.add_row(
-        Text("total", style="bold"),
-        "",
-        injection.level,
-        _num(injection.total.bytes),
-        _num(injection.total.tokens),
-        "",
+    file_rows.append(
+        [
+            "file",
+            "(total)",
+            "",
+            injection.level,
+            _num(injection.total.bytes),
+            _num(injection.total.tokens),
+            "",
+        ]
     )
-    console.print(files)
+    print_records(FILE_COLUMNS, file_rows, title="Injected files", console=console, plain=plain)
 
     level_style = {"ok": "green", "warning": "yellow", "error": "red"}[injection.level]
     console.print(
@@ -242,6 +269,14 @@ def run(args: argparse.Namespace) -> int:
     config = workspace_from(args).config
     if args.json:
         print_json(inspect_payload(prompt, config))
+    elif args.chart:
+        for message in all_warnings(prompt):
+            warn(message)
+        from ..composition import chart_lines, composition_of
+
+        width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
+        for line in chart_lines(composition_of(prompt, args.chart), width):
+            print(line)
     else:
         for message in all_warnings(prompt):
             warn(message)

@@ -15,6 +15,7 @@ from ..errors import EXIT_OK
 from ..records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
+from .table import Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +38,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.set_defaults(handler=run_show)
 
 
+RUN_COLUMNS = (
+    # A run id may be shortened: ``show`` takes any unique prefix of it.
+    Column("id", minimum=20),
+    Column("story"),
+    Column("phase"),
+    Column("#", keep=3, right=True),
+    Column("agent", keep=2),
+    Column("outcome"),
+    Column("signal", keep=5, minimum=12),
+    Column("time", keep=4, right=True),
+    Column("cost", keep=1, right=True),
+    Column("tokens", keep=2, right=True),
+)
+"""What ``runs`` shows; at 80 columns cost, tokens and agent step aside first."""
+
+
 def _tokens(row: dict[str, Any]) -> str:
     tokens = row.get("tokens") or {}
     total = sum(v for v in tokens.values() if isinstance(v, int))
@@ -51,43 +68,33 @@ def run_list(args: argparse.Namespace) -> int:
         print_json({"runs": rows})
         return EXIT_OK
     if not rows:
-        print("No runs yet.")
+        if args.story:
+            print(f"No runs for story {args.story}.")
+        else:
+            print("No runs yet.")
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(title="Runs", title_justify="left")
-    for column in (
-        "id",
-        "story",
-        "phase",
-        "#",
-        "agent",
-        "outcome",
-        "signal",
-        "time",
-        "cost",
-        "tokens",
-    ):
-        table.add_column(column, overflow="fold")
+    records = []
     for row in rows:
         signal = row["signal"] or "-"
         if row["reason"]:
             signal += f": {row['reason']}"
         duration = row["duration_s"]
         cost = row["cost_usd"]
-        table.add_row(
-            row["id"],
-            row["story"],
-            row["phase"],
-            str(row["attempt"]),
-            agent_label(str(row["agent"] or "")),
-            row["outcome"],
-            signal,
-            f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
-            f"${cost:.4f}" if isinstance(cost, int | float) else "—",
-            _tokens(row),
+        records.append(
+            [
+                row["id"],
+                row["story"],
+                row["phase"],
+                str(row["attempt"]),
+                agent_label(str(row["agent"] or "")),
+                row["outcome"],
+                signal,
+                f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
+                f"${cost:.4f}" if isinstance(cost, int | float) else "—",
+                _tokens(row),
+            ]
         )
-    common_console().print(table)
+    print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
     return EXIT_OK
 
 

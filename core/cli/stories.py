@@ -5,19 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..catalog import load_catalog
+from ..catalog import load_catalog, where_stories_come_from
 from ..errors import EXIT_OK
 from ..stories import StoryCatalog
+from ..workspace import Workspace
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
-
-_STATUS_STYLE = {
-    "backlog": "dim",
-    "ready-for-dev": "cyan",
-    "in-progress": "yellow",
-    "review": "magenta",
-    "done": "green",
-}
+from .table import Column, is_terminal, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,61 +37,50 @@ def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
     }
 
 
-WIDE_COLUMNS = 120
-"""From this terminal width on, the table also shows each story's source and path."""
+STORY_COLUMNS = (
+    Column("id"),
+    Column("title", minimum=16),
+    Column("status"),
+    Column("source", keep=1),
+    Column("epic/change", keep=3, minimum=12),
+    Column("path", keep=2, minimum=28, path=True),
+)
+"""What ``stories`` shows; narrow terminals shorten titles and groups, then leave out the
+source and the path (``--json`` always has them)."""
 
 
-def _print_tables(catalog: StoryCatalog) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
+def _print_tables(catalog: StoryCatalog, workspace: Workspace) -> None:
     console = common_console()
     if not catalog.stories:
-        console.print("No stories found.")
+        console.print("\n".join(where_stories_come_from(workspace)), markup=False, highlight=False)
     else:
-        # Narrow terminals keep what people read (id, title, status, group); the source and
-        # path columns need room, and --json always has them.
-        wide = console.width >= WIDE_COLUMNS
-        table = Table(title="Stories", title_justify="left", expand=True)
-        table.add_column("id", no_wrap=True)
-        table.add_column("title", ratio=3)
-        table.add_column("status", no_wrap=True)
-        if wide:
-            table.add_column("source", no_wrap=True)
-        table.add_column("epic/change", ratio=2)
-        if wide:
-            table.add_column("path", ratio=3, no_wrap=True, overflow="ellipsis")
+        plain = not is_terminal()
+        rows: list[list[str]] = []
         previous: tuple[str, str] | None = None
         for story in catalog.stories:
             group = (story.source, story.group)
-            if previous is not None and group != previous:
-                table.add_section()
-            label = ""
-            if group != previous:
-                label = story.group
-                if story.group_title and story.group_title != story.group:
-                    label = f"{label} · {story.group_title}"
-            status = Text(story.status, style=_STATUS_STYLE.get(story.status, ""))
-            row: list[str | Text] = [
-                story.id,
-                story.title,
-                status,
-                story.source,
-                label,
-                story.path or "—",
-            ]
-            if not wide:
-                row = [story.id, story.title, status, label]
-            table.add_row(*row)
+            label = story.group
+            if story.group_title and story.group_title != story.group:
+                label = f"{label} · {story.group_title}"
+            if group == previous and not plain:
+                # On a terminal the group shows once; piped, every line is a whole record.
+                label = ""
+            rows.append(
+                [story.id, story.title, story.status, story.source, label, story.path or "—"]
+            )
             previous = group
-        console.print(table)
+        print_records(STORY_COLUMNS, rows, title="Stories", console=console, plain=plain)
     if catalog.skipped:
-        skipped = Table(title="Skipped files", title_justify="left", expand=False)
-        skipped.add_column("path", overflow="fold")
-        skipped.add_column("reason", overflow="fold")
-        for item in catalog.skipped:
-            skipped.add_row(item.path, item.reason)
-        console.print(skipped)
+        print_records(
+            (
+                Column("skipped"),
+                Column("path", path=True, minimum=16),
+                Column("reason", minimum=16),
+            ),
+            [["skipped", item.path, item.reason] for item in catalog.skipped],
+            title="Skipped files",
+            console=console,
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,6 +92,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     for message in catalog.warnings:
         warn(message)
-    _print_tables(catalog)
+    _print_tables(catalog, workspace)
     sys.stdout.flush()
     return EXIT_OK

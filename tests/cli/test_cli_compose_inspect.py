@@ -157,7 +157,8 @@ def test_inspect_table_shows_layers_above_files(root: Path) -> None:
     done = run(root, "inspect", "1-2")
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
-    assert out.index("Layer-0A") < out.index("Layer-6") < out.index("Injected files")
+    # Piped: one record a line, its kind first.
+    assert out.index("layer\tLayer-0A\t") < out.index("layer\tLayer-6\t") < out.index("file\t")
     assert "template:layer-1-guardrails.md" in out
     assert "(envelope)" in out and "(joiners)" in out
     assert "131,072" in out
@@ -196,7 +197,7 @@ def test_inspect_over_the_error_line_still_reports_and_exits_3(root: Path) -> No
     assert len(data["layers"]) == 8
     table = run(root, "inspect", "1-2", "--tech-spec")
     assert table.returncode == 3
-    assert b"Injected files" in table.stdout
+    assert b"file\t" in table.stdout and b"\terror\t" in table.stdout
 
 
 @pytest.mark.parametrize("phase", ["kickoff", "dev", "review", "failure", "uat", "retro"])

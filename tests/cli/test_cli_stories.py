@@ -117,10 +117,10 @@ def test_table_groups_stories_and_lists_skipped_files(root: Path) -> None:
     result = promptdeck("stories", "--root", str(root))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    for text in ("1-1", "1-2", "add-auth:1", "1 · Accounts", "add-auth · Add auth", "Skipped"):
+    for text in ("1-1", "1-2", "add-auth:1", "1 · Accounts", "add-auth · Add auth", "skipped"):
         assert text in out
-    assert out.index("1-2") < out.index("add-auth:1") < out.index("Skipped files")
-    assert "3-9-draft.md" in out.split("Skipped files", 1)[1]
+    assert out.index("1-2") < out.index("add-auth:1") < out.index("skipped\t")
+    assert "3-9-draft.md" in out.split("skipped\t", 1)[1]
     assert "2024-01-01-old" not in out
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from app_helpers import make_app, wait_for, wait_for_preview
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
@@ -124,3 +125,48 @@ def test_dark_theme(snap_compare: SnapCompare, demo_root: Path) -> None:
 
     app = _app(demo_root, theme="promptdeck-dark")
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
+
+
+SIZES = {"80x24": (80, 24), "100x30": (100, 30), "160x45": (160, 45), "220x50": (220, 50)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_main_screen_at_every_size(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _preview_ready(pilot, "1-1")
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_confirmation_at_every_size(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        screen = await _preview_ready(pilot, "1-1")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: pilot.app.screen is not screen, "the confirmation")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_phases_view_at_every_size(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _preview_ready(pilot, "1-1")
+        await pilot.press("3")
+        await pilot.pause()
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_composition_view_at_every_size(
+    snap_compare: SnapCompare, demo_root: Path, size: str
+) -> None:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _preview_ready(pilot, "1-1")
+        await pilot.press("b")
+        await pilot.pause()
+
+    assert snap_compare(_app(demo_root), terminal_size=SIZES[size], run_before=run_before)

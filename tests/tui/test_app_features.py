@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyperclip
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.workspace import open_workspace
@@ -81,7 +82,14 @@ async def test_export_writes_the_five_files_exactly_and_never_overwrites(demo_ro
 
 
 @run_async
-async def test_help_lists_every_key_and_y_copies_the_system_prompt(demo_root: Path) -> None:
+async def test_help_lists_every_key_and_y_copies_the_system_prompt(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No system clipboard here, whatever the machine has: the OSC 52 fallback is used.
+    def no_clipboard(_text: str) -> None:
+        raise pyperclip.PyperclipException("no copy/paste mechanism")
+
+    monkeypatch.setattr(pyperclip, "copy", no_clipboard)
     app = make_app(demo_root)
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]

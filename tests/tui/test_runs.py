@@ -189,11 +189,140 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
         await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run detail")
         detail = app.screen
         texts = [viewer.text for viewer in detail.query("TextViewer")]  # type: ignore[attr-defined]
-        assert texts[0] == sent.system
-        assert texts[1] == sent.user
-        assert "IMPLEMENTATION COMPLETE: 1-1" in texts[2]
-        signals = [json.loads(line) for line in texts[3].splitlines()]
+        result_text, raw, system, user, signal_lines = texts
+        # The result reads as a summary first: the phase's outcome, then the process's end.
+        assert result_text.startswith("phase outcome   success — IMPLEMENTATION COMPLETE")
+        assert "process exit    0" in result_text
+        assert system == sent.system and user == sent.user
+        assert "IMPLEMENTATION COMPLETE: 1-1" in raw and raw.lstrip().startswith("{")
+        signals = [json.loads(line) for line in signal_lines.splitlines()]
         assert signals[-1]["line"] == "IMPLEMENTATION COMPLETE: 1-1"
+        # The stream reads like the live panel: parsed lines, not JSON, the signal marked.
+        log = detail.query_one("#detail-log", PhaseLog)
+        assert "IMPLEMENTATION COMPLETE: 1-1" in log.lines
+        assert not any(line.lstrip().startswith('{"type"') for line in log.lines)
+        highlighter = log.highlighter
+        assert isinstance(highlighter, SignalHighlighter)
         await pilot.press("escape")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is main_screen(pilot), "back to main")
+
+
+@run_async
+async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attempt(
+    demo_root: Path,
+) -> None:
+    set_agent_settings(demo_root, replay_script="dev=blocked")
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
+        assert screen.last_result is not None and screen.last_result.outcome == "failure"
+        await app.workers.wait_for_complete()
+        # The phase's outcome and the process's own end are told apart.
+        status = str(screen.query_one("#run-status", Static).render())
+        assert "phase dev #1: failure" in status and "process exit 0" in status
+        log_text = "\n".join(screen.query_one(PhaseLog).lines)
+        assert "result: success" not in log_text
+
+        # Back from a confirmation leaves no run folder behind.
+        runs_folder = demo_root / ".promptdeck" / "runs"
+        folders_before = sorted(p.name for p in runs_folder.iterdir() if p.is_dir())
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "back to main")
+        assert sorted(p.name for p in runs_folder.iterdir() if p.is_dir()) == folders_before
+
+        screen = await _select_phase(pilot, screen, "dev")
+        screen.last_result = None
+        confirm = await _confirm_and_start(pilot, app)
+        plan = confirm.plan
+        assert plan.attempt == 2
+        assert "dry-run" not in " ".join(plan.argv)
+        assert plan.run_folder and plan.run_folder in " ".join(plan.argv)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the second run to end")
+        run = list_runs(demo_root)[-1]
+        meta = json.loads((run.dir / "meta.json").read_text(encoding="utf-8"))
+        assert tuple(meta["argv"]) == plan.argv
+        assert meta["attempt"] == 2
+        assert demo_root / plan.run_folder == run.dir
+
+
+@run_async
+async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: Path) -> None:
+    set_agent_settings(demo_root, replay_script="dev=hang")
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        handle = screen.run_handle
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
+        question = app.screen
+        assert "is running" in str(question.query_one("#quit-state", Static).render())
+        # The run ends while the question is open (here: stopped from outside the dialog).
+        assert handle is not None
+        handle.cancel()
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await pilot.pause()
+        state = str(question.query_one("#quit-state", Static).render())
+        assert "finished: cancelled" in state and "is running" not in state
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app._exit, "the app to exit")
+
+
+@run_async
+async def test_capital_d_shows_what_changed_since_the_last_run_of_the_phase(
+    demo_root: Path,
+) -> None:
+    from promptdeck.tui.screens.text_view import TextViewScreen
+
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("D")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextViewScreen)  # no run of dev yet: it says so
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await app.workers.wait_for_complete()
+        screen = await _select_phase(pilot, screen, "dev")
+        await pilot.press("D")
+        await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the diff")
+        await pilot.pause()
+        title = str(app.screen.query_one("#text-view-title", Static).render())
+        assert title.startswith("Diff · 1-1 · dev")
+        body = app.screen.query_one("#text-view-body").text  # type: ignore[attr-defined]
+        assert "1-1-parse-csv-statement-rows.md" in body and "\n+" in body
+
+
+@run_async
+async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path) -> None:
+    from textual.widgets import DataTable
+
+    set_agent_settings(demo_root, replay_script="dev=blocked")
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
+        await app.workers.wait_for_complete()
+        await pilot.press("h")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunHistoryScreen), "history")
+        history = app.screen
+        assert isinstance(history, RunHistoryScreen)
+        await wait_for(pilot, lambda: len(history.runs) == 1, "the runs")
+        await pilot.pause()
+        assert history.columns[0] == "started"
+        table = history.query_one(DataTable)
+        assert table.virtual_size.width <= 80
+        started = str(table.get_row_at(0)[0])
+        assert len(started) == len("11-22 10:31") and started[2] == "-"

@@ -53,3 +53,20 @@ def test_wrong_type_for_theme_gives_notice(tmp_path: Path) -> None:
     loaded = load_settings(path)
     assert loaded.settings.theme is None
     assert loaded.notice is not None and "theme" in loaded.notice
+
+
+def test_keymap_table_is_read_and_kept_when_the_theme_is_saved(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('[keymap]\n"main.run_phase" = "f5"\n', encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.notice is None and loaded.settings.keymap == {"main.run_phase": "f5"}
+    assert save_settings(UserSettings(theme="promptdeck-light"), path) is None
+    assert load_settings(path).settings.keymap == {"main.run_phase": "f5"}
+
+
+def test_a_keymap_of_the_wrong_shape_is_ignored_with_a_notice(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('theme = "promptdeck-light"\n[keymap]\n"main.run_phase" = 5\n')
+    loaded = load_settings(path)
+    assert loaded.settings.keymap == {} and loaded.settings.theme == "promptdeck-light"
+    assert loaded.notice is not None and "[keymap]" in loaded.notice

@@ -52,8 +52,7 @@ def _wait_for_screen(session: str, *needles: str) -> str:
     raise AssertionError(f"the terminal never showed {needles!r}; last screen:\n{screen}")
 
 
-@pytest.fixture
-def session(tmp_path: Path) -> Iterator[str]:
+def _start(tmp_path: Path, width: int, height: int) -> str:
     if TMUX is None:
         pytest.skip("tmux is not installed: the real-terminal smoke test needs it")
     name = f"promptdeck-smoke-{uuid.uuid4().hex[:8]}"
@@ -64,24 +63,63 @@ def session(tmp_path: Path) -> Iterator[str]:
         "TMPDIR": str(tmp_path),
         "TERM": "xterm-256color",
     }
+    # COLUMNS and LINES, when the caller exported them, would override the pane's size inside
+    # the app: they are removed from the app's environment (and from tmux's).
     command = " ".join(
         [
             "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
             *(f"{key}={shlex.quote(value)}" for key, value in env.items()),
             shlex.quote(_promptdeck()),
             "demo",
         ]
     )
+    environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     subprocess.run(
-        [TMUX, "new-session", "-d", "-s", name, "-x", "160", "-y", "45", command],
+        [TMUX, "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), command],
         check=True,
-        env={**os.environ, "TMUX": ""},
+        env={**environ, "TMUX": ""},
     )
+    return name
+
+
+def _stop(name: str) -> None:
+    if _alive(name):
+        subprocess.run([TMUX or "tmux", "kill-session", "-t", name], check=False)
+
+
+@pytest.fixture
+def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    # Exported on purpose: the test must not depend on them.
+    monkeypatch.setenv("COLUMNS", "300")
+    monkeypatch.setenv("LINES", "100")
+    name = _start(tmp_path, 160, 45)
     try:
         yield name
     finally:
-        if _alive(name):
-            subprocess.run([TMUX, "kill-session", "-t", name], check=False)
+        _stop(name)
+
+
+@pytest.fixture
+def small_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("COLUMNS", "300")
+    monkeypatch.setenv("LINES", "100")
+    name = _start(tmp_path, 80, 24)
+    try:
+        yield name
+    finally:
+        _stop(name)
+
+
+def _quit(session: str) -> None:
+    _send(session, "q")
+    started = time.monotonic()
+    while _alive(session) and time.monotonic() - started < WAIT_LIMIT_SECONDS:
+        time.sleep(0.2)
+    assert not _alive(session), "q did not quit the app"
 
 
 def _send(session: str, *keys: str) -> None:
@@ -104,3 +142,17 @@ def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str, tmp_path: P
     assert not _alive(session), "q did not quit the app"
     # The demo deletes its temporary folder on quit (TMPDIR is this test's tmp_path).
     assert not list(tmp_path.glob("promptdeck-demo-*"))
+
+
+def test_at_80_by_24_the_keys_that_matter_are_on_screen(small_session: str) -> None:
+    screen = _wait_for_screen(small_session, "Layer-6", "1-1")
+    footer = screen.rstrip("\n").splitlines()[-1]
+    for key in ("r Run", "? Help", "q Quit", "n Next", "c Cancel"):
+        assert key in footer, f"{key!r} is not in the footer: {footer!r}"
+    # The hidden phase region is named, with its key.
+    assert "3 Phases" in screen and "(hidden)" in screen
+
+    _send(small_session, "3")
+    screen = _wait_for_screen(small_session, "Phases · 1-1")
+    assert "kickoff" in screen and "review" in screen
+    _quit(small_session)

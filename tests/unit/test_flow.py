@@ -303,3 +303,32 @@ def test_last_failure_from_runs_already_read_is_the_storys_own() -> None:
     found = last_failure(workspace, "1-2", runs.runs)
     assert found is not None and found.message == "mine"
     assert last_failure(workspace, "1-4", runs.runs) is None
+
+
+def test_a_cancel_is_not_an_attempt_and_keeps_the_optimize_retry() -> None:
+    runs = _Runs().add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="no fixture")
+    runs.add("failure", "success", signal="ANALYSIS COMPLETE", reason="Retry")
+    before = runs.flow().suggestion
+    # The user starts the optimize retry twice and cancels it both times.
+    runs.add("dev", "cancelled", mode="optimize").add("dev", "cancelled", mode="optimize")
+    flow = runs.flow()
+    after = flow.suggestion
+    assert after is not None, flow.note
+    assert (
+        (after.phase, after.mode, after.retry_reason, after.attempt)
+        == (
+            before.phase,
+            before.mode,
+            before.retry_reason,
+            before.attempt,
+        )
+        == ("dev", "optimize", "no fixture", 2)
+    )
+
+
+def test_cancels_never_reach_max_attempts() -> None:
+    runs = _Runs().add("dev", "no-signal")
+    for _ in range(5):
+        runs.add("dev", "cancelled")
+    flow = runs.flow()
+    assert flow.suggestion is not None and flow.suggestion.attempt == 2, flow.note

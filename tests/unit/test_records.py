@@ -203,3 +203,10 @@ def test_kill_9_of_the_agent_is_a_crash_with_its_lines_kept(tmp_path: Path) -> N
     assert result.outcome == "success" and result.process_exit == -9
     stream = (result.run_dir / "stream.log").read_text().splitlines()
     assert stream[-1] == "last line" and len(stream) == 52
+
+
+def test_next_attempt_does_not_count_cancelled_runs(tmp_path: Path) -> None:
+    _record(tmp_path, "1-2", "dev", "failure")
+    _record(tmp_path, "1-2", "dev", "cancelled")
+    _record(tmp_path, "1-2", "dev", "cancelled")
+    assert next_attempt(tmp_path, "1-2", "dev") == 2

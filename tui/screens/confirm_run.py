@@ -6,21 +6,21 @@ and what would bring it under, and Enter does nothing.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from ..format import human_bytes, human_tokens
+from ..format import human_bytes, human_tokens, wrap_argv
 from ..size_advice import SizeOption
-
-ARGV_SHOWN_CHARS = 600
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class RunPlan:
         phase: the phase to run.
         mode: create or optimize.
         agent: the backend.
-        argv: the argv a dry run of that backend produced (empty when unknown).
+        argv: the exact argv the run will launch (empty when it cannot start).
         system_bytes: bytes of the system prompt.
         system_tokens: its tokens, None when not counted yet.
         user_bytes: bytes of the user message.
@@ -46,6 +46,8 @@ class RunPlan:
         budget: the phase's token budget against the prompt, or "" when none is set.
         over_budget: why the prompt is refused for its budget, or "" when within it.
         images: the images sent with the user message, described (``--image``).
+        attempt: the attempt number the run is recorded as.
+        run_folder: the run's folder, relative to the workspace.
     """
 
     story_id: str
@@ -66,6 +68,8 @@ class RunPlan:
     budget: str = ""
     over_budget: str = ""
     images: tuple[str, ...] = ()
+    attempt: int = 1
+    run_folder: str = ""
 
     @property
     def blocked(self) -> bool:
@@ -101,9 +105,29 @@ def refusal_lines(plan: RunPlan) -> list[str]:
     return lines
 
 
-def _argv_text(argv: Sequence[str]) -> str:
-    text = shlex.join(argv) if argv else "(not known until the run starts)"
-    return text if len(text) <= ARGV_SHOWN_CHARS else text[:ARGV_SHOWN_CHARS] + " …"
+class ArgvView(Widget):
+    """The argv, one option a line, wrapped to the width without splitting a word."""
+
+    DEFAULT_CSS = """
+    ArgvView {
+        height: auto;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(self, argv: Sequence[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.argv = tuple(argv)
+
+    def render(self) -> Text:
+        """The wrapped lines (a text, never markup: arguments are the user's)."""
+        if not self.argv:
+            return Text("(this run cannot start)")
+        return Text("\n".join(wrap_argv(self.argv, max(self.size.width, 20))))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many lines as the wrapped argv takes at ``width``."""
+        return max(len(wrap_argv(self.argv, max(width, 20))), 1) if self.argv else 1
 
 
 class ConfirmRunScreen(ModalScreen[bool]):
@@ -113,31 +137,35 @@ class ConfirmRunScreen(ModalScreen[bool]):
     ConfirmRunScreen {
         align: center middle;
     }
-    ConfirmRunScreen > VerticalScroll {
+    ConfirmRunScreen > Vertical {
         width: 100;
         max-width: 96%;
         height: auto;
-        max-height: 90%;
+        max-height: 96%;
         border: thick $primary;
         background: $surface;
-        padding: 1 2;
+        padding: 0 1;
     }
-    ConfirmRunScreen.-blocked > VerticalScroll {
+    ConfirmRunScreen.-blocked > Vertical {
         border: thick $error;
+    }
+    ConfirmRunScreen #confirm-body {
+        height: auto;
     }
     ConfirmRunScreen #confirm-refusal {
         color: $error;
         margin-top: 1;
     }
-    ConfirmRunScreen #confirm-argv {
+    ConfirmRunScreen #confirm-argv-title {
+        margin-top: 1;
         color: $text-muted;
-        margin: 1 0;
+        text-style: bold;
     }
     ConfirmRunScreen #confirm-notes {
         color: $warning;
     }
-    ConfirmRunScreen Horizontal {
-        height: auto;
+    ConfirmRunScreen #confirm-buttons {
+        height: 1;
         align-horizontal: right;
         margin-top: 1;
     }
@@ -156,38 +184,59 @@ class ConfirmRunScreen(ModalScreen[bool]):
         self.plan = plan
 
     def compose(self) -> ComposeResult:
-        """Title, sizes, argv, refusal (when blocked), buttons."""
+        """Title and sizes on top, buttons at the bottom, the argv scrolling between them."""
         plan = self.plan
-        with VerticalScroll():
-            how = plan.mode + (", [b]party[/b] variant" if plan.variant == "party" else "")
+        title = Text.assemble(
+            ("Run ", "bold"),
+            (plan.phase, "bold"),
+            " for story ",
+            (plan.story_id, "bold"),
+            f" ({plan.mode}",
+            (", party variant" if plan.variant == "party" else ""),
+            f", attempt {plan.attempt}) with the ",
+            (plan.agent, "bold"),
+            " agent",
+        )
+        with Vertical():
+            yield Static(title, id="confirm-title")
             yield Static(
-                f"[b]Run {plan.phase}[/b] for story [b]{plan.story_id}[/b] "
-                f"({how}) with the [b]{plan.agent}[/b] agent"
-            )
-            yield Static(
-                f"system prompt {human_bytes(plan.system_bytes)} · "
-                f"{human_tokens(plan.system_tokens)} tok   user message "
-                f"{human_bytes(plan.user_bytes)}   injection "
+                f"system {human_bytes(plan.system_bytes)} · "
+                f"{human_tokens(plan.system_tokens)} tok · user "
+                f"{human_bytes(plan.user_bytes)} · injection "
                 f"{human_bytes(plan.injection_bytes)} ({plan.level})",
                 id="confirm-sizes",
+                markup=False,
             )
-            if plan.budget:
-                yield Static(plan.budget, id="confirm-budget", markup=False)
-            yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
-            if plan.images:
-                shown = "\n".join(f"  {image}" for image in plan.images)
-                yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
-            if plan.notes:
-                yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
-            if plan.blocked:
-                yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
-            with Horizontal():
-                yield Button("Back (Esc)", id="back")
+            with VerticalScroll(id="confirm-body"):
+                if plan.budget:
+                    yield Static(plan.budget, id="confirm-budget", markup=False)
+                if plan.images:
+                    shown = "\n".join(f"  {image}" for image in plan.images)
+                    yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
+                if plan.notes:
+                    yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
+                if plan.blocked:
+                    yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
+                else:
+                    where = f" (run folder {plan.run_folder})" if plan.run_folder else ""
+                    yield Static(
+                        f"The command that will run{where}:", id="confirm-argv-title", markup=False
+                    )
+                    yield ArgvView(plan.argv, id="confirm-argv")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("Back  Esc", id="back", compact=True)
                 if not plan.blocked:
-                    yield Button("Start (Enter)", id="start", variant="success")
+                    yield Button("Start  Enter", id="start", variant="success", compact=True)
+
+    def on_resize(self) -> None:
+        """The argv scrolls between the fixed title and buttons, so both always show."""
+        # Screen rows less: the box's margin and border (4), title and sizes (2), the buttons
+        # with their margin (2).
+        self.query_one("#confirm-body").styles.max_height = max(self.size.height - 8, 3)
 
     def on_mount(self) -> None:
         """Mark a blocked plan; focus the right button."""
+        self.on_resize()
         self.set_class(self.plan.blocked, "-blocked")
         self.query_one("#start" if not self.plan.blocked else "#back", Button).focus()
 

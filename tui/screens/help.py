@@ -6,16 +6,30 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..story_filter import status_legend
+from ..widgets.phase_panel import STATE_MARKS
+
 
 def key_label(binding: Binding) -> str:
-    """How a key reads: ``[``, ``?``, ``ctrl+p``."""
+    """How a key reads without an app: ``[``, ``?``, ``ctrl+p``."""
     return binding.key_display or binding.key
+
+
+def legend_text() -> Text:
+    """The status marks of the story tree and of the phase list, and what each means."""
+    text = Text()
+    text.append("Story marks  ", style="bold")
+    text.append(status_legend("   "))
+    text.append("\nPhase marks  ", style="bold")
+    text.append("   ".join(f"{mark} {state}" for state, mark in STATE_MARKS.items()))
+    return text
 
 
 class HelpScreen(ModalScreen[None]):
@@ -51,18 +65,32 @@ class HelpScreen(ModalScreen[None]):
         table = Table(box=None, show_header=True, header_style="bold", expand=True)
         table.add_column("key", no_wrap=True)
         table.add_column("does")
+        rows: dict[str, tuple[list[str], str]] = {}
         for binding in self._key_bindings:
-            table.add_row(key_label(binding), binding.tooltip or binding.description)
+            # The key as the user's keymap made it, the way the footer shows it; a binding
+            # given several keys reads as one row.
+            keys, does = rows.setdefault(
+                binding.id or binding.action, ([], binding.tooltip or binding.description)
+            )
+            keys.append(self.app.get_key_display(binding))
+        self.key_rows = [(", ".join(keys), does) for keys, does in rows.values()]
+        """The rows shown: (keys, what they do)."""
+        for keys_shown, does in self.key_rows:
+            table.add_row(keys_shown, does)
         table.add_row("ctrl+p", "Command palette: every key, every theme, every story")
         table.add_row("Enter", "Select a story; show a layer's or a file's full text")
         table.add_row("Tab", "Move between the regions")
         with VerticalScroll():
-            yield Static("[b]promptdeck keys[/b]")
+            yield Static(Text("promptdeck keys", style="bold"))
             yield Static(table)
+            yield Static(legend_text(), id="help-legend")
             yield Static(
-                "Dimmed files are not injected; the reason column says why. The meter line "
-                "compares the system prompt with the warning, argv (131,072 bytes) and error "
-                "lines. Escape closes."
+                "Dimmed files are not injected; the reason column says why. The meter has one "
+                "bar per measure: 'injection' is the injected files' bytes against the warning "
+                "and error lines (they decide ok, over warn, cannot run); 'system' is the whole "
+                "system prompt, every file read, against the argv line (131,072 bytes), with "
+                "its tokens and the Δ of the last change. Escape closes.",
+                markup=False,
             )
             yield Static(
                 "Phases: kickoff, failure analysis, UAT and retro are optional and never block "

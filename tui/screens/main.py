@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
-from promptdeck.core.catalog import load_catalog, read_text_file
+from promptdeck.core.catalog import load_catalog, read_text_file, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
@@ -25,29 +26,35 @@ from promptdeck.core.injection import Selection
 from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
-from promptdeck.core.records import list_runs, next_attempt
+from promptdeck.core.records import list_runs
 from promptdeck.core.rules import find_rules_path, rules_health
-from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
+from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
 from promptdeck.core.stories import Story, StoryCatalog
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.timer import Timer
+from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..format import cost_text, delta_text, human_bytes, human_tokens
 from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
+from ..widgets.composition_chart import CompositionChart
 from ..widgets.files_table import FilesTable
+from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
-from ..widgets.phase_panel import LOG_MAX_LINES, PhaseLog, PhasePanel, PhaseRow
+from ..widgets.phase_panel import LOG_MAX_LINES, PhaseList, PhaseLog, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
+from ..widgets.view_bar import ViewBar, ViewState
 from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
 from .confirm_run import ConfirmRunScreen, RunPlan
 from .text_view import TextViewScreen
@@ -59,6 +66,9 @@ DEBOUNCE_SECONDS = 0.1
 """A change that follows another within this window waits this long before composing, so a
 burst of key presses composes once; an isolated change composes at once."""
 
+FOLLOW_CURSOR_SECONDS = 0.15
+"""How long the tree cursor rests on a story before the preview follows it."""
+
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
 
@@ -68,29 +78,47 @@ QUIT_WAIT_SECONDS = 15.0
 VIEWS = ("all", "stories", "preview", "phases")
 
 
-def _binding(key: str, action: str, description: str, tooltip: str, **extra: Any) -> Binding:
-    return Binding(key, action, description, id=f"main.{action}", tooltip=tooltip, **extra)
+def _binding(
+    key: str, action: str, description: str, tooltip: str, *, name: str = "", **extra: Any
+) -> Binding:
+    return Binding(key, action, description, id=f"main.{name or action}", tooltip=tooltip, **extra)
 
+
+PHASE_GROUP = Binding.Group("Phase")
+VIEW_GROUP = Binding.Group("View")
+INCLUDE_GROUP = Binding.Group("Include")
 
 MAIN_BINDINGS: list[Binding] = [
-    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)"),
-    _binding("p", "toggle_project_context", "Project", "Include or leave out the project context"),
-    _binding("d", "toggle_discovery", "Discovery", "Include or leave out discovery files"),
-    _binding("t", "toggle_tech_spec", "Tech spec", "Include or leave out tech-spec files"),
-    _binding("a", "add_file", "Add file", "Add a file of the project to the injection", show=False),
+    _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
+    _binding("n", "run_suggested", "Next", "Run the suggested next phase (asks first)"),
+    _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
+    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)", key_display="/"),
+    _binding(
+        "p",
+        "toggle_project_context",
+        "Project",
+        "Include or leave out the project context",
+        group=INCLUDE_GROUP,
+    ),
+    _binding(
+        "d",
+        "toggle_discovery",
+        "Discovery",
+        "Include or leave out discovery files",
+        group=INCLUDE_GROUP,
+    ),
+    _binding(
+        "t",
+        "toggle_tech_spec",
+        "Tech spec",
+        "Include or leave out tech-spec files",
+        group=INCLUDE_GROUP,
+    ),
     _binding(
         "i",
         "attach_image",
         "Image",
         "Attach an image to the next run's message (again: detach it)",
-        show=False,
-    ),
-    _binding(
-        "x",
-        "remove_file",
-        "Remove file",
-        "Remove the added file under the cursor (or last)",
-        show=False,
     ),
     _binding(
         "left_square_bracket",
@@ -98,35 +126,124 @@ MAIN_BINDINGS: list[Binding] = [
         "Prev phase",
         "Select the previous phase",
         key_display="[",
+        group=PHASE_GROUP,
     ),
     _binding(
-        "right_square_bracket", "next_phase", "Next phase", "Select the next phase", key_display="]"
+        "right_square_bracket",
+        "next_phase",
+        "Next phase",
+        "Select the next phase",
+        key_display="]",
+        group=PHASE_GROUP,
     ),
-    _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize", show=False),
+    _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize"),
     _binding(
         "v",
         "toggle_variant",
         "Party",
         "Standard or party variant of the selected phase (kickoff, review, failure, retro)",
     ),
-    _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
-    _binding("n", "run_suggested", "Run next", "Run the suggested next phase (asks first)"),
-    _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
-    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard", show=False),
-    _binding("e", "export", "Export", "Export the composed prompt files to a folder", show=False),
+    _binding("a", "add_file", "Add file", "Add a file of the project to the injection"),
+    _binding("x", "remove_file", "Remove file", "Remove the added file under the cursor (or last)"),
+    _binding(
+        "b",
+        "composition",
+        "Budget",
+        "Show the composition of the system prompt (again: tokens ↔ bytes)",
+    ),
+    _binding(
+        "D",
+        "prompt_diff",
+        "Diff",
+        "What changed since the last run of this phase: the prompt now against the one it sent",
+        key_display="D",
+    ),
+    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard"),
+    _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
     _binding(
-        "1", "view('stories')", "Stories", "Show only the stories (again: all regions)", show=False
+        "1",
+        "view('stories')",
+        "Stories",
+        "Show only the stories (again: all regions)",
+        name="view_stories",
+        group=VIEW_GROUP,
     ),
     _binding(
-        "2", "view('preview')", "Preview", "Show only the preview (again: all regions)", show=False
+        "2",
+        "view('preview')",
+        "Preview",
+        "Show only the preview (again: all regions)",
+        name="view_preview",
+        group=VIEW_GROUP,
     ),
     _binding(
-        "3", "view('phases')", "Phases", "Show only the phases (again: all regions)", show=False
+        "3",
+        "view('phases')",
+        "Phases",
+        "Show only the phases (again: all regions)",
+        name="view_phases",
+        group=VIEW_GROUP,
     ),
+    _binding("w", "notices", "Notices", "Read every notice of this session again"),
     _binding("question_mark", "help", "Help", "List every key", key_display="?"),
     _binding("q", "quit", "Quit", "Quit (asks first while a phase runs)"),
 ]
+
+FOOTER_PRIORITY = (
+    "main.run_phase",
+    "main.run_suggested",
+    "main.cancel_run",
+    "main.help",
+    "main.quit",
+    "main.view_stories",
+    "main.view_preview",
+    "main.view_phases",
+    "main.previous_phase",
+    "main.next_phase",
+    "main.history",
+    "main.composition",
+    "main.prompt_diff",
+    "main.notices",
+    "main.filter",
+    "main.toggle_project_context",
+    "main.toggle_discovery",
+    "main.toggle_tech_spec",
+    "main.toggle_mode",
+    "main.copy_system",
+    "main.export",
+    "main.add_file",
+    "main.remove_file",
+    "app.command_palette",
+)
+"""The footer's order: the keys that act first, then the ones that find things, then the rest.
+At 80 columns the first nine fit; wider terminals show more."""
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id a ``[keymap]`` may rebind: the main screen's, the app's and the
+    dialogs'."""
+    from ..app import PromptdeckApp
+    from .confirm_run import ConfirmRunScreen
+    from .help import HelpScreen
+    from .notices import NoticesScreen
+    from .quit_confirm import QuitConfirmScreen
+    from .text_view import TextViewScreen
+
+    ids: set[str] = set()
+    for owner in (
+        MainScreen,
+        PromptdeckApp,
+        ConfirmRunScreen,
+        HelpScreen,
+        NoticesScreen,
+        QuitConfirmScreen,
+        TextViewScreen,
+    ):
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids
 
 
 def _describe_image(image: ImageFile) -> str:
@@ -193,6 +310,7 @@ class MainScreen(Screen[None]):
         self.last_result: RunResult | None = None
         """How the last run of this session ended."""
         self._feed = RunFeed()
+        self._follow_timer: Timer | None = None
 
     @property
     def deck(self) -> PromptdeckApp:
@@ -207,9 +325,10 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Header, the three regions, footer."""
         yield WorkspaceHeader(id="header")
+        yield ViewBar(id="view-bar")
         with Horizontal(id="regions"):
             with Vertical(id="stories"):
-                yield Static("Stories", classes="region-title")
+                yield Static("Stories", classes="region-title", id="stories-title")
                 yield Input(placeholder="filter stories…", id="story-filter")
                 yield StoryTree(id="story-tree")
             with Vertical(id="preview"):
@@ -224,21 +343,29 @@ class MainScreen(Screen[None]):
                         yield TextViewer(id="user-text")
                     with TabPane("Messages", id="tab-messages"):
                         yield TextViewer(id="messages-text")
+                    with (
+                        TabPane("Composition", id="tab-composition"),
+                        VerticalScroll(id="composition-scroll"),
+                    ):
+                        yield CompositionChart(id="composition-chart")
                 yield Static("", id="preview-notes", markup=False)
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
-                yield Static("Phases", classes="region-title")
+                yield Static("Phases", classes="region-title", id="phases-title", markup=False)
                 yield PhasePanel(id="phase-panel")
-        yield Footer()
+        yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
         deck = self.deck
+        rules_path = find_rules_path(deck.workspace)[0]
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
             encoding=deck.encoding,
             agent=agent_label(deck.agent),
-            rules_path=find_rules_path(deck.workspace)[0],
+            rules_path=rules_path,
+            # Until a prompt is composed, say only whether the file is there.
+            rules_status="found" if deck.workspace.path(rules_path).is_file() else "missing",
         )
         self.query_one("#story-filter", Input).display = False
         self._apply_width(self.size.width)
@@ -254,11 +381,40 @@ class MainScreen(Screen[None]):
 
     def _apply_width(self, width: int) -> None:
         self.set_class(width < NARROW_WIDTH, "-narrow")
+        self._show_view_bar()
+
+    def shown_regions(self) -> tuple[str, ...]:
+        """The regions on screen now: one in a solo view, two when narrow, else three."""
+        if self.view != "all":
+            return (self.view,)
+        if self.has_class("-narrow"):
+            return ("stories", "preview")
+        return VIEWS[1:]
+
+    def _show_view_bar(self) -> None:
+        bar = self.query_one(ViewBar)
+        shown = self.shown_regions()
+        # The bar is there whenever a region is hidden: it says which and how to reach it.
+        bar.display = len(shown) < len(VIEWS) - 1
+        note = ""
+        if self.running is not None:
+            note = f"{self.running[1]} running"
+        elif self.last_result is not None:
+            note = f"{self.last_result.phase} {self.last_result.outcome}"
+        elif self.flow is not None and self.flow.suggestion is not None:
+            note = f"next {self.flow.suggestion.phase}"
+        bar.state = ViewState(shown, note)
+
+    @on(ViewBar.ViewChosen)
+    def _view_chosen(self, event: ViewBar.ViewChosen) -> None:
+        self.action_view(event.view)
 
     def watch_view(self, view: str) -> None:
         """Show one region, or all of them."""
         for name in VIEWS[1:]:
             self.set_class(view == name, f"-solo-{name}")
+        self._show_view_bar()
+        self._show_phases_title()
         target = {"stories": "#story-tree", "preview": "#layers-table", "phases": "#phase-log"}
         if view in target:
             self.query_one(target[view]).focus()
@@ -290,10 +446,10 @@ class MainScreen(Screen[None]):
         shown = filter_stories(catalog.stories, self._filter_query)
         tree.show_stories(shown, chosen.id if chosen else None)
         if not reload:
-            for warning in catalog.warnings:
-                self.notify(warning, severity="warning", timeout=8)
+            # One toast for them all; the notices screen (w) keeps each of them.
+            self.deck.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
-            self._show_error("no stories found in this workspace")
+            self._show_empty()
             return
         if kept is not None:
             # Same story, fresh data (a run may have changed its file): keep the choices.
@@ -337,7 +493,26 @@ class MainScreen(Screen[None]):
 
     @on(StoryTree.StorySelected)
     def _story_selected(self, event: StoryTree.StorySelected) -> None:
+        self._stop_follow()
         self.select_story(event.story)
+
+    @on(StoryTree.StoryHighlighted)
+    def _story_highlighted(self, event: StoryTree.StoryHighlighted) -> None:
+        # The preview follows the cursor, once it rests: holding a key down composes once.
+        if self.story is not None and event.story.id == self.story.id:
+            self._stop_follow()
+            return
+        self._stop_follow()
+        story = event.story
+        self._follow_timer = self.set_timer(
+            FOLLOW_CURSOR_SECONDS, lambda: self.select_story(story), name="follow-cursor"
+        )
+
+    def _stop_follow(self) -> None:
+        timer = self._follow_timer
+        if timer is not None:
+            timer.stop()
+            self._follow_timer = None
 
     def select_story(self, story: Story) -> None:
         """Preview ``story`` (its additions and mode start afresh)."""
@@ -459,11 +634,23 @@ class MainScreen(Screen[None]):
             rules_alert=rules_health(deck.workspace).alert,
         )
 
+    def _show_empty(self) -> None:
+        # Nothing to compose: say what promptdeck looks for and how to start, in place of the
+        # preview, instead of composing forever.
+        lines = where_stories_come_from(self.deck.workspace)
+        notes = self.query_one("#preview-notes", Static)
+        notes.styles.height = "auto"
+        notes.update(Text("\n".join(lines)))
+        notes.add_class("-error")
+        self.query_one(MeterLine).placeholder = "no story to compose"
+        self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
+        self.deck.add_notices("loading the stories", [lines[0]])
+
     def _show_error(self, message: str) -> None:
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
         notes.add_class("-error")
-        self.notify(message, severity="error", timeout=10)
+        self.deck.add_notices("error", [message], "error")
 
     def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
         self.prompt = prompt
@@ -500,6 +687,7 @@ class MainScreen(Screen[None]):
         self.query_one("#preview-title", Static).update(
             f"Preview · {prompt.story.id} · {self.phase} · {self.mode}{party}", layout=False
         )
+        self._show_phases_title()
         self._refresh_active_text()
 
     def _notes_text(self, prompt: ComposedPrompt) -> str:
@@ -538,6 +726,8 @@ class MainScreen(Screen[None]):
             self.query_one("#system-text", TextViewer).show(prompt.system)
         elif active == "tab-user":
             self.query_one("#user-text", TextViewer).show(prompt.user)
+        elif active == "tab-composition":
+            self.query_one(CompositionChart).prompt = prompt
         elif active == "tab-messages":
             import json
 
@@ -648,6 +838,10 @@ class MainScreen(Screen[None]):
         """``]``: the next phase."""
         self.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
 
+    @on(PhaseList.PhaseChosen)
+    def _phase_clicked(self, event: PhaseList.PhaseChosen) -> None:
+        self.phase = event.phase
+
     def watch_phase(self) -> None:
         """A new phase: show it selected and recompose."""
         self._show_flow()
@@ -734,6 +928,8 @@ class MainScreen(Screen[None]):
             rows.append(PhaseRow(name, state, attempt))
         panel = self.query_one(PhasePanel)
         panel.show_phases(rows, self.phase)
+        self._show_phases_title()
+        self._show_view_bar()
         if self.running is None and self.last_result is None:
             note = ""
             if flow and flow.suggestion:
@@ -741,6 +937,16 @@ class MainScreen(Screen[None]):
             elif flow and flow.note:
                 note = flow.note
             panel.show_status(note or "no run yet")
+
+    def _show_phases_title(self) -> None:
+        # Alone on screen the phases must still say whose they are.
+        story = self.story
+        title = "Phases"
+        if story is not None:
+            title += f" · {story.id} · {self.phase} · {self.mode}"
+            if self.view == "phases":
+                title += f" · {story.title}"
+        self.query_one("#phases-title", Static).update(title, layout=False)
 
     def action_run_phase(self) -> None:
         """``r``: confirm, then run the selected phase."""
@@ -797,26 +1003,37 @@ class MainScreen(Screen[None]):
                 emit=lambda name, payload: events.append((name, payload)),
             )
             injection = prompt.injection
-            argv: tuple[str, ...] = ()
             options: tuple = ()
             notes: list[str] = list(prompt.warnings)
             if injection.level == "error":
                 options = tuple(size_options(workspace, prompt.story, request.selection, injection))
-            else:
-                argv = prepare_run(
-                    workspace, prompt, agent=deck.agent, dry_run=True, images=self.images
-                ).spec.argv
-            attempt = next_attempt(workspace.root, prompt.story.id, request.phase)
+            # The real run folder and launch: what the confirmation shows is what starts.
+            planned = plan_run(workspace, prompt, agent=deck.agent, images=self.images)
             budget = check_budget(prompt, workspace.config)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
+        folder = ""
+        if planned.prepared is not None:
+            folder = deck.workspace.relative(planned.prepared.record.dir)
+        argv = planned.argv
+        if deck.stable and planned.prepared is not None:
+            # Snapshots and screencasts: the folder and interpreter differ on every machine.
+            argv = stable_argv(
+                argv,
+                {
+                    str(planned.prepared.record.dir): "<run-folder>",
+                    str(workspace.root): "<workspace>",
+                    sys.executable: "python",
+                },
+            )
+            folder = "<run-folder>"
         plan = RunPlan(
             story_id=prompt.story.id,
             phase=request.phase,
             mode=request.mode,
             agent=agent_label(deck.agent),
-            argv=tuple(argv),
+            argv=argv,
             system_bytes=prompt.system_meter.bytes,
             system_tokens=prompt.system_meter.tokens,
             user_bytes=prompt.user_meter.bytes,
@@ -825,7 +1042,9 @@ class MainScreen(Screen[None]):
             error_bytes=injection.error_bytes,
             largest=tuple(injection.largest()),
             options=options,
-            notes=(f"attempt {attempt}", *notes),
+            notes=tuple(notes),
+            attempt=planned.attempt,
+            run_folder=folder,
             variant=prompt.variant,
             budget=budget.describe() if budget.budget else "",
             over_budget=budget.refusal() if budget.over else "",
@@ -834,12 +1053,14 @@ class MainScreen(Screen[None]):
         # A blocked plan's refusal already says all of it; otherwise the events are notices.
         for notice, severity in [] if plan.blocked else injection_notices(events):
             self.app.call_from_thread(self.notify, notice, severity=severity, timeout=8)
-        self.app.call_from_thread(self._confirm_run, plan, prompt)
+        self.app.call_from_thread(self._confirm_run, plan, planned)
 
-    def _confirm_run(self, plan: RunPlan, prompt: ComposedPrompt) -> None:
+    def _confirm_run(self, plan: RunPlan, planned: PlannedRun) -> None:
         def answered(start: bool | None) -> None:
             if start and not plan.blocked:
-                self._start_run(prompt)
+                self._start_run(planned)
+            else:
+                discard_plan(planned)
 
         self.app.push_screen(ConfirmRunScreen(plan), answered)
 
@@ -850,8 +1071,9 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Starting the run",
     )
-    def _start_run(self, prompt: ComposedPrompt) -> None:
+    def _start_run(self, planned: PlannedRun) -> None:
         deck = self.deck
+        prompt = planned.prompt
         self._feed.drain()
         try:
             handle = start_run(
@@ -861,8 +1083,10 @@ class MainScreen(Screen[None]):
                 listener=self._listen,
                 use_git=deck.use_git,
                 images=self.images,
+                prepared=planned.prepared,
             )
         except PromptdeckError as exc:
+            discard_plan(planned)
             self.app.call_from_thread(self._show_error, str(exc))
             return
         self.app.call_from_thread(self._run_started, handle, prompt)
@@ -919,19 +1143,34 @@ class MainScreen(Screen[None]):
         self.run_handle = None
         self.running = None
         self.last_result = result
-        tone = {"success": "success", "failure": "failure"}.get(result.outcome, "failure")
+        from .quit_confirm import QuitConfirmScreen
+
+        for screen in self.app.screen_stack:
+            if isinstance(screen, QuitConfirmScreen):
+                screen.run_finished(result.outcome)
+        # A cancel is the user's choice, not a failure of the phase.
+        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
         signal = result.signal.line if result.signal else "no signal"
+        process = (
+            f"process exit {result.process_exit}"
+            if result.process_exit is not None
+            else "process: no exit code"
+        )
         tokens = ""
         if result.usage is not None:
             total = result.usage.context_tokens + result.usage.output_tokens
             tokens = f" · {human_tokens(total)} tok"
         self.query_one(PhasePanel).show_status(
-            f"{result.phase} #{result.attempt} {result.outcome}: {signal}\n"
-            f"{self.deck.duration(result.duration_s)} · {cost_text(result.cost_usd)}{tokens}",
+            # The phase's outcome (from its signal) and the process's own end, apart.
+            f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
+            f"{process} · {self.deck.duration(result.duration_s)} · "
+            f"{cost_text(result.cost_usd)}{tokens}",
             tone,
         )
+        messages = list(result.warnings)
         if result.message and result.outcome != "success":
-            self.notify(result.message, severity="warning", timeout=8)
+            messages.insert(0, result.message)
+        self.deck.add_notices(f"run {result.story_id} {result.phase} #{result.attempt}", messages)
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
@@ -953,7 +1192,10 @@ class MainScreen(Screen[None]):
         from .quit_confirm import QuitConfirmScreen
 
         def answered(quit_now: bool | None) -> None:
-            if quit_now:
+            if quit_now and self.run_handle is None:
+                # The run ended while the question was open: nothing to cancel.
+                self.app.exit()
+            elif quit_now:
                 self.query_one(PhasePanel).show_status("cancelling before quitting…", "running")
                 self._cancel_and_exit()
 
@@ -997,8 +1239,14 @@ class MainScreen(Screen[None]):
         """``y``: the exact system prompt to the clipboard."""
         if self.prompt is None:
             return
-        self.app.copy_to_clipboard(self.prompt.system)
-        self.notify(f"system prompt copied ({self.prompt.system_meter.bytes:,} bytes)")
+        from ..clipboard import copy_text
+
+        reached, message = copy_text(
+            self.prompt.system,
+            self.app.copy_to_clipboard,
+            f"system prompt ({self.prompt.system_meter.bytes:,} bytes)",
+        )
+        self.notify(message, severity="information" if reached else "warning", markup=False)
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
@@ -1012,11 +1260,85 @@ class MainScreen(Screen[None]):
         """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
         self.view = "all" if self.view == view else view
 
+    def action_composition(self) -> None:
+        """``b``: the composition tab; pressed there, it switches tokens and bytes."""
+        tabs = self.query_one("#preview-tabs", TabbedContent)
+        chart = self.query_one(CompositionChart)
+        if self.view in ("stories", "phases"):
+            # The chart lives in the preview: show it.
+            self.view = "all"
+        if tabs.active == "tab-composition":
+            chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
+        else:
+            tabs.active = "tab-composition"
+        self._refresh_active_text()
+
+    def action_prompt_diff(self) -> None:
+        """``D``: the prompt about to be sent against the last run's of this phase."""
+        if self.prompt is None or self.story is None:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        self._show_prompt_diff(self.prompt)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="diff",
+        exit_on_error=False,
+        description="Comparing with the last run",
+    )
+    def _show_prompt_diff(self, prompt: ComposedPrompt) -> None:
+        from promptdeck.core.prompt_diff import (
+            compare,
+            diff_text,
+            last_run_of,
+            side_of_prompt,
+            side_of_run,
+        )
+
+        story, phase = prompt.story.id, prompt.request.phase
+        run = last_run_of(self.deck.workspace.root, story, phase)
+        if run is None:
+            self.app.call_from_thread(
+                self.notify, f"no earlier {phase} run of story {story} to compare with"
+            )
+            return
+        try:
+            diff = compare(side_of_run(run), side_of_prompt(prompt, "the prompt now"))
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._show_error, str(exc))
+            return
+        title = f"Diff · {story} · {phase} · {len(diff.changed)} of {len(diff.parts)} parts differ"
+        text = "\n".join(diff_text(diff))
+        self.app.call_from_thread(self.app.push_screen, TextViewScreen(title, text))
+
+    def action_notices(self) -> None:
+        """``w``: every notice of the session."""
+        from .notices import NoticesScreen
+
+        self.app.push_screen(NoticesScreen(self.deck.notices))
+
     def action_help(self) -> None:
-        """``?``: every key."""
+        """``?``: every key, as the user's keymap made them."""
         from .help import HelpScreen
 
-        self.app.push_screen(HelpScreen(self.BINDINGS))
+        order = {binding.id: index for index, binding in enumerate(MAIN_BINDINGS)}
+        # The active bindings carry the user's keymap (Textual applies it per lookup).
+        current = [
+            active.binding for active in self.active_bindings.values() if active.binding.id in order
+        ]
+        current.sort(key=lambda binding: order[binding.id])
+        self.app.push_screen(HelpScreen(current))
+
+
+def stable_argv(argv: tuple[str, ...], replacements: dict[str, str]) -> tuple[str, ...]:
+    """``argv`` with machine-specific parts named instead (stable mode only)."""
+    shown = []
+    for word in argv:
+        for old, new in replacements.items():
+            word = word.replace(old, new)
+        shown.append(word)
+    return tuple(shown)
 
 
 def _log_line(event: RunEvent) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -54,11 +55,25 @@ class QuitConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """The question and two buttons."""
         with Vertical():
-            yield Static(f"[b]{self._running_label}[/b] is running.")
-            yield Static("Quit and cancel it? Its record keeps everything printed so far.")
+            yield Static(
+                Text.assemble((self._running_label, "bold"), " is running."), id="quit-state"
+            )
+            yield Static(
+                "Quit and cancel it? Its record keeps everything printed so far.",
+                id="quit-question",
+                markup=False,
+            )
             with Horizontal():
                 yield Button("Stay (n)", id="stay")
                 yield Button("Cancel and quit (y)", id="quit", variant="warning")
+
+    def run_finished(self, summary: str) -> None:
+        """The run ended while the question was open: say so; ``y`` now just quits."""
+        self.query_one("#quit-state", Static).update(
+            Text.assemble((self._running_label, "bold"), f" finished: {summary}.")
+        )
+        self.query_one("#quit-question", Static).update("Nothing is running now. Quit?")
+        self.query_one("#quit", Button).label = "Quit (y)"
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Buttons answer like the keys."""

@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
+from promptdeck.core.config import Config
 from promptdeck.core.records import RunInfo
+from promptdeck.core.stream_view import readable_stream, shown_line
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from ..format import cost_text, duration_text
+from ..widgets.phase_panel import PhaseLog
 from ..widgets.text_viewer import TextViewer
 
 STREAM_NAMES = ("stream.jsonl", "stream.log")
@@ -90,15 +93,58 @@ class RunDetailScreen(Screen[None]):
         )
         signals = "\n".join(json.dumps(dict(s), ensure_ascii=False) for s in run.signals)
         result = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
-        with TabbedContent(id="detail-tabs"):
+        with TabbedContent(id="detail-tabs", initial="detail-result"):
+            with TabPane("Result", id="detail-result"):
+                yield TextViewer(result_summary(run) + "\n\n" + result)
+            with TabPane("Stream", id="detail-stream"):
+                # Read like the live panel: parsed by the run's own agent, signals highlighted.
+                yield PhaseLog(id="detail-log")
+            with TabPane("Raw stream", id="detail-raw"):
+                yield TextViewer(_read(stream))
             with TabPane("System prompt", id="detail-system"):
                 yield TextViewer(_read(run.dir / "system.md"))
             with TabPane("User message", id="detail-user"):
                 yield TextViewer(_read(run.dir / "user.md"))
-            with TabPane("Stream", id="detail-stream"):
-                yield TextViewer(_read(stream))
             with TabPane("Signals", id="detail-signals"):
                 yield TextViewer(signals or "(no signals)")
-            with TabPane("Result", id="detail-result"):
-                yield TextViewer(result)
         yield Footer()
+
+    def on_mount(self) -> None:
+        """Fill the readable stream and mark the signals the run counted."""
+        config = getattr(self.app, "workspace", None)
+        lines = readable_stream(self.run, config.config if config is not None else Config())
+        log = self.query_one("#detail-log", PhaseLog)
+        for signal in self.run.signals:
+            line = signal.get("line")
+            if isinstance(line, str):
+                log.mark_signal(line, signal.get("outcome") != "failure")
+        log.write_batch(shown_line(line) for line in lines)
+
+
+def result_summary(run: RunInfo) -> str:
+    """The result as a person reads it: the phase's outcome and the process's end apart."""
+    result = run.result or {}
+    if not result:
+        return "No result yet: the run is still going, or it was interrupted."
+    signal = result.get("signal") or {}
+    lines = [
+        f"phase outcome   {result.get('outcome')}"
+        + (f" — {signal.get('name')}" if signal.get("name") else " — no signal"),
+    ]
+    if signal.get("reason"):
+        lines.append(f"reason          {signal['reason']}")
+    if result.get("message"):
+        lines.append(f"message         {result['message']}")
+    lines.append(f"process exit    {result.get('process_exit')}")
+    for key, label in (
+        ("duration_s", "duration"),
+        ("cost_usd", "cost (USD)"),
+        ("usage", "tokens"),
+        ("session_id", "session"),
+        ("commit", "commit"),
+    ):
+        if result.get(key) is not None:
+            lines.append(f"{label:<15} {result[key]}")
+    for warning in result.get("warnings") or []:
+        lines.append(f"warning         {warning}")
+    return "\n".join(lines)

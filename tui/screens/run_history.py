@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
@@ -27,6 +28,29 @@ OUTCOME_TONES = {
     "launch-failed": "error",
 }
 """Which theme colour each outcome is drawn in."""
+
+
+HISTORY_COLUMNS = (
+    "started",
+    "story",
+    "phase",
+    "attempt",
+    "mode",
+    "agent",
+    "outcome",
+    "signal",
+    "duration",
+    "cost",
+)
+HISTORY_LABELS = {"attempt": "#"}
+NARROW_DROPS = frozenset({"mode", "agent", "cost"})
+WIDE_HISTORY = 100
+SIGNAL_ROOM = 62
+"""Columns the other cells of a narrow history take; the signal gets the rest."""
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class RunHistoryScreen(Screen[None]):
@@ -71,6 +95,8 @@ class RunHistoryScreen(Screen[None]):
         self._workspace = workspace
         self._workspace_label = workspace_label
         self.runs: tuple[RunInfo, ...] = ()
+        self.columns: list[str] = []
+        """The columns shown (fewer below 100 columns)."""
 
     def compose(self) -> ComposeResult:
         """Title, table, footer."""
@@ -83,18 +109,12 @@ class RunHistoryScreen(Screen[None]):
     def on_mount(self) -> None:
         """Set up the columns and read the runs."""
         table = self.query_one("#history-table", DataTable)
-        for label, key in (
-            ("story", "story"),
-            ("phase", "phase"),
-            ("#", "attempt"),
-            ("mode", "mode"),
-            ("agent", "agent"),
-            ("outcome", "outcome"),
-            ("signal", "signal"),
-            ("duration", "duration"),
-            ("cost", "cost"),
-        ):
-            table.add_column(label, key=key)
+        # Below 100 columns mode, agent and cost step aside (the run detail has them), so the
+        # start time, story, phase, outcome and signal fit 80 columns.
+        narrow = self.app.size.width < WIDE_HISTORY
+        self.columns = [key for key in HISTORY_COLUMNS if not (narrow and key in NARROW_DROPS)]
+        for key in self.columns:
+            table.add_column(HISTORY_LABELS.get(key, key), key=key)
         self.action_reload()
 
     @work(
@@ -116,21 +136,29 @@ class RunHistoryScreen(Screen[None]):
         empty = self.query_one("#history-empty", Static)
         empty.display = not runs
         empty.update("no runs yet: run a phase with r on the main screen")
+        stable = getattr(self.app, "stable", False)
+        signal_width = max(self.app.size.width - SIGNAL_ROOM, 12)
         for run in runs:
             row = run.to_dict()
             outcome = str(row["outcome"])
-            table.add_row(
-                Text(run.story, style="bold"),
-                Text(run.phase),
-                Text(str(run.attempt)),
-                Text(str(row.get("mode") or "")),
-                Text(agent_label(str(row.get("agent") or ""))),
-                Text(outcome, style=self._tone(outcome)),
-                Text(str(row.get("signal") or "—"), overflow="ellipsis", no_wrap=True),
-                Text(self._duration(_number(row.get("duration_s"))), justify="right"),
-                Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
-                key=run.id,
+            started = (
+                "—"
+                if stable or not run.started
+                else time.strftime("%m-%d %H:%M", time.localtime(run.started))
             )
+            cells = {
+                "started": Text(started),
+                "story": Text(run.story, style="bold"),
+                "phase": Text(run.phase),
+                "attempt": Text(str(run.attempt)),
+                "mode": Text(str(row.get("mode") or "")),
+                "agent": Text(agent_label(str(row.get("agent") or ""))),
+                "outcome": Text(outcome, style=self._tone(outcome)),
+                "signal": Text(_cut(str(row.get("signal") or "—"), signal_width), no_wrap=True),
+                "duration": Text(self._duration(_number(row.get("duration_s"))), justify="right"),
+                "cost": Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
+            }
+            table.add_row(*(cells[key] for key in self.columns), key=run.id)
         if runs:
             table.focus()
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.message import Message
 
 from ..format import human_bytes, human_tokens, share_bar
-from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
+from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 6
 
@@ -32,12 +32,12 @@ class FilesTable(FittedTable):
 
     COLUMNS = (
         ColumnSpec("file", "path", None, minimum=16, weight=3),
-        ColumnSpec("category", "category", 9, drop_below=80),
+        ColumnSpec("category", "category", 9, drop_below=120),
         ColumnSpec("status", "status", 10),
         ColumnSpec("bytes", "bytes", 9, right=True),
         ColumnSpec("tokens", "tokens", 6, right=True, drop_below=66),
         ColumnSpec("share", "bar", BAR_WIDTH, drop_below=88),
-        ColumnSpec("reason", "reason", None, minimum=12, weight=1),
+        ColumnSpec("reason", "reason", None, minimum=12, weight=2),
     )
 
     @dataclass
@@ -88,5 +88,5 @@ class FilesTable(FittedTable):
 
 
 def _path_cell(path: str, style: str, width: int) -> Text:
-    # Cut from the left: the file name is what tells files apart.
-    return Text(ellipsize_left(path, width), style=style, no_wrap=True)
+    # Cut from the middle: the file name is what tells files apart.
+    return Text(ellipsize_path(path, width), style=style, no_wrap=True)

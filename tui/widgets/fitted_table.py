@@ -65,22 +65,66 @@ def ellipsize_left(text: str, width: int) -> str:
     return "…" + text[-(width - 1) :] if width > 1 else text[-width:]
 
 
+def ellipsize_path(path: str, width: int) -> str:
+    """``path`` shortened to ``width`` cells from the middle, never its file name:
+    ``docs/…/sprint-project-context.md``, else ``…/sprint-project-context.md``; only a name
+    longer than the width itself is cut (at its start, keeping its end and extension)."""
+    if len(path) <= width:
+        return path
+    head, _, name = path.rpartition("/")
+    if not head:
+        return ellipsize_left(path, width)
+    first = head.split("/", 1)[0]
+    for candidate in (f"{first}/…/{name}", f"…/{name}"):
+        if len(candidate) <= width:
+            return candidate
+    return ellipsize_left(name, width)
+
+
 def visible_columns(specs: Sequence[ColumnSpec], total: int) -> list[int]:
     """Indexes of the columns shown at a table width of ``total``."""
     return [index for index, spec in enumerate(specs) if total >= spec.drop_below]
 
 
-def fit_widths(specs: Sequence[ColumnSpec], total: int, padding: int = CELL_PADDING) -> list[int]:
+def fit_widths(
+    specs: Sequence[ColumnSpec],
+    total: int,
+    padding: int = CELL_PADDING,
+    natural: Sequence[int] | None = None,
+) -> list[int]:
     """Widths for ``specs`` in ``total`` cells: fixed columns as given; flexible ones share the
-    rest by weight, and shrink (largest first, never under :data:`HARD_MINIMUM`) to fit."""
+    rest by weight, and shrink (largest first, never under :data:`HARD_MINIMUM`) to fit.
+
+    With ``natural`` (the widest content of each column), a flexible column whose content is
+    narrower than its share gives the rest to the others, so a full path and a full reason
+    both show when the room is there.
+    """
     fixed = sum(spec.width or 0 for spec in specs)
     spare = total - fixed - 2 * padding * len(specs) - SCROLLBAR_ALLOWANCE
     flexible = [index for index, spec in enumerate(specs) if spec.width is None]
-    weights = sum(specs[index].weight for index in flexible) or 1
     widths = [spec.width or 0 for spec in specs]
-    for index in flexible:
+    open_columns = list(flexible)
+    room = spare
+    if natural is not None:
+        # Columns whose content fits in their share take just that; repeat, as what they
+        # leave enlarges the others' shares.
+        changed = True
+        while changed and open_columns:
+            changed = False
+            weights = sum(specs[index].weight for index in open_columns) or 1
+            for index in list(open_columns):
+                share = room * specs[index].weight // weights
+                want = max(natural[index], specs[index].minimum)
+                if want <= share:
+                    widths[index] = want
+                    room -= want
+                    open_columns.remove(index)
+                    changed = True
+                    break
+    weights = sum(specs[index].weight for index in open_columns) or 1
+    for index in open_columns:
         spec = specs[index]
-        widths[index] = max(spare * spec.weight // weights, spec.minimum)
+        widths[index] = max(room * spec.weight // weights, spec.minimum)
     while flexible and sum(widths[index] for index in flexible) > spare:
         widest = max(flexible, key=lambda index: widths[index])
         if widths[widest] <= HARD_MINIMUM:
@@ -139,6 +183,7 @@ class FittedTable(ScrollView, can_focus=True):
         self._line_cache: dict[tuple[int, int, bool, bool], Strip] = {}
         self._layouts: dict[int, tuple[list[int], list[int]]] = {}
         self._styles: dict[str, Style] = {}
+        self._natural: list[int] = []
 
     @property
     def row_count(self) -> int:
@@ -149,6 +194,18 @@ class FittedTable(ScrollView, can_focus=True):
         """Replace the rows (key, one cell per column of :attr:`COLUMNS`), keeping the
         cursor's row number."""
         self._cell_rows = list(rows)
+        self._natural = [
+            max(
+                (
+                    (cell(10_000) if callable(cell) else cell).cell_len
+                    for _k, cells in rows
+                    for cell in (cells[column],)
+                ),
+                default=0,
+            )
+            for column in range(len(self.COLUMNS))
+        ]
+        self._layouts.clear()
         self._line_cache.clear()
         self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
         self.cursor_row = min(self.cursor_row, max(len(self._cell_rows) - 1, 0))
@@ -192,7 +249,8 @@ class FittedTable(ScrollView, can_focus=True):
         cached = self._layouts.get(width)
         if cached is None:
             shown = visible_columns(self.COLUMNS, width)
-            widths = fit_widths([self.COLUMNS[index] for index in shown], width)
+            natural = [self._natural[index] for index in shown] if self._natural else None
+            widths = fit_widths([self.COLUMNS[index] for index in shown], width, natural=natural)
             cached = self._layouts[width] = (shown, widths)
         return cached
 

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.message import Message
 
 from ..format import human_bytes, human_tokens, share_bar
-from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_left
+from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 8
 
@@ -76,4 +76,4 @@ class LayersTable(FittedTable):
 
 
 def _source_cell(source: str, width: int) -> Text:
-    return Text(ellipsize_left(source, width), style="dim", no_wrap=True)
+    return Text(ellipsize_path(source, width), style="dim", no_wrap=True)

@@ -1,4 +1,5 @@
-"""The meter line: the system prompt's size against the warning, argv and error lines."""
+"""The meter: two labelled bars, one per measure — the injection against the warning and error
+lines, the system prompt against the argv line — on one width so they line up."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..format import human_bytes, human_tokens
+
+MIN_BAR_CELLS = 8
+"""Narrower than this, a bar says nothing: the figures show alone."""
 
 LEVEL_WORDS = {
     "ok": "ok",
@@ -81,54 +85,84 @@ class MeterLine(Widget):
     """
 
     reading: reactive[MeterReading | None] = reactive(None)
+    placeholder: reactive[str] = reactive("composing…")
+    """What shows while there is no reading (``no story to compose`` in an empty workspace)."""
 
     def render(self) -> Text:
-        """The totals line and the bar line."""
+        """Two bars, one per measure, each with its own figures and lines:
+
+        * ``injection`` — the injected files' bytes, against the warning and error lines
+          (what decides ok / over warn / cannot run);
+        * ``system`` — the whole system prompt, with every file read, against the argv line
+          (what a command line could carry), and its tokens; then the last change's Δ.
+        """
         reading = self.reading
         if reading is None:
-            return Text("composing…", style="dim")
+            return Text(self.placeholder, style="dim")
+        width = max(self.size.width - 2, 30)
         level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
-        head = Text.assemble(
-            ("system ", "dim"),
-            (human_bytes(reading.system_bytes), "bold"),
-            "  ",
-            (human_tokens(reading.system_tokens), "bold"),
-            (" tok", "dim"),
-            ("  injection ", "dim"),
+        injection_head = Text.assemble(
+            ("injection ", "dim"),
             (human_bytes(reading.injection_bytes), level_style),
             " ",
             (LEVEL_WORDS.get(reading.level, reading.level), level_style),
+            " ",
         )
+        injection_tail = (
+            f" warn {human_bytes(reading.warn_bytes)} · error {human_bytes(reading.error_bytes)}"
+        )
+        system_head = Text.assemble(
+            ("system ", "dim"),
+            (human_bytes(reading.would_send_bytes), "bold"),
+            " ",
+            (human_tokens(reading.system_tokens), "bold"),
+            (" tok ", "dim"),
+        )
+        system_tail = Text(f" argv {human_bytes(ARGV_LIMIT_BYTES)}", style="dim")
         if reading.delta:
-            head.append("  Δ ", style="dim")
-            head.append(reading.delta, style=self.get_component_rich_style("meter-line--delta"))
-        head.append("\n")
-        head.append_text(self._bar(reading, max(self.size.width - 2, 20)))
-        return head
+            system_tail.append("  Δ ", style="dim")
+            system_tail.append(
+                reading.delta, style=self.get_component_rich_style("meter-line--delta")
+            )
+        # Both bars get the same number of cells, so they line up.
+        heads = max(injection_head.cell_len, system_head.cell_len)
+        tails = max(len(injection_tail), system_tail.cell_len)
+        cells = width - heads - tails
+        if cells < MIN_BAR_CELLS:
+            injection_tail = " warn · error"
+            cells = max(width - heads - max(len(injection_tail), system_tail.cell_len), 0)
+        injection_head.pad_right(heads - injection_head.cell_len)
+        system_head.pad_right(heads - system_head.cell_len)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append_text(injection_head)
+        if cells >= MIN_BAR_CELLS:
+            text.append_text(
+                self._bar(
+                    reading.injection_bytes,
+                    (reading.warn_bytes, reading.error_bytes),
+                    max(reading.error_bytes, reading.injection_bytes) * 1.1,
+                    cells,
+                    reading.level,
+                )
+            )
+        text.append(injection_tail, style="dim")
+        text.append("\n")
+        text.append_text(system_head)
+        if cells >= MIN_BAR_CELLS:
+            size = reading.would_send_bytes
+            level = "error" if size > ARGV_LIMIT_BYTES else "ok"
+            text.append_text(
+                self._bar(
+                    size, (ARGV_LIMIT_BYTES,), max(ARGV_LIMIT_BYTES, size) * 1.1, cells, level
+                )
+            )
+        text.append_text(system_tail)
+        return text
 
-    def _bar(self, reading: MeterReading, width: int) -> Text:
-        lines = (
-            ("warn", reading.warn_bytes),
-            ("argv", ARGV_LIMIT_BYTES),
-            ("error", reading.error_bytes),
-        )
-        label = (
-            f" warn {human_bytes(reading.warn_bytes)} · argv {human_bytes(ARGV_LIMIT_BYTES)}"
-            f" · error {human_bytes(reading.error_bytes)}"
-        )
-        if width - len(label) < 20:
-            label = " │ warn · argv · error"
-        cells = max(width - len(label), 10)
-        size = reading.would_send_bytes
-        scale = max(reading.error_bytes, ARGV_LIMIT_BYTES, size) * 1.1
+    def _bar(self, size: int, lines: tuple[int, ...], scale: float, cells: int, level: str) -> Text:
         filled = min(round(size / scale * cells), cells)
-        marks = {min(round(limit / scale * cells), cells - 1): name for name, limit in lines}
-        system_level = "ok"
-        if reading.level == "error" or size > reading.error_bytes:
-            system_level = "error"
-        elif reading.level == "warning" or size > min(reading.warn_bytes, ARGV_LIMIT_BYTES):
-            system_level = "warning"
-        fill_style = self.get_component_rich_style(f"meter-line--{system_level}")
+        marks = {min(round(limit / scale * cells), cells - 1) for limit in lines}
+        fill_style = self.get_component_rich_style(f"meter-line--{level}")
         track_style = self.get_component_rich_style("meter-line--track")
         mark_style = self.get_component_rich_style("meter-line--mark")
         bar = Text()
@@ -139,5 +173,4 @@ class MeterLine(Widget):
                 bar.append("█", style=fill_style)
             else:
                 bar.append("░", style=track_style)
-        bar.append(label, style="dim")
         return bar

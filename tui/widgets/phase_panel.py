@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Log, Static
@@ -65,6 +67,18 @@ class PhaseList(Widget):
 
     rows: reactive[tuple[PhaseRow, ...]] = reactive(())
     selected: reactive[str] = reactive("dev")
+
+    @dataclass
+    class PhaseChosen(Message):
+        """A phase row was clicked."""
+
+        phase: str
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a row selects that phase."""
+        row = event.y - self.styles.padding.top
+        if 0 <= row < len(self.rows):
+            self.post_message(self.PhaseChosen(self.rows[row].name))
 
     def render(self) -> Text:
         """One line per phase."""

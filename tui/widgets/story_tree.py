@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ..story_filter import STATUS_MARKS, group_stories
+from ..story_filter import STATUS_MARKS, group_stories, status_legend
 
 _STATUS_COMPONENT = {
     "done": "story-tree--done",
@@ -47,11 +47,18 @@ class StoryTree(Tree[Story | None]):
 
         story: Story
 
+    @dataclass
+    class StoryHighlighted(Message):
+        """The cursor moved onto a story (the preview follows it after a short pause)."""
+
+        story: Story
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("Stories", id=id)
         self.show_root = False
         self.guide_depth = 2
         self._story_nodes: dict[str, TreeNode[Story | None]] = {}
+        self.tooltip = status_legend()
 
     def show_stories(self, stories: Sequence[Story], current: str | None = None) -> None:
         """Rebuild the whole tree in one pass from ``stories`` and put the cursor on
@@ -91,6 +98,13 @@ class StoryTree(Tree[Story | None]):
             self.call_after_refresh(self.mark_current, story_id, _attempts - 1)
             return
         self.move_cursor(node)
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[Story | None]) -> None:
+        """Turn the cursor landing on a leaf into :class:`StoryHighlighted`."""
+        story = event.node.data
+        if story is not None:
+            event.stop()
+            self.post_message(self.StoryHighlighted(story))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[Story | None]) -> None:
         """Turn a selected leaf into :class:`StorySelected`; groups just fold."""

@@ -70,7 +70,10 @@ class WorkspaceHeader(Widget):
         if info is None:
             return Text("promptdeck", style=title)
         rules: Text | str
-        if info.rules_status != "ok" or info.rules_sha256 is None:
+        if info.rules_status == "found" and info.rules_sha256 is None:
+            # Present, not yet read into a prompt: no hash to show yet.
+            rules = "rules found"
+        elif info.rules_status != "ok" or info.rules_sha256 is None:
             missing = self.get_component_rich_style("workspace-header--missing")
             rules = Text(f"rules {info.rules_status} ({info.rules_path})", style=missing)
         else:

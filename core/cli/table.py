@@ -1,0 +1,173 @@
+"""Tables for people and for pipes, shared by the CLI commands.
+
+On a terminal a table fits its width: columns are first shortened (the ones that may be, down
+to their minimum; a path from the middle, keeping its file name; text at its end with ``…``),
+then the least useful ones are left out; a cell is never wrapped, so a word is never split.
+Piped or redirected, the same records print as plain lines, one record per line, fields
+separated by a tab, without box drawing — so ``grep`` and ``cut -f`` work.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+CELL_GAP = 2
+"""Columns between two cells on a terminal."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a record table.
+
+    Attributes:
+        name: the header.
+        keep: how much the column matters; the lowest is dropped first when the table does
+            not fit (0: never dropped).
+        minimum: the width it may be shortened to (None: never shortened).
+        path: shorten from the middle keeping the last path part, instead of at the end.
+        right: right-aligned (numbers).
+        piped_only: shown only in piped output (a record's kind, which a terminal's title
+            already says).
+    """
+
+    name: str
+    keep: int = 0
+    minimum: int | None = None
+    path: bool = False
+    right: bool = False
+    piped_only: bool = False
+
+
+def shorten(text: str, width: int, *, path: bool = False) -> str:
+    """``text`` in at most ``width`` cells: cut at the end with ``…``, or for a path from the
+    middle (``docs/…/name.md``, ``…/name.md``), its last part kept whole when it fits."""
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return text[:width]
+    if path and "/" in text:
+        head, _, name = text.rpartition("/")
+        first = head.split("/", 1)[0]
+        for candidate in (f"{first}/…/{name}", f"…/{name}"):
+            if len(candidate) <= width:
+                return candidate
+        return "…" + name[-(width - 1) :]
+    return text[: width - 1] + "…"
+
+
+def fit_columns(columns: Sequence[Column], natural: Sequence[int], total: int) -> list[int | None]:
+    """The width of each column in ``total`` cells, or None for a column left out.
+
+    Args:
+        natural: the widest cell (header included) of each column.
+    """
+    widths: list[int | None] = list(natural)
+
+    def used(candidate: Sequence[int | None]) -> int:
+        shown = [w for w in candidate if w is not None]
+        return sum(shown) + CELL_GAP * max(len(shown) - 1, 0)
+
+    def shortest(candidate: Sequence[int | None]) -> list[int | None]:
+        return [
+            None if w is None else min(w, column.minimum) if column.minimum is not None else w
+            for w, column in zip(candidate, columns, strict=True)
+        ]
+
+    def importance(index: int) -> tuple[float, int]:
+        keep = columns[index].keep
+        return (keep if keep > 0 else float("inf"), -index)
+
+    # Leave out the least useful columns until the rest fit at their shortest…
+    for index in sorted((i for i, c in enumerate(columns) if c.keep > 0), key=importance):
+        if used(shortest(widths)) <= total:
+            break
+        widths[index] = None
+    # …then shorten, least useful first, each only as much as needed.
+    for index in sorted(
+        (i for i, c in enumerate(columns) if c.minimum is not None), key=importance
+    ):
+        excess = used(widths) - total
+        width = widths[index]
+        if excess <= 0:
+            break
+        if width is None:
+            continue
+        widths[index] = max(columns[index].minimum or 0, width - excess)
+    return widths
+
+
+def is_terminal(stream: TextIO | None = None) -> bool:
+    """True when ``stream`` (default stdout) is a terminal a person reads."""
+    stream = stream or sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def print_records(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    *,
+    title: str | None = None,
+    console: Any = None,
+    width: int | None = None,
+    plain: bool | None = None,
+) -> None:
+    """Print ``rows`` as a fitted table on a terminal, else as tab-separated lines.
+
+    Args:
+        console: the Rich console for terminals (default: a new one).
+        width: the terminal width (default: the console's).
+        plain: force plain lines (True) or a table (False); default: plain unless stdout is a
+            terminal.
+    """
+    if plain is None:
+        plain = not is_terminal()
+    if plain:
+        out = sys.stdout
+        for row in rows:
+            # One record a line: tabs and newlines inside a field would break that.
+            fields = (" ".join(str(cell).split()) for cell in row)
+            out.write("\t".join(fields) + "\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    console = console or Console()
+    total = width or console.width
+    visible = [i for i, column in enumerate(columns) if not column.piped_only]
+    natural = [max([len(columns[i].name), *(len(str(row[i])) for row in rows)]) for i in visible]
+    fitted = fit_columns([columns[i] for i in visible], natural, total)
+    widths: list[int | None] = [None] * len(columns)
+    for i, width in zip(visible, fitted, strict=True):
+        widths[i] = width
+    shown = [i for i, w in enumerate(widths) if w is not None]
+
+    def line(cells: Sequence[str], style: str = "") -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis", style=style)
+        for position, i in enumerate(shown):
+            w = widths[i] or 0
+            cell = shorten(str(cells[i]), w, path=columns[i].path)
+            text.append(cell.rjust(w) if columns[i].right else cell.ljust(w))
+            if position < len(shown) - 1:
+                text.append(" " * CELL_GAP)
+        text.rstrip()
+        return text
+
+    if title:
+        console.print(Text(title, style="bold"), soft_wrap=True)
+    console.print(line([column.name for column in columns], "bold"), soft_wrap=True)
+    for row in rows:
+        console.print(line(row), soft_wrap=True)
+    dropped = [
+        c.name for c, w in zip(columns, widths, strict=True) if w is None and not c.piped_only
+    ]
+    if dropped:
+        console.print(
+            Text(
+                f"(not shown at this width: {', '.join(dropped)}; --json has every field)",
+                style="dim",
+            ),
+            soft_wrap=True,
+        )

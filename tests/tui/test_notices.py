@@ -1,0 +1,66 @@
+"""Startup warnings: one summary toast, and a notices screen (key and palette) that keeps every
+warning of the session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.tui.screens.notices import Notice, NoticesScreen, notices_text
+from textual.widgets import Static
+
+
+def _add_bad_entries(root: Path, count: int) -> None:
+    status = root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    text = status.read_text(encoding="utf-8")
+    extra = "".join(f"  not a story {n}: done\n" for n in range(count))
+    status.write_text(
+        text.replace("development_status:\n", "development_status:\n" + extra, 1),
+        encoding="utf-8",
+    )
+
+
+@run_async
+async def test_startup_warnings_make_one_toast_and_stay_readable(demo_root: Path) -> None:
+    _add_bad_entries(demo_root, 14)
+    app = make_app(demo_root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        toasts = [n for n in app._notifications if "loading the stories" in n.message]
+        assert len(toasts) == 1 and "14 warnings" in toasts[0].message
+        assert "(w:" in toasts[0].message
+        assert len(app.notices) == 14
+
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
+        body = str(app.screen.query_one("#notices-body", Static).render())
+        for n in range(14):
+            assert f"'not a story {n}' is not a story key" in body
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "closing")
+
+        # The palette offers the same screen.
+        titles = [title for title, _help, _run in _palette_commands(app)]
+        assert "Notices (w)" in titles
+
+
+def _palette_commands(app):  # type: ignore[no-untyped-def]
+    from promptdeck.tui.commands import PromptdeckCommands
+
+    provider = PromptdeckCommands(app.screen)
+    return list(provider._commands())
+
+
+def test_notices_read_as_plain_text_grouped_by_source() -> None:
+    text = notices_text(
+        [
+            Notice("stories", "[bold]not markup[/bold]"),
+            Notice("stories", "second"),
+            Notice("run 1-1 dev #1", "a run warning", "error"),
+        ]
+    )
+    plain = text.plain
+    assert "[bold]not markup[/bold]" in plain
+    assert plain.index("stories") < plain.index("second") < plain.index("run 1-1 dev #1")
+    assert "✗ a run warning" in plain

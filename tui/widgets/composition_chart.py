@@ -1,0 +1,60 @@
+"""The composition view: the system prompt as one proportional bar of its layers and files,
+largest first, with the warning, argv and error lines on the same scale (drawn by core)."""
+
+from __future__ import annotations
+
+from promptdeck.core.composition import FILLS, chart_lines, composition_of
+from promptdeck.core.prompt import ComposedPrompt
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+SCROLLBAR_ROOM = 2
+PALETTE = ("$accent", "$primary", "$secondary", "$warning")
+
+
+class CompositionChart(Widget):
+    """The chart of :attr:`prompt` in :attr:`measure` (``tokens``, or ``bytes``)."""
+
+    DEFAULT_CSS = """
+    CompositionChart {
+        height: auto;
+        padding: 0 1;
+        background: $surface;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+    prompt: reactive[ComposedPrompt | None] = reactive(None, layout=True)
+    measure: reactive[str] = reactive("tokens", layout=True)
+
+    def lines(self, width: int) -> list[str]:
+        """The chart's lines at ``width`` (bytes while tokens are not counted yet)."""
+        prompt = self.prompt
+        if prompt is None:
+            return ["composing…"]
+        measure = self.measure
+        if measure == "tokens" and prompt.system_meter.tokens is None:
+            measure = "bytes"
+        chart = composition_of(prompt, measure)
+        lines = chart_lines(chart, width)
+        other = "bytes" if measure == "tokens" else "tokens"
+        note = "≈ lines placed at this prompt's bytes per token · " if chart.estimated else ""
+        return [*lines, "", f"{note}b again: by {other}"]
+
+    def render(self) -> Text:
+        """Plain lines; the bar's fills are coloured apart by the theme's colours."""
+        # Room for the scrollbar of the view around it, so nothing is cut at the edge.
+        width = max((self.content_region.width or self.size.width) - SCROLLBAR_ROOM, 30)
+        text = Text("\n".join(self.lines(width)), no_wrap=True, overflow="ellipsis")
+        variables = self.app.theme_variables
+        for index, fill in enumerate(FILLS):
+            colour = variables.get(PALETTE[index].lstrip("$"), "")
+            if colour:
+                text.highlight_regex(f"{fill}+", style=colour)
+        return text
+
+    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+        """As many rows as the chart has lines."""
+        return len(self.lines(max(width - SCROLLBAR_ROOM, 30)))
