@@ -159,6 +159,7 @@ def _injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    scan_secrets: bool,
 ) -> Injection:
     if phase.scope == "story":
         return build_story_injection(
@@ -168,6 +169,7 @@ def _injection(
             command_name=phase.name,
             counter=counter,
             count_tokens=count_tokens,
+            scan_secrets=scan_secrets,
         )
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
@@ -186,6 +188,7 @@ def _injection(
         story_files=tuple(files),
         counter=counter,
         count_tokens=count_tokens,
+        scan_secrets=scan_secrets,
     )
 
 
@@ -237,6 +240,7 @@ def compose_prompt(
     *,
     counter: TokenCounter | None = None,
     count_tokens: bool = True,
+    scan_secrets: bool = True,
 ) -> ComposedPrompt:
     """Compose the prompt for one phase of one story.
 
@@ -246,6 +250,8 @@ def compose_prompt(
         request: the story, phase, mode, selection, retry reason and failure.
         counter: token counter (default: the process-wide one for the configured encoding).
         count_tokens: False leaves every token count None, for an instant byte-only preview.
+        scan_secrets: False skips the secret scan of the injected files (the instant preview
+            only; whatever is run or shown as final is scanned).
 
     Raises:
         StoryNotFound: no story matches ``request.story_id``.
@@ -264,7 +270,7 @@ def compose_prompt(
     config = workspace.config
     counter = counter or get_counter(config.tokens_encoding)
     layer_counter = counter if count_tokens else None
-    templates = TemplateSet(workspace.root, config.paths_templates)
+    templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
     epic = _epic_stories(catalog, story) if phase.scope == "epic" else (story,)
     warnings: list[str] = []
 
@@ -273,7 +279,9 @@ def compose_prompt(
     if rules.warning:
         warnings.append(rules.warning)
 
-    injection = _injection(workspace, story, phase, epic, request.selection, counter, count_tokens)
+    injection = _injection(
+        workspace, story, phase, epic, request.selection, counter, count_tokens, scan_secrets
+    )
     if story.path is None and phase.scope == "story":
         warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
     elif story.path is not None:

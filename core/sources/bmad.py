@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog import (
+    DEFAULT_READ_LIMIT,
     HEAD_BYTES,
     SourceResult,
     TextProblem,
@@ -34,7 +35,14 @@ from ..catalog import (
 from ..keys import name_matches_key, normalize_key
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..workspace import Workspace
-from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
+from .markdown import (
+    Heading,
+    TaskNestingError,
+    first_heading,
+    iter_headings,
+    parse_task_list,
+    section_lines,
+)
 
 SPRINT_STATUS_NAME = "sprint-status.yaml"
 DEFAULT_FILE_STATUS = "ready-for-dev"
@@ -322,7 +330,13 @@ def _leading_heading(text: str, complete: bool) -> Heading | None:
     return first_heading(_complete_lines(text, complete))
 
 
-def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | SkippedFile | None:
+def read_story_file(
+    path: str | os.PathLike[str],
+    rel: str,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+) -> StoryFile | SkippedFile | None:
     """Read one candidate story file.
 
     Only the head of the file is read until its first heading shows it is a story.
@@ -330,18 +344,20 @@ def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | Skipp
     Args:
         path: the file.
         rel: its root-relative path, used in the result.
+        root: the project root the file must resolve inside (None: not checked).
+        limit: the most bytes read of a whole story file.
 
     Returns:
         The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
         like a story but has no story heading; None for other Markdown (context documents).
     """
-    head = read_text_head(path, HEAD_BYTES)
+    head = read_text_head(path, HEAD_BYTES, root=root)
     if isinstance(head, TextProblem):
         return SkippedFile(rel, str(head))
     text, complete = head
     heading = _leading_heading(text, complete)
     if heading is None and not complete:
-        full = read_text_file(path)
+        full = read_text_file(path, root=root, limit=limit)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text, complete = full, True
@@ -352,17 +368,20 @@ def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | Skipp
             return SkippedFile(rel, f"no-story-heading: {found}, expected '# Story <key>: <title>'")
         return None
     if not complete:
-        full = read_text_file(path)
+        full = read_text_file(path, root=root, limit=limit)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text = full
-    return parse_story_text(text, rel)
+    try:
+        return parse_story_text(text, rel)
+    except TaskNestingError as exc:
+        return SkippedFile(rel, f"unreadable: {exc}")
 
 
 # --------------------------------------------------------------------------- the source
 
 
-def _epic_titles(planning: Path) -> dict[str, str]:
+def _epic_titles(planning: Path, root: Path, limit: int) -> dict[str, str]:
     """Epic titles from ``## Epic N: Title`` headings of ``*epic*.md`` planning files."""
     titles: dict[str, str] = {}
     try:
@@ -374,7 +393,7 @@ def _epic_titles(planning: Path) -> dict[str, str]:
     except OSError:
         return titles
     for name in names:
-        text = read_text_file(planning / name)
+        text = read_text_file(planning / name, root=root, limit=limit)
         if isinstance(text, TextProblem):
             continue
         for heading in iter_headings(text.splitlines()):
@@ -400,10 +419,10 @@ class _Tracked:
 
 
 def _read_sprint_status(
-    root: Path, path: Path, skipped: list[SkippedFile], warnings: list[str]
+    root: Path, path: Path, skipped: list[SkippedFile], warnings: list[str], limit: int
 ) -> dict[str, _Tracked]:
     rel = relpath(root, path)
-    text = read_text_file(path)
+    text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
             skipped.append(SkippedFile(rel, str(text)))
@@ -465,9 +484,18 @@ def _scan_story_files(
         if entry.is_symlink() and not workspace.contains(Path(entry.path)):
             skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
             continue
-        if not entry.is_file():
+        try:
+            regular = entry.is_file()
+        except OSError:
+            regular = False
+        if not regular:
+            if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                # A FIFO, device, socket or dangling link named like a story: never opened.
+                skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
             continue
-        found = read_story_file(entry.path, rel)
+        found = read_story_file(
+            entry.path, rel, root=workspace.root, limit=workspace.config.read_max_bytes
+        )
         if found is None:
             continue
         if isinstance(found, SkippedFile):
@@ -553,13 +581,23 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     artifacts = workspace.root / config.paths_artifacts
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
-    tracked = _read_sprint_status(workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings)
+    if not workspace.contains(artifacts):
+        # A symlinked or configured folder outside the project is never read: its text would
+        # reach the prompt although the user never saw it in their project.
+        rel = relpath(workspace.root, artifacts)
+        if artifacts.exists():
+            skipped.append(SkippedFile(rel, "outside-project: the artifacts folder; not read"))
+        return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
+    limit = config.read_max_bytes
+    tracked = _read_sprint_status(
+        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, limit
+    )
     files = _scan_story_files(workspace, artifacts, skipped, only_key)
     if only_key is not None:
         tracked = {key: entry for key, entry in tracked.items() if key == only_key}
     if not tracked and not files:
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
-    epic_titles = _epic_titles(workspace.root / config.paths_planning)
+    epic_titles = _epic_titles(workspace.root / config.paths_planning, workspace.root, limit)
     keys = sorted({*tracked, *files}, key=natural_key)
     stories = tuple(
         _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys

@@ -17,7 +17,14 @@ from ..catalog import SourceResult, TextProblem, printable_name, read_text_file,
 from ..keys import normalize_key
 from ..stories import Requirement, Scenario, SkippedFile, Story
 from ..workspace import Workspace
-from .markdown import Heading, count_tasks, iter_headings, parse_task_list, section_lines
+from .markdown import (
+    Heading,
+    TaskNestingError,
+    count_tasks,
+    iter_headings,
+    parse_task_list,
+    section_lines,
+)
 
 ARCHIVE_DIR = "archive"
 _GROUP_HEADING = re.compile(r"^(?P<number>\d+)[.)]?\s+(?P<title>.+)$")
@@ -84,9 +91,11 @@ def _groups(headings: list[Heading]) -> list[tuple[Heading, re.Match[str]]]:
     ]
 
 
-def _change_title(change_dir: Path, root: Path, skipped: list[SkippedFile]) -> str | None:
+def _change_title(
+    change_dir: Path, root: Path, skipped: list[SkippedFile], limit: int
+) -> str | None:
     proposal = change_dir / "proposal.md"
-    text = read_text_file(proposal)
+    text = read_text_file(proposal, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
             skipped.append(SkippedFile(relpath(root, proposal), str(text)))
@@ -108,7 +117,7 @@ def _spec_files(change_dir: Path) -> list[tuple[str, Path]]:
     return [
         (name, specs / name / "spec.md")
         for name in capabilities
-        if printable_name(name) == name and (specs / name / "spec.md").is_file()
+        if printable_name(name) == name and os.path.lexists(specs / name / "spec.md")
     ]
 
 
@@ -120,9 +129,10 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
     tasks_rel = relpath(root, tasks_path)
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
-    if not tasks_path.exists():
+    limit = workspace.config.read_max_bytes
+    if not os.path.lexists(tasks_path):
         return SourceResult()
-    text = read_text_file(tasks_path)
+    text = read_text_file(tasks_path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         return SourceResult(skipped=(SkippedFile(tasks_rel, str(text)),))
     lines = text.splitlines()
@@ -133,18 +143,18 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
         return SourceResult(skipped=(SkippedFile(tasks_rel, reason),))
 
     files = [relpath(root, change_dir / name) for name in ("proposal.md", "design.md")]
-    files = [f for f in files if (root / f).is_file()]
+    files = [f for f in files if os.path.lexists(root / f)]
     files.append(tasks_rel)
     requirements: list[Requirement] = []
     for capability, spec_path in _spec_files(change_dir):
         spec_rel = relpath(root, spec_path)
         files.append(spec_rel)
-        spec_text = read_text_file(spec_path)
+        spec_text = read_text_file(spec_path, root=root, limit=limit)
         if isinstance(spec_text, TextProblem):
             skipped.append(SkippedFile(spec_rel, str(spec_text)))
             continue
         requirements.extend(parse_requirements(spec_text, capability))
-    title = _change_title(change_dir, root, skipped) or change
+    title = _change_title(change_dir, root, skipped, limit) or change
     change_rel = relpath(root, change_dir)
 
     stories: list[Story] = []
@@ -158,7 +168,11 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
             )
             continue
         seen.add(number)
-        tasks = parse_task_list(section_lines(lines, heading, headings))
+        try:
+            tasks = parse_task_list(section_lines(lines, heading, headings))
+        except TaskNestingError as exc:
+            skipped.append(SkippedFile(tasks_rel, f"unreadable: group {number}: {exc}"))
+            continue
         stories.append(
             Story(
                 id=f"{change}:{number}",

@@ -362,7 +362,13 @@ class MainScreen(Screen[None]):
         # releases the GIL while it encodes) follows without waiting for the first to finish.
         quick = asyncio.ensure_future(
             asyncio.to_thread(
-                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=False
+                compose_prompt,
+                workspace,
+                catalog,
+                request,
+                counter=counter,
+                count_tokens=False,
+                scan_secrets=False,
             )
         )
         counted = asyncio.ensure_future(
