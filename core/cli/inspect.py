@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import EXIT_OK, EXIT_TOO_LARGE
 from ..prompt import ComposedPrompt
 from ..tokens import ARGV_LIMIT_BYTES
-from .common import add_inclusion_options, add_workspace_options, print_json, warn
+from .common import add_inclusion_options, add_workspace_options, cell, print_json, warn
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 
@@ -97,7 +97,7 @@ def _print_report(prompt: ComposedPrompt) -> None:
         layers.add_row(
             layer.layer_id,
             Text(title, style="yellow" if layer.missing else ""),
-            layer.source,
+            cell(layer.source),
             _num(layer.bytes),
             _num(layer.tokens),
             layer.sha256[:HASH_PREFIX],
@@ -131,14 +131,19 @@ def _print_report(prompt: ComposedPrompt) -> None:
         style = "" if item.status == "included" else "dim"
         if item.flags:
             style = "yellow"
+        secrets = "".join(f"\nline {f.line}: {f.kind}" for f in item.secrets)
         files.add_row(
-            Text(item.path, style=style),
+            cell(item.path, style),
             item.category,
             Text(item.status, style=style),
             _num(item.bytes),
             _num(item.tokens),
-            item.reason + (f" [{', '.join(item.flags)}]" if item.flags else ""),
+            cell(item.reason + (f" [{', '.join(item.flags)}]" if item.flags else "")),
         )
+        if secrets:
+            files.add_row(
+                Text("  ⚠ secrets", style="bold red"), "", "", "", "", Text(secrets.strip(), "red")
+            )
     files.add_row(
         Text("(envelope)", style="dim"),
         "",

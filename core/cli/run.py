@@ -9,6 +9,7 @@ Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import shlex
@@ -25,9 +26,10 @@ from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from ..signals import match_line
 from ..stories import Story, StoryCatalog
+from ..terminal import printable, printable_line
 from ..workspace import Workspace
 from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
-from .compose import request_from
+from .compose import refuse_secrets, request_from
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,6 +91,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--no-git", action="store_true", help="no git: no SHAs, no staging, no commit"
     )
     parser.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="send files the secret scan flagged (without it such a run is refused, exit 8)",
+    )
+    parser.add_argument(
         "--replay-script",
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
@@ -108,6 +115,8 @@ class Printer:
         return f"\x1b[{code}m{text}\x1b[0m" if on else text
 
     def __call__(self, event: RunEvent) -> None:
+        # Shown text only: the run folder keeps the agent's raw bytes.
+        event = dataclasses.replace(event, text=printable(event.text))
         if event.kind == "line":
             self._line(event)
         elif event.kind == "notice":
@@ -143,7 +152,7 @@ class Printer:
         outcome = self._paint(result.outcome, code, self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{result.agent}) → {outcome}: {result.message} ({', '.join(parts)}) "
+            f"{result.agent}) → {outcome}: {printable_line(result.message)} ({', '.join(parts)}) "
             f"· run {result.run_id}",
             file=self.err,
         )
@@ -239,6 +248,7 @@ def _run_one(
     prompt: ComposedPrompt,
     printer: Printer | None,
 ) -> RunResult:
+    refuse_secrets(prompt, args.allow_secrets)
     handle = start_run(
         workspace,
         prompt,

@@ -8,7 +8,7 @@ import sys
 from ..catalog import load_catalog
 from ..errors import EXIT_OK
 from ..stories import StoryCatalog
-from .common import add_workspace_options, print_json, warn, workspace_from
+from .common import add_workspace_options, cell, print_json, warn, workspace_from
 from .common import console as common_console
 
 _STATUS_STYLE = {
@@ -77,17 +77,17 @@ def _print_tables(catalog: StoryCatalog) -> None:
                 label = story.group
                 if story.group_title and story.group_title != story.group:
                     label = f"{label} · {story.group_title}"
-            status = Text(story.status, style=_STATUS_STYLE.get(story.status, ""))
-            row: list[str | Text] = [
-                story.id,
-                story.title,
+            status = cell(story.status, _STATUS_STYLE.get(story.status, ""))
+            row: list[Text] = [
+                cell(story.id),
+                cell(story.title),
                 status,
-                story.source,
-                label,
-                story.path or "—",
+                cell(story.source),
+                cell(label),
+                cell(story.path or "—"),
             ]
             if not wide:
-                row = [story.id, story.title, status, label]
+                row = [cell(story.id), cell(story.title), status, cell(label)]
             table.add_row(*row)
             previous = group
         console.print(table)
@@ -96,7 +96,7 @@ def _print_tables(catalog: StoryCatalog) -> None:
         skipped.add_column("path", overflow="fold")
         skipped.add_column("reason", overflow="fold")
         for item in catalog.skipped:
-            skipped.add_row(item.path, item.reason)
+            skipped.add_row(cell(item.path), cell(item.reason))
         console.print(skipped)
 
 
