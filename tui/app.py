@@ -10,10 +10,11 @@ from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
 from .commands import PromptdeckCommands
-from .format import duration_text
+from .format import duration_text, printable, printable_line
 from .screens.main import MainScreen
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
@@ -71,6 +72,25 @@ class PromptdeckApp(App[None]):
         self._settings = settings
         self._warm_encoder = warm_encoder
         self.stable = stable
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast whose text is shown as it is: never parsed as markup (a warning may quote a
+        status such as ``[/x]`` from the workspace), control characters made visible."""
+        super().notify(
+            printable(message),
+            title=printable_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     async def action_quit(self) -> None:
         """``ctrl+q`` quits like ``q``: while a phase runs, ask first and cancel it cleanly,

@@ -1,7 +1,9 @@
 """Asked before a phase runs: what will be launched, with what, and how large.
 
 A story whose injection is over the error line cannot be run from here: the screen says why
-and what would bring it under, and Enter does nothing.
+and what would bring it under, and Enter does nothing. When the secret scan flagged files of the
+injection, the screen lists them (file, line, kind — never the secret) and the run needs a
+second, explicit Enter.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from ..format import human_bytes, human_tokens
+from ..format import human_bytes, human_tokens, printable, printable_line
 from ..size_advice import SizeOption
 
 ARGV_SHOWN_CHARS = 600
@@ -42,6 +45,7 @@ class RunPlan:
         largest: the largest injected files (path, bytes).
         options: what would bring an oversized injection under the line.
         notes: anything else worth saying (dirty files, a missing binary…).
+        secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
     """
 
     story_id: str
@@ -58,6 +62,7 @@ class RunPlan:
     largest: tuple[tuple[str, int], ...] = ()
     options: tuple[SizeOption, ...] = ()
     notes: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -74,7 +79,9 @@ def refusal_lines(plan: RunPlan) -> list[str]:
         f"{human_bytes(plan.error_bytes)} error line.",
     ]
     if plan.largest:
-        top = ", ".join(f"{path} ({human_bytes(size)})" for path, size in plan.largest)
+        top = ", ".join(
+            f"{printable_line(path)} ({human_bytes(size)})" for path, size in plan.largest
+        )
         lines.append(f"Largest files: {top}.")
     fitting = [option for option in plan.options if option.fits]
     if plan.options:
@@ -123,6 +130,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
     ConfirmRunScreen #confirm-notes {
         color: $warning;
     }
+    ConfirmRunScreen #confirm-secrets {
+        color: $error;
+        text-style: bold;
+        margin-top: 1;
+    }
     ConfirmRunScreen Horizontal {
         height: auto;
         align-horizontal: right;
@@ -141,14 +153,22 @@ class ConfirmRunScreen(ModalScreen[bool]):
     def __init__(self, plan: RunPlan) -> None:
         super().__init__()
         self.plan = plan
+        self.secrets_confirmed = False
+        """True once the user pressed Start a second time to send flagged secrets."""
 
     def compose(self) -> ComposeResult:
         """Title, sizes, argv, refusal (when blocked), buttons."""
         plan = self.plan
         with VerticalScroll():
             yield Static(
-                f"[b]Run {plan.phase}[/b] for story [b]{plan.story_id}[/b] "
-                f"({plan.mode}) with the [b]{plan.agent}[/b] agent"
+                Text.assemble(
+                    (f"Run {printable_line(plan.phase)}", "bold"),
+                    " for story ",
+                    (printable_line(plan.story_id), "bold"),
+                    f" ({printable_line(plan.mode)}) with the ",
+                    (printable_line(plan.agent), "bold"),
+                    " agent",
+                )
             )
             yield Static(
                 f"system prompt {human_bytes(plan.system_bytes)} · "
@@ -157,15 +177,24 @@ class ConfirmRunScreen(ModalScreen[bool]):
                 f"{human_bytes(plan.injection_bytes)} ({plan.level})",
                 id="confirm-sizes",
             )
-            yield Static(_argv_text(plan.argv), id="confirm-argv", markup=False)
+            yield Static(printable(_argv_text(plan.argv)), id="confirm-argv", markup=False)
             if plan.notes:
-                yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
+                notes = "\n".join(printable_line(note) for note in plan.notes)
+                yield Static(notes, id="confirm-notes", markup=False)
+            if plan.secrets and not plan.blocked:
+                lines = [f"⚠ The secret scan flagged {len(plan.secrets)} likely secret(s):"]
+                lines.extend(f"  • {printable_line(finding)}" for finding in plan.secrets)
+                lines.append("They would be sent to the agent. Start twice to send them anyway.")
+                yield Static("\n".join(lines), id="confirm-secrets", markup=False)
             if plan.blocked:
                 yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
             with Horizontal():
                 yield Button("Back (Esc)", id="back")
                 if not plan.blocked:
-                    yield Button("Start (Enter)", id="start", variant="success")
+                    if plan.secrets:
+                        yield Button("Start with secrets… (Enter)", id="start", variant="error")
+                    else:
+                        yield Button("Start (Enter)", id="start", variant="success")
 
     def on_mount(self) -> None:
         """Mark a blocked plan; focus the right button."""
@@ -184,6 +213,15 @@ class ConfirmRunScreen(ModalScreen[bool]):
         """Start, unless the plan is blocked."""
         if self.plan.blocked:
             self.notify("over the error line: this story cannot run as it is", severity="error")
+            return
+        if self.plan.secrets and not self.secrets_confirmed:
+            # The second, explicit confirmation: one Enter never sends a flagged secret.
+            self.secrets_confirmed = True
+            self.query_one("#start", Button).label = "Yes, send the secrets (Enter)"
+            self.notify(
+                "the injection holds likely secrets: press Start again to send them",
+                severity="warning",
+            )
             return
         self.dismiss(True)
 

@@ -8,22 +8,32 @@ from pathlib import Path
 from typing import ClassVar
 
 from promptdeck.core.records import RunInfo
+from promptdeck.core.textfiles import TextProblem, read_file_bytes
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from ..format import cost_text, duration_text
+from ..format import cost_text, duration_text, printable, printable_line
 from ..widgets.text_viewer import TextViewer
 
 STREAM_NAMES = ("stream.jsonl", "stream.log")
 
 
+SHOWN_BYTES = 2 * 1024 * 1024
+"""The most of one record file shown; the record on disk keeps everything."""
+
+
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return f"({path.name}: {exc.strerror or 'not readable'})"
+    # Through the guarded reader (never a FIFO, at most SHOWN_BYTES held), and with control
+    # characters made visible: the record keeps the agent's raw bytes, the screen does not.
+    data = read_file_bytes(path, None, head=SHOWN_BYTES)
+    if isinstance(data, TextProblem):
+        return f"({path.name}: {data})"
+    text = data[:SHOWN_BYTES].decode("utf-8", errors="replace")
+    if len(data) > SHOWN_BYTES:
+        text += f"\n… (the first {SHOWN_BYTES:,} bytes shown; the whole file is {path})"
+    return printable(text)
 
 
 class RunDetailScreen(Screen[None]):
@@ -68,16 +78,19 @@ class RunDetailScreen(Screen[None]):
         duration = row.get("duration_s")
         cost = row.get("cost_usd")
         yield Static(
-            f"Run · {run.story} · {run.phase} #{run.attempt} · {row.get('agent') or ''}",
+            printable_line(
+                f"Run · {run.story} · {run.phase} #{run.attempt} · {row.get('agent') or ''}"
+            ),
             id="detail-title",
+            markup=False,
         )
         signal = row.get("signal") or "no signal"
         reason = f" — {row['reason']}" if row.get("reason") else ""
         shown_duration = getattr(self.app, "duration", duration_text)
         label = getattr(self.app, "run_label", str)
         yield Static(
-            f"outcome {row['outcome']} · {signal}{reason} · "
-            f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
+            printable_line(f"outcome {row['outcome']} · {signal}{reason} · ")
+            + f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
             f"{cost_text(cost if isinstance(cost, int | float) else None)} · {label(run.id)}",
             id="detail-summary",
             markup=False,
@@ -96,7 +109,7 @@ class RunDetailScreen(Screen[None]):
             with TabPane("Stream", id="detail-stream"):
                 yield TextViewer(_read(stream))
             with TabPane("Signals", id="detail-signals"):
-                yield TextViewer(signals or "(no signals)")
+                yield TextViewer(printable(signals) or "(no signals)")
             with TabPane("Result", id="detail-result"):
                 yield TextViewer(result)
         yield Footer()

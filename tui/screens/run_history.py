@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ..format import cost_text, duration_text
+from ..format import cost_text, duration_text, printable_line
 
 OUTCOME_TONES = {
     "success": "success",
@@ -119,13 +119,17 @@ class RunHistoryScreen(Screen[None]):
             row = run.to_dict()
             outcome = str(row["outcome"])
             table.add_row(
-                Text(run.story, style="bold"),
-                Text(run.phase),
+                Text(printable_line(run.story), style="bold"),
+                Text(printable_line(run.phase)),
                 Text(str(run.attempt)),
-                Text(str(row.get("mode") or "")),
-                Text(str(row.get("agent") or "")),
-                Text(outcome, style=self._tone(outcome)),
-                Text(str(row.get("signal") or "—"), overflow="ellipsis", no_wrap=True),
+                Text(printable_line(str(row.get("mode") or ""))),
+                Text(printable_line(str(row.get("agent") or ""))),
+                Text(printable_line(outcome), style=self._tone(outcome)),
+                Text(
+                    printable_line(str(row.get("signal") or "—")),
+                    overflow="ellipsis",
+                    no_wrap=True,
+                ),
                 Text(self._duration(_number(row.get("duration_s"))), justify="right"),
                 Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
                 key=run.id,
