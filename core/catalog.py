@@ -59,7 +59,11 @@ def read_text_file(
 
 
 def read_text_head(
-    path: str | os.PathLike[str], size: int = HEAD_BYTES, *, root: Path | None = None
+    path: str | os.PathLike[str],
+    size: int = HEAD_BYTES,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
 ) -> tuple[str, bool] | TextProblem:
     """Read at most ``size`` bytes of a file as UTF-8 text, through the guarded reader.
 
@@ -69,12 +73,13 @@ def read_text_head(
         path: the file to read.
         size: the most bytes to read.
         root: the project root the file must resolve inside; None skips that check.
+        limit: a file larger than this is ``too-large`` (from ``stat``), even for a head read.
 
     Returns:
         ``(text, complete)`` — ``complete`` is True when the whole file was read — or a
         :class:`TextProblem`. ``empty`` is only reported when the whole file was read.
     """
-    data = read_file_bytes(path, root, head=size)
+    data = read_file_bytes(path, root, limit=limit, head=size)
     if isinstance(data, TextProblem):
         return data
     complete = len(data) <= size

@@ -139,14 +139,13 @@ def read_file_bytes(
         path: the file.
         root: the resolved project root; None skips the inside-the-project check (only for
             files promptdeck itself names, such as a test's temporary file).
-        limit: the most bytes a whole file may hold; a larger one is ``too-large``, unread.
-        head: read at most this many bytes (plus one, to tell a cut file); the size limit
-            then does not apply, since no more than ``head`` bytes are held.
+        limit: the most bytes the file may hold; a larger one is ``too-large``, unread.
+        head: read at most this many bytes (plus one, to tell a cut file).
 
     Returns:
         The bytes (every byte, a BOM included), or a :class:`TextProblem`.
     """
-    checked = stat_regular(path, root, limit if head is None else max(limit, 2**62))
+    checked = stat_regular(path, root, limit)
     if isinstance(checked, TextProblem):
         return checked
     real, _ = checked
@@ -160,7 +159,7 @@ def read_file_bytes(
         if not stat_module.S_ISREG(info.st_mode):
             return TextProblem("unreadable", _kind(info.st_mode))
         wanted = (head if head is not None else limit) + 1
-        if head is None and info.st_size > limit:
+        if info.st_size > limit:
             return _too_large(info.st_size, limit)
         parts: list[bytes] = []
         got = 0

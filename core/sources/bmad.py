@@ -34,6 +34,7 @@ from ..catalog import (
 )
 from ..keys import name_matches_key, normalize_key
 from ..stories import STATUSES, SkippedFile, Story, Task
+from ..textfiles import resolve_inside
 from ..workspace import Workspace
 from .markdown import (
     Heading,
@@ -351,7 +352,7 @@ def read_story_file(
         The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
         like a story but has no story heading; None for other Markdown (context documents).
     """
-    head = read_text_head(path, HEAD_BYTES, root=root)
+    head = read_text_head(path, HEAD_BYTES, root=root, limit=limit)
     if isinstance(head, TextProblem):
         return SkippedFile(rel, str(head))
     text, complete = head
@@ -481,9 +482,14 @@ def _scan_story_files(
         if printable_name(rel) != rel:
             skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
             continue
-        if entry.is_symlink() and not workspace.contains(Path(entry.path)):
-            skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
-            continue
+        if entry.is_symlink():
+            target = resolve_inside(entry.path, workspace.root)
+            if isinstance(target, TextProblem) and target.reason == "outside-project":
+                skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
+                continue
+            if isinstance(target, TextProblem) and target.reason != "missing":
+                skipped.append(SkippedFile(rel, str(target)))
+                continue
         try:
             regular = entry.is_file()
         except OSError:

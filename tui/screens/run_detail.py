@@ -27,7 +27,7 @@ SHOWN_BYTES = 2 * 1024 * 1024
 def _read(path: Path) -> str:
     # Through the guarded reader (never a FIFO, at most SHOWN_BYTES held), and with control
     # characters made visible: the record keeps the agent's raw bytes, the screen does not.
-    data = read_file_bytes(path, None, head=SHOWN_BYTES)
+    data = read_file_bytes(path, None, limit=2**62, head=SHOWN_BYTES)
     if isinstance(data, TextProblem):
         return f"({path.name}: {data})"
     text = data[:SHOWN_BYTES].decode("utf-8", errors="replace")
