@@ -21,6 +21,7 @@ SSH_KEY = (
 )
 OPENAI_KEY = "sk-proj-Xq3v9LmPz8KdR2tYw7NcB4hJ6fG1sA0eZ5uI"
 KEYS = f"AWS_ACCESS_KEY_ID={AWS_KEY}\nOPENAI_API_KEY={OPENAI_KEY}\n{SSH_KEY}"
+NOTES = f"# Ops notes\n\nThe key is below.\n\naws: {AWS_KEY}\n"
 AGENT = 'import sys\nprint("IMPLEMENTATION COMPLETE: 1-1")\n'
 
 
@@ -31,7 +32,7 @@ def _hostile(tmp_path: Path):  # type: ignore[no-untyped-def]
             f"{ARTIFACTS}/1-1-deploy.env": KEYS,
             f"{ARTIFACTS}/.1-1-hidden": KEYS,
             f"{ARTIFACTS}/1-1-hidden.md.bak": KEYS,
-            f"{ARTIFACTS}/1-1-ops-notes.md": f"# Ops notes\n\nThe key is below.\n\naws: {AWS_KEY}\n",
+            f"{ARTIFACTS}/1-1-ops-notes.md": NOTES,
             "agent.py": AGENT,
             ".promptdeck/config.toml": (
                 f'[agent]\ncommand_argv = ["{sys.executable}", "agent.py"]\n'
