@@ -36,7 +36,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "opens the app on the workspace at PATH (default: found from the current folder)."
         ),
         epilog="Exit codes: 0 ok · 2 usage or bad input · 3 over the size limit · "
-        "4 the agent signalled failure · 5 no signal, timeout or crash.",
+        "4 the agent signalled failure · 5 no signal, timeout or crash · "
+        "8 run refused: likely secrets in the injection (--allow-secrets).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in commands.modules(command):

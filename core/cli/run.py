@@ -3,7 +3,8 @@
 The agent's text streams to stdout (signals highlighted on a terminal), tool calls and
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
-2 bad input; 3 over the size limit.
+2 bad input; 3 over the size limit; 8 likely secrets in the injection without
+``--allow-secrets``.
 """
 
 from __future__ import annotations
