@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("discovery", "injection", "compose", "stream", "app")
+BENCHES = ("discovery", "hostile", "injection", "compose", "stream", "app")
 
 
 def main() -> int:

@@ -22,6 +22,7 @@ Beyond the seed:
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat as stat_module
@@ -368,7 +369,7 @@ def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None
             candidate.reason = "a NUL byte in the path; not read"
             continue
         except OSError as exc:
-            if exc.errno == getattr(os, "ELOOP", -1):
+            if exc.errno == errno.ELOOP:
                 candidate.status = UNREADABLE
                 candidate.reason = "a symlink loop; not read"
                 continue

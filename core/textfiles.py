@@ -4,14 +4,15 @@ Projects are cloned from anywhere, so a file named ``sprint-status.yaml`` may be
 symlink to ``/dev/zero`` or to a home-folder secret, a sparse 10 GB file or a symlink loop.
 :func:`read_file_bytes` answers every such case from ``stat`` before a byte is read:
 
-1. the path is resolved (a symlink loop is ``unreadable``) and must lie inside the project
-   root (``outside-project`` otherwise);
-2. only a regular file is opened — never a FIFO, device, socket or folder, which could block
-   forever or never end;
-3. a file over the size limit is ``too-large`` and is not opened;
-4. the file is opened with ``O_NONBLOCK | O_NOFOLLOW`` and ``fstat``-ed again, so a file
-   swapped for a FIFO or a symlink between the checks is still refused, and at most
-   ``limit + 1`` bytes are ever read.
+1. ``stat`` (links followed) first: only a regular file is opened — never a FIFO, device,
+   socket or folder, which could block forever or never end — and one over the size limit is
+   ``too-large``, not opened; a symlink loop is ``unreadable``;
+2. the file is opened with ``O_NONBLOCK | O_NOCTTY`` and ``fstat``-ed again, so a file swapped
+   for a FIFO between the checks neither blocks nor is read;
+3. the path the kernel opened (``/proc/self/fd``; a resolved path where there is no ``/proc``)
+   must lie inside the project root — ``outside-project`` otherwise, whatever symlink or
+   symlinked folder led there — before a byte is read;
+4. at most ``limit + 1`` bytes are ever read.
 
 :func:`decode_text` then answers "is this UTF-8 text?" (``empty``, ``binary``, ``not-utf8``).
 Every refusal is a :class:`TextProblem` with a short reason; nothing here raises for a bad file.
@@ -20,6 +21,7 @@ Every refusal is a :class:`TextProblem` with a short reason; nothing here raises
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import stat as stat_module
 from dataclasses import dataclass
@@ -32,9 +34,10 @@ _BOM = "\ufeff"
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_CLOEXEC", 0)
 )
+_PROC_FD = "/proc/self/fd"
 _CHUNK = 1024 * 1024
 
 
@@ -72,7 +75,7 @@ def _os_problem(exc: OSError) -> TextProblem:
         return TextProblem("missing")
     if isinstance(exc, IsADirectoryError):
         return TextProblem("unreadable", "is a folder")
-    if exc.errno == getattr(os, "ELOOP", -1):
+    if exc.errno == errno.ELOOP:
         return TextProblem("unreadable", "a symlink loop")
     return TextProblem("unreadable", exc.strerror or type(exc).__name__)
 
@@ -145,12 +148,18 @@ def read_file_bytes(
     Returns:
         The bytes (every byte, a BOM included), or a :class:`TextProblem`.
     """
-    checked = stat_regular(path, root, limit)
-    if isinstance(checked, TextProblem):
-        return checked
-    real, _ = checked
     try:
-        descriptor = os.open(real, _OPEN_FLAGS)
+        info = os.stat(path)
+    except ValueError:
+        return TextProblem("unreadable", "a NUL byte in the path")
+    except OSError as exc:
+        return _os_problem(exc)
+    if not stat_module.S_ISREG(info.st_mode):
+        return TextProblem("unreadable", _kind(info.st_mode))
+    if info.st_size > limit:
+        return _too_large(info.st_size, limit)
+    try:
+        descriptor = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         return _os_problem(exc)
     try:
@@ -158,6 +167,8 @@ def read_file_bytes(
         # Checked again on the open descriptor: the path may have been swapped since stat.
         if not stat_module.S_ISREG(info.st_mode):
             return TextProblem("unreadable", _kind(info.st_mode))
+        if root is not None and not _inside(_opened_path(descriptor, path), root):
+            return TextProblem("outside-project", "leads outside the project root; not read")
         wanted = (head if head is not None else limit) + 1
         if info.st_size > limit:
             return _too_large(info.st_size, limit)
@@ -177,6 +188,20 @@ def read_file_bytes(
     if head is None and len(data) > limit:
         return _too_large(len(data), limit)
     return data
+
+
+def _opened_path(descriptor: int, path: str | os.PathLike[str]) -> str:
+    """The real path of the file open on ``descriptor``: what the kernel opened, so no symlink
+    swapped in after the open can mislead the check."""
+    try:
+        return os.readlink(f"{_PROC_FD}/{descriptor}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def _inside(real: str, root: Path) -> bool:
+    base = str(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
 def decode_text(data: bytes, *, complete: bool = True, offset: int = 0) -> str | TextProblem:

@@ -56,16 +56,21 @@ def test_symlinks_to_devices_are_never_opened(tmp_path: Path) -> None:
     )
     results = _run_all(hostile, (*COMMANDS, ["compose", "1-1", "--phase", "dev"]))
     reasons = skipped_reasons(results["stories --json"].stdout)
-    assert reasons[f"{ARTIFACTS}/sprint-status.yaml"].startswith("outside-project")
-    assert reasons[f"{OPENSPEC_CHANGE}/tasks.md"].startswith("outside-project")
+    device = "unreadable: a device, not a regular file"
+    assert reasons[f"{ARTIFACTS}/sprint-status.yaml"] == device
+    assert reasons[f"{OPENSPEC_CHANGE}/tasks.md"] == device
     # The story file itself is still found: one bad file never breaks discovery.
     stories = json.loads(results["stories --json"].stdout)["stories"]
     assert [s["id"] for s in stories] == ["1.1"]
-    assert "workspace rules .promptdeck/rules.md: outside the project root" in (
-        results["inspect 1-1"].stderr
-    )
+    assert "workspace rules .promptdeck/rules.md: unreadable" in results["inspect 1-1"].stderr
     # A template override is required text: one that leads to a device is one clear error.
     os.symlink("/dev/zero", hostile.root / ".promptdeck/templates/layer-1-guardrails.md")
+    refused = run_cli(hostile, ["compose", "1-1"])
+    assert_clean(refused, hostile, (2,))
+    assert "layer-1-guardrails.md: unreadable: a device, not a regular file" in refused.stderr
+    # One that leads to a file outside the project is refused the same way.
+    (hostile.root / ".promptdeck/templates/layer-1-guardrails.md").unlink()
+    os.symlink(hostile.canary_file, hostile.root / ".promptdeck/templates/layer-1-guardrails.md")
     refused = run_cli(hostile, ["compose", "1-1"])
     assert_clean(refused, hostile, (2,))
     assert "layer-1-guardrails.md leads outside the project; not read" in refused.stderr
