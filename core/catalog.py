@@ -21,7 +21,7 @@ from pathlib import Path
 from .stories import SkippedFile, Story, StoryCatalog
 from .textfiles import DEFAULT_READ_LIMIT as DEFAULT_READ_LIMIT
 from .textfiles import TextProblem as TextProblem
-from .textfiles import decode_text, read_file_bytes, read_text
+from .textfiles import decode_text, read_file_bytes
 from .workspace import Workspace
 
 HEAD_BYTES = 4096
@@ -42,7 +42,11 @@ def printable_name(name: str) -> str:
 
 
 def read_text_file(
-    path: str | os.PathLike[str], *, root: Path | None = None, limit: int = DEFAULT_READ_LIMIT
+    path: str | os.PathLike[str],
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
 ) -> str | TextProblem:
     """Read a whole file as UTF-8 text (a leading BOM dropped), through the guarded reader.
 
@@ -51,11 +55,15 @@ def read_text_file(
         root: the project root the file must resolve inside (every workspace reader passes
             it); None skips that check.
         limit: the most bytes read; a larger file is ``too-large`` and is not opened.
+        listed: see :func:`read_text_head`.
 
     Returns:
         The text, or a :class:`TextProblem` saying why the file is not usable text.
     """
-    return read_text(path, root, limit=limit)
+    data = read_file_bytes(path, root, limit=limit, listed=listed)
+    if isinstance(data, TextProblem):
+        return data
+    return decode_text(data)
 
 
 def read_text_head(
@@ -64,6 +72,7 @@ def read_text_head(
     *,
     root: Path | None = None,
     limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
 ) -> tuple[str, bool] | TextProblem:
     """Read at most ``size`` bytes of a file as UTF-8 text, through the guarded reader.
 
@@ -74,12 +83,14 @@ def read_text_head(
         size: the most bytes to read.
         root: the project root the file must resolve inside; None skips that check.
         limit: a file larger than this is ``too-large`` (from ``stat``), even for a head read.
+        listed: a folder listing already showed a regular, non-symlink file inside ``root``
+            (see :func:`~promptdeck.core.textfiles.read_file_bytes`).
 
     Returns:
         ``(text, complete)`` — ``complete`` is True when the whole file was read — or a
         :class:`TextProblem`. ``empty`` is only reported when the whole file was read.
     """
-    data = read_file_bytes(path, root, limit=limit, head=size)
+    data = read_file_bytes(path, root, limit=limit, head=size, listed=listed)
     if isinstance(data, TextProblem):
         return data
     complete = len(data) <= size

@@ -337,6 +337,7 @@ def read_story_file(
     *,
     root: Path | None = None,
     limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
 ) -> StoryFile | SkippedFile | None:
     """Read one candidate story file.
 
@@ -347,18 +348,20 @@ def read_story_file(
         rel: its root-relative path, used in the result.
         root: the project root the file must resolve inside (None: not checked).
         limit: the most bytes read of a whole story file.
+        listed: a folder listing showed a regular, non-symlink file in a folder inside the
+            root (see :func:`~promptdeck.core.textfiles.read_file_bytes`).
 
     Returns:
         The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
         like a story but has no story heading; None for other Markdown (context documents).
     """
-    head = read_text_head(path, HEAD_BYTES, root=root, limit=limit)
+    head = read_text_head(path, HEAD_BYTES, root=root, limit=limit, listed=listed)
     if isinstance(head, TextProblem):
         return SkippedFile(rel, str(head))
     text, complete = head
     heading = _leading_heading(text, complete)
     if heading is None and not complete:
-        full = read_text_file(path, root=root, limit=limit)
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text, complete = full, True
@@ -369,7 +372,7 @@ def read_story_file(
             return SkippedFile(rel, f"no-story-heading: {found}, expected '# Story <key>: <title>'")
         return None
     if not complete:
-        full = read_text_file(path, root=root, limit=limit)
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text = full
@@ -500,7 +503,11 @@ def _scan_story_files(
                 skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
             continue
         found = read_story_file(
-            entry.path, rel, root=workspace.root, limit=workspace.config.read_max_bytes
+            entry.path,
+            rel,
+            root=workspace.root,
+            limit=workspace.config.read_max_bytes,
+            listed=not entry.is_symlink(),
         )
         if found is None:
             continue
