@@ -1,26 +1,54 @@
 # promptdeck — two commands: `make demo` and `make test`.
+#   make demo        installs promptdeck alone (no test tools) and opens the demo
+#   make test        installs the test tools and the agent CLIs, then ruff, mypy and pytest
+#   make test E2E=0  the same without fetching the agent CLIs; the end-to-end tests are skipped
 PYTHON ?= python3
+E2E    ?= 1
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
+INSTALL_LOG := $(VENV)/install.log
 NPM_PREFIX := $(CURDIR)/.tools/npm
 
-.PHONY: demo test lint typecheck pytest bench clean claude-cli
+# setuptools ends every editable install with a note about folders named like the package in
+# the working directory; this layout has none (core/, tui/ and themes/ install as promptdeck.*),
+# so that one note is silenced here. pip's own output goes to $(INSTALL_LOG), shown on failure.
+PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install \
+	--quiet --disable-pip-version-check
+
+ifeq ($(E2E),0)
+PYTEST_ENV := PROMPTDECK_SKIP_E2E=1
+else
+PYTEST_ENV :=
+endif
+
+.PHONY: demo test lint typecheck pytest bench clean agent-clis claude-cli codex-cli
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip \
+		> $(VENV)/pip-upgrade.log 2>&1 || cat $(VENV)/pip-upgrade.log
+
+# The runtime dependencies only; a venv that already has the test install has them all.
+$(DEMO_STAMP): pyproject.toml | $(BIN)/python
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else \
+		echo "make: installing promptdeck and its runtime dependencies into $(VENV) (first run only; log: $(INSTALL_LOG))"; \
+		$(PIP_INSTALL) -e . > $(INSTALL_LOG) 2>&1 || { cat $(INSTALL_LOG); exit 1; }; \
+	fi
+	@touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
-	touch $(STAMP)
+	@echo "make: installing promptdeck with its test and bench tools into $(VENV) (first run only; log: $(INSTALL_LOG))"
+	@$(PIP_INSTALL) -e '.[test,bench]' > $(INSTALL_LOG) 2>&1 || { cat $(INSTALL_LOG); exit 1; }
+	@touch $@
 
 ## demo: open promptdeck on its bundled demo workspace with the offline replay agent
-demo: $(STAMP)
-	$(BIN)/promptdeck demo
+demo: $(DEMO_STAMP)
+	@$(BIN)/promptdeck demo
 
 ## test: lint, type-check core/, and run the whole test suite
-test: $(STAMP) claude-cli lint typecheck pytest
+test: $(STAMP) agent-clis lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check core tui themes tests bench
@@ -30,19 +58,36 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(BIN)/pytest -q
+	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(PYTEST_ENV) $(BIN)/pytest -q
 
-## claude-cli: the real Claude Code CLI for the end-to-end test (skipped, visibly, without npm)
-claude-cli:
-	@if command -v npm >/dev/null 2>&1; then \
-		if [ ! -x "$(NPM_PREFIX)/node_modules/.bin/claude" ]; then \
-			mkdir -p $(NPM_PREFIX) && \
-			npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) @anthropic-ai/claude-code >/dev/null 2>&1 \
-			|| echo "make: npm could not install @anthropic-ai/claude-code; the end-to-end test will be skipped"; \
-		fi; \
+# npm_cli BINARY PACKAGE SIZE: install an agent CLI for the end-to-end tests into .tools/npm,
+# once, saying what it fetches and how big it is first; without npm, say the tests will skip.
+define npm_cli
+	@if [ -x "$(NPM_PREFIX)/node_modules/.bin/$(1)" ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+		echo "make: npm not found; the end-to-end $(1) tests will be skipped"; \
 	else \
-		echo "make: npm not found; the end-to-end claude test will be skipped"; \
+		echo "make: fetching $(2) with npm into .tools/npm ($(3), once; 'make test E2E=0' skips it and the end-to-end tests)"; \
+		mkdir -p $(NPM_PREFIX) && \
+		npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) $(2) >/dev/null 2>&1 \
+		|| echo "make: npm could not install $(2); the end-to-end $(1) tests will be skipped"; \
 	fi
+endef
+
+## agent-clis: the real agent CLIs for the end-to-end tests (skipped, visibly, with E2E=0)
+agent-clis: claude-cli codex-cli
+
+claude-cli:
+ifeq ($(E2E),0)
+	@echo "make: E2E=0: not fetching the agent CLIs; the end-to-end tests will be skipped"
+else
+	$(call npm_cli,claude,@anthropic-ai/claude-code,about 235 MB)
+endif
+
+codex-cli:
+ifneq ($(E2E),0)
+	$(call npm_cli,codex,@openai/codex,about 400 MB)
+endif
 
 ## bench: run the benchmarks and print their figures
 bench: $(STAMP)

@@ -501,9 +501,37 @@ def _values(input: ComposeInput) -> dict[str, str]:
             values["scope"] = f"story {values['story_id']}: {values['story_title']}"
         values["phase"] = phase.name
         values["phase_title"] = phase.title
+        record = str(profile.get("recordPath") or "")
+        # Where records go is part of each workflow's contract: a BMAD story's own file, or
+        # an OpenSpec story's record file (its tasks.md is shared by every story of the change).
+        values["record_file"] = (
+            f"the story's record file `{record}`"
+            if values.get("source") == "openspec" and record
+            else "the story file"
+        )
     else:
         values["scope"] = f"the {input.target_type} named in the context"
     return values
+
+
+def _entry_template(input: ComposeInput, values: dict[str, str]) -> str:
+    """Layer-3's template: the phase's own, or its party variant (``domainProfile.variant``),
+    whose participants come rendered in ``domainProfile.personas`` / ``voices``."""
+    variant = str(input.domain_profile.get("variant") or "standard")
+    if variant == "standard":
+        return f"layer-3-entry-{input.entrypoint}.md"
+    if variant != "party":
+        raise ComposeError(f"domainProfile.variant '{variant}' is not one of standard|party")
+    for key, name in (
+        ("personas", "personas"),
+        ("participants", "participants"),
+        ("voices", "voices"),
+    ):
+        text = str(input.domain_profile.get(key) or "")
+        if not text.strip():
+            raise ComposeError(f"domainProfile.{key} is required for a party entry")
+        values[name] = text
+    return f"layer-3-entry-party-{input.entrypoint}.md"
 
 
 def _verify_commands(input: ComposeInput) -> tuple[str, ...]:
@@ -519,6 +547,10 @@ def _contract(input: ComposeInput, values: dict[str, str], templates: TemplateSe
         ident = values["epic_id"] if phase.scope == "epic" else values["story_id"]
         specs = phase.contract_signals(values.get("source", ""))
         values["signal_id"] = ident
+        # Promise tags carry no id: the check names one only when a signal line has it.
+        values["signal_id_check"] = (
+            f" the id `{ident}`," if any("{id}" in spec.template for spec in specs) else ""
+        )
         values["signal_lines"] = "\n".join(
             f"- `{spec.display(ident)}`\n  when {spec.when}" for spec in specs
         )
@@ -543,6 +575,10 @@ def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
     if input.entrypoint in PHASE_NAMES:
         apply = get_phase(input.entrypoint).apply_policy
         writes, stage = apply.writes, apply.stage[:1].upper() + apply.stage[1:]
+        if input.domain_profile.get("variant") == "party" and apply.party_writes:
+            writes = apply.party_writes
+        record_file = values.get("record_file", "the story file")
+        writes = writes.replace("the story file", record_file)
     else:
         writes = (
             f"You may write the {input.target_type} files your output names."
@@ -646,7 +682,7 @@ def compose_system_instruction(
         PromptLayer.build("Layer-2", render(contract, values), contract.source, counter=counter)
     )
 
-    entry = templates.get(f"layer-3-entry-{input.entrypoint}.md")
+    entry = templates.get(_entry_template(input, values))
     layers.append(
         PromptLayer.build("Layer-3", render(entry, values), entry.source, counter=counter)
     )

@@ -37,12 +37,21 @@ class Config:
     """Project-context candidates; the first that exists is injected."""
     paths_openspec: str = "openspec"
     """The OpenSpec root; changes live in ``<openspec>/changes/``."""
-    paths_rules: str = ".promptdeck/rules.md"
-    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``)."""
+    paths_rules: str = ""
+    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``). Empty: the
+    first that exists of ``.promptdeck/rules.md``, ``AGENTS.md``, ``CLAUDE.md``,
+    ``.github/copilot-instructions.md``, ``.cursor/rules/`` (its first file by name) and
+    ``.cursorrules`` (see :data:`promptdeck.core.rules.RULES_CANDIDATES`)."""
     paths_learnings: str = ".promptdeck/learnings.md"
     """Shared learnings file (seed 003)."""
     paths_templates: str = ".promptdeck/templates"
     """Per-workspace overrides of the bundled layer templates."""
+    paths_personas: str = ".promptdeck/personas"
+    """Per-workspace overrides of the bundled party personas (``<name>.md``, one per agent)."""
+    paths_retro: str = "docs/sprints/epic-{id}-retro.md"
+    """Where the retro phase writes its retrospective; ``{id}`` is the epic (seed 002)."""
+    paths_handoff: str = "docs/handoffs/epic-{id}-handoff.md"
+    """Where the retro phase writes the handoff for the next epic (seed 002)."""
 
     # [injection]
     injection_warn_bytes: int = 100 * 1024
@@ -65,7 +74,11 @@ class Config:
 
     # [verify]
     verify_commands: tuple[str, ...] = ()
-    """Verification commands named in prompts (seed 003)."""
+    """Verification commands named in prompts (seed 003). Empty by default."""
+    verify_use_detected: bool = False
+    """When no commands are configured, name the project's detected test command (``npm
+    test``, ``pytest``, ``cargo test``, ``go test ./...``, ``make test``) in prompts. Off by
+    default: the detected command is only shown as a suggestion."""
 
     # [agent]
     agent_default: str = "replay"
@@ -97,11 +110,54 @@ class Config:
     git_commit_template: str = "feat({story}): {title}"
     """Commit message after a passed review."""
 
+    # [status]
+    status_write_back: bool = True
+    """After a phase succeeds, write the story's new status back the way BMAD's workflows do:
+    its ``development_status`` line in ``sprint-status.yaml`` and the story file's ``Status:``
+    line (``review`` after dev, ``done`` after a passed review); for OpenSpec, tick the tasks
+    of the group the agent left open. One value on one line changes; every other byte stays."""
+
     # [session]
     session_reinjection_enabled: bool = True
     """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
     session_reinjection_turns: int = 15
     """Turns between re-injections when context use is unknown."""
+
+    # [party] — the variant each optional-or-review phase is composed in by default
+    party_kickoff: bool = False
+    """Compose the kickoff as a Party Kickoff (``--party-kickoff``)."""
+    party_review: bool = False
+    """Compose the review as a Party Review (``--party-review``)."""
+    party_failure: bool = False
+    """Compose the failure analysis as a Party Failure Analysis (``--party-failure``)."""
+    party_retro: bool = False
+    """Compose the retro as a Party Retrospective (``--party-retro``)."""
+
+    # [flow] — what ``run --auto`` runs beyond dev and review (seed 002: opt-in)
+    flow_auto_kickoff: bool = False
+    """``--auto`` runs the kickoff (else it starts with dev)."""
+    flow_auto_failure: bool = False
+    """``--auto`` runs a failure analysis after a failed dev or review (else it retries)."""
+    flow_auto_retro: bool = False
+    """``--auto`` runs the retro once the epic is done (UAT follows the flow either way)."""
+    flow_honour_analysis: bool = False
+    """A failure analysis recommending Skip or Escalate stops the flow. Off by default: the
+    seed makes the analysis informational, so the retry goes ahead and the recommendation
+    is shown."""
+
+    # [budget] — token budget of each phase's prompt (system + user); 0 = no budget
+    budget_kickoff: int = 0
+    """Token budget of the kickoff prompt."""
+    budget_dev: int = 0
+    """Token budget of the dev prompt."""
+    budget_review: int = 0
+    """Token budget of the review prompt."""
+    budget_failure: int = 0
+    """Token budget of the failure-analysis prompt."""
+    budget_uat: int = 0
+    """Token budget of the UAT prompt."""
+    budget_retro: int = 0
+    """Token budget of the retro prompt."""
 
     source: str | None = field(default=None, compare=False)
     """The file these settings came from, or None for defaults."""
@@ -129,6 +185,15 @@ class Config:
             raise ConfigError(where, "agent.claude_context_window", "a positive integer")
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
+        for phase in ("kickoff", "dev", "review", "failure", "uat", "retro"):
+            if getattr(self, f"budget_{phase}") < 0:
+                raise ConfigError(where, f"budget.{phase}", "a token count of 0 (none) or more")
+        for key in ("retro", "handoff"):
+            value = getattr(self, f"paths_{key}")
+            if not value.strip() or Path(value).is_absolute() or ".." in Path(value).parts:
+                raise ConfigError(
+                    where, f"paths.{key}", "a path inside the project, e.g. docs/x-{id}.md"
+                )
         if self.session_reinjection_turns < 1:
             raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
 

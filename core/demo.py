@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import AssetMissing, GitError, UsageError
@@ -25,6 +27,8 @@ DEMO_SOURCE = Path(__file__).resolve().parent / "demo" / "workspace"
 """The bundled demo workspace, as shipped (dot-folders under their ``dot-`` names)."""
 DOT_PREFIX = "dot-"
 DEMO_FOLDER_NAME = "ledgerline"
+TEMP_PREFIX = "promptdeck-demo-"
+"""The prefix of the temporary folders that hold demo workspaces."""
 DEMO_AUTHOR = ("promptdeck demo", "demo@promptdeck.invalid")
 INITIAL_COMMIT_MESSAGE = "Initial commit: ledgerline demo workspace"
 _NEVER_COPIED = frozenset({"__pycache__", ".pytest_cache", ".DS_Store"})
@@ -96,7 +100,7 @@ def prepare_demo(dest: str | os.PathLike[str] | None = None) -> Path:
     if not (DEMO_SOURCE / "_bmad-output").is_dir():
         raise AssetMissing(f"the bundled demo workspace is missing from the package: {DEMO_SOURCE}")
     if dest is None:
-        root = Path(tempfile.mkdtemp(prefix="promptdeck-demo-")) / DEMO_FOLDER_NAME
+        root = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX)) / DEMO_FOLDER_NAME
     else:
         root = Path(dest).expanduser().absolute()
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
@@ -107,3 +111,25 @@ def prepare_demo(dest: str | os.PathLike[str] | None = None) -> Path:
         raise UsageError(f"cannot create the demo in {root}: {exc.strerror or exc}") from None
     _init_git(root)
     return root
+
+
+@contextmanager
+def temporary_demo(*, keep: bool = False) -> Iterator[Path]:
+    """A fresh demo workspace in a new temporary folder, deleted on exit unless ``keep``.
+
+    The folder is deleted however the block ends (a normal quit, an error, Ctrl-C), so runs of
+    the demo do not pile up in the temporary directory; it holds nothing but the demo copy and
+    the runs made in it.
+
+    Yields:
+        The demo workspace root (``<tmp>/promptdeck-demo-XXXX/ledgerline``).
+
+    Raises:
+        AssetMissing, GitError, UsageError: as :func:`prepare_demo`; nothing is left behind.
+    """
+    holder = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
+    try:
+        yield prepare_demo(holder / DEMO_FOLDER_NAME)
+    finally:
+        if not keep:
+            shutil.rmtree(holder, ignore_errors=True)

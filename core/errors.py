@@ -11,6 +11,7 @@ EXIT_USAGE = 2
 EXIT_TOO_LARGE = 3
 EXIT_FAILURE_SIGNAL = 4
 EXIT_NO_SIGNAL = 5
+EXIT_OVER_BUDGET = 9
 
 
 class PromptdeckError(Exception):
@@ -103,3 +104,9 @@ class SecretsInInjection(PromptdeckError):
             f"the injection holds likely secrets ({shown}); remove them, leave the file out, "
             "or pass --allow-secrets to send them anyway"
         )
+
+
+class OverBudget(PromptdeckError):
+    """A phase's prompt is over its token budget (``[budget] <phase>``): the run is refused."""
+
+    exit_code = EXIT_OVER_BUDGET

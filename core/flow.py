@@ -7,10 +7,15 @@ The flow of one story::
       → dev → git add -A → review → commit on REVIEW PASSED / REVIEW PASSED WITH FIXES
     dev BLOCKED / FAILED, or REVIEW FAILED
       → failure analysis (optional) → dev again in ``optimize`` mode with the reason,
-        up to ``agent.max_attempts`` attempts; analysis recommending Skip or Escalate stops
+        up to ``agent.max_attempts`` attempts. The analysis is informational (seed 002): a
+        Skip or Escalate recommendation is shown with the retry and stops the flow only when
+        ``[flow] honour_analysis`` is on
     a run that ended with no signal (timeout, crash, silence)
       → the same phase again, with no retry context (seed 003)
     every story of the epic done → UAT, then retro (both non-blocking)
+
+``skip`` passes over optional phases (``run --auto`` runs kickoff, failure analysis and retro
+only when asked, see :mod:`.optional_phases`): the flow goes on as if they had been declined.
 
 :func:`story_flow` turns a story's runs into phase states and a :class:`Suggestion`;
 :func:`run_auto` (``run --auto``) follows the suggestions until the story is done or stuck.
@@ -48,6 +53,7 @@ class Suggestion:
         attempt: the attempt number this run will be.
         why: one line saying why this phase is next.
         optional: the phase may be skipped (kickoff, failure analysis, UAT, retro).
+        variant: ``standard`` or ``party``; None takes the workspace's default.
     """
 
     phase: str
@@ -57,6 +63,7 @@ class Suggestion:
     attempt: int = 1
     why: str = ""
     optional: bool = False
+    variant: str | None = None
 
     def request(self, story_id: str, selection: Selection | None = None) -> PromptRequest:
         """The prompt request for this suggestion."""
@@ -67,6 +74,7 @@ class Suggestion:
             selection=selection or Selection(),
             retry_reason=self.retry_reason,
             failure=self.failure,
+            variant=self.variant,
         )
 
 
@@ -188,6 +196,7 @@ def story_flow(
     *,
     all_epic_done: bool = False,
     epic_runs: Sequence[RunInfo] = (),
+    skip: frozenset[str] = frozenset(),
 ) -> StoryFlow:
     """Phase states and the suggested next phase for ``story``.
 
@@ -197,6 +206,7 @@ def story_flow(
         config: for ``agent.max_attempts``.
         all_epic_done: every story of the epic is done (UAT and retro become available).
         epic_runs: UAT and retro runs of any story of the same epic.
+        skip: optional phases to pass over (kickoff, failure, uat, retro).
     """
     state = _replay(runs)
     epic = _replay([r for r in epic_runs if r.phase in ("uat", "retro")])
@@ -207,15 +217,24 @@ def story_flow(
         states[name] = _state(getattr(epic, name))
     if states["kickoff"] == "pending" and state.dev.last is not None:
         states["kickoff"] = "skipped"
-    done = state.review.outcome == SUCCESS
-    suggestion, note = _suggest(state, epic, config, done=done, all_epic_done=all_epic_done)
+    # A story its tracking already calls done (and no dev run since) is not offered a kickoff.
+    done = state.review.outcome == SUCCESS or (story.status == "done" and state.dev.last is None)
+    suggestion, note = _suggest(
+        state, epic, config, done=done, all_epic_done=all_epic_done, skip=skip
+    )
     if suggestion is not None:
         states[suggestion.phase] = "suggested"
     return StoryFlow(story.id, states, suggestion, note, done)
 
 
 def _suggest(
-    state: _Replay, epic: _Replay, config: Config, *, done: bool, all_epic_done: bool
+    state: _Replay,
+    epic: _Replay,
+    config: Config,
+    *,
+    done: bool,
+    all_epic_done: bool,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[Suggestion | None, str]:
     limit = config.agent_max_attempts
     if state.running:
@@ -223,19 +242,20 @@ def _suggest(
     if done:
         if not all_epic_done:
             return None, "story done; UAT and retro follow once every story of the epic is done"
-        if epic.uat.last is None:
+        if epic.uat.last is None and "uat" not in skip:
             return Suggestion("uat", why="every story of the epic is done", optional=True), ""
-        if epic.retro.last is None:
+        if epic.retro.last is None and "retro" not in skip:
             return Suggestion("retro", why="UAT was run", optional=True), ""
-        return None, "story and epic done"
+        return None, "story and epic done" + _retro_note(epic, skip)
     dev = state.dev
     if dev.last is None:
-        if state.kickoff.last is None:
+        if state.kickoff.last is None and "kickoff" not in skip:
             return (
                 Suggestion("kickoff", why="a fresh story (kickoff is optional)", optional=True),
                 "",
             )
-        return Suggestion("dev", why="kickoff was run"), ""
+        why = "kickoff was run" if state.kickoff.last is not None else "kickoff not asked for"
+        return Suggestion("dev", why=why), ""
     failed = state.analysis_pending_for
     if failed is not None:
         reason = _reason(failed) or ""
@@ -245,7 +265,7 @@ def _suggest(
         if failed.phase == "review" and attempts >= limit:
             return None, f"review failed {attempts} times (agent.max_attempts = {limit})"
         analysis = state.analysis_result
-        if analysis is None:
+        if analysis is None and "failure" not in skip:
             return (
                 Suggestion(
                     "failure",
@@ -255,16 +275,22 @@ def _suggest(
                 ),
                 "",
             )
-        recommendation = _reason(analysis) if analysis.outcome == SUCCESS else None
+        recommendation = (
+            _reason(analysis) if analysis is not None and analysis.outcome == SUCCESS else None
+        )
+        why = f"retry after {_signal_name(failed)}: {reason}"
         if recommendation in ("Skip", "Escalate"):
-            return None, f"failure analysis recommends {recommendation}"
+            if config.flow_honour_analysis:
+                return None, f"failure analysis recommends {recommendation} (flow.honour_analysis)"
+            # Seed 002: the analysis is informational; it never changes the retry decision.
+            why += f" · failure analysis recommends {recommendation} (informational)"
         return (
             Suggestion(
                 "dev",
                 mode="optimize",
                 retry_reason=reason or None,
                 attempt=dev.failures + 1 if failed.phase == "dev" else 1,
-                why=f"retry after {_signal_name(failed)}: {reason}",
+                why=why,
             ),
             "",
         )
@@ -292,17 +318,29 @@ def _suggest(
     )
 
 
+def _retro_note(epic: _Replay, skip: frozenset[str]) -> str:
+    if epic.retro.last is not None and epic.retro.outcome != SUCCESS:
+        # Seed 002: a failed retro is a warning; the epic is complete all the same.
+        return f" (warning: the retro ended with {epic.retro.outcome})"
+    if epic.retro.last is None and "retro" in skip:
+        return " (retro not asked for)"
+    return ""
+
+
 def flow_for(
     workspace: Workspace,
     catalog: StoryCatalog,
     story: Story,
     runs: Sequence[RunInfo] | None = None,
+    *,
+    skip: frozenset[str] = frozenset(),
 ) -> StoryFlow:
     """:func:`story_flow` from the workspace's records.
 
     Args:
         runs: every run of the workspace, when the caller has read them already (reading
             them means opening every run folder).
+        skip: optional phases to pass over (``run --auto`` without them asked for).
     """
     all_runs = list_runs(workspace.root) if runs is None else runs
     mine = [r for r in all_runs if r.story.lower() == story.id.lower()]
@@ -314,6 +352,7 @@ def flow_for(
         workspace.config,
         all_epic_done=epic_done(story, catalog, all_runs),
         epic_runs=epic_runs,
+        skip=skip,
     )
 
 
@@ -351,6 +390,7 @@ def run_auto(
     first: Suggestion | None = None,
     on_suggestion: Callable[[Suggestion], None] | None = None,
     max_steps: int = MAX_AUTO_STEPS,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[list[AutoStep], StoryFlow]:
     """Follow the suggestions for one story until none is left (``run --auto``).
 
@@ -364,6 +404,7 @@ def run_auto(
         first: start with this instead of the first suggestion (``--phase`` given).
         on_suggestion: told each suggestion before it runs.
         max_steps: a bound on the number of runs.
+        skip: optional phases not asked for, passed over (see :mod:`.optional_phases`).
 
     Returns:
         The steps taken and the story's flow at the end.
@@ -371,7 +412,7 @@ def run_auto(
     steps: list[AutoStep] = []
     catalog = load(workspace)
     story = catalog.find(story_id)
-    flow = flow_for(workspace, catalog, story)
+    flow = flow_for(workspace, catalog, story, skip=skip)
     suggestion = first or flow.suggestion
     while suggestion is not None and len(steps) < max_steps:
         if on_suggestion is not None:
@@ -382,6 +423,6 @@ def run_auto(
             break
         catalog = load(workspace)
         story = catalog.find(story_id)
-        flow = flow_for(workspace, catalog, story)
+        flow = flow_for(workspace, catalog, story, skip=skip)
         suggestion = flow.suggestion
     return steps, flow

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat as stat_module
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -35,7 +34,7 @@ from typing import Any
 from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
-from .keys import key_pattern, normalize_key
+from .keys import artifact_category, normalize_key
 from .secret_scan import SecretFinding, scan_text
 from .stories import Story
 from .textfiles import TextProblem, read_file_bytes
@@ -187,17 +186,9 @@ class _Candidate:
     secrets: tuple[SecretFinding, ...] = ()
 
 
-def _category_of(name: str) -> str:
-    lowered = name.lower()
-    if "discovery" in lowered:
-        return "discovery"
-    if "tech-spec" in lowered or "tech_spec" in lowered or "techspec" in lowered:
-        return "tech-spec"
-    return "story"
-
-
-_Match = tuple[str, str, str]
-"""A file name in the artifacts folder, its path, and the story key it matched."""
+_Match = tuple[str, str, str, str]
+"""A file name in the artifacts folder, its path, the story key it belongs to, and its
+category (see :func:`~promptdeck.core.keys.artifact_category`)."""
 
 _MATCH_CACHE: dict[tuple[str, tuple[str, ...]], tuple[int, list[_Match]]] = {}
 _MATCH_CACHE_SIZE = 256
@@ -208,11 +199,12 @@ clock tick as the listing would otherwise leave the mtime unchanged and the list
 
 def _matching_artifacts(
     folder: Path,
-    patterns: list[tuple[str, re.Pattern[str]]],
+    keys: list[str],
     extensions: tuple[str, ...] = (".md", ".yaml", ".yml", ".txt"),
 ) -> list[_Match]:
-    """The regular files (links followed) directly in ``folder`` whose names hold a key,
-    sorted case-insensitively, each with the first key it matched.
+    """The regular files (links followed) directly in ``folder`` that belong to one of
+    ``keys``, sorted case-insensitively, each with the first key it belongs to and its
+    category.
 
     Only names ending in one of ``extensions`` (case-insensitive) are candidates, and hidden
     names never are: a ``1-4-deploy.env`` or ``.1-4-notes`` is not a planning document.
@@ -226,7 +218,7 @@ def _matching_artifacts(
         mtime_ns = folder.stat().st_mtime_ns
     except OSError:
         return []
-    cache_key = (str(folder), (*(key for key, _ in patterns), "\0", *extensions))
+    cache_key = (str(folder), (*keys, "\0", *extensions))
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
@@ -244,9 +236,10 @@ def _matching_artifacts(
     files.sort(key=lambda entry: (entry.name.lower(), entry.name))
     matches: list[_Match] = []
     for entry in files:
-        for key, pattern in patterns:
-            if pattern.search(entry.name) is not None:
-                matches.append((entry.name, entry.path, key))
+        for key in keys:
+            category = artifact_category(entry.name, key)
+            if category is not None:
+                matches.append((entry.name, entry.path, key, category))
                 break
     if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
         if len(_MATCH_CACHE) >= _MATCH_CACHE_SIZE:
@@ -275,14 +268,17 @@ def _plan(
     include_tech_spec: bool,
     additional_files: Iterable[str],
     story_files: Iterable[str],
+    project_context: Sequence[str] | None = None,
 ) -> list[_Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet."""
     groups: dict[str, list[_Candidate]] = {category: [] for category in CATEGORIES}
 
-    # 1. Project context: the first configured candidate that exists.
-    contexts = list(config.paths_project_context)
-    found = next((p for p in contexts if (root / p).is_file()), None)
-    if found is not None:
+    # 1. Project context: the first configured candidate that exists; or, when the source
+    # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
+    contexts = list(config.paths_project_context if project_context is None else project_context)
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if project_context is not None else existing[:1]
+    for found in found_all:
         groups["project-context"].append(
             _Candidate(
                 found,
@@ -292,7 +288,7 @@ def _plan(
                 include_project_context,
             )
         )
-    elif include_project_context and contexts:
+    if not found_all and include_project_context and contexts:
         groups["project-context"].append(
             _Candidate(
                 contexts[0],
@@ -305,12 +301,11 @@ def _plan(
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
-    patterns = [(key, key_pattern(key)) for key in story_keys if normalize_key(key)]
-    if patterns:
+    keys = [key for key in story_keys if normalize_key(key)]
+    if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        matches = _matching_artifacts(artifacts, patterns, config.injection_extensions)
-        for name, file_path, key in matches:
-            category = _category_of(name)
+        matches = _matching_artifacts(artifacts, keys, config.injection_extensions)
+        for name, file_path, key, category in matches:
             wanted = switches[category]
             reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
@@ -496,6 +491,7 @@ def build_injection(
     additional_files: Sequence[str] | None = None,
     *,
     story_files: Sequence[str] = (),
+    project_context: Sequence[str] | None = None,
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -517,7 +513,10 @@ def build_injection(
         include_tech_spec: include tech-spec files of the stories (AC6).
         additional_files: extra files, relative to the root unless absolute (AC6).
         story_files: root-relative files that belong to the story beyond the key match (the
-            OpenSpec change's proposal, design, tasks and specs).
+            OpenSpec change's proposal, design and specs).
+        project_context: the source's own project-context files, every existing one
+            injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
+            ``paths.project_context``, the first existing one.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -541,6 +540,7 @@ def build_injection(
         count_tokens=count_tokens,
         reject_over_limit=False,
         scan_secrets=scan_secrets,
+        project_context=project_context,
     )
 
 
@@ -558,6 +558,7 @@ def _build(
     count_tokens: bool,
     reject_over_limit: bool,
     scan_secrets: bool = True,
+    project_context: Sequence[str] | None = None,
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -571,7 +572,9 @@ def _build(
         raise TypeError("story_keys must be a list of story keys, not a single string")
     if isinstance(additional_files, str | bytes):
         raise TypeError("additional_files must be a list of paths, not a single string")
-    candidates = _plan(root, config, story_keys, *switches, additional_files, story_files)
+    candidates = _plan(
+        root, config, story_keys, *switches, additional_files, story_files, project_context
+    )
     _resolve(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
@@ -725,11 +728,25 @@ def build_story_injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=story.files,
+        project_context=source_project_context(workspace, story),
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
     )
+
+
+def source_project_context(workspace: Workspace, story: Story) -> tuple[str, ...] | None:
+    """The project-context files of the story's own source, or None for the configured ones.
+
+    An OpenSpec workspace describes itself in ``<openspec>/project.md`` and tells agents how
+    to work with its changes in ``<openspec>/AGENTS.md``; BMAD's locations are
+    ``paths.project_context``.
+    """
+    if story.source != "openspec":
+        return None
+    base = workspace.config.paths_openspec.rstrip("/")
+    return (f"{base}/project.md", f"{base}/AGENTS.md")
 
 
 def build_prompt_system_append(

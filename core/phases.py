@@ -203,6 +203,8 @@ class ApplyPolicy:
     requires_validation: bool
     writes: str
     stage: str
+    party_writes: str = ""
+    """What the party variant writes, where it differs (the Party Review Record)."""
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,8 @@ PHASES: tuple[Phase, ...] = (
             allow_apply=True,
             requires_validation=True,
             writes="Fix the issues you find, and append your Code Review Record to the story file.",
+            party_writes="Fix the issues the party agrees on, and append one unified Party "
+            "Review Record to the story file.",
             stage="stage your fixes with `git add -A`. Do not commit: promptdeck commits after "
             "a passed review.",
         ),
@@ -383,6 +387,11 @@ def uat_path(epic_id: str) -> str:
     return f"docs/uat/epic-{epic_id}-uat.md"
 
 
-def retro_paths(epic_id: str) -> tuple[str, str]:
-    """Where the retro phase writes its retrospective and handoff (seed 002)."""
-    return f"docs/sprints/epic-{epic_id}-retro.md", f"docs/handoffs/epic-{epic_id}-handoff.md"
+def retro_paths(
+    epic_id: str,
+    retro: str = "docs/sprints/epic-{id}-retro.md",
+    handoff: str = "docs/handoffs/epic-{id}-handoff.md",
+) -> tuple[str, str]:
+    """Where the retro phase writes its retrospective and handoff: seed 002's paths by
+    default, or ``[paths] retro`` / ``handoff`` with ``{id}`` the epic."""
+    return retro.replace("{id}", epic_id), handoff.replace("{id}", epic_id)

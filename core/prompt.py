@@ -16,6 +16,7 @@ the caller decides (``compose`` and ``inspect`` exit 3, the app refuses to run).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .catalog import load_catalog, load_story_catalog
@@ -34,14 +35,26 @@ from .composer import (
     signature,
     system_text,
 )
+from .config import Config
 from .errors import UsageError
-from .injection import Injection, Selection, build_injection, build_story_injection
+from .injection import (
+    Injection,
+    Selection,
+    build_injection,
+    build_story_injection,
+    source_project_context,
+)
 from .instructions import InstructionsFile, load_instructions
+from .learnings import learnings_path
+from .party import Party, check_variant, default_variant, party_for
 from .phases import Phase, get_phase, retro_paths, uat_path
+from .records import RunInfo, list_runs
+from .retro_context import RetroPlan, epic_section, execution_summary, plan_retro
 from .rules import RulesFile, read_rules
 from .stories import Story, StoryCatalog
 from .story_prompt import epic_brief, read_learnings, story_brief, story_prompt
 from .tokens import Meter, TokenCounter, get_counter
+from .verify import Verification, resolve_verification
 from .workspace import Workspace
 
 __all__ = [
@@ -95,6 +108,8 @@ class PromptRequest:
         retry_reason: optimize only: the previous attempt's FAILED / BLOCKED reason. None
             (or blank) after an abnormal termination: then there is no retry section.
         failure: the failure phase's input: the failed phase, its signal and message.
+        variant: ``standard`` or ``party`` (kickoff, review, failure and retro only); None
+            takes the workspace's default (``[party] <phase>``).
     """
 
     story_id: str
@@ -103,6 +118,7 @@ class PromptRequest:
     selection: Selection = field(default_factory=Selection)
     retry_reason: str | None = None
     failure: FailureInfo | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -130,6 +146,11 @@ class ComposedPrompt:
     instructions: InstructionsFile | None = None
     rules: RulesFile | None = None
     compose_input: ComposeInput | None = None
+    verification: Verification | None = None
+    variant: str = "standard"
+    """The variant composed: ``standard`` or ``party``."""
+    summarised: tuple[str, ...] = ()
+    """Retro only: the stories whose files are summarised rather than injected whole."""
 
     @property
     def counted(self) -> bool:
@@ -171,6 +192,18 @@ def _injection(
             count_tokens=count_tokens,
             scan_secrets=scan_secrets,
         )
+    return _epic_injection(workspace, phase, epic, selection, counter, count_tokens, scan_secrets)
+
+
+def _epic_injection(
+    workspace: Workspace,
+    phase: Phase,
+    epic: Sequence[Story],
+    selection: Selection,
+    counter: TokenCounter,
+    count_tokens: bool,
+    scan_secrets: bool = True,
+) -> Injection:
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
     for member in epic:
@@ -186,6 +219,7 @@ def _injection(
         include_tech_spec=selection.tech_spec,
         additional_files=selection.additional_files,
         story_files=tuple(files),
+        project_context=source_project_context(workspace, epic[0]) if epic else None,
         counter=counter,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
@@ -198,9 +232,17 @@ def _transfers(
     epic: tuple[Story, ...],
     failure: FailureInfo | None,
     templates: TemplateSet,
+    config: Config,
+    summarised: tuple[str, ...] = (),
+    injected: frozenset[str] = frozenset(),
 ) -> str:
-    retro, handoff = retro_paths(story.group)
+    retro, handoff = retro_paths(story.group, config.paths_retro, config.paths_handoff)
+    record = story.record_path
     values = {
+        "record_path": record or "(no story file yet)",
+        "record_state": "is in `<file_injections>` below"
+        if record in injected
+        else "does not exist yet: create it when you first append to it",
         "story_id": story.id,
         "story_title": story.title,
         "story_path": story.path or "(no story file yet)",
@@ -210,6 +252,9 @@ def _transfers(
         "uat_path": uat_path(story.group),
         "retro_path": retro,
         "handoff_path": handoff,
+        "summarised_note": (
+            f" — except those of {', '.join(summarised)}, summarised above" if summarised else ""
+        ),
         "failure_info": failure.render()
         if failure is not None
         else (
@@ -217,7 +262,71 @@ def _transfers(
             "latest records to find which phase failed, the signal it printed and why."
         ),
     }
-    return render(templates.get(phase.transfers_template), values)
+    name = phase.transfers_template
+    if story.source == "openspec" and phase.scope == "story":
+        # An OpenSpec story's records live in its own record file, not in a story file.
+        name = name.replace(".md", "-openspec.md")
+    return render(templates.get(name), values)
+
+
+def _variant_note(phase: Phase, party: Party | None, templates: TemplateSet) -> str:
+    """Layer-5's note that this is the party variant (empty for the standard one)."""
+    if party is None:
+        return ""
+    values = {
+        "variant_title": f"Party {phase.title.lower()}",
+        "phase": phase.name,
+        "participants": party.participants,
+        "persona_sources": ", ".join(party.sources),
+    }
+    return render(templates.get("transfers-party.md"), values) + JOINER
+
+
+def _retro_context(
+    workspace: Workspace,
+    story: Story,
+    epic: tuple[Story, ...],
+    runs: Sequence[RunInfo],
+    plan: RetroPlan,
+    templates: TemplateSet,
+    warnings: list[str],
+) -> str:
+    """The retro's epic section, execution summary and story summaries (Layer-5)."""
+    section = epic_section(workspace, story)
+    if section is None:
+        where = workspace.config.paths_planning
+        warnings.append(f"retro: no section for epic {story.group} in the epics files of {where}")
+        section_text = (
+            f"No section for epic {story.group} was found in the planning epics files "
+            f"(`{where}`). Work from the stories below."
+        )
+    elif section.whole_file and section.source in {f.path for f in plan.injection.included()}:
+        # Each fact once: an OpenSpec change's proposal is already injected with its files.
+        section_text = f"It is `{section.source}`, in `<file_injections>` below."
+    else:
+        section_text = f"From `{section.source}`:\n\n{section.text}"
+    values = {
+        "epic_section": section_text,
+        "execution_summary": execution_summary(epic, runs).render(),
+        "summaries_section": "",
+    }
+    if plan.summarised:
+        warn = workspace.config.injection_warn_bytes
+        warnings.append(
+            f"retro: the story files of {', '.join(plan.summarised)} are summarised, not "
+            f"injected whole: all {len(epic)} story files together are {plan.full_bytes:,} "
+            f"bytes, over the {warn:,}-byte warning line"
+        )
+        values["summaries_section"] = render(
+            templates.get("retro-summaries.md"),
+            {
+                "summarised_list": ", ".join(plan.summarised),
+                "story_count": str(len(epic)),
+                "warn_line": f"{warn:,}-byte",
+                "summaries": plan.summaries,
+            },
+        )
+    return render(templates.get("retro-context.md"), values)
 
 
 def _user_message(phase: Phase, story: Story) -> str:
@@ -273,18 +382,48 @@ def compose_prompt(
     templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
     epic = _epic_stories(catalog, story) if phase.scope == "epic" else (story,)
     warnings: list[str] = []
+    variant = request.variant or default_variant(config, phase.name)
+    check_variant(phase.name, variant)
+    party = party_for(workspace, phase.name) if variant == "party" else None
 
     instructions = load_instructions()
     rules = read_rules(workspace)
     if rules.warning:
         warnings.append(rules.warning)
+    verification = resolve_verification(workspace)
+    if verification.note and phase.apply_policy.requires_validation:
+        warnings.append(verification.note)
 
-    injection = _injection(
-        workspace, story, phase, epic, request.selection, counter, count_tokens, scan_secrets
-    )
+    if story.status == "done" and phase.name in ("kickoff", "dev"):
+        where = "its tasks" if story.source == "openspec" else "sprint-status.yaml"
+        warnings.append(
+            f"story {story.id} is already done ({where} says so): a {phase.name} run would redo "
+            "finished work"
+        )
+    retro: RetroPlan | None = None
+    runs = list_runs(workspace.root) if phase.name == "retro" else []
+    if phase.name == "retro":
+
+        def build(stories: Sequence[Story], counted: bool) -> Injection:
+            return _epic_injection(
+                workspace, phase, stories, request.selection, counter, counted, scan_secrets
+            )
+
+        retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
+        injection = retro.injection
+    else:
+        injection = _injection(
+            workspace, story, phase, epic, request.selection, counter, count_tokens, scan_secrets
+        )
+    summarised = retro.summarised if retro is not None else ()
+    injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     if story.path is None and phase.scope == "story":
-        warnings.append(f"story {story.id} has no story file: the agent gets its id and title only")
-    elif story.path is not None:
+        warnings.append(
+            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
+            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
+            "and title only"
+        )
+    elif story.path is not None and story.id not in summarised and story.source == "bmad":
         shown = {f.path: f for f in injection.files}
         entry = shown.get(story.path)
         if entry is None or entry.status not in ("included", "duplicate"):
@@ -298,19 +437,24 @@ def compose_prompt(
         context = epic_brief(
             story.group, story.group_title or story.group, epic, templates=templates
         )
+        if retro is not None:
+            context += JOINER + _retro_context(
+                workspace, story, epic, runs, retro, templates, warnings
+            )
     elif phase.name == "dev":
-        learnings = read_learnings(workspace)
+        learnings = read_learnings(workspace, learnings_path(workspace, story))
         if learnings.warning:
             warnings.append(learnings.warning)
         context = story_prompt(
             story,
-            verify_commands=config.verify_commands,
+            verify_commands=verification.commands,
             learnings=learnings,
             retry_reason=request.retry_reason if request.mode == "optimize" else None,
             templates=templates,
+            injected=injected,
         )
     else:
-        context = story_brief(story, templates=templates)
+        context = story_brief(story, templates=templates, injected=injected)
     if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
         warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
     if phase.name == "failure" and request.failure is None:
@@ -326,11 +470,25 @@ def compose_prompt(
             "epicId": story.group,
             "epicTitle": story.group_title or story.group,
             "source": story.source,
-            "verifyCommands": list(config.verify_commands),
+            "recordPath": story.record_path or "",
+            "verifyCommands": list(verification.commands),
+            "variant": variant,
+            **(
+                {
+                    "personas": party.render_personas(),
+                    "participants": party.participants,
+                    "voices": party.render_voices(),
+                }
+                if party is not None
+                else {}
+            ),
         },
         context_envelope={
             "story": context,
-            "transfers": _transfers(phase, story, epic, request.failure, templates),
+            "transfers": _variant_note(phase, party, templates)
+            + _transfers(
+                phase, story, epic, request.failure, templates, config, summarised, injected
+            ),
             "fileInjections": injection.text,
         },
         write_policy=WritePolicy(
@@ -377,4 +535,7 @@ def compose_prompt(
         instructions=instructions,
         rules=rules,
         compose_input=compose_input,
+        verification=verification,
+        variant=variant,
+        summarised=summarised,
     )

@@ -343,6 +343,7 @@ class RunInfo:
             "phase": self.phase,
             "attempt": self.attempt,
             "mode": self.meta.get("mode"),
+            "variant": self.meta.get("variant", "standard"),
             "agent": self.meta.get("agent"),
             "started": self.meta.get("started"),
             "outcome": self.outcome,

@@ -1,13 +1,17 @@
 """The workspace rules file (Layer-0B; seed 004, Req 2 and 4).
 
-Read fresh at every compose from ``config.paths_rules`` (default ``.promptdeck/rules.md``;
-``.ads/rules.md`` or ``AGENTS.md`` work too). Rules are not required: when the file is missing,
-unreadable or not UTF-8 text, the prompt is still composed, Layer-0B is marked missing, and the
-warning says why — never silently.
+Read fresh at every compose. The configured ``paths.rules`` wins; when none is configured,
+the project's own agent rules are found in a documented order (:data:`RULES_CANDIDATES`): a
+promptdeck file first, then the files other agent tools read (``AGENTS.md``, ``CLAUDE.md``,
+``.github/copilot-instructions.md``, ``.cursor/rules/``, ``.cursorrules``). Rules are not
+required: when no file is found, or it is unreadable or not UTF-8 text, the prompt is still
+composed, Layer-0B is marked missing, and the warning says why and what was looked for —
+never silently.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +19,18 @@ from pathlib import Path
 from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace
 
-DEFAULT_LIMIT_NAME = "read.max_bytes"
-
 RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project", "too-large")
+
+RULES_CANDIDATES: tuple[str, ...] = (
+    ".promptdeck/rules.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/",
+    ".cursorrules",
+)
+"""Where the rules are looked for when ``paths.rules`` is empty, in this order; the first that
+exists is used. ``.cursor/rules/`` stands for its first ``.mdc`` or ``.md`` file by name."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +51,8 @@ class RulesFile:
     text: str
     sha256: str | None
     mtime: float | None
+    looked_for: tuple[str, ...] = ()
+    """The candidates searched when none was configured (empty when configured)."""
 
     @property
     def present(self) -> bool:
@@ -59,22 +74,65 @@ class RulesFile:
             "unreadable": "unreadable",
             "not-utf8": "not valid UTF-8 text",
             "outside-project": "outside the project root",
-            "too-large": f"over the {DEFAULT_LIMIT_NAME} size limit",
+            "too-large": "over the read.max_bytes size limit",
         }[self.status]
+        if self.status == "missing" and self.looked_for:
+            return (
+                "no workspace rules file (looked for " + ", ".join(self.looked_for) + "); set "
+                "[paths] rules in .promptdeck/config.toml to name one; Layer-0B (workspace "
+                "rules) is missing"
+            )
         return f"workspace rules {self.path}: {why}; Layer-0B (workspace rules) is missing"
 
 
-def read_rules(workspace: Workspace) -> RulesFile:
-    """Read the workspace's rules file now (never cached, so an edit shows at once).
+def _cursor_rule(folder: Path) -> str | None:
+    """The first ``.mdc`` / ``.md`` file of a ``.cursor/rules`` folder, by name."""
+    try:
+        names = sorted(
+            entry.name
+            for entry in folder.iterdir()
+            if entry.suffix in (".mdc", ".md") and entry.is_file()
+        )
+    except OSError:
+        return None
+    return names[0] if names else None
 
-    The file goes through the guarded reader: a FIFO, a device, a file outside the project or
-    one over ``read.max_bytes`` is never opened, and Layer-0B says why it is missing.
+
+def find_rules_path(workspace: Workspace) -> tuple[str, tuple[str, ...]]:
+    """The rules file to read, root-relative (or as configured), and what was looked for.
+
+    Returns:
+        ``(path, looked_for)``: the configured path and ``()`` when ``paths.rules`` is set;
+        otherwise the first existing candidate of :data:`RULES_CANDIDATES` (the first one
+        when none exists) and the candidates.
     """
     configured = workspace.config.paths_rules
-    path = Path(configured)
+    if configured:
+        return Path(configured).as_posix(), ()
+    for candidate in RULES_CANDIDATES:
+        path = workspace.root / candidate
+        if candidate.endswith("/"):
+            first = _cursor_rule(path) if path.is_dir() else None
+            if first is not None:
+                return candidate + first, RULES_CANDIDATES
+        elif path.is_file():
+            return candidate, RULES_CANDIDATES
+    return RULES_CANDIDATES[0], RULES_CANDIDATES
+
+
+def read_rules(workspace: Workspace) -> RulesFile:
+    """Read the workspace's rules file now (never cached, so an edit shows at once)."""
+    shown, looked_for = find_rules_path(workspace)
+    path = Path(shown)
     if not path.is_absolute():
         path = workspace.root / path
-    shown = Path(configured).as_posix()
+    result = _read(workspace, path, shown)
+    return dataclasses.replace(result, looked_for=looked_for) if looked_for else result
+
+
+def _read(workspace: Workspace, path: Path, shown: str) -> RulesFile:
+    # Through the guarded reader: a FIFO, a device, a file outside the project or one over
+    # read.max_bytes is never opened, and Layer-0B says why it is missing.
     try:
         mtime: float | None = path.stat().st_mtime
     except FileNotFoundError:

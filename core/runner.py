@@ -43,8 +43,10 @@ from .agents.base import (
     get_agent,
 )
 from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge
+from .learnings import learnings_path, start_learnings
 from .records import RunRecord, iso_time, next_attempt
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .status_writeback import write_back
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -500,6 +502,9 @@ def start_run(
     started = time.time()
     warnings: list[str] = list(prompt.warnings)
     before = gitops.snapshot(repo) if repo is not None else None
+    if request.phase == "dev" and not chat and start_learnings(workspace, story):
+        # Seed 003: the first dev run starts the shared learnings file (core/learnings.py).
+        warnings.append(f"created {learnings_path(workspace, story)} from its template")
     meta: dict[str, Any] = {
         "run_id": record.id,
         "story": story.id,
@@ -510,6 +515,7 @@ def start_run(
         "attempt": number,
         "mode": "chat" if chat else request.mode,
         "retry_reason": request.retry_reason,
+        "variant": prompt.variant,
         "agent": prepared.agent.name,
         **spec.to_dict(),
         "started": iso_time(started),
@@ -776,6 +782,21 @@ class _Supervisor:
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
             )
         story_flag = self._guarded("check the story file", self._check_story, False)
+        # After the append-only check (a Status line is earlier content) and before git, so
+        # the new status is staged and committed with the phase's work.
+        update = self._guarded(
+            "write the story's status back",
+            lambda: write_back(
+                self.workspace,
+                self.prompt.story,
+                phase,
+                outcome == SUCCESS_OUTCOME and not self.chat,
+                self.record.dir,
+            ),
+            None,
+        )
+        if update is not None:
+            self.notice("status written back:\n" + update.summary())
         no_git: tuple[str | None, str | None, str | None] = (None, None, None)
         staged_stat, commit_sha, sha_after = self._guarded(
             "update git", lambda: self._git_after(outcome, phase), no_git

@@ -73,6 +73,21 @@ class Story:
     requirements: tuple[Requirement, ...] = ()
     change_dir: str | None = None
 
+    @property
+    def record_path(self) -> str | None:
+        """Where the phases append their records (kickoff insights, Dev Agent Record, review
+        and failure records), root-relative.
+
+        A BMAD story's records go to its story file. An OpenSpec story has no file of its own
+        (its tasks are one group of the change's shared ``tasks.md``), so each story gets one:
+        ``<change>/records/group-<N>.md``, kept with the change and archived with it, so no
+        story's records pile up in a file other stories share.
+        """
+        if self.source == "openspec" and self.change_dir:
+            number = self.id.rsplit(":", 1)[-1]
+            return f"{self.change_dir.rstrip('/')}/records/group-{number}.md"
+        return self.path
+
     def to_dict(self) -> dict[str, object]:
         """The JSON shape of ``stories --json``."""
         group_key = "change" if self.source == "openspec" else "epic"

@@ -8,8 +8,9 @@ its acceptance criteria, marks tasks done in the story file's checkboxes, and us
 ``IMPLEMENTATION COMPLETE`` / ``IMPLEMENTATION BLOCKED`` lines in place of the promise tags.
 
 Two sections are decided here, in code: "Shared Learnings" appears only when the learnings file
-holds more than :data:`LEARNINGS_TEMPLATE`; the retry section only when the previous attempt
-gave a failure reason (never after an abnormal termination, which has none).
+holds more than :data:`LEARNINGS_TEMPLATE` (until then one line says where to record; the file
+itself starts at the first dev run, see :mod:`.learnings`); the retry section only when the
+previous attempt gave a failure reason (never after an abnormal termination, which has none).
 
 The prompt is self-contained: acting on it takes file edits and the listed commands, no
 environment variable and no special command.
@@ -17,7 +18,7 @@ environment variable and no special command.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,9 +81,9 @@ class Learnings:
         return None
 
 
-def read_learnings(workspace: Workspace) -> Learnings:
-    """Read the workspace's learnings file now (``config.paths_learnings``)."""
-    configured = workspace.config.paths_learnings
+def read_learnings(workspace: Workspace, configured: str | None = None) -> Learnings:
+    """Read the learnings file now: ``configured``, else ``config.paths_learnings``."""
+    configured = configured or workspace.config.paths_learnings
     shown = Path(configured).as_posix()
     path = Path(configured)
     if not path.is_absolute():
@@ -105,6 +106,85 @@ def render_tasks(tasks: Sequence[Task], depth: int = 0) -> str:
         if task.children:
             lines.append(render_tasks(task.children, depth + 1))
     return "\n".join(lines)
+
+
+def _tasks_text(story: Story, injected: Collection[str]) -> str:
+    """The story's tasks, said once.
+
+    A BMAD story file in the injection holds the task list already: the prompt points to it
+    rather than copying it (copying it put ~4 KB of a real story in the prompt twice). An
+    OpenSpec story's tasks are one group of the change's shared ``tasks.md``, which is not
+    injected: they are copied here, and only they.
+    """
+    if story.source == "bmad" and story.path is not None and story.path in injected:
+        total, done = _count(story.tasks)
+        if not total:
+            return (
+                f"The story file `{story.path}` is in `<file_injections>` below; its "
+                "`## Tasks / Subtasks` section lists no tasks."
+            )
+        return (
+            f"The tasks are the `## Tasks / Subtasks` checklist of the story file "
+            f"`{story.path}`, in `<file_injections>` below ({total} items, {done} done). Work "
+            "through the open ones in order."
+        )
+    return render_tasks(story.tasks) or "(this story lists no tasks)"
+
+
+def _count(tasks: Sequence[Task]) -> tuple[int, int]:
+    total = done = 0
+    for task in tasks:
+        total += 1
+        done += task.done
+        inner_total, inner_done = _count(task.children)
+        total += inner_total
+        done += inner_done
+    return total, done
+
+
+def _change_docs(story: Story, injected: Collection[str]) -> str:
+    """Where the change's proposal and design are: injected (not to be read again), or to be
+    read; a change without ``design.md`` (it is optional in OpenSpec) is not sent to one."""
+    base = (story.change_dir or f"openspec/changes/{story.group}").rstrip("/")
+    docs = [
+        (f"{base}/{name}", why)
+        for name, why in (
+            ("proposal.md", "why the change is made"),
+            ("design.md", "how it is designed"),
+        )
+        if f"{base}/{name}" in story.files
+    ]
+    if not docs:
+        return "It has no `proposal.md` or `design.md`."
+    shown = " and ".join(f"`{path}` ({why})" for path, why in docs)
+    if all(path in injected for path, _ in docs):
+        return f"Its {shown} {'are' if len(docs) > 1 else 'is'} in `<file_injections>` below."
+    return f"Read {shown}."
+
+
+def _spec_files(story: Story) -> list[str]:
+    return [f for f in story.files if f.endswith("/spec.md")]
+
+
+def _scenarios_text(story: Story, injected: Collection[str]) -> str:
+    """The change's scenarios, said once: a pointer to the injected spec files (with the
+    requirements they hold), or the scenarios copied when the specs are not injected."""
+    specs = _spec_files(story)
+    if not story.requirements:
+        return "The change's specs hold no scenarios."
+    if specs and all(spec in injected for spec in specs):
+        count = sum(len(r.scenarios) for r in story.requirements)
+        listed = "\n".join(
+            f"- {r.name} (`{r.capability}`, {len(r.scenarios)} scenario"
+            f"{'' if len(r.scenarios) == 1 else 's'})"
+            for r in story.requirements
+        )
+        files = ", ".join(f"`{spec}`" for spec in specs)
+        return (
+            f"The change's {len(story.requirements)} requirements and {count} scenarios are in "
+            f"its spec files, in `<file_injections>` below: {files}. The requirements:\n\n" + listed
+        )
+    return render_scenarios(story)
 
 
 def render_scenarios(story: Story) -> str:
@@ -139,7 +219,7 @@ def _quoted(text: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in text.split("\n"))
 
 
-def _story_values(story: Story) -> dict[str, str]:
+def _story_values(story: Story, injected: Collection[str] = ()) -> dict[str, str]:
     change = story.group
     number = story.id.rsplit(":", 1)[-1] if ":" in story.id else story.id
     return {
@@ -152,7 +232,14 @@ def _story_values(story: Story) -> dict[str, str]:
         "change": change,
         "change_dir": (story.change_dir or f"openspec/changes/{change}").rstrip("/"),
         "story_number": number,
-        "tasks": render_tasks(story.tasks) or "(this story lists no tasks)",
+        "tasks": _tasks_text(story, injected),
+        "change_docs": _change_docs(story, injected),
+        "record_path": story.record_path or "(no story file yet)",
+        "story_file_line": (
+            f"Tasks: group {number} of `{story.path}`. Records: `{story.record_path}`."
+            if story.source == "openspec"
+            else f"Story file: `{story.path or '(no story file yet)'}`."
+        ),
     }
 
 
@@ -163,6 +250,7 @@ def story_prompt(
     learnings: Learnings | None = None,
     retry_reason: str | None = None,
     templates: TemplateSet = BUNDLED,
+    injected: Collection[str] = (),
 ) -> str:
     """The seed-003 story prompt for ``story`` (OpenSpec, or the BMAD equivalent).
 
@@ -173,15 +261,17 @@ def story_prompt(
         retry_reason: the previous attempt's FAILED / BLOCKED reason; a retry section only
             when given and not blank.
         templates: where the templates come from.
+        injected: root-relative paths of the files in the injection: what is injected is
+            pointed to rather than copied, so each fact is said once.
 
     Raises:
         ComposeError: a template is missing or names an unknown placeholder.
     """
     openspec = story.source == "openspec"
-    values = _story_values(story)
+    values = _story_values(story, injected)
     values["verification"] = verification_text(verify_commands)
     if openspec:
-        values["scenarios"] = render_scenarios(story) or "The change's specs hold no scenarios."
+        values["scenarios"] = _scenarios_text(story, injected)
     else:
         values["scenarios"] = render_scenarios(story) or (
             f"The acceptance criteria are in the story file `{values['story_path']}`, in the "
@@ -201,16 +291,24 @@ def story_prompt(
         values["learnings_path"] = learnings.path
         values["learnings"] = learnings.entries
         values["learnings_section"] = render(templates.get("story-learnings.md"), values)
+    elif learnings is not None and learnings.status in ("ok", "missing"):
+        # No Shared Learnings section yet (seed 003), but the agent is told where to record,
+        # or the file would never hold more than its template.
+        values["learnings_path"] = learnings.path
+        values["learnings_section"] = render(templates.get("story-learnings-record.md"), values)
     return render(templates.get(f"story-{kind}.md"), values)
 
 
-def story_brief(story: Story, *, templates: TemplateSet = BUNDLED) -> str:
+def story_brief(
+    story: Story, *, templates: TemplateSet = BUNDLED, injected: Collection[str] = ()
+) -> str:
     """The story's context for the phases other than dev: id, title, file, tasks, and for an
-    OpenSpec story the change and all its scenarios — without the dev instructions."""
-    values = _story_values(story)
+    OpenSpec story the change and its scenarios — without the dev instructions. What is in
+    ``injected`` is pointed to rather than copied."""
+    values = _story_values(story, injected)
     values["change_section"] = ""
     if story.source == "openspec":
-        values["scenarios"] = render_scenarios(story) or "The change's specs hold no scenarios."
+        values["scenarios"] = _scenarios_text(story, injected)
         values["change_section"] = render(templates.get("story-brief-change.md"), values)
     return render(templates.get("story-brief.md"), values)
 

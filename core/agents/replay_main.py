@@ -18,6 +18,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from .replay_party import PARTY_WORK, PartyContext, is_party, retro_targets
+
 
 class Transcript:
     """Writes stream-json events to stdout, one line each, with a pause between lines."""
@@ -177,6 +179,13 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
     today = date.today().isoformat()
     if story_path is not None:
         t.tool("Read", {"file_path": args.story_file}, f"{len(text.splitlines())} lines")
+    system = _story_text(Path(args.system_file).parent, Path(args.system_file).name)
+    if phase in PARTY_WORK and is_party(system):
+        context = PartyContext(
+            story, title, epic, today, root, args.story_file, args.outcome, system, _append
+        )
+        PARTY_WORK[phase](t, context)
+        return
     if phase == "kickoff":
         t.say(f"Reading story {story} before the team discussion: {title}.")
         t.say(
@@ -264,10 +273,8 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
                 "**Recommendation**: Retry with a local fixture.\n",
             )
         return
-    folder, name = (
-        ("uat", f"epic-{epic}-uat.md") if phase == "uat" else ("sprints", f"epic-{epic}-retro.md")
-    )
-    target = root / "docs" / folder / name
+    retro, handoff_path = retro_targets(system, epic)
+    target = root / (f"docs/uat/epic-{epic}-uat.md" if phase == "uat" else retro)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(
         f"# Epic {epic} — {phase.upper()}\n\nWritten by the replay agent on {today}.\n",
@@ -275,7 +282,7 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
     )
     t.tool("Write", {"file_path": str(target.relative_to(root))}, "File written")
     if phase == "retro":
-        handoff = root / "docs" / "handoffs" / f"epic-{epic}-handoff.md"
+        handoff = root / handoff_path
         handoff.parent.mkdir(parents=True, exist_ok=True)
         handoff.write_text(
             f"# Epic {epic} handoff\n\nContext for the next epic.\n", encoding="utf-8"

@@ -17,6 +17,42 @@ from ..terminal import printable_line
 from .common import safe_output
 
 PROG = "promptdeck"
+_TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+DISTRIBUTION = "promptdeck"
+"""The installed distribution whose version ``promptdeck --version`` prints."""
+
+
+def installed_version() -> str:
+    """The version of the installed ``promptdeck`` distribution (its metadata, not a constant).
+
+    Read from the package metadata so it is the version pip installed, editable or not;
+    ``unknown`` when promptdeck runs from files that were never installed.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: reads the package metadata only when asked, so other commands never pay."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(
+            option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"{PROG} {installed_version()}")
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,6 +75,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "4 the agent signalled failure · 5 no signal, timeout or crash · "
         "8 run refused: likely secrets in the injection (--allow-secrets).",
     )
+    parser.add_argument(
+        "--version", action=_VersionAction, help="print the installed version and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in commands.modules(command):
         module.register(sub)
@@ -52,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
     first = args_list[0] if args_list else None
-    if first is None or (first not in COMMAND_MODULES and first not in ("-h", "--help")):
+    if first is None or (first not in COMMAND_MODULES and first not in _TOP_LEVEL_OPTIONS):
         args_list = ["app", *args_list]
     command = args_list[0] if args_list[0] in COMMAND_MODULES else None
     args = build_parser(command).parse_args(args_list)

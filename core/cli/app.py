@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import AGENTS, ENCODINGS
-from ..demo import prepare_demo
+from ..demo import temporary_demo
 from ..errors import EXIT_OK, UsageError
 from ..workspace import Workspace, open_workspace
 
@@ -54,10 +54,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="open the app on a temporary copy of the bundled demo workspace (replay agent)",
         description=(
             "Copy the bundled demo workspace into a temporary git repository and open the app "
-            "on it with the offline replay agent: nothing else needs to be installed."
+            "on it with the offline replay agent: nothing else needs to be installed. The "
+            "temporary folder is deleted on quit unless --keep is given."
         ),
     )
     _add_common(demo, agent_default="replay")
+    demo.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the demo's temporary folder after quitting (default: it is deleted)",
+    )
     demo.set_defaults(handler=run_demo)
 
 
@@ -124,9 +130,16 @@ def run_app(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Prepare a temporary copy of the demo workspace and open the app on it."""
+    """Open the app on a temporary copy of the demo workspace; delete it on quit unless --keep."""
     _require_terminal()
-    root = prepare_demo()
-    print(f"promptdeck: demo workspace at {root}", file=sys.stderr)
-    workspace = open_workspace(os.fspath(root))
-    return _launch(workspace, args, DEMO_LABEL)
+    with temporary_demo(keep=args.keep) as root:
+        print(f"promptdeck: demo workspace at {root}", file=sys.stderr)
+        code = _launch(open_workspace(os.fspath(root)), args, DEMO_LABEL)
+    if args.keep:
+        print(f"promptdeck: demo workspace kept at {root}", file=sys.stderr)
+    else:
+        print(
+            f"promptdeck: demo workspace {root} deleted (`promptdeck demo --keep` keeps it)",
+            file=sys.stderr,
+        )
+    return code

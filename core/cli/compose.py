@@ -26,6 +26,7 @@ from .common import (
     warn,
     workspace_from,
 )
+from .variants import add_variant_options, variant_from
 
 PARTS = ("system", "user", "messages", "injection", "layers")
 
@@ -60,6 +61,7 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
         help="the signal it printed (default: IMPLEMENTATION BLOCKED / REVIEW FAILED)",
     )
     failure.add_argument("--failure-message", metavar="TEXT", help="the failure's message")
+    add_variant_options(parser)
 
 
 def request_from(args: argparse.Namespace) -> PromptRequest:
@@ -82,6 +84,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         ),
         retry_reason=args.retry_reason,
         failure=failure,
+        variant=variant_from(args, args.phase),
     )
 
 

@@ -12,10 +12,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..budget import check_budget
+from ..config import Config
 from ..errors import EXIT_OK, EXIT_TOO_LARGE
 from ..prompt import ComposedPrompt
 from ..tokens import ARGV_LIMIT_BYTES
-from .common import add_inclusion_options, add_workspace_options, cell, print_json, warn
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    cell,
+    print_json,
+    warn,
+    workspace_from,
+)
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 
@@ -40,14 +49,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def inspect_payload(prompt: ComposedPrompt) -> dict[str, Any]:
+def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dict[str, Any]:
     """The ``inspect --json`` shape."""
     injection = prompt.injection
     payload: dict[str, Any] = {
         "story": prompt.story.id,
         "phase": prompt.request.phase,
         "mode": prompt.request.mode,
+        "variant": prompt.variant,
+        "summarised": list(prompt.summarised),
     }
+    if config is not None:
+        check = check_budget(prompt, config)
+        payload["budget"] = {"tokens": check.budget, "used": check.tokens, "over": check.over}
     payload.update(injection.to_dict())
     payload.update(
         {
@@ -59,6 +73,15 @@ def inspect_payload(prompt: ComposedPrompt) -> dict[str, Any]:
             "user": prompt.user_meter.to_dict(),
             "argv_limit": ARGV_LIMIT_BYTES,
             "level": injection.level,
+            "rules": None
+            if prompt.rules is None
+            else {
+                "path": prompt.rules.path,
+                "status": prompt.rules.status,
+                "sha256": prompt.rules.sha256,
+                "looked_for": list(prompt.rules.looked_for),
+            },
+            "verify": None if prompt.verification is None else prompt.verification.to_dict(),
         }
     )
     return payload
@@ -68,7 +91,7 @@ def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _print_report(prompt: ComposedPrompt) -> None:
+def _print_report(prompt: ComposedPrompt, config: Config) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -80,7 +103,8 @@ def _print_report(prompt: ComposedPrompt) -> None:
     )
 
     layers = Table(
-        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · {prompt.request.mode}",
+        title=f"Prompt layers · {prompt.story.id} · {prompt.request.phase} · "
+        f"{prompt.request.mode} · {prompt.variant}",
         title_justify="left",
         caption=caption,
         caption_justify="left",
@@ -187,16 +211,51 @@ def _print_report(prompt: ComposedPrompt) -> None:
             f"{prompt.user_meter.bytes:,} bytes · {_num(prompt.user_meter.tokens)} tokens",
         )
     )
+    rules = prompt.rules
+    if rules is not None:
+        found = f"sha256 {rules.sha256[:HASH_PREFIX]}" if rules.present and rules.sha256 else ""
+        how = "configured" if not rules.looked_for else "found in the documented order"
+        console.print(
+            Text.assemble(
+                ("rules ", "bold"),
+                f"{rules.path} · {rules.status} · {how}" + (f" · {found}" if found else ""),
+            )
+        )
+    verification = prompt.verification
+    if verification is not None:
+        detected = verification.detected
+        shown = ", ".join(f"`{c}`" for c in verification.commands) or "none configured"
+        suggestion = (
+            f" · detected `{detected.command}` ({detected.source})"
+            if detected is not None and verification.origin != "detected"
+            else ""
+        )
+        console.print(
+            Text.assemble(("verify ", "bold"), f"{shown} ({verification.origin}){suggestion}")
+        )
+    check = check_budget(prompt, config)
+    console.print(
+        Text.assemble(("budget ", "bold"), (check.describe(), "red" if check.over else ""))
+    )
+    if prompt.summarised:
+        console.print(
+            Text.assemble(
+                ("summarised ", "bold"),
+                f"the story files of {', '.join(prompt.summarised)} reach the retro as "
+                "summaries (the whole epic would pass the warning line)",
+            )
+        )
     console.print(Text(f"signature {prompt.signature}", style="dim"))
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
     prompt = compose_from(args, count_tokens=True)
+    config = workspace_from(args).config
     if args.json:
-        print_json(inspect_payload(prompt))
+        print_json(inspect_payload(prompt, config))
     else:
         for message in all_warnings(prompt):
             warn(message)
-        _print_report(prompt)
+        _print_report(prompt, config)
     return EXIT_TOO_LARGE if prompt.injection.level == "error" else EXIT_OK

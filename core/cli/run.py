@@ -4,7 +4,11 @@ The agent's text streams to stdout (signals highlighted on a terminal), tool cal
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
 2 bad input; 3 over the size limit; 8 likely secrets in the injection without
-``--allow-secrets``.
+``--allow-secrets``; 9 the prompt is over its phase's token budget (refused).
+
+``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
+``--with``, ``[flow] auto_<phase>``), and never lets them block: see
+:mod:`promptdeck.core.optional_phases`.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ import os
 import shlex
 import signal
 import sys
+from dataclasses import replace
 from typing import Any, TextIO
 
+from ..budget import check_budget, enforce_budget, phase_budget
 from ..catalog import load_catalog
 from ..config import AGENTS
 from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..optional_phases import auto_plan, parse_with
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
@@ -31,6 +38,7 @@ from ..terminal import printable, printable_line
 from ..workspace import Workspace
 from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
 from .compose import refuse_secrets, request_from
+from .variants import add_variant_options, party_phases
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Run one phase of a story in a fresh agent process, stream its output, record the "
             "run in .promptdeck/runs/, stage after dev and commit after a passed review. "
             "Exit codes: 0 success signal, 4 failure signal, 5 no signal/timeout/crash, "
-            "2 bad input, 3 over the size limit."
+            "2 bad input, 3 over the size limit, 9 over the phase's token budget."
         ),
     )
     parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
@@ -53,6 +61,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_run_options(parser)
     parser.add_argument("--auto", action="store_true", help="take the story through the whole flow")
+    parser.add_argument(
+        "--with",
+        dest="with_phases",
+        metavar="PHASES",
+        help="with --auto: also run these optional phases, e.g. kickoff,failure,retro "
+        "(default: [flow] auto_<phase>)",
+    )
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -74,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TEXT",
         help="what failed (default: the story's last failed dev or review run)",
     )
+    add_variant_options(parser, auto=True)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
@@ -208,8 +224,22 @@ def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> Prom
     return request_from(args)
 
 
-def _compose(workspace: Workspace, catalog: StoryCatalog, request: PromptRequest) -> ComposedPrompt:
-    return compose_prompt(workspace, catalog, request, count_tokens=False)
+def _compose(
+    workspace: Workspace, catalog: StoryCatalog, request: PromptRequest, *, enforce: bool = True
+) -> ComposedPrompt:
+    # Tokens are counted only when a budget needs them: a byte-only compose is instant.
+    budget = phase_budget(workspace.config, request.phase)
+    prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget))
+    if budget and enforce:
+        enforce_budget(prompt, workspace.config)
+    elif budget:
+        check = check_budget(prompt, workspace.config)
+        if check.over:
+            print(
+                f"promptdeck: warning: {check.refusal()}: a run would be refused (exit 9)",
+                file=sys.stderr,
+            )
+    return prompt
 
 
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
@@ -271,6 +301,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     if args.phase is None and not args.auto:
         raise UsageError("run: --phase is required (or use --auto to follow the flow)")
+    asked = parse_with(args.with_phases)
+    if asked and not args.auto:
+        raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
@@ -279,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     request = _request(args, workspace, args.phase or "dev")
-    prompt = _compose(workspace, catalog, request)
+    prompt = _compose(workspace, catalog, request, enforce=not args.dry_run)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)
     for warning in prompt.warnings:
@@ -294,25 +327,49 @@ def run(args: argparse.Namespace) -> int:
 def _auto(
     args: argparse.Namespace, workspace: Workspace, story: Story, printer: Printer | None
 ) -> int:
+    plan = auto_plan(
+        workspace.config,
+        party=party_phases(args),
+        asked=parse_with(args.with_phases),
+        standard=args.standard,
+    )
     first = None
     if args.phase is not None:
         request = _request(args, workspace, args.phase)
         first = Suggestion(
             request.phase, request.mode, request.retry_reason, request.failure, why="--phase"
         )
+    if printer is not None:
+        print(f"promptdeck: auto: {plan.describe()}", file=sys.stderr)
 
     def announce(suggestion: Suggestion) -> None:
         if printer is not None:
             mode = f" ({suggestion.mode})" if suggestion.mode != "create" else ""
-            print(f"promptdeck: next: {suggestion.phase}{mode} — {suggestion.why}", file=sys.stderr)
+            variant = plan.variants.get(suggestion.phase, "standard")
+            party = " [party]" if variant == "party" else ""
+            print(
+                f"promptdeck: next: {suggestion.phase}{mode}{party} — {suggestion.why}",
+                file=sys.stderr,
+            )
 
     def step(current: Story, catalog: StoryCatalog, suggestion: Suggestion) -> RunResult:
         selection = request_from(argparse.Namespace(**{**vars(args), "phase": "dev"})).selection
-        prompt = _compose(workspace, catalog, suggestion.request(current.id, selection))
-        return _run_one(args, workspace, prompt, printer)
+        request = replace(
+            suggestion.request(current.id, selection),
+            variant=plan.variants.get(suggestion.phase),
+        )
+        result = _run_one(args, workspace, _compose(workspace, catalog, request), printer)
+        _report_optional(result, workspace, printer)
+        return result
 
     steps, flow = run_auto(
-        workspace, story.id, step, load=load_catalog, first=first, on_suggestion=announce
+        workspace,
+        story.id,
+        step,
+        load=load_catalog,
+        first=first,
+        on_suggestion=announce,
+        skip=plan.skip,
     )
     results = [s.result for s in steps if isinstance(s.result, RunResult)]
     if printer is not None and flow.note:
@@ -329,5 +386,47 @@ def _auto(
         )
     if flow.done:
         return EXIT_OK
-    # Not done: report the last run that did not succeed (the reason the flow stopped).
-    return next((r.exit_code for r in reversed(results) if r.exit_code != EXIT_OK), EXIT_NO_SIGNAL)
+    # Not done: report the last dev or review run that did not succeed (the reason the flow
+    # stopped); the optional phases never decide the exit code (seed 002: non-blocking).
+    return next(
+        (
+            r.exit_code
+            for r in reversed(results)
+            if r.exit_code != EXIT_OK and r.phase in ("dev", "review")
+        ),
+        EXIT_NO_SIGNAL,
+    )
+
+
+def _report_optional(result: RunResult, workspace: Workspace, printer: Printer | None) -> None:
+    """Say what an optional phase's result means for the flow: never a stop (seed 002)."""
+    if printer is None:
+        return
+    phase = result.phase
+    if phase == "failure" and result.signal is not None and result.signal.reason:
+        recommendation = result.signal.reason
+        if recommendation in ("Skip", "Escalate"):
+            honoured = workspace.config.flow_honour_analysis
+            effect = (
+                "the flow stops here ([flow] honour_analysis = true)"
+                if honoured
+                else "informational: the flow retries; set [flow] honour_analysis = true to "
+                "stop on Skip or Escalate"
+            )
+        else:
+            effect = "the flow retries"
+        print(
+            f"promptdeck: ▶ failure analysis recommends {recommendation} — {effect}",
+            file=sys.stderr,
+        )
+    elif phase in ("kickoff", "uat", "retro") and result.outcome != "success":
+        after = {
+            "kickoff": "the flow continues to dev",
+            "uat": "the flow continues",
+            "retro": "the epic is complete all the same",
+        }[phase]
+        print(
+            f"promptdeck: warning: {phase} ended with {result.outcome} ({result.message}); "
+            f"it is optional: {after}",
+            file=sys.stderr,
+        )

@@ -32,7 +32,7 @@ from ..catalog import (
     read_text_head,
     relpath,
 )
-from ..keys import name_matches_key, normalize_key
+from ..keys import artifact_category, leading_key, name_matches_key, normalize_key
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..textfiles import resolve_inside
 from ..workspace import Workspace
@@ -70,7 +70,7 @@ _STORY_HEADING = re.compile(
     r"^Story\s+(?P<key>[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)+)"
     r"(?:\s*:\s*|\s+[-–—]\s+|\s*$)(?P<title>.*)$"
 )
-_STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
+_STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+[A-Za-z]*|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
 _EPIC_ENTRY = re.compile(r"^epic-[A-Za-z0-9]+$", re.IGNORECASE)
 _RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORYISH_NAME = re.compile(
@@ -285,23 +285,38 @@ def _file_status(lines: list[str], headings: list[Heading]) -> str | None:
     return None
 
 
-def parse_story_text(text: str, path: str) -> StoryFile | None:
-    """Parse a story file's text; None when its first heading is not ``# Story <key>: …``."""
+def parse_story_text(text: str, path: str, named_id: str | None = None) -> StoryFile | None:
+    """Parse a story file's text; None when its first heading is not ``# Story <key>: …``.
+
+    Args:
+        text: the file's text.
+        path: its root-relative path.
+        named_id: the story id the file's name gives it (``<entry>.md`` of a sprint-status
+            entry): then a first heading of another shape is the story's title.
+    """
     lines = text.splitlines()
     headings = list(iter_headings(lines))
     match = _story_heading(headings[0] if headings else None)
     if match is None:
-        return None
+        if named_id is None:
+            return None
+        first = headings[0].text if headings and headings[0].level == 1 else ""
+        return _story_file(named_id, first, lines, headings, path)
+    return _story_file(match.group("key"), match.group("title"), lines, headings, path)
+
+
+def _story_file(
+    story_id: str, title: str, lines: list[str], headings: list[Heading], path: str
+) -> StoryFile:
     tasks: tuple[Task, ...] = ()
     for heading in headings:
         if heading.level == 2 and _TASKS_HEADING.match(heading.text):
             tasks = parse_task_list(section_lines(lines, heading, headings))
             break
-    story_id = match.group("key")
     return StoryFile(
         id=story_id,
         key=normalize_key(story_id),
-        title=match.group("title").strip().strip("*_").strip(),
+        title=title.strip().strip("*_").strip(),
         raw_status=_file_status(lines, headings),
         tasks=tasks,
         path=path,
@@ -339,7 +354,7 @@ def read_story_file(
     limit: int = DEFAULT_READ_LIMIT,
     listed: bool = False,
 ) -> StoryFile | SkippedFile | None:
-    """Read one candidate story file.
+    """Read one candidate story file, through the guarded reader.
 
     Only the head of the file is read until its first heading shows it is a story.
 
@@ -382,12 +397,65 @@ def read_story_file(
         return SkippedFile(rel, f"unreadable: {exc}")
 
 
+def _named_story_file(
+    path: str,
+    rel: str,
+    lead: str | None,
+    entries_by_key: dict[str, str],
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+) -> StoryFile | None:
+    """The story file of a sprint-status entry whose heading is not ``# Story <key>: …``.
+
+    A file named exactly after an entry (``1-2-user-login.md`` for ``1-2-user-login``) is that
+    story's file, whatever its heading says: its name says so.
+    """
+    if lead is None or lead not in entries_by_key:
+        return None
+    name = os.path.basename(path)
+    if name[:-3].lower() != entries_by_key[lead].lower():
+        return None
+    text = read_text_file(path, root=root, limit=limit)
+    if isinstance(text, TextProblem):
+        return None
+    story_id = _STORY_ENTRY.match(entries_by_key[lead])
+    try:
+        return parse_story_text(text, rel, story_id.group("id") if story_id else lead)
+    except TaskNestingError:
+        return None
+
+
 # --------------------------------------------------------------------------- the source
 
 
-def _epic_titles(planning: Path, root: Path, limit: int) -> dict[str, str]:
-    """Epic titles from ``## Epic N: Title`` headings of ``*epic*.md`` planning files."""
+# `# Epic 2: Title`, and decorated: `# ── Epic 1A: Structural Refactoring ──`, `# === Epic 3 - X`.
+_EPIC_COMMENT = re.compile(
+    r"^\s*#[#\s=─━*-]*Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)"
+    r"(?P<title>\S.*?)[\s=─━*-]*$",
+    re.IGNORECASE,
+)
+_STORIES_SUFFIX = re.compile(r"\s*[-–—:]\s*Stories\s*$", re.IGNORECASE)
+
+
+def sprint_epic_titles(text: str) -> dict[str, str]:
+    """Epic titles from ``sprint-status.yaml``'s own comments (``# Epic 2: Title``), by epic id.
+
+    BMAD's sprint planning writes one such comment above each epic's block; it is the most
+    specific source of a title, since it names the epics this very file tracks.
+    """
     titles: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _EPIC_COMMENT.match(line)
+        if match:
+            titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+    return titles
+
+
+def _planning_epic_titles(
+    planning: Path, root: Path | None = None, limit: int = DEFAULT_READ_LIMIT
+) -> dict[str, dict[str, str]]:
+    """Every title each ``*epic*.md`` planning file gives each epic: id → {title: file}."""
+    found: dict[str, dict[str, str]] = {}
     try:
         names = sorted(
             entry.name
@@ -395,7 +463,7 @@ def _epic_titles(planning: Path, root: Path, limit: int) -> dict[str, str]:
             if "epic" in entry.name.lower() and entry.name.lower().endswith(".md")
         )
     except OSError:
-        return titles
+        return found
     for name in names:
         text = read_text_file(planning / name, root=root, limit=limit)
         if isinstance(text, TextProblem):
@@ -403,7 +471,60 @@ def _epic_titles(planning: Path, root: Path, limit: int) -> dict[str, str]:
         for heading in iter_headings(text.splitlines()):
             match = _EPIC_HEADING.match(heading.text) if heading.level <= 3 else None
             if match:
-                titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+                # `## Epic 21: CLI Output — Stories` is the same epic as `### Epic 21: CLI Output`.
+                title = _STORIES_SUFFIX.sub("", match.group("title")).strip()
+                epic = epic_of(normalize_key(match.group("id")))
+                titles = found.setdefault(epic, {})
+                if not any(t.lower() == title.lower() for t in titles):
+                    titles[title] = name
+    return found
+
+
+def _epic_titles(
+    planning: Path,
+    sprint_titles: dict[str, str],
+    epics: set[str],
+    warnings: list[str],
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+) -> dict[str, str]:
+    """The title of each epic in ``epics``, from the most specific source that has one.
+
+    ``sprint-status.yaml``'s comments first; then the planning files, when they agree on one
+    title. Projects often keep several ``epics-*.md`` files that each restart at "Epic 1":
+    when they give one epic different titles, none is taken (a wrong title is worse than the
+    id) and a warning says so.
+    """
+    titles = {epic: sprint_titles[epic] for epic in epics if epic in sprint_titles}
+    missing = epics - titles.keys()
+    if not missing:
+        return titles
+    planned = _planning_epic_titles(planning, root, limit)
+    # A file that gives some epic another title than a second file does restarts its own
+    # numbering ("Epic 1" of epics-next.md is not the project's epic 1): none of its titles
+    # is taken.
+    clashing = {
+        name
+        for candidates in planned.values()
+        if len(candidates) > 1
+        for name in candidates.values()
+    }
+    for epic in sorted(missing, key=natural_key):
+        candidates = planned.get(epic, {})
+        trusted = {title: name for title, name in candidates.items() if name not in clashing}
+        if len(candidates) == 1 and len(trusted) == 1:
+            titles[epic] = next(iter(trusted))
+        elif candidates:
+            listed = "; ".join(f"'{title}' in {name}" for title, name in candidates.items())
+            why = (
+                "the planning files disagree on its title"
+                if len(candidates) > 1
+                else "its planning file restarts the epic numbers of another"
+            )
+            warnings.append(
+                f"epic {epic}: {why} ({listed}); showing the id only (a '# Epic N: Title' "
+                "comment in sprint-status.yaml settles it)"
+            )
     return titles
 
 
@@ -423,7 +544,12 @@ class _Tracked:
 
 
 def _read_sprint_status(
-    root: Path, path: Path, skipped: list[SkippedFile], warnings: list[str], limit: int
+    root: Path,
+    path: Path,
+    skipped: list[SkippedFile],
+    warnings: list[str],
+    epic_titles: dict[str, str],
+    limit: int = DEFAULT_READ_LIMIT,
 ) -> dict[str, _Tracked]:
     rel = relpath(root, path)
     text = read_text_file(path, root=root, limit=limit)
@@ -436,6 +562,7 @@ def _read_sprint_status(
     except SprintStatusError as exc:
         skipped.append(SkippedFile(rel, f"malformed: {exc}"))
         return {}
+    epic_titles.update(sprint_epic_titles(text))
     tracked: dict[str, _Tracked] = {}
     for entry in entries:
         if _EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name):
@@ -459,12 +586,32 @@ def _read_sprint_status(
     return tracked
 
 
+def _name_rank(name: str, key: str, entries_by_key: dict[str, str]) -> int:
+    """How well a file name says it is story ``key``'s file: 0 when it is the sprint-status
+    entry's name (``32-1-fix-feasibility-spike.md``), 1 when it starts with the key, 2 when
+    it only holds it, 3 otherwise (lower is better)."""
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    if stem.lower() == entries_by_key.get(key, "\0").lower():
+        return 0
+    if leading_key(name) == key:
+        return 1
+    return 2 if name_matches_key(name, key) else 3
+
+
 def _scan_story_files(
     workspace: Workspace,
     artifacts: Path,
     skipped: list[SkippedFile],
     only_key: str | None = None,
+    entries_by_key: dict[str, str] | None = None,
 ) -> dict[str, StoryFile]:
+    """Story files of the artifacts folder by key.
+
+    A file is a story's file when its first heading says ``# Story <key>: …``; a file named
+    ``<key>-<slug>.md`` after a sprint-status entry (``entries_by_key``: key → entry name)
+    is that story's file even when its heading has another shape.
+    """
+    entries_by_key = entries_by_key or {}
     try:
         with os.scandir(artifacts) as scan:
             entries = sorted(scan, key=lambda e: e.name.lower())
@@ -476,8 +623,18 @@ def _scan_story_files(
     for entry in entries:
         lower = entry.name.lower()
         # Names that cannot be stories are never opened: this keeps discovery fast in
-        # artifact folders holding thousands of logs and discovery notes.
-        if not lower.endswith(".md") or "discovery" in lower or "tech-spec" in lower:
+        # artifact folders holding thousands of logs and discovery notes. The category comes
+        # from the name's shape: `22-3-…-agent-discovery.md` starts with its story's key and
+        # is that story's own file, while `sprint-1-2-discovery.md` and `tech-spec-…` are not
+        # story files.
+        if not lower.endswith(".md"):
+            continue
+        lead = leading_key(lower)
+        if lower.startswith(("sprint-", "tech-spec", "tech_spec", "techspec")) and (
+            lead is None or artifact_category(lower, lead) != "story"
+        ):
+            continue
+        if lead is None and ("discovery" in lower or "tech-spec" in lower):
             continue
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
@@ -502,25 +659,25 @@ def _scan_story_files(
                 # A FIFO, device, socket or dangling link named like a story: never opened.
                 skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
             continue
+        limit = workspace.config.read_max_bytes
         found = read_story_file(
-            entry.path,
-            rel,
-            root=workspace.root,
-            limit=workspace.config.read_max_bytes,
-            listed=not entry.is_symlink(),
+            entry.path, rel, root=workspace.root, limit=limit, listed=not entry.is_symlink()
         )
         if found is None:
             continue
         if isinstance(found, SkippedFile):
-            skipped.append(found)
-            continue
+            named = _named_story_file(entry.path, rel, lead, entries_by_key, workspace.root, limit)
+            if named is None:
+                skipped.append(found)
+                continue
+            found = named
         first = files.get(found.key)
         if first is not None:
-            # Two files claim one key: the one whose name holds the key wins (then the first
-            # by name). The narrowed one-story lookup scans exactly those names, so both
+            # Two files claim one key: the better-named one wins (see `_name_rank`), then the
+            # first by name. The narrowed one-story lookup scans exactly those names, so both
             # lookups always pick the same file.
-            if name_matches_key(entry.name, found.key) and not name_matches_key(
-                Path(first.path).name, found.key
+            if _name_rank(entry.name, found.key, entries_by_key) < _name_rank(
+                Path(first.path).name, found.key, entries_by_key
             ):
                 skipped.append(
                     SkippedFile(first.path, f"duplicate: story {found.id} is also {rel}")
@@ -575,7 +732,7 @@ def _merge(
         status=status,
         source="bmad",
         group=epic,
-        group_title=epic_titles.get(epic, f"Epic {epic}"),
+        group_title=epic_titles.get(epic, ""),
         path=story_file.path if story_file else None,
         tasks=story_file.tasks if story_file else (),
         files=(story_file.path,) if story_file else (),
@@ -602,16 +759,28 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
             skipped.append(SkippedFile(rel, "outside-project: the artifacts folder; not read"))
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
     limit = config.read_max_bytes
+    sprint_titles: dict[str, str] = {}
     tracked = _read_sprint_status(
-        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, limit
+        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, sprint_titles, limit
     )
-    files = _scan_story_files(workspace, artifacts, skipped, only_key)
+    entries = {key: f"{t.id}-{t.slug}" if t.slug else t.id for key, t in tracked.items()}
+    files = _scan_story_files(workspace, artifacts, skipped, only_key, entries)
     if only_key is not None:
         tracked = {key: entry for key, entry in tracked.items() if key == only_key}
+        # A name holding the key inside another story's slug (`5-4-wcag-2-1-…` for 2-1) is
+        # read by the narrowed scan but is that other story's file.
+        files = {key: found for key, found in files.items() if key == only_key}
     if not tracked and not files:
         return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
-    epic_titles = _epic_titles(workspace.root / config.paths_planning, workspace.root, limit)
     keys = sorted({*tracked, *files}, key=natural_key)
+    epic_titles = _epic_titles(
+        workspace.root / config.paths_planning,
+        sprint_titles,
+        {epic_of(key) for key in keys},
+        warnings,
+        workspace.root,
+        limit,
+    )
     stories = tuple(
         _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys
     )

@@ -1,9 +1,11 @@
 """The OpenSpec story source: task groups of ``<openspec>/changes/<change>/tasks.md``.
 
-Each ``## N. Title`` group of a change's ``tasks.md``, with its ``- [ ] N.M …`` items, is one
-story with id ``<change>:<N>``. The change's ``proposal.md``, ``design.md``, ``tasks.md`` and
-every ``specs/<capability>/spec.md`` belong to each of its stories, and the specs'
-``### Requirement:`` blocks with their ``#### Scenario:`` blocks are its requirements.
+Each ``## N. Title`` group of a change's ``tasks.md`` (also ``## Phase N: Title``), with its
+``- [ ] N.M …`` items, is one story with id ``<change>:<N>``. The change's ``proposal.md``,
+``design.md`` and every ``specs/<capability>/spec.md`` belong to each of its stories (and its
+record file ``records/group-<N>.md`` once a phase wrote it; ``tasks.md`` is its ``path``, and
+the prompt carries its own group of it), and the specs' ``### Requirement:`` blocks with their
+``#### Scenario:`` blocks are its requirements.
 ``changes/archive/`` holds finished changes and is not a source.
 """
 
@@ -27,7 +29,9 @@ from .markdown import (
 )
 
 ARCHIVE_DIR = "archive"
-_GROUP_HEADING = re.compile(r"^(?P<number>\d+)[.)]?\s+(?P<title>.+)$")
+_GROUP_HEADING = re.compile(
+    r"^(?:(?:Phase|Group|Stage|Part|Step)\s+)?(?P<number>\d+)[.):]?\s+(?P<title>.+)$", re.IGNORECASE
+)
 _REQUIREMENT = re.compile(r"^Requirement:\s*(?P<name>.+)$")
 _SCENARIO = re.compile(r"^Scenario:\s*(?P<name>.+)$")
 _REMOVED_SECTION = re.compile(r"^REMOVED\b", re.IGNORECASE)
@@ -131,7 +135,9 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
     warnings: list[str] = []
     limit = workspace.config.read_max_bytes
     if not os.path.lexists(tasks_path):
-        return SourceResult()
+        # A change at the proposal stage has no tasks yet: listed, never silently left out.
+        reason = "no-tasks: the change has no tasks.md yet, so it has no stories"
+        return SourceResult(skipped=(SkippedFile(relpath(root, change_dir) + "/", reason),))
     text = read_text_file(tasks_path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         return SourceResult(skipped=(SkippedFile(tasks_rel, str(text)),))
@@ -142,9 +148,12 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
         reason = "no-task-groups: no '## N. Title' headings"
         return SourceResult(skipped=(SkippedFile(tasks_rel, reason),))
 
+    # tasks.md is not among the story's files: the story prompt carries this story's own
+    # group of it, and injecting the whole file would say those tasks twice.
     files = [relpath(root, change_dir / name) for name in ("proposal.md", "design.md")]
+    # A listed file that is not a regular file inside the project is shown in the injection
+    # with its reason (outside-project, unreadable), never read.
     files = [f for f in files if os.path.lexists(root / f)]
-    files.append(tasks_rel)
     requirements: list[Requirement] = []
     for capability, spec_path in _spec_files(change_dir):
         spec_rel = relpath(root, spec_path)
@@ -173,6 +182,9 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
         except TaskNestingError as exc:
             skipped.append(SkippedFile(tasks_rel, f"unreadable: group {number}: {exc}"))
             continue
+        # The story's own record file (see Story.record_path), once a phase has written it.
+        record = f"{change_rel}/records/group-{number}.md"
+        own = (*files, record) if (root / record).is_file() else tuple(files)
         stories.append(
             Story(
                 id=f"{change}:{number}",
@@ -184,7 +196,7 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
                 group_title=title,
                 path=tasks_rel,
                 tasks=tasks,
-                files=tuple(files),
+                files=own,
                 requirements=tuple(requirements),
                 change_dir=change_rel,
             )

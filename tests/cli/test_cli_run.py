@@ -138,7 +138,17 @@ def test_over_the_size_limit_exits_3(tmp_path: Path) -> None:
 
 def test_auto_retries_a_blocked_dev_with_its_reason_and_commits(tmp_path: Path) -> None:
     root = workspace(tmp_path)
-    done = cli(root, "run", "1.2", "--auto", "--replay-script", "dev=blocked:1", "--json")
+    done = cli(
+        root,
+        "run",
+        "1.2",
+        "--auto",
+        "--with",
+        "kickoff,failure",
+        "--replay-script",
+        "dev=blocked:1",
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     phases = [(r["phase"], r["outcome"], r["mode"]) for r in summary["runs"]]

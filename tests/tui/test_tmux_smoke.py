@@ -86,7 +86,7 @@ def _send(session: str, *keys: str) -> None:
     subprocess.run([TMUX or "tmux", "send-keys", "-t", session, *keys], check=True)
 
 
-def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str) -> None:
+def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str, tmp_path: Path) -> None:
     screen = _wait_for_screen(session, "Epic 1", "Layer-0A", "Layer-6", "demo")
     assert "1-1" in screen and "Statement import" in screen
     assert "tokens" in screen and "Workspace rules" in screen
@@ -100,3 +100,5 @@ def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str) -> None:
     while _alive(session) and time.monotonic() - started < WAIT_LIMIT_SECONDS:
         time.sleep(0.2)
     assert not _alive(session), "q did not quit the app"
+    # The demo deletes its temporary folder on quit (TMPDIR is this test's tmp_path).
+    assert not list(tmp_path.glob("promptdeck-demo-*"))

@@ -5,14 +5,23 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import git
 import pytest
 from promptdeck.core.catalog import load_catalog, project_context_path
-from promptdeck.core.demo import DEMO_AUTHOR, DEMO_SOURCE, installed_name, prepare_demo
+from promptdeck.core.demo import (
+    DEMO_AUTHOR,
+    DEMO_SOURCE,
+    TEMP_PREFIX,
+    installed_name,
+    prepare_demo,
+    temporary_demo,
+)
 from promptdeck.core.errors import UsageError
 from promptdeck.core.keys import name_matches_key
+from promptdeck.core.rules import find_rules_path
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.workspace import Workspace, open_workspace
 
@@ -113,7 +122,7 @@ def test_discovery_adds_a_few_kib_to_an_ordinary_story(workspace: Workspace) -> 
 def test_settings_rules_and_learnings(demo: Path, workspace: Workspace) -> None:
     assert workspace.config.agent_default == "replay"
     assert any("pytest" in command for command in workspace.config.verify_commands)
-    assert (demo / workspace.config.paths_rules).read_text(encoding="utf-8").startswith("# ")
+    assert (demo / find_rules_path(workspace)[0]).read_text(encoding="utf-8").startswith("# ")
     learnings = (demo / workspace.config.paths_learnings).read_text(encoding="utf-8")
     assert learnings.count("\n## ") >= 3
     assert (demo / ".promptdeck/.gitignore").read_text(encoding="utf-8").split() == [
@@ -176,6 +185,34 @@ def test_prepare_demo_defaults_to_a_new_temporary_folder() -> None:
         assert (root / ".git").is_dir() and (root / "_bmad-output").is_dir()
     finally:
         shutil.rmtree(root.parent)
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The temporary directory, pointed at a folder of this test's own."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
+def test_temporary_demo_is_deleted_on_exit(private_tmp: Path) -> None:
+    with temporary_demo() as root:
+        assert root.parent.parent == private_tmp and root.parent.name.startswith(TEMP_PREFIX)
+        assert (root / ".git").is_dir() and (root / ".promptdeck" / "config.toml").is_file()
+        (root / ".promptdeck" / "runs" / "r1").mkdir(parents=True)  # a run made in the demo
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_temporary_demo_is_deleted_when_the_app_fails(private_tmp: Path) -> None:
+    with pytest.raises(KeyboardInterrupt), temporary_demo():
+        raise KeyboardInterrupt
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_temporary_demo_kept_on_request(private_tmp: Path) -> None:
+    with temporary_demo(keep=True) as root:
+        pass
+    assert (root / ".git").is_dir()
+    assert [p.name for p in private_tmp.iterdir()] == [root.parent.name]
 
 
 def test_bundled_dot_names() -> None:

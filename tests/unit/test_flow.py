@@ -100,12 +100,54 @@ def test_blocked_dev_goes_through_optional_analysis_to_an_optimize_retry() -> No
     assert request.mode == "optimize" and request.retry_reason == "no fixture"
 
 
-def test_analysis_recommending_skip_or_escalate_stops() -> None:
+def test_analysis_is_informational_the_retry_goes_ahead_and_shows_it() -> None:
+    # Seed 002: failure analysis does not change the retry/skip decision.
     for recommendation in ("Skip", "Escalate"):
         runs = _Runs().add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="x")
         runs.add("failure", "success", signal="ANALYSIS COMPLETE", reason=recommendation)
-        flow = runs.flow()
+        s = runs.flow().suggestion
+        assert s is not None and (s.phase, s.mode, s.retry_reason) == ("dev", "optimize", "x")
+        assert f"failure analysis recommends {recommendation} (informational)" in s.why
+
+
+def test_honour_analysis_lets_skip_or_escalate_stop_the_flow() -> None:
+    honour = Config(agent_max_attempts=3, flow_honour_analysis=True)
+    for recommendation in ("Skip", "Escalate"):
+        runs = _Runs().add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="x")
+        runs.add("failure", "success", signal="ANALYSIS COMPLETE", reason=recommendation)
+        flow = story_flow(STORY, runs.runs, honour)
         assert flow.suggestion is None and recommendation in flow.note
+        assert "honour_analysis" in flow.note
+    retry = _Runs().add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="x")
+    retry.add("failure", "success", signal="ANALYSIS COMPLETE", reason="Retry")
+    assert story_flow(STORY, retry.runs, honour).suggestion.phase == "dev"
+
+
+def test_skipped_optional_phases_are_passed_over() -> None:
+    skip = frozenset({"kickoff", "failure", "retro"})
+    fresh = _Runs().flow(skip=skip)
+    assert fresh.suggestion.phase == "dev" and "not asked for" in fresh.suggestion.why
+    failed = _Runs().add("dev", "failure", signal="IMPLEMENTATION BLOCKED", reason="no fixture")
+    s = failed.flow(skip=skip).suggestion
+    assert (s.phase, s.mode, s.retry_reason) == ("dev", "optimize", "no fixture")
+    done = _Runs().add("dev", "success").add("review", "success")
+    epic_runs = [*done.runs, *_Runs().add("uat", "success", story="1-3").runs]
+    flow = done.flow(all_epic_done=True, epic_runs=epic_runs, skip=skip)
+    assert flow.suggestion is None and "retro not asked for" in flow.note
+    # UAT follows the flow whatever is skipped.
+    assert done.flow(all_epic_done=True, skip=skip).suggestion.phase == "uat"
+
+
+def test_a_failed_retro_is_a_warning_and_the_epic_is_complete() -> None:
+    done = _Runs().add("dev", "success").add("review", "success")
+    epic_runs = [
+        *done.runs,
+        *_Runs().add("uat", "success", story="1-3").add("retro", "failure", story="1-3").runs,
+    ]
+    flow = done.flow(all_epic_done=True, epic_runs=epic_runs)
+    assert flow.done and flow.suggestion is None
+    assert "warning: the retro ended with failure" in flow.note
+    assert flow.states["retro"] == "failed"
 
 
 def test_no_signal_retries_without_retry_context() -> None:

@@ -58,7 +58,10 @@ def golden_text(prompt: ComposedPrompt) -> str:
     request = prompt.request
     lines = [
         f"<!-- golden prompt: story {prompt.story.id} · phase {request.phase} · "
-        f"mode {request.mode} -->",
+        f"mode {request.mode}"
+        + (f" · variant {prompt.variant}" if prompt.variant != "standard" else "")
+        + (f" · summarised {', '.join(prompt.summarised)}" if prompt.summarised else "")
+        + " -->",
         "<!-- layers:",
         *(
             f"  {x.layer_id} {x.title} · {x.source}{' (missing)' if x.missing else ''}"
@@ -87,6 +90,20 @@ def cases(root: Path) -> list[tuple[str, PromptRequest]]:
             groups.append(story.group)
             for phase in EPIC_PHASES:
                 found.append((f"epic-{story.group}.{phase}", PromptRequest(story.id, phase=phase)))
+    # Every party variant, for the first story of each source and its epic or change.
+    for source in ("bmad", "openspec"):
+        story = next(s for s in catalog.stories if s.source == source)
+        slug = story.id.replace(":", "-")
+        for phase in ("kickoff", "review", "failure"):
+            found.append(
+                (f"{slug}.party-{phase}", PromptRequest(story.id, phase=phase, variant="party"))
+            )
+        found.append(
+            (
+                f"epic-{story.group}.party-retro",
+                PromptRequest(story.id, phase="retro", variant="party"),
+            )
+        )
     first = catalog.stories[0].id
     found.append(
         (

@@ -13,7 +13,7 @@ from promptdeck.core.config import Config
 from promptdeck.core.errors import EXIT_USAGE, AssetMissing
 from promptdeck.core.instructions import INSTRUCTIONS_SOURCE, load_instructions
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.rules import read_rules
+from promptdeck.core.rules import RULES_CANDIDATES, read_rules
 from promptdeck.core.workspace import Workspace, open_workspace
 
 # --- Requirement 1: instructions ship with the package ------------------------------------------
@@ -148,7 +148,7 @@ def test_read_rules_reports_path_hash_and_mtime(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("content", "status", "why"),
-    [(None, "missing", "not found"), (b"\xff\xfe\x00x", "not-utf8", "not valid UTF-8")],
+    [(None, "missing", "looked for"), (b"\xff\xfe\x00x", "not-utf8", "not valid UTF-8")],
 )
 def test_missing_or_broken_rules_still_compose_with_a_warning(
     tmp_path: Path, content: bytes | None, status: str, why: str
@@ -176,3 +176,49 @@ def test_rules_outside_the_project_are_not_read(tmp_path: Path) -> None:
     prompt = _compose(root)
     assert "SECRET RULES" not in prompt.system
     assert prompt.rules is not None and prompt.rules.status == "outside-project"
+
+
+# --- the project's own rules file, found in a documented order ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"AGENTS.md": "a", "CLAUDE.md": "c"}, "AGENTS.md"),
+        ({"CLAUDE.md": "c", ".github/copilot-instructions.md": "g"}, "CLAUDE.md"),
+        (
+            {".github/copilot-instructions.md": "g", ".cursorrules": "x"},
+            ".github/copilot-instructions.md",
+        ),
+        ({".cursor/rules/b.mdc": "b", ".cursor/rules/a.mdc": "a"}, ".cursor/rules/a.mdc"),
+        ({".cursorrules": "x"}, ".cursorrules"),
+        ({".promptdeck/rules.md": "p", "AGENTS.md": "a"}, ".promptdeck/rules.md"),
+    ],
+)
+def test_rules_are_found_in_the_documented_order(
+    tmp_path: Path, files: dict[str, str], expected: str
+) -> None:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = read_rules(Workspace(tmp_path.resolve(), Config()))
+    assert found.path == expected and found.status == "ok"
+    assert found.sha256 == hashlib.sha256((tmp_path / expected).read_bytes()).hexdigest()
+    assert ".cursor/rules/" in found.looked_for
+
+
+def test_configured_rules_win_over_the_documented_order(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("agents\n")
+    found = read_rules(Workspace(tmp_path.resolve(), Config(paths_rules="docs/rules.md")))
+    assert found.path == "docs/rules.md" and found.status == "missing"
+    assert found.looked_for == ()
+    assert found.warning is not None and "docs/rules.md: not found" in found.warning
+
+
+def test_no_rules_file_names_every_candidate_and_how_to_set_one(tmp_path: Path) -> None:
+    found = read_rules(Workspace(tmp_path.resolve(), Config()))
+    assert found.status == "missing"
+    assert found.warning is not None
+    for candidate in RULES_CANDIDATES:
+        assert candidate in found.warning
+    assert "[paths] rules" in found.warning

@@ -95,7 +95,9 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
         "exports/",
     ]
     story_now = (tmp_path / STORY_REL).read_text()
-    assert story_now.startswith(STORY) and "## Dev Agent Record" in story_now
+    # The status is written back (Status: review); every other byte of the story is kept.
+    assert story_now.startswith(STORY.replace("ready-for-dev", "review"))
+    assert "## Dev Agent Record" in story_now
     assert not result.story_rewritten
     kinds = [e.kind for e in events]
     assert "session" in kinds and "usage" in kinds and "signal" in kinds and kinds[-1] == "end"

@@ -111,20 +111,31 @@ def test_group_tasks_are_nested(tmp_path: Path) -> None:
 
 
 def test_files_are_the_change_documents_that_exist(tmp_path: Path) -> None:
-    story = openspec.load_stories(full_change(tmp_path)).stories[0]
-    assert story.files == (
+    ws = full_change(tmp_path)
+    first, second = openspec.load_stories(ws).stories[:2]
+    # tasks.md is the story's path, not one of its injected files: the prompt carries the
+    # story's own group of it.
+    assert first.path == f"{CHANGE}/tasks.md"
+    assert first.files == (
         f"{CHANGE}/proposal.md",
         f"{CHANGE}/design.md",
-        f"{CHANGE}/tasks.md",
         f"{CHANGE}/specs/audit/spec.md",
         f"{CHANGE}/specs/auth/spec.md",
     )
+    # A story's record file joins its files once a phase has written it.
+    assert first.record_path == f"{CHANGE}/records/group-1.md"
+    (ws.root / CHANGE / "records").mkdir()
+    (ws.root / CHANGE / "records" / "group-2.md").write_text("## Dev Agent Record\n")
+    again = openspec.load_stories(ws).stories
+    assert again[1].files[-1] == f"{CHANGE}/records/group-2.md"
+    assert f"{CHANGE}/records/group-2.md" not in again[0].files
+    assert second.record_path == f"{CHANGE}/records/group-2.md"
 
 
 def test_missing_design_is_left_out_of_files(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path, {f"{CHANGE}/tasks.md": "## 1. Only\n- [ ] 1.1 x\n"})
     (story,) = openspec.load_stories(ws).stories
-    assert story.files == (f"{CHANGE}/tasks.md",)
+    assert story.files == ()
     assert story.group_title == "add-auth"
     assert story.requirements == ()
 
@@ -168,7 +179,10 @@ def test_archive_is_not_a_source(tmp_path: Path) -> None:
     )
     result = openspec.load_stories(ws)
     assert [s.id for s in result.stories] == ["Alpha:1", "zeta:1"]
-    assert result.skipped == ()
+    # A change without tasks.md has no stories, and says so rather than vanishing.
+    assert [(f.path, f.reason.split(":")[0]) for f in result.skipped] == [
+        ("openspec/changes/no-tasks-yet/", "no-tasks")
+    ]
 
 
 def test_malformed_tasks_files_are_skipped(tmp_path: Path) -> None:

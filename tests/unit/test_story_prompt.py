@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -102,10 +103,16 @@ def test_prompt_holds_only_this_storys_tasks() -> None:
 
 
 def test_prompt_contains_change_context() -> None:
-    text = story_prompt(openspec_story())
+    story = openspec_story()
+    text = story_prompt(story)
     assert f"`{CHANGE_DIR}/`" in text
-    assert f"`{CHANGE_DIR}/proposal.md`" in text
-    assert f"`{CHANGE_DIR}/design.md`" in text
+    assert f"Read `{CHANGE_DIR}/proposal.md`" in text
+    # design.md is optional in OpenSpec: a change without one is not sent to read it.
+    assert f"`{CHANGE_DIR}/design.md`" not in text
+    designed = dataclasses.replace(story, files=(*story.files, f"{CHANGE_DIR}/design.md"))
+    injected = {f"{CHANGE_DIR}/proposal.md", f"{CHANGE_DIR}/design.md"}
+    text = flat(story_prompt(designed, injected=injected))
+    assert f"`{CHANGE_DIR}/design.md` (how it is designed) are in `<file_injections>`" in text
 
 
 def test_prompt_contains_every_scenario_and_the_focus_instruction() -> None:
@@ -168,8 +175,13 @@ def test_prompt_contains_shared_learnings_when_available() -> None:
 def test_prompt_omits_learnings_section_when_empty(learnings: Learnings | None) -> None:
     text = story_prompt(openspec_story(), learnings=learnings)
     assert "Shared Learnings" not in text
-    assert "learnings" not in text.lower()
+    assert not [line for line in text.splitlines() if "#" in line and "earning" in line]
     assert "\n\n\n" not in text
+    if learnings is None:
+        assert "learnings" not in text.lower()
+    else:
+        # No section, but one line saying where to record: else the file never grows.
+        assert "append it as a short bullet to `.promptdeck/learnings.md`" in flat(text)
 
 
 def test_learnings_template_only_has_no_entries() -> None:

@@ -45,6 +45,9 @@ class RunPlan:
         largest: the largest injected files (path, bytes).
         options: what would bring an oversized injection under the line.
         notes: anything else worth saying (dirty files, a missing binary…).
+        variant: ``standard`` or ``party``.
+        budget: the phase's token budget against the prompt, or "" when none is set.
+        over_budget: why the prompt is refused for its budget, or "" when within it.
         secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
     """
 
@@ -62,16 +65,24 @@ class RunPlan:
     largest: tuple[tuple[str, int], ...] = ()
     options: tuple[SizeOption, ...] = ()
     notes: tuple[str, ...] = ()
+    variant: str = "standard"
+    budget: str = ""
+    over_budget: str = ""
     secrets: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
-        """True when the run must not start (over the error line)."""
-        return self.level == "error"
+        """True when the run must not start (over the error line or the token budget)."""
+        return self.level == "error" or bool(self.over_budget)
 
 
 def refusal_lines(plan: RunPlan) -> list[str]:
     """Why an oversized story cannot run, and what would bring it under."""
+    if plan.level != "error":
+        return [
+            f"Cannot run: {plan.over_budget}.",
+            "Leave files out of the injection, or raise the budget in .promptdeck/config.toml.",
+        ]
     over = plan.injection_bytes - plan.error_bytes
     lines = [
         f"Cannot run: the injection is {human_bytes(plan.injection_bytes)} "
@@ -160,12 +171,23 @@ class ConfirmRunScreen(ModalScreen[bool]):
         """Title, sizes, argv, refusal (when blocked), buttons."""
         plan = self.plan
         with VerticalScroll():
+            party: tuple[tuple[str, str], ...] = (
+                (
+                    (", ", ""),
+                    ("party", "bold"),
+                    (" variant", ""),
+                )
+                if plan.variant == "party"
+                else ()
+            )
             yield Static(
                 Text.assemble(
                     (f"Run {printable_line(plan.phase)}", "bold"),
                     " for story ",
                     (printable_line(plan.story_id), "bold"),
-                    f" ({printable_line(plan.mode)}) with the ",
+                    f" ({printable_line(plan.mode)}",
+                    *party,
+                    ") with the ",
                     (printable_line(plan.agent), "bold"),
                     " agent",
                 )
@@ -177,6 +199,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
                 f"{human_bytes(plan.injection_bytes)} ({plan.level})",
                 id="confirm-sizes",
             )
+            if plan.budget:
+                yield Static(printable_line(plan.budget), id="confirm-budget", markup=False)
             yield Static(printable(_argv_text(plan.argv)), id="confirm-argv", markup=False)
             if plan.notes:
                 notes = "\n".join(printable_line(note) for note in plan.notes)
@@ -212,7 +236,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
     def action_start(self) -> None:
         """Start, unless the plan is blocked."""
         if self.plan.blocked:
-            self.notify("over the error line: this story cannot run as it is", severity="error")
+            why = "over its token budget" if self.plan.over_budget else "over the error line"
+            self.notify(f"{why}: this story cannot run as it is", severity="error")
             return
         if self.plan.secrets and not self.secrets_confirmed:
             # The second, explicit confirmation: one Enter never sends a flagged secret.

@@ -64,3 +64,13 @@ class HelpScreen(ModalScreen[None]):
                 "compares the system prompt with the warning, argv (131,072 bytes) and error "
                 "lines. Escape closes."
             )
+            yield Static(
+                "Phases: kickoff, failure analysis, UAT and retro are optional and never block "
+                "— a failed kickoff goes on to dev, a failure analysis only advises (the retry "
+                "goes ahead unless [flow] honour_analysis is set), a failed retro leaves the "
+                "epic complete. v picks the standard or party variant of the selected phase "
+                "(kickoff, review, failure, retro: a discussion between Winston, Amelia, Murat "
+                "and Bob, personas overridable in .promptdeck/personas/). A [budget] in the "
+                "config caps a phase's prompt tokens: the notes show it, the run confirmation "
+                "refuses a prompt over it."
+            )

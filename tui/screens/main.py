@@ -14,14 +14,17 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from promptdeck.core.budget import check_budget
 from promptdeck.core.catalog import load_catalog, read_text_file
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
 from promptdeck.core.injection import InjectedFile, Selection
+from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from promptdeck.core.records import list_runs, next_attempt
+from promptdeck.core.rules import find_rules_path
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
@@ -91,6 +94,12 @@ MAIN_BINDINGS: list[Binding] = [
         "right_square_bracket", "next_phase", "Next phase", "Select the next phase", key_display="]"
     ),
     _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize", show=False),
+    _binding(
+        "v",
+        "toggle_variant",
+        "Party",
+        "Standard or party variant of the selected phase (kickoff, review, failure, retro)",
+    ),
     _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
     _binding("n", "run_suggested", "Run next", "Run the suggested next phase (asks first)"),
     _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
@@ -138,6 +147,8 @@ class MainScreen(Screen[None]):
         """True once :attr:`prompt` carries token counts."""
         self._delta_base: ComposedPrompt | None = None
         self._last_request_at = 0.0
+        self.variants: dict[str, str] = {}
+        """The variant chosen per phase (``v``); unset phases take ``[party]`` defaults."""
         self._filter_query = ""
         self.flow: StoryFlow | None = None
         """The selected story's phase states and suggestion, from the run records."""
@@ -194,7 +205,7 @@ class MainScreen(Screen[None]):
             workspace=deck.workspace_label,
             encoding=deck.encoding,
             agent=deck.agent,
-            rules_path=deck.workspace.config.paths_rules,
+            rules_path=find_rules_path(deck.workspace)[0],
         )
         self.query_one("#story-filter", Input).display = False
         self._apply_width(self.size.width)
@@ -314,17 +325,22 @@ class MainScreen(Screen[None]):
 
     # ---------------------------------------------------------------- preview
 
+    def variant_of(self, phase: str) -> str:
+        """The variant ``phase`` runs in: the user's choice, else the workspace default."""
+        return self.variants.get(phase) or default_variant(self.deck.workspace.config, phase)
+
     def current_request(self) -> PromptRequest | None:
         """The request the preview shows, from the screen's state."""
         if self.story is None:
             return None
         suggestion = self.flow.suggestion if self.flow else None
+        variant = self.variant_of(self.phase)
         if suggestion is not None and (suggestion.phase, suggestion.mode) == (
             self.phase,
             self.mode,
         ):
             # What the flow suggests carries its retry reason and failure information.
-            return suggestion.request(self.story.id, self.selection)
+            return replace(suggestion.request(self.story.id, self.selection), variant=variant)
         failure = self._last_failure if self.phase == "failure" else None
         return PromptRequest(
             story_id=self.story.id,
@@ -332,6 +348,7 @@ class MainScreen(Screen[None]):
             mode=self.mode,
             selection=self.selection,
             failure=failure,
+            variant=variant,
         )
 
     def request_compose(self, *, story_changed: bool = False) -> None:
@@ -409,7 +426,7 @@ class MainScreen(Screen[None]):
             encoding=deck.encoding,
             agent=deck.agent,
             instructions_sha256=instructions.sha256 if instructions else None,
-            rules_path=rules.path if rules else deck.workspace.config.paths_rules,
+            rules_path=rules.path if rules else find_rules_path(deck.workspace)[0],
             rules_sha256=rules.sha256 if rules else None,
             rules_status=rules.status if rules else "missing",
         )
@@ -451,8 +468,9 @@ class MainScreen(Screen[None]):
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen.
         notes.update(self._notes_text(prompt), layout=False)
+        party = " · party" if prompt.variant == "party" else ""
         self.query_one("#preview-title", Static).update(
-            f"Preview · {prompt.story.id} · {self.phase} · {self.mode}", layout=False
+            f"Preview · {prompt.story.id} · {self.phase} · {self.mode}{party}", layout=False
         )
         self._refresh_active_text()
 
@@ -465,6 +483,12 @@ class MainScreen(Screen[None]):
         ]
         if selection.additional_files:
             flags.append(f"[a] +{len(selection.additional_files)} added")
+        if prompt.variant == "party":
+            flags.append("[v] party")
+        budget = check_budget(prompt, self.deck.workspace.config)
+        if budget.budget:
+            used = "…" if budget.tokens is None else f"{budget.tokens:,}"
+            flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
         warnings = (*prompt.warnings, *prompt.injection.warnings)
         line = "  ".join(flags)
         if warnings:
@@ -602,6 +626,20 @@ class MainScreen(Screen[None]):
         """A new mode: recompose."""
         self.request_compose()
 
+    def action_toggle_variant(self) -> None:
+        """``v``: the selected phase's standard ↔ party variant (seed 002's party mode)."""
+        if self.phase not in PARTY_PHASES:
+            self.notify(
+                f"the {self.phase} phase has no party variant "
+                f"(party phases: {', '.join(PARTY_PHASES)})",
+                severity="warning",
+            )
+            return
+        current = self.variant_of(self.phase)
+        self.variants[self.phase] = "standard" if current == "party" else "party"
+        self.notify(f"{self.phase}: {self.variants[self.phase]} variant", timeout=3)
+        self.request_compose()
+
     # ---------------------------------------------------------------- phases and runs
 
     @work(
@@ -690,7 +728,12 @@ class MainScreen(Screen[None]):
             self.set_reactive(MainScreen.mode, suggestion.mode)
             self._show_flow()
             self.request_compose()
-        self._plan_run(suggestion.request(self.story.id, self.selection))
+        self._plan_run(
+            replace(
+                suggestion.request(self.story.id, self.selection),
+                variant=self.variant_of(suggestion.phase),
+            )
+        )
 
     def _refuse_if_running(self) -> bool:
         if self.running is None:
@@ -720,6 +763,7 @@ class MainScreen(Screen[None]):
             else:
                 argv = prepare_run(workspace, prompt, agent=deck.agent, dry_run=True).spec.argv
             attempt = next_attempt(workspace.root, prompt.story.id, request.phase)
+            budget = check_budget(prompt, workspace.config)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
@@ -738,6 +782,9 @@ class MainScreen(Screen[None]):
             largest=tuple(injection.largest()),
             options=options,
             notes=(f"attempt {attempt}", *notes),
+            variant=prompt.variant,
+            budget=budget.describe() if budget.budget else "",
+            over_budget=budget.refusal() if budget.over else "",
             secrets=tuple(str(finding) for finding in injection.secrets),
         )
         self.app.call_from_thread(self._confirm_run, plan, prompt)
