@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("discovery", "hostile", "injection", "compose", "stream", "app")
+BENCHES = ("versus", "discovery", "hostile", "injection", "compose", "stream", "run_memory", "app")
 
 
 def main() -> int:

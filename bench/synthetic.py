@@ -210,11 +210,13 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
-def make_synthetic_workspace(dest: Path) -> dict[str, object]:
+def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -> dict[str, object]:
     """Build the synthetic workspace in ``dest`` (reused when already built) and describe it.
 
     Args:
         dest: an empty or missing folder, or one this function built before.
+        artifact_files: how many files the artifacts folder holds (the scaling curves use
+            1,000 … 200,000; at least 500).
 
     Returns:
         ``root``, ``artifact_files`` (10,000), ``stories`` (200), ``story_files``,
@@ -226,7 +228,7 @@ def make_synthetic_workspace(dest: Path) -> dict[str, object]:
     stamp = dest / STAMP_NAME
     if stamp.is_file():
         manifest: dict[str, object] = json.loads(stamp.read_text(encoding="utf-8"))
-        if manifest.get("version") == VERSION:
+        if manifest.get("version") == VERSION and manifest.get("artifact_files") == artifact_files:
             manifest["root"] = str(dest.resolve())
             return manifest
         # An older build of this same workspace (its stamp says so): built again from scratch.
@@ -299,7 +301,7 @@ def make_synthetic_workspace(dest: Path) -> dict[str, object]:
 
     keys = [f"{e}-{s}" for e, s in _story_keys() if f"{e}-{s}" != BIG_STORY]
     serial = 0
-    while written < ARTIFACT_FILES:
+    while written < artifact_files:
         pattern, kind = _NOISE_KINDS[serial % len(_NOISE_KINDS)]
         serial += 1
         name = pattern.format(key=rng.choice(keys), n=rng.randint(1, 4), serial=serial)
@@ -312,7 +314,7 @@ def make_synthetic_workspace(dest: Path) -> dict[str, object]:
     manifest = {
         "version": VERSION,
         "root": str(dest.resolve()),
-        "artifact_files": ARTIFACT_FILES,
+        "artifact_files": artifact_files,
         "stories": EPICS * STORIES_PER_EPIC,
         "story_files": story_files,
         "big_story": BIG_STORY,
@@ -320,7 +322,7 @@ def make_synthetic_workspace(dest: Path) -> dict[str, object]:
         "big_story_bytes": sum(size for _, _, size in big_files),
         "big_story_inclusion": {"project_context": True, "discovery": True, "tech_spec": True},
     }
-    _check(dest, [rel for rel, _, _ in big_files])
+    _check(dest, [rel for rel, _, _ in big_files], artifact_files)
     _write(stamp, json.dumps(manifest, indent=2) + "\n")
     settle(artifacts)
     return manifest
@@ -338,14 +340,14 @@ def settle(folder: Path) -> None:
         time.sleep(SETTLE_SECONDS - age)
 
 
-def _check(dest: Path, big_files: list[str]) -> None:
+def _check(dest: Path, big_files: list[str], artifact_files: int) -> None:
     """Fail loudly if the generator drifted from what the benchmarks rely on."""
     from promptdeck.core.keys import name_matches_key
 
     artifacts = dest / ARTIFACTS
     names = [p.name for p in artifacts.iterdir()]
-    if len(names) != ARTIFACT_FILES:
-        raise AssertionError(f"{len(names)} artifact files, expected {ARTIFACT_FILES}")
+    if len(names) != artifact_files:
+        raise AssertionError(f"{len(names)} artifact files, expected {artifact_files}")
     matched = sorted(n for n in names if name_matches_key(n, BIG_STORY))
     expected = sorted(Path(rel).name for rel in big_files if rel.startswith(ARTIFACTS))
     if matched != expected:
@@ -359,4 +361,5 @@ if __name__ == "__main__":
     target = (
         Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / ".work" / "synthetic"
     )
-    print(json.dumps(make_synthetic_workspace(target), indent=2))
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else ARTIFACT_FILES
+    print(json.dumps(make_synthetic_workspace(target, count), indent=2))

@@ -27,7 +27,6 @@ import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -107,10 +106,15 @@ class TemplateText:
     source: str
 
 
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
 @lru_cache(maxsize=128)
 def _bundled(name: str) -> str | None:
     # Package data cannot change under a running process, so it is read once.
-    entry = resources.files(__package__ or "promptdeck.core").joinpath("templates", name)
+    # The package is installed as plain files: a path next to this module is the package
+    # data (importlib.resources would cost a headless command ~10 ms of imports).
+    entry = _PACKAGE_DIR / "templates" / name
     try:
         return entry.read_text(encoding="utf-8")
     except (FileNotFoundError, IsADirectoryError):
@@ -391,8 +395,12 @@ class PromptLayer:
         *,
         counter: TokenCounter | None = None,
         missing: bool = False,
+        pieces: Sequence[str] | None = None,
     ) -> PromptLayer:
         """Make a layer, measuring ``content``.
+
+        ``pieces``, when given, concatenate to ``content``: their counts (the injection's,
+        already made) are reused, so no byte is encoded twice.
 
         Raises:
             ComposeError: a required layer's content is empty.
@@ -410,7 +418,11 @@ class PromptLayer:
             required=required,
             source=source,
             bytes=len(data),
-            tokens=counter.count(content) if counter is not None else None,
+            tokens=None
+            if counter is None
+            else counter.count_joined(pieces, content)
+            if pieces is not None
+            else counter.count(content),
             sha256=hashlib.sha256(data).hexdigest(),
             missing=missing,
         )
@@ -443,6 +455,17 @@ def signature(layers: Iterable[PromptLayer]) -> str:
 def system_text(layers: Sequence[PromptLayer]) -> str:
     """The system prompt: the non-empty layers' contents joined by :data:`JOINER`."""
     return JOINER.join(layer.content for layer in layers if layer.content)
+
+
+def system_pieces(layers: Sequence[PromptLayer]) -> list[str]:
+    """:func:`system_text` as pieces (the layers and the joiners) that concatenate to it."""
+    pieces: list[str] = []
+    for layer in layers:
+        if layer.content:
+            if pieces:
+                pieces.append(JOINER)
+            pieces.append(layer.content)
+    return pieces
 
 
 def joiner_count(layers: Sequence[PromptLayer]) -> int:
@@ -608,7 +631,8 @@ def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
     values["validation"] = validation
 
 
-def _context(input: ComposeInput) -> str:
+def _context(input: ComposeInput) -> list[str]:
+    """Layer-5's pieces: the envelope's parts with the joiners between them."""
     envelope = input.context_envelope
     keys = [key for key in CONTEXT_ORDER if key in envelope]
     keys += sorted(key for key in envelope if key not in CONTEXT_ORDER)
@@ -622,7 +646,12 @@ def _context(input: ComposeInput) -> str:
             parts.append(text)
         else:
             parts.append(f"### {key}\n\n```json\n{text}\n```")
-    return JOINER.join(parts)
+    pieces: list[str] = []
+    for part in parts:
+        if pieces:
+            pieces.append(JOINER)
+        pieces.append(part)
+    return pieces
 
 
 def _rules_layer(rules: RulesFile | None, counter: TokenCounter | None) -> PromptLayer:
@@ -694,10 +723,14 @@ def compose_system_instruction(
         raise ComposeError(
             f"contextEnvelope.story is required for the {input.entrypoint} entry (Layer-5)"
         )
-    context = _context(input)
-    if not context:
+    pieces = _context(input)
+    if not pieces:
         raise ComposeError("contextEnvelope is empty: Layer-5 (Context) is required")
-    layers.append(PromptLayer.build("Layer-5", context, "input:contextEnvelope", counter=counter))
+    layers.append(
+        PromptLayer.build(
+            "Layer-5", "".join(pieces), "input:contextEnvelope", counter=counter, pieces=pieces
+        )
+    )
 
     _apply_values(input, values)
     apply = templates.get("layer-6-apply-policy.md")

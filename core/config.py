@@ -18,6 +18,7 @@ from .errors import ConfigError
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
 AGENTS = ("claude", "codex", "command", "replay")
+CODEX_SANDBOXES = ("workspace-write", "read-only", "danger-full-access", "")
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,14 @@ class Config:
     default: the detected command is only shown as a suggestion."""
 
     # [agent]
-    agent_default: str = "replay"
-    """Backend used when none is named: claude, codex, command or replay."""
+    agent_default: str = ""
+    """Backend used when none is named: claude, codex, command or replay. Empty (the default)
+    means Claude Code when its binary is found; otherwise ``run``, ``chat`` and the app's
+    ``r`` refuse with a line saying how to pick one. ``replay`` — a simulation — only ever
+    runs when named here, with ``--agent replay`` or in ``promptdeck demo``."""
+    agent_replay_git: bool = False
+    """Let the simulated ``replay`` agent's phases stage and commit (the demo sets it): off,
+    its invented work never reaches git."""
     agent_timeout: float = 1800.0
     """Seconds before a phase is cancelled."""
     agent_max_attempts: int = 3
@@ -96,9 +103,15 @@ class Config:
     agent_claude_context_window: int = 200_000
     """Context window used for the context-use gauge."""
     agent_codex_bin: str = "codex"
-    """The Codex CLI binary."""
+    """The Codex CLI binary (``PROMPTDECK_CODEX_BIN`` overrides)."""
     agent_codex_args: tuple[str, ...] = ()
-    """Extra arguments for ``codex exec``."""
+    """Extra arguments for ``codex exec`` (``-c`` settings, ``-m MODEL``)."""
+    agent_codex_sandbox: str = "workspace-write"
+    """``codex exec -s``: ``workspace-write`` lets a dev phase edit the workspace (Codex keeps
+    ``.git`` read-only); ``read-only`` or ``danger-full-access``; empty leaves Codex's own
+    default (read-only). A ``-s`` in ``codex_args`` wins."""
+    agent_codex_context_window: int = 272_000
+    """Context window for the gauge when Codex's session record does not name one."""
     agent_command_argv: tuple[str, ...] = ()
     """argv template for the ``command`` backend: {system_file} {user_file} {story} {phase}."""
     agent_replay_script: str = ""
@@ -109,6 +122,8 @@ class Config:
     # [git]
     git_commit_template: str = "feat({story}): {title}"
     """Commit message after a passed review."""
+    git_max_file_bytes: int = 5 * 1024 * 1024
+    """Files a phase wrote that are larger than this are left unstaged, with the reason."""
 
     # [status]
     status_write_back: bool = True
@@ -122,6 +137,9 @@ class Config:
     """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
     session_reinjection_turns: int = 15
     """Turns between re-injections when context use is unknown."""
+    session_rules_alert_after: int = 3
+    """Injections in a row that fail to read the rules file before the warning becomes an
+    error line ("check the workspace"); 0 never escalates."""
 
     # [party] — the variant each optional-or-review phase is composed in by default
     party_kickoff: bool = False
@@ -167,7 +185,7 @@ class Config:
         where = self.source or CONFIG_RELPATH
         if self.tokens_encoding not in ENCODINGS:
             raise ConfigError(where, "tokens.encoding", f"one of {', '.join(ENCODINGS)}")
-        if self.agent_default not in AGENTS:
+        if self.agent_default and self.agent_default not in AGENTS:
             raise ConfigError(where, "agent.default", f"one of {', '.join(AGENTS)}")
         if not 0 < self.injection_warn_bytes <= self.injection_error_bytes:
             raise ConfigError(
@@ -183,6 +201,12 @@ class Config:
             raise ConfigError(where, "agent.replay_delay", "a number of seconds from 0 to 60")
         if self.agent_claude_context_window < 1:
             raise ConfigError(where, "agent.claude_context_window", "a positive integer")
+        if self.agent_codex_sandbox not in CODEX_SANDBOXES:
+            raise ConfigError(
+                where, "agent.codex_sandbox", f"one of {', '.join(map(repr, CODEX_SANDBOXES))}"
+            )
+        if self.agent_codex_context_window < 1:
+            raise ConfigError(where, "agent.codex_context_window", "a positive integer")
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
         for phase in ("kickoff", "dev", "review", "failure", "uat", "retro"):
@@ -194,8 +218,20 @@ class Config:
                 raise ConfigError(
                     where, f"paths.{key}", "a path inside the project, e.g. docs/x-{id}.md"
                 )
+        if self.session_rules_alert_after < 0:
+            raise ConfigError(where, "session.rules_alert_after", "an integer of at least 0")
         if self.session_reinjection_turns < 1:
             raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
+        if self.git_max_file_bytes < 1:
+            raise ConfigError(where, "git.max_file_bytes", "a positive integer")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            texts = value if isinstance(value, tuple) else (value,)
+            # A NUL cannot be in a path, an argv or a template: refuse it here, once, rather
+            # than as a ValueError wherever the value is first used.
+            if any(isinstance(text, str) and "\0" in text for text in texts):
+                key = spec.name.replace("_", ".", 1)
+                raise ConfigError(where, key, "text without a NUL byte")
 
 
 _FIELDS = {f.name: f for f in fields(Config) if f.name != "source"}
@@ -250,10 +286,55 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
             except TypeError:
                 raise ConfigError(source, dotted, _expected(spec.type)) from None
 
-    walk(data, ())
+    try:
+        walk(data, ())
+    except RecursionError:
+        raise ConfigError(source, None, "tables nested less deeply") from None
     config = Config(**values, source=source)
     config.validate_values()
     return config
+
+
+MAX_TOML_DEPTH = 64
+"""Deeper nesting (arrays, inline tables, dotted keys, table headers) is refused before
+parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key's length, so
+a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
+
+
+def check_toml_shape(text: str, where: str) -> None:
+    """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
+
+    Counts bracket depth and the dots of a key outside quoted strings; a multi-line string
+    holding brackets can only make the count higher, never hide real nesting.
+
+    Raises:
+        ConfigError: too deep.
+    """
+    depth = dots = 0
+    quote = ""
+    for char in text:
+        if quote:
+            if char == quote or (quote == "#" and char == "\n"):
+                dots = 0 if quote == "#" else dots
+                quote = ""
+            continue
+        if char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                break
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == ".":
+            dots += 1
+            if dots > MAX_TOML_DEPTH:
+                break
+        elif char in "=,\n":
+            dots = 0  # a key ends at "=", a value at "," or the line's end
+    else:
+        return
+    raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")
 
 
 def load_config(root: Path) -> Config:
@@ -262,11 +343,15 @@ def load_config(root: Path) -> Config:
     if not path.is_file():
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        check_toml_shape(text, CONFIG_RELPATH)
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise ConfigError(CONFIG_RELPATH, None, "UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
     except OSError as exc:
         raise ConfigError(CONFIG_RELPATH, None, f"a readable file ({exc.strerror})") from None
     return config_from_mapping(data, CONFIG_RELPATH)

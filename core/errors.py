@@ -12,6 +12,13 @@ EXIT_TOO_LARGE = 3
 EXIT_FAILURE_SIGNAL = 4
 EXIT_NO_SIGNAL = 5
 EXIT_OVER_BUDGET = 9
+EXIT_GIT = 6
+"""The git step after a phase failed or was refused (a failing hook, a merge in progress)."""
+EXIT_NOT_SAVED = 7
+"""The run could not be saved (its record could not be written), or another promptdeck run
+holds the story."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (128 + SIGINT), the shell's convention."""
 
 
 class PromptdeckError(Exception):
@@ -110,3 +117,21 @@ class OverBudget(PromptdeckError):
     """A phase's prompt is over its token budget (``[budget] <phase>``): the run is refused."""
 
     exit_code = EXIT_OVER_BUDGET
+
+
+class NoAgentError(UsageError):
+    """No real agent is available and none was named (``run``, ``chat``, the app's ``r``)."""
+
+
+class StoryLocked(PromptdeckError):
+    """Another promptdeck run holds the story (one run per story at a time)."""
+
+    exit_code = EXIT_NOT_SAVED
+
+
+class Interrupted(PromptdeckError):
+    """The run was cancelled by a signal sent to promptdeck (Ctrl-C, SIGTERM, SIGHUP)."""
+
+    def __init__(self, message: str, signum: int) -> None:
+        super().__init__(message)
+        self.exit_code = 128 + signum

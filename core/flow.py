@@ -419,7 +419,8 @@ def run_auto(
             on_suggestion(suggestion)
         result = run_step(story, catalog, suggestion)
         steps.append(AutoStep(suggestion, result))
-        if getattr(result, "outcome", None) == "cancelled":
+        # Cancelled, a refused git step, an unsaved record: running on would only repeat it.
+        if getattr(result, "outcome", None) in ("cancelled", "git-failed", "unsaved"):
             break
         catalog = load(workspace)
         story = catalog.find(story_id)

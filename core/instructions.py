@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import AssetMissing
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 INSTRUCTIONS_NAME = "instructions.md"
 INSTRUCTIONS_SOURCE = f"asset:{INSTRUCTIONS_NAME}"
@@ -44,7 +46,8 @@ class InstructionsFile:
 
 def instructions_asset() -> Traversable:
     """Where the bundled instructions live inside the installed package."""
-    return resources.files(__package__ or "promptdeck.core").joinpath("assets", INSTRUCTIONS_NAME)
+    # The package is installed as plain files (importlib.resources would only add imports).
+    return Path(__file__).resolve().parent / "assets" / INSTRUCTIONS_NAME
 
 
 def load_instructions(asset: Traversable | None = None) -> InstructionsFile:

@@ -33,11 +33,13 @@ from .composer import (
     joiner_count,
     render,
     signature,
+    system_pieces,
     system_text,
 )
 from .config import Config
 from .errors import UsageError
 from .injection import (
+    Emit,
     Injection,
     Selection,
     build_injection,
@@ -63,6 +65,9 @@ __all__ = [
     "PromptRequest",
     "compose_prompt",
 ]
+
+FLUSH_SECONDS = 5.0
+"""How often, at most, a compose writes its new counts to the shared cache."""
 
 _FAILURE_SIGNALS = {"dev": "IMPLEMENTATION BLOCKED", "review": "REVIEW FAILED"}
 
@@ -181,6 +186,7 @@ def _injection(
     counter: TokenCounter,
     count_tokens: bool,
     scan_secrets: bool,
+    emit: Emit | None = None,
 ) -> Injection:
     if phase.scope == "story":
         return build_story_injection(
@@ -191,8 +197,11 @@ def _injection(
             counter=counter,
             count_tokens=count_tokens,
             scan_secrets=scan_secrets,
+            emit=emit,
         )
-    return _epic_injection(workspace, phase, epic, selection, counter, count_tokens, scan_secrets)
+    return _epic_injection(
+        workspace, phase, epic, selection, counter, count_tokens, scan_secrets, emit
+    )
 
 
 def _epic_injection(
@@ -203,6 +212,7 @@ def _epic_injection(
     counter: TokenCounter,
     count_tokens: bool,
     scan_secrets: bool = True,
+    emit: Emit | None = None,
 ) -> Injection:
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
@@ -223,6 +233,7 @@ def _epic_injection(
         counter=counter,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
+        emit=emit,
     )
 
 
@@ -350,6 +361,7 @@ def compose_prompt(
     counter: TokenCounter | None = None,
     count_tokens: bool = True,
     scan_secrets: bool = True,
+    emit: Emit | None = None,
 ) -> ComposedPrompt:
     """Compose the prompt for one phase of one story.
 
@@ -361,6 +373,8 @@ def compose_prompt(
         count_tokens: False leaves every token count None, for an instant byte-only preview.
         scan_secrets: False skips the secret scan of the injected files (the instant preview
             only; whatever is run or shown as final is scanned).
+        emit: receives the injection's events (``injection:warning``, ``injection:empty``,
+            ``injection:skipped``; seed 000).
 
     Raises:
         StoryNotFound: no story matches ``request.story_id``.
@@ -406,14 +420,22 @@ def compose_prompt(
 
         def build(stories: Sequence[Story], counted: bool) -> Injection:
             return _epic_injection(
-                workspace, phase, stories, request.selection, counter, counted, scan_secrets
+                workspace, phase, stories, request.selection, counter, counted, scan_secrets, emit
             )
 
         retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
         injection = retro.injection
     else:
         injection = _injection(
-            workspace, story, phase, epic, request.selection, counter, count_tokens, scan_secrets
+            workspace,
+            story,
+            phase,
+            epic,
+            request.selection,
+            counter,
+            count_tokens,
+            scan_secrets,
+            emit,
         )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
@@ -506,7 +528,14 @@ def compose_prompt(
     user = _user_message(phase, story)
     messages = compose_messages(input=compose_input, user_message=user, layers=layers)
     system = system_text(layers)
-    system_meter = _meter(system, layer_counter)
+    # The layers' counts are reused: only the stretches around the joiners are encoded.
+    system_meter = Meter(
+        len(system.encode("utf-8")),
+        None
+        if layer_counter is None
+        else layer_counter.count_joined(system_pieces(layers), system),
+        layer_counter is not None and layer_counter.estimated,
+    )
     joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
     joiner_tokens = (
         None
@@ -519,6 +548,10 @@ def compose_prompt(
         and layer_counter.warning not in (injection.warnings)
     ):
         warnings.append(layer_counter.warning)
+    if layer_counter is not None:
+        # New counts reach the shared cache soon, not only at exit: another promptdeck
+        # process (inspect in a second terminal) finds what the app has just counted.
+        layer_counter.flush(at_most_every=FLUSH_SECONDS)
     return ComposedPrompt(
         story=story,
         request=request,

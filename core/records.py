@@ -39,7 +39,7 @@ from .errors import UsageError
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
 GITIGNORE_RELPATH = ".promptdeck/.gitignore"
-GITIGNORE_LINES = ("runs/", "exports/")
+GITIGNORE_LINES = ("runs/", "exports/", "locks/")
 
 
 def runs_dir(root: Path) -> Path:
@@ -55,6 +55,7 @@ def ensure_gitignore(root: Path) -> bool:
     and exported prompts must never be staged by a dev phase's ``git add -A``.
     """
     path = root / GITIGNORE_RELPATH
+    _inside_project(root, path, "the file")  # before any mkdir: never create outside
     path.parent.mkdir(parents=True, exist_ok=True)
     _inside_project(root, path, "the file")
     try:
@@ -97,6 +98,12 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if exc.filename is None:  # a failed write names no file: name it for the one line
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -119,6 +126,13 @@ def _inside_project(root: Path, path: Path, what: str) -> None:
         ) from None
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
 
@@ -138,6 +152,8 @@ class RunRecord:
         self._log: BinaryIO | None = None
         self.write_error: str | None = None
         """The first append that failed, or None: such a record is incomplete."""
+        self._stream_last = b""
+        self._stderr_last = b""
 
     @classmethod
     def create(
@@ -145,6 +161,7 @@ class RunRecord:
     ) -> RunRecord:
         """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
         base = runs_dir(root)
+        _inside_project(root, base, "the runs folder")  # before any mkdir: never outside
         base.mkdir(parents=True, exist_ok=True)
         _inside_project(root, base, "the runs folder")
         ensure_gitignore(root)
@@ -161,10 +178,20 @@ class RunRecord:
     def dry_run(cls, root: Path) -> RunRecord:
         """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
         folder = runs_dir(root) / DRY_RUN_DIR
+        _inside_project(root, folder, "the runs folder")
         folder.mkdir(parents=True, exist_ok=True)
         _inside_project(root, folder, "the runs folder")
         ensure_gitignore(root)
         return cls(folder, DRY_RUN_DIR)
+
+    def discard(self) -> None:
+        """Remove the run folder of a run that never started (its prompt files could not be
+        written, its launch could not be built): no empty run folders are left behind."""
+        import shutil
+
+        self.close()
+        if self.id != DRY_RUN_DIR:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     # -- files written once -------------------------------------------------------------
 
@@ -214,6 +241,44 @@ class RunRecord:
                 os.write(self._stream_fd, raw)
             except OSError as exc:
                 self._failed(exc)
+
+    def write_stream(self, raw: bytes) -> None:
+        """Append raw stdout bytes exactly as read, a partial line included: on disk at once,
+        so a ``kill -9`` of promptdeck loses none of it."""
+        if not raw:
+            return
+        with self._lock:
+            try:
+                if self._stream is None:
+                    self._stream = self._open(self.stream_path)
+                    self._stream_fd = self._stream.fileno()
+                _write_all(self._stream_fd, raw)
+                self._stream_last = raw[-1:]
+            except OSError as exc:
+                self._failed(exc)
+
+    def write_stderr(self, raw: bytes) -> None:
+        """Append raw stderr bytes exactly as read (see :meth:`write_stream`)."""
+        if not raw:
+            return
+        with self._lock:
+            try:
+                if self._stderr is None:
+                    self._stderr = self._open(self.dir / "stderr.log")
+                _write_all(self._stderr.fileno(), raw)
+                self._stderr_last = raw[-1:]
+            except OSError as exc:
+                self._failed(exc)
+
+    def end_stream(self) -> None:
+        """End the stdout record with a newline when its last line had none."""
+        if self._stream_last not in (b"", b"\n"):
+            self.write_stream(b"\n")
+
+    def end_stderr(self) -> None:
+        """End the stderr record with a newline when its last line had none."""
+        if self._stderr_last not in (b"", b"\n"):
+            self.write_stderr(b"\n")
 
     def append_stderr(self, raw: bytes) -> None:
         """Append one raw stderr line."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,3 +154,78 @@ def _read(workspace: Workspace, path: Path, shown: str) -> RulesFile:
     if "\x00" in text:
         return RulesFile(shown, "not-utf8", "", digest, mtime)
     return RulesFile(shown, "ok", text, digest, mtime)
+
+
+RULES_HEALTH_FILE = "rules-health.json"
+"""Under ``.promptdeck/runs/``: how many injections in a row found the rules unreadable."""
+
+
+@dataclass(frozen=True)
+class RulesHealth:
+    """The rules file's record across injections (seed 004, alerting).
+
+    Attributes:
+        path: the configured rules path.
+        status: the last read's status.
+        consecutive: injections in a row whose read of the rules failed (0 after a good one).
+        alert_after: the configured threshold (``session.rules_alert_after``; 0 never alerts).
+    """
+
+    path: str
+    status: str
+    consecutive: int
+    alert_after: int
+
+    @property
+    def alert(self) -> bool:
+        """True once the failures in a row reach the threshold: an error, not a warning."""
+        return 0 < self.alert_after <= self.consecutive
+
+    def message(self) -> str | None:
+        """The error line when :attr:`alert`, else None."""
+        if not self.alert:
+            return None
+        return (
+            f"workspace rules {self.path} could not be read {self.consecutive} times in a row "
+            f"(last: {self.status}): check the workspace"
+        )
+
+
+def _health_path(workspace: Workspace) -> Path:
+    return workspace.root / ".promptdeck" / "runs" / RULES_HEALTH_FILE
+
+
+def rules_health(workspace: Workspace) -> RulesHealth:
+    """The recorded health (no failure recorded: 0 in a row)."""
+    alert_after = workspace.config.session_rules_alert_after
+    try:
+        data = json.loads(_health_path(workspace).read_text(encoding="utf-8"))
+        consecutive = int(data.get("consecutive", 0))
+        status = str(data.get("status", "ok"))
+    except (OSError, ValueError, TypeError, AttributeError):
+        consecutive, status = 0, "ok"
+    return RulesHealth(workspace.config.paths_rules, status, max(0, consecutive), alert_after)
+
+
+def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
+    """Count one injection's read of the rules: a failure adds one, a good read resets.
+
+    Any status but ``ok`` is a failure (a missing file too: the configured rules are not in
+    the prompt). The count is kept in ``.promptdeck/runs/rules-health.json``; a record that
+    cannot be written leaves the count where it was rather than failing the run.
+    """
+
+    before = rules_health(workspace)
+    consecutive = 0 if rules.present else before.consecutive + 1
+    health = RulesHealth(rules.path, rules.status, consecutive, before.alert_after)
+    path = _health_path(workspace)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            json.dumps({"path": rules.path, "status": rules.status, "consecutive": consecutive})
+            + "\n",
+            encoding="utf-8",
+        )
+    except OSError:
+        pass
+    return health

@@ -41,17 +41,32 @@ from .agents.base import (
     Usage,
     fast_factory,
     get_agent,
+    is_simulation,
+    resolve_agent_name,
 )
-from .errors import EXIT_FAILURE_SIGNAL, EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge
+from .errors import (
+    EXIT_FAILURE_SIGNAL,
+    EXIT_GIT,
+    EXIT_NO_SIGNAL,
+    EXIT_NOT_SAVED,
+    EXIT_OK,
+    InjectionTooLarge,
+)
+from .keys import normalize_key
 from .learnings import learnings_path, start_learnings
+from .locks import StoryLock
+from .locks import acquire as acquire_lock
 from .records import RunRecord, iso_time, next_attempt
+from .rules import note_rules_read
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
 from .status_writeback import write_back
+from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
 _T = TypeVar("_T")
 
 if TYPE_CHECKING:
+    from .images import ImageFile
     from .prompt import ComposedPrompt
 
 SUCCESS_OUTCOME = "success"
@@ -64,22 +79,35 @@ OUTCOMES = (
     "cancelled",
     "crashed",
     "launch-failed",
+    "git-failed",
+    "unsaved",
 )
-"""How a run ends. Only the first two come from a signal."""
+"""How a run ends. Only the first two come from a signal; ``git-failed`` is a success whose
+git step failed or was refused (exit 6), ``unsaved`` a run whose record could not be written
+(exit 7): neither is a success."""
 
 CANCEL_GRACE = (5.0, 5.0)
 """Seconds to wait after SIGINT, then after SIGTERM, before the next step."""
 READER_JOIN_SECONDS = 5.0
+LINE_CAP = 1024 * 1024
+"""Bytes of one output line held in memory to parse and show; the record on disk keeps the
+whole line, however long: memory stays flat whatever the agent prints."""
+READ_CHUNK = 64 * 1024
 
 Listener = Callable[["RunEvent"], None]
 
 
 def exit_code_for(outcome: str) -> int:
-    """The CLI exit code of an outcome: 0 success, 4 failure signal, 5 anything else."""
+    """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
+    7 not saved, 5 anything else."""
     if outcome == SUCCESS_OUTCOME:
         return EXIT_OK
     if outcome == FAILURE_OUTCOME:
         return EXIT_FAILURE_SIGNAL
+    if outcome == "git-failed":
+        return EXIT_GIT
+    if outcome == "unsaved":
+        return EXIT_NOT_SAVED
     return EXIT_NO_SIGNAL
 
 
@@ -156,6 +184,9 @@ class RunResult:
     commit: str | None = None
     story_rewritten: bool = False
     warnings: tuple[str, ...] = ()
+    simulation: bool = False
+    git_output: str | None = None
+    changed_paths: dict[str, str | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``result.json`` and ``run --json``."""
@@ -184,10 +215,57 @@ class RunResult:
             "commit": self.commit,
             "story_rewritten": self.story_rewritten,
             "warnings": list(self.warnings),
+            "simulation": self.simulation,
+            "git_output": self.git_output,
+            "changed_paths": self.changed_paths,
         }
 
 
 _event = fast_factory(RunEvent)
+
+
+class LineSplitter:
+    """Cuts raw chunks into lines, holding at most ``cap`` bytes of any one line; the bytes
+    beyond are counted, not kept."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._parts: list[bytes] = []
+        self._held = 0
+        self._dropped = 0
+
+    def feed(self, chunk: bytes) -> list[tuple[bytes, int]]:
+        """The lines ``chunk`` completes: (the line's first ``cap`` bytes, bytes dropped)."""
+        lines: list[tuple[bytes, int]] = []
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end + 1
+            self._keep(chunk, start, stop)
+            if end < 0:
+                return lines
+            lines.append(self._take())
+            start = stop
+
+    def finish(self) -> tuple[bytes, int] | None:
+        """The unterminated last line, if any."""
+        return self._take() if self._parts or self._dropped else None
+
+    def _keep(self, chunk: bytes, start: int, stop: int) -> None:
+        room = self.cap - self._held
+        size = stop - start
+        if room > 0 and size:
+            kept = chunk[start : start + min(room, size)]
+            self._parts.append(kept)
+            self._held += len(kept)
+            size -= len(kept)
+        self._dropped += size
+
+    def _take(self) -> tuple[bytes, int]:
+        line = b"".join(self._parts)
+        dropped = self._dropped
+        self._parts, self._held, self._dropped = [], 0, 0
+        return line, dropped
 
 
 class StreamProcessor:
@@ -217,6 +295,8 @@ class StreamProcessor:
         self.cost_usd: float | None = None
         self.agent_error = False
         self.lines = 0
+        self._stdout_lines = LineSplitter(LINE_CAP)
+        self._stderr_lines = LineSplitter(LINE_CAP)
         self._plain = stream_format == "text"
         self._lock = threading.Lock()
 
@@ -231,19 +311,57 @@ class StreamProcessor:
 
     def stdout_line(self, raw: bytes) -> None:
         """One raw stdout line (with or without its newline)."""
-        now = time.time()
         self.record.append_stream(raw)
+        self._parse_stdout(raw, 0)
+
+    def stderr_line(self, raw: bytes) -> None:
+        """One raw stderr line: recorded and shown, never read for signals."""
+        self.record.append_stderr(raw)
+        self._show_stderr(raw, 0)
+
+    def stdout_chunk(self, raw: bytes) -> None:
+        """Raw stdout bytes as read: recorded as they are at once (a partial last line
+        included), parsed line by line with at most :data:`LINE_CAP` bytes of a line held."""
+        self.record.write_stream(raw)
+        for line, dropped in self._stdout_lines.feed(raw):
+            self._parse_stdout(line, dropped)
+
+    def stderr_chunk(self, raw: bytes) -> None:
+        """Raw stderr bytes as read (see :meth:`stdout_chunk`)."""
+        self.record.write_stderr(raw)
+        for line, dropped in self._stderr_lines.feed(raw):
+            self._show_stderr(line, dropped)
+
+    def end_of_stream(self, is_stdout: bool) -> None:
+        """The pipe closed: an unterminated last line is parsed (or shown) now."""
+        lines = self._stdout_lines if is_stdout else self._stderr_lines
+        last = lines.finish()
+        if is_stdout:
+            self.record.end_stream()
+            if last is not None:
+                self._parse_stdout(*last)
+        else:
+            self.record.end_stderr()
+            if last is not None:
+                self._show_stderr(*last)
+
+    def _decode(self, raw: bytes, dropped: int, where: str) -> str:
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        if dropped:
+            line += f" … [{dropped:,} more bytes of this line are kept in {where}]"
+        return line
+
+    def _parse_stdout(self, raw: bytes, dropped: int) -> None:
+        now = time.time()
+        line = self._decode(raw, dropped, self.record.stream_path.name)
         with self._lock:
             self.lines += 1
             for event in self.parser.parse(line):
                 self._handle(event, now)
 
-    def stderr_line(self, raw: bytes) -> None:
-        """One raw stderr line: recorded and shown, never read for signals."""
+    def _show_stderr(self, raw: bytes, dropped: int) -> None:
         now = time.time()
-        self.record.append_stderr(raw)
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        line = self._decode(raw, dropped, "stderr.log")
         with self._lock:
             self._emit(RunEvent("line", line, stream="stderr", line_kind="info", at=now))
 
@@ -328,6 +446,8 @@ class RunHandle:
         self.run_id = run_id
         self.run_dir = run_dir
         self._control = control
+        self.interrupted_by: int | None = None
+        """The signal (SIGINT, SIGTERM, SIGHUP) that made promptdeck cancel the run, if any."""
 
     def cancel(self) -> None:
         """Ask the run to stop (SIGINT → SIGTERM → SIGKILL to its group); returns at once."""
@@ -354,15 +474,25 @@ def story_rewritten(before: bytes, after: bytes) -> bool:
     """True when ``after`` changed ``before``'s content rather than only appending to it.
 
     Ticking a task checkbox (``[ ]`` → ``[x]``) is not a rewrite: agents mark tasks done.
+    Un-ticking one (``[x]`` → ``[ ]``) is: it undoes recorded work.
     """
     if after.startswith(before):
         return False
     head = after[: len(before)]
-    if len(head) == len(before):
-        return head.replace(b"[x]", b"[ ]").replace(b"[X]", b"[ ]") != before.replace(
-            b"[x]", b"[ ]"
-        ).replace(b"[X]", b"[ ]")
-    return True
+    if len(head) != len(before):
+        return True
+    for index, (old, new) in enumerate(zip(before, head, strict=True)):
+        if old == new:
+            continue
+        ticked = (
+            old == 0x20
+            and new in (0x78, 0x58)  # x, X
+            and before[index - 1 : index] == b"["
+            and before[index + 1 : index + 2] == b"]"
+        )
+        if not ticked:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -400,6 +530,7 @@ def prepare_run(
     resume_session: str | None = None,
     turn: int = 0,
     user_text: str | None = None,
+    images: tuple[ImageFile, ...] = (),
 ) -> PreparedRun:
     """Write the prompt files and build the launch, without starting anything.
 
@@ -412,7 +543,7 @@ def prepare_run(
     """
     _check_size(prompt)
     backend = get_agent(
-        agent or workspace.config.agent_default, workspace.config, replay_script=replay_script
+        resolve_agent_name(agent, workspace.config), workspace.config, replay_script=replay_script
     )
     story = prompt.story
     phase = prompt.request.phase
@@ -422,9 +553,13 @@ def prepare_run(
         record = RunRecord.create(
             workspace.root, story.id, phase, stream_format=backend.stream_format
         )
-    system_path, user_path = record.write_prompt(
-        prompt.system, prompt.user if user_text is None else user_text
-    )
+    try:
+        system_path, user_path = record.write_prompt(
+            prompt.system, prompt.user if user_text is None else user_text
+        )
+    except BaseException:
+        record.discard()
+        raise
     request = LaunchRequest(
         run_dir=record.dir,
         root=workspace.root,
@@ -435,8 +570,13 @@ def prepare_run(
         resume_session=resume_session,
         turn=turn,
         attempt=attempt,
+        images=tuple(image.absolute for image in images),
     )
-    spec = backend.launch(request)
+    try:
+        spec = backend.launch(request)
+    except BaseException:
+        record.discard()
+        raise
     return PreparedRun(record, backend, spec, request, system_path, user_path)
 
 
@@ -458,6 +598,7 @@ def start_run(
     turn: int = 0,
     user_text: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
+    images: tuple[ImageFile, ...] = (),
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -474,34 +615,91 @@ def start_run(
         turn: the chat turn number.
         user_text: the user message for a chat turn, instead of ``prompt.user``.
         cancel_grace: seconds to wait after SIGINT and after SIGTERM.
+        images: checked images sent with the user message (``--image``).
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
         GitError: ``use_git`` and the workspace is not in a git repository (exit 2).
         UsageError: bad agent name or command template (exit 2).
+        NoAgentError: no agent named and no real one found (exit 2).
+        StoryLocked: another promptdeck run holds the story (exit 7).
+        OSError: the run folder cannot be written (a read-only project, a full disk).
     """
     config = workspace.config
     request = prompt.request
     story = prompt.story
     chat = resume_session is not None or user_text is not None
     repo = gitops.require_repo(workspace.root) if use_git else None
-    number = (
-        attempt if attempt is not None else next_attempt(workspace.root, story.id, request.phase)
-    )
-    prepared = prepare_run(
-        workspace,
-        prompt,
-        agent=agent,
-        replay_script=replay_script,
-        attempt=number,
-        resume_session=resume_session,
-        turn=turn,
-        user_text=user_text,
-    )
+    _check_size(prompt)
+    resolve_agent_name(agent, config)
+    lock = acquire_lock(workspace.root, story.id)
+    try:
+        number = (
+            attempt
+            if attempt is not None
+            else next_attempt(workspace.root, story.id, request.phase)
+        )
+        prepared = prepare_run(
+            workspace,
+            prompt,
+            agent=agent,
+            replay_script=replay_script,
+            attempt=number,
+            resume_session=resume_session,
+            turn=turn,
+            user_text=user_text,
+            images=images,
+        )
+    except BaseException:
+        lock.release()
+        raise
+    try:
+        return _launch(
+            workspace,
+            prompt,
+            prepared,
+            repo,
+            chat,
+            number,
+            listener,
+            timeout,
+            resume_session,
+            turn,
+            cancel_grace,
+            lock,
+            images,
+        )
+    except BaseException:
+        lock.release()
+        prepared.record.discard()
+        raise
+
+
+def _launch(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    prepared: PreparedRun,
+    repo: Any,
+    chat: bool,
+    number: int,
+    listener: Listener | None,
+    timeout: float | None,
+    resume_session: str | None,
+    turn: int,
+    cancel_grace: tuple[float, float],
+    lock: StoryLock,
+    images: tuple[ImageFile, ...],
+) -> RunHandle:
+    config = workspace.config
+    request = prompt.request
+    story = prompt.story
     record, spec = prepared.record, prepared.spec
     started = time.time()
-    warnings: list[str] = list(prompt.warnings)
-    before = gitops.snapshot(repo) if repo is not None else None
+    warnings: list[str] = [*prompt.warnings, *spec.warnings]
+    before = (
+        gitops.snapshot(repo, _earlier_changes(workspace, story.id)) if repo is not None else None
+    )
+    simulation = is_simulation(prepared.agent.name)
     if request.phase == "dev" and not chat and start_learnings(workspace, story):
         # Seed 003: the first dev run starts the shared learnings file (core/learnings.py).
         warnings.append(f"created {learnings_path(workspace, story)} from its template")
@@ -517,6 +715,7 @@ def start_run(
         "retry_reason": request.retry_reason,
         "variant": prompt.variant,
         "agent": prepared.agent.name,
+        "simulation": simulation,
         **spec.to_dict(),
         "started": iso_time(started),
         "started_ts": started,
@@ -540,7 +739,12 @@ def start_run(
         "user_bytes": prepared.user_path.stat().st_size,
         "resume_session": resume_session,
         "turn": turn,
+        "images": [image.to_dict() for image in images],
     }
+    alert = _record_injection(workspace, prompt, record.id, prepared.agent.name, resume_session)
+    if alert:
+        warnings.append(alert)
+        meta["rules_alert"] = alert
     record.write_meta(meta)
     control = _Control()
     supervisor = _Supervisor(
@@ -556,10 +760,59 @@ def start_run(
         started=started,
         warnings=warnings,
         cancel_grace=cancel_grace,
+        lock=lock,
     )
+    if alert:
+        supervisor.notice(f"error: {alert}")
     thread = threading.Thread(target=supervisor.run, name=f"run-{record.id}", daemon=True)
     thread.start()
     return RunHandle(record.id, record.dir, control)
+
+
+CHANGED_PATHS_KEPT = 2000
+"""At most this many changed paths are kept in a run's ``result.json``."""
+
+
+def _earlier_changes(workspace: Workspace, story_id: str) -> dict[str, str | None]:
+    """Paths earlier runs of the story changed, with the fingerprint each run left (the
+    latest run wins)."""
+    from .records import list_runs
+
+    changes: dict[str, str | None] = {}
+    for run in list_runs(workspace.root, story_id):
+        recorded = (run.result or {}).get("changed_paths")
+        if isinstance(recorded, dict):
+            for path, mark in recorded.items():
+                if isinstance(path, str) and (mark is None or isinstance(mark, str)):
+                    changes[path] = mark
+    return changes
+
+
+def _record_injection(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    run_id: str,
+    agent: str,
+    resume_session: str | None,
+) -> str | None:
+    """Log a run's initial injection and count its rules read; the alert line, if due.
+
+    A resumed turn injects nothing new by itself (a re-injection is the session's to log).
+    """
+    if resume_session is not None or prompt.instructions is None or prompt.rules is None:
+        return None
+    health = note_rules_read(workspace, prompt.rules)
+    facts = injection_facts(
+        "initial",
+        prompt.instructions,
+        prompt.rules,
+        run_id=run_id,
+        agent=agent,
+        system_bytes=len(prompt.system.encode("utf-8")),
+    )
+    alert = health.message()
+    log_injection(facts, alert=alert)
+    return alert
 
 
 class _Supervisor:
@@ -580,7 +833,11 @@ class _Supervisor:
         started: float,
         warnings: list[str],
         cancel_grace: tuple[float, float],
+        lock: StoryLock | None = None,
     ) -> None:
+        self.lock = lock
+        self.simulation = is_simulation(prepared.agent.name)
+        self.git_output: str | None = None
         self.workspace = workspace
         self.prepared = prepared
         self.prompt = prompt
@@ -659,7 +916,28 @@ class _Supervisor:
             )
             self.warnings.append(warning)
             self.notice(f"warning: {warning}")
+        if self.before is not None and self.before.problem and self._git_step_applies():
+            self.notice(f"warning: git: {self.before.problem}: the git step will be refused")
+        if self._git_step_applies() and self.simulation and not self._simulation_may_git():
+            self.notice(
+                "replay is a simulation: its work will not be staged or committed "
+                "([agent] replay_git = true allows it)"
+            )
         spec = self.prepared.spec
+        for warning in spec.warnings:
+            self.notice(f"warning: {warning}")
+        try:
+            # The launch's scope (codex: its profile link) lasts exactly as long as the process.
+            with spec.scope() if spec.scope is not None else contextlib.nullcontext():
+                returncode = self._process(spec)
+        except OSError as exc:
+            self._settle(None, f"cannot prepare the launch: {exc}", launch_failed=True)
+            return
+        if returncode is not None:
+            self._settle(returncode, None)
+
+    def _process(self, spec: LaunchSpec) -> int | None:
+        """Start, stream and wait; the return code, or None when the launch failed (settled)."""
         try:
             proc = subprocess.Popen(
                 spec.argv,
@@ -672,13 +950,14 @@ class _Supervisor:
             )
         except FileNotFoundError:
             self._settle(None, f"agent binary not found: {spec.argv[0]}", launch_failed=True)
-            return
+            return None
         except OSError as exc:
             self._settle(
                 None, f"cannot start {spec.argv[0]}: {exc.strerror or exc}", launch_failed=True
             )
-            return
+            return None
         self.record.log(f"started pid {proc.pid}: {' '.join(spec.argv[:3])} …")
+        watchdog = _start_watchdog(proc.pid)
         threads = [
             threading.Thread(target=self._read, args=(proc.stdout, True), daemon=True),
             threading.Thread(target=self._read, args=(proc.stderr, False), daemon=True),
@@ -711,8 +990,9 @@ class _Supervisor:
                 # A grandchild still holds the pipe open: end the whole group.
                 self._signal_group(proc, signals_module.SIGKILL)
                 thread.join(READER_JOIN_SECONDS)
+        _stop_watchdog(watchdog)
         self.processor.finish()
-        self._settle(proc.returncode, None)
+        return proc.returncode
 
     def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
         if pipe is None:
@@ -726,13 +1006,20 @@ class _Supervisor:
     def _read(self, pipe: IO[bytes] | None, is_stdout: bool) -> None:
         if pipe is None:
             return
-        handle = self.processor.stdout_line if is_stdout else self.processor.stderr_line
+        handle = self.processor.stdout_chunk if is_stdout else self.processor.stderr_chunk
+        read = getattr(pipe, "read1", pipe.read)
         try:
+            # Chunks, not lines: a line without an end must not be held whole in memory.
             # The pipe is closed under the reader when a cancelled group is killed.
             with contextlib.suppress(OSError, ValueError):
-                for raw in pipe:
-                    handle(raw)
+                while True:
+                    data = read(READ_CHUNK)
+                    if not data:
+                        break
+                    handle(data)
         finally:
+            with contextlib.suppress(Exception):
+                self.processor.end_of_stream(is_stdout)
             pipe.close()
 
     def _signal_group(self, proc: subprocess.Popen[bytes], sig: int) -> None:
@@ -764,7 +1051,17 @@ class _Supervisor:
     ) -> None:
         phase = self.prompt.request.phase
         signals = tuple(self.processor.signal_parser.signals)
-        deciding = deciding_signal(signals, phase)
+        own = normalize_key(self.prompt.story.id)
+        foreign = [s for s in signals if s.story is not None and normalize_key(s.story) != own]
+        for signal in foreign:
+            note = (
+                f"signal ignored: {signal.line!r} names story {signal.story}, "
+                f"not {self.prompt.story.id}"
+            )
+            self.warnings.append(note)
+            with contextlib.suppress(Exception):
+                self.notice(f"warning: {note}")
+        deciding = deciding_signal([s for s in signals if s not in foreign], phase)
         if launch_failed:
             outcome = "launch-failed"
         elif deciding is not None:
@@ -797,10 +1094,21 @@ class _Supervisor:
         )
         if update is not None:
             self.notice("status written back:\n" + update.summary())
+        changed = self._guarded("list the phase's changes", self._changes, None)
         no_git: tuple[str | None, str | None, str | None] = (None, None, None)
-        staged_stat, commit_sha, sha_after = self._guarded(
-            "update git", lambda: self._git_after(outcome, phase), no_git
-        )
+        git_failure: list[str] = []
+
+        def git_step() -> tuple[str | None, str | None, str | None]:
+            try:
+                return self._git_after(outcome, phase, git_failure, changed)
+            except Exception as exc:
+                git_failure.append(f"git step failed: {exc}")
+                raise
+
+        staged_stat, commit_sha, sha_after = self._guarded("update git", git_step, no_git)
+        if git_failure and outcome == SUCCESS_OUTCOME:
+            outcome = "git-failed"
+            error = error or git_failure[0]
         duration = time.time() - self.started
         message = error or self._message(outcome, deciding, returncode)
         result = RunResult(
@@ -819,7 +1127,8 @@ class _Supervisor:
             signals=signals,
             message=message,
             usage=self.processor.total_usage or self.processor.usage,
-            cost_usd=self.processor.cost_usd,
+            # A simulation's reported cost is not money: never shown as such.
+            cost_usd=None if self.simulation else self.processor.cost_usd,
             context_tokens=self.processor.context_tokens,
             context_window=self.processor.context_window,
             session_id=self.processor.session_id,
@@ -829,6 +1138,9 @@ class _Supervisor:
             commit=commit_sha,
             story_rewritten=story_flag,
             warnings=tuple(self.warnings),
+            simulation=self.simulation,
+            git_output=self.git_output,
+            changed_paths=dict(list(changed.items())[:CHANGED_PATHS_KEPT]) if changed else changed,
         )
         self._publish(result)
 
@@ -854,8 +1166,12 @@ class _Supervisor:
         if self.record.write_error is not None:
             failures.insert(0, self.record.write_error)
         if failures:
+            # Not saved is not a success, whatever the agent said: exit 7.
             result = dataclasses.replace(
                 result,
+                outcome="unsaved",
+                exit_code=EXIT_NOT_SAVED,
+                message=f"not saved: the run record could not be written: {failures[0]}",
                 warnings=(*result.warnings, f"could not write the run record: {failures[0]}"),
             )
         try:
@@ -865,6 +1181,8 @@ class _Supervisor:
         finally:
             with contextlib.suppress(Exception):
                 self.record.close()
+            if self.lock is not None:
+                self.lock.release()
             self.control.result = result
             self.control.done.set()
 
@@ -898,28 +1216,111 @@ class _Supervisor:
         self.notice(f"warning: {warning}")
         return True
 
-    def _git_after(self, outcome: str, phase: str) -> tuple[str | None, str | None, str | None]:
+    def _changes(self) -> dict[str, str | None] | None:
+        """The paths this phase changed (kept so the story's later phases stage them)."""
+        if self.repo is None or self.before is None or self.chat:
+            return None
+        return gitops.phase_changes(self.repo, self.before)
+
+    def _git_step_applies(self) -> bool:
+        phase = self.prompt.request.phase
+        return self.repo is not None and not self.chat and phase in ("dev", "review")
+
+    def _simulation_may_git(self) -> bool:
+        return self.workspace.config.agent_replay_git
+
+    def _git_after(
+        self,
+        outcome: str,
+        phase: str,
+        failure: list[str],
+        changes: dict[str, str | None] | None = None,
+    ) -> tuple[str | None, str | None, str | None]:
+        """Stage after a completed dev phase, commit after a passed review: only the phase's
+        own changes. A refusal or failure goes into ``failure`` (the run becomes
+        ``git-failed``)."""
         if self.repo is None:
             return None, None, None
         from .errors import GitError
 
         staged: str | None = None
         commit_sha: str | None = None
+        if not (self._git_step_applies() and outcome == SUCCESS_OUTCOME):
+            return None, None, gitops.head_sha(self.repo)
+        if self.simulation and not self._simulation_may_git():
+            self.notice("replay is a simulation: nothing staged or committed")
+            return None, None, gitops.head_sha(self.repo)
+        assert self.before is not None
         try:
-            if not self.chat and outcome == SUCCESS_OUTCOME and phase == "dev":
-                staged = gitops.stage_all(self.repo)
-                self.notice("staged (git add -A):\n" + (staged or "(nothing to stage)"))
-            elif not self.chat and outcome == SUCCESS_OUTCOME and phase == "review":
+            problem = gitops.in_progress(self.repo)
+            if problem:
+                raise gitops.GitStepError(f"git step refused: {problem}; nothing staged")
+            report = gitops.stage_phase(
+                self.repo, self.before, self.workspace.config.git_max_file_bytes, changes
+            )
+            staged = report.stat
+            self.notice(report.describe())
+            if phase == "review":
                 story = self.prompt.story
                 message = gitops.commit_message(
                     self.workspace.config.git_commit_template, story.id, story.title
                 )
-                commit_sha = gitops.commit(self.repo, message)
+                commit_sha = gitops.commit_staged(self.repo, message)
                 if commit_sha:
                     self.notice(f"committed {commit_sha[:10]}: {message}")
                 else:
                     self.notice("nothing staged: no commit")
         except GitError as exc:
+            output = getattr(exc, "output", "")
+            if output:
+                self.git_output = output
+                self.notice(f"git said:\n{output}")
+            failure.append(str(exc))
             self.warnings.append(str(exc))
-            self.notice(f"warning: {exc}")
+            self.notice(f"error: {exc}")
         return staged, commit_sha, gitops.head_sha(self.repo)
+
+
+_WATCHDOG = """
+import os, signal, sys, time
+group = int(sys.argv[1])
+try:
+    word = os.read(0, 1)
+except OSError:
+    word = b""
+if word != b"q":
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(group, sig)
+        except OSError:
+            break
+        time.sleep(3)
+"""
+
+
+def _start_watchdog(group: int) -> subprocess.Popen[bytes] | None:
+    """A tiny process that ends the agent's process group when promptdeck ends without
+    saying goodbye (``kill -9``, a crash): it waits on a pipe only promptdeck holds; end of
+    file without the ``q`` written at a normal end means promptdeck is gone."""
+    import sys
+
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-S", "-c", _WATCHDOG, str(group)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
+
+
+def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
+    if watchdog is None or watchdog.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        watchdog.stdin.write(b"q")
+        watchdog.stdin.close()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        watchdog.wait(5)

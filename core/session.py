@@ -29,9 +29,10 @@ from typing import Any
 
 from .config import Config
 from .errors import AssetMissing, UsageError
-from .instructions import load_instructions
+from .instructions import InstructionsFile, load_instructions
 from .records import iso_time, list_runs
-from .rules import read_rules
+from .rules import RulesFile, note_rules_read, read_rules, rules_health
+from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
 THRESHOLDS = (0.25, 0.5, 0.75)
@@ -211,8 +212,12 @@ def reinjection_text(workspace: Workspace) -> tuple[str, tuple[FileVersion, ...]
     Raises:
         AssetMissing: the bundled instructions cannot be read.
     """
-    instructions = load_instructions()
-    rules = read_rules(workspace)
+    return _reinjection(load_instructions(), read_rules(workspace))
+
+
+def _reinjection(
+    instructions: InstructionsFile, rules: RulesFile
+) -> tuple[str, tuple[FileVersion, ...], list[str]]:
     versions = [FileVersion(instructions.source, "ok", instructions.sha256, instructions.mtime)]
     parts = [
         "<system_reminder>\nThe instructions and workspace rules below still apply in full.\n",
@@ -308,6 +313,10 @@ class TurnPlan:
     initial: bool
     files: tuple[FileVersion, ...] = ()
     notes: list[str] = field(default_factory=list)
+    rules_status: str | None = None
+    """The status of the rules read this turn injects (None: nothing injected)."""
+    alert: str | None = None
+    """The repeated-failure error line, when this turn's read made it due."""
 
 
 class Session:
@@ -340,27 +349,48 @@ class Session:
             )
         self.log(self.settings.describe())
 
-    def plan(self, message: str, first_message: str) -> TurnPlan:
+    def plan(self, message: str, first_message: str, rules: RulesFile | None = None) -> TurnPlan:
         """The next turn's user message: re-injection block (when due) + ``message``.
 
         Args:
             message: what the user typed.
             first_message: the phase's composed user message, sent ahead of ``message`` when the
                 session has no turn yet (the initial injection).
+            rules: the rules as the turn's compose read them (the initial injection's; the run
+                logs it and counts the read).
         """
         if self.session_id is None or self.state.turns == 0:
             text = first_message if not message else f"{first_message}\n\n{message}"
-            return TurnPlan(text, Decision(False), initial=True)
+            status = rules.status if rules is not None else None
+            notes = [rules.warning] if rules is not None and rules.warning else []
+            return TurnPlan(text, Decision(False), initial=True, notes=notes, rules_status=status)
         decision = decide_reinjection(self.settings, self.state)
         if not decision.reinject:
             return TurnPlan(message, decision, initial=False)
         try:
-            block, files, notes = reinjection_text(self.workspace)
+            instructions = load_instructions()
         except AssetMissing as exc:
             self.counters.failures += 1
             self.log(f"re-injection failed ({decision.detail}): {exc}")
             return TurnPlan(message, replace(decision, reinject=False), False, notes=[str(exc)])
-        return TurnPlan(block + message, decision, initial=False, files=files, notes=notes)
+        fresh = read_rules(self.workspace)
+        block, files, notes = _reinjection(instructions, fresh)
+        alert = note_rules_read(self.workspace, fresh).message()
+        trigger = (
+            f"context {max(decision.crossed):.0%}"
+            if decision.trigger == "context" and decision.crossed
+            else str(decision.trigger)
+        )
+        log_injection(injection_facts(trigger, instructions, fresh), alert=alert)
+        return TurnPlan(
+            block + message,
+            decision,
+            initial=False,
+            files=files,
+            notes=notes,
+            rules_status=fresh.status,
+            alert=alert,
+        )
 
     def finish(
         self, plan: TurnPlan, run_dir: Path, session_id: str | None, context_used: float | None
@@ -378,6 +408,16 @@ class Session:
             )
             lines += [f"  injected {version.describe()}" for version in plan.files]
         lines += [f"warning: {note}" for note in plan.notes]
+        # The first turn's rules warning and alert were shown before the turn ran (the
+        # compose's warnings, the run's notice): recorded here, not said twice.
+        shown = set(lines[-len(plan.notes) :]) if plan.initial and plan.notes else set()
+        if plan.rules_status not in (None, "ok"):
+            self.counters.failures += 1
+            alert = plan.alert or (rules_health(self.workspace).message() if plan.initial else None)
+            if alert:
+                lines.append(f"error: {alert}")
+                if plan.initial:
+                    shown.add(lines[-1])
         if session_id:
             self.session_id = session_id
         self.state = advance(self.state, plan.decision, context_used)
@@ -401,5 +441,6 @@ class Session:
             for line in [self.settings.describe(), *lines]:
                 handle.write(f"{iso_time(time.time())} {line}\n")
         for line in lines:
-            self.log(line)
+            if line not in shown:
+                self.log(line)
         return snapshot

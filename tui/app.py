@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from promptdeck.core.agents.base import found_default_agent
 from promptdeck.core.tokens import TokenCounter, get_counter
 from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES
@@ -18,6 +19,9 @@ from .format import duration_text, printable, printable_line
 from .screens.main import MainScreen
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
+WARM_AFTER_SECONDS = 3.0
+"""How long after start the encoder is built in the background, if no count built it."""
+
 
 class PromptdeckApp(App[None]):
     """The app on one workspace.
@@ -28,7 +32,7 @@ class PromptdeckApp(App[None]):
         encoding: the tokenizer of the token meters (default: the workspace's).
         workspace_label: what the header calls the workspace (default: its folder name).
         settings: the user's settings as loaded (default: read from the user's config).
-        warm_encoder: build the token encoder in the background at start.
+        warm_encoder: build the token encoder in the background a moment after start.
         stable: show nothing that varies between two identical sessions (durations, run
             ids), for snapshot tests and screencasts.
         use_git: record SHAs, stage after dev and commit after a passed review (``--no-git``
@@ -65,7 +69,9 @@ class PromptdeckApp(App[None]):
         super().__init__()
         self.use_git = use_git
         self.workspace = workspace
-        self.agent = agent or workspace.config.agent_default
+        # Never a simulation unless named; "" when no real agent is found (`r` then refuses
+        # with the line saying how to pick one).
+        self.agent = agent or found_default_agent(workspace.config) or ""
         self.encoding = encoding or workspace.config.tokens_encoding
         self.workspace_label = workspace_label or workspace.root.name
         self.counter: TokenCounter = get_counter(self.encoding)
@@ -119,6 +125,14 @@ class PromptdeckApp(App[None]):
             )
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self._warm_encoder:
+            # Not at start: the first counts usually come from the persistent cache, and a
+            # count that is not known builds the encoder itself. Building it later, off the
+            # first paint's path, keeps a later toggle of unseen text quick.
+            self.set_timer(WARM_AFTER_SECONDS, self._warm_later)
+        self.push_screen(MainScreen())
+
+    def _warm_later(self) -> None:
+        if not self.counter.ready:
             self.run_worker(
                 self.counter.warm,
                 thread=True,
@@ -126,7 +140,6 @@ class PromptdeckApp(App[None]):
                 description="Building the token encoder",
                 exit_on_error=False,
             )
-        self.push_screen(MainScreen())
 
     def duration(self, seconds: float | None) -> str:
         """A duration as shown (``—`` in stable mode)."""

@@ -15,6 +15,18 @@ MAX_QUEUED_LINES = 20_000
 """Lines kept between two flushes; older ones are dropped from the view only (the run record
 holds the whole stream)."""
 
+MAX_SHOWN_CHARS = 2_000
+"""Characters of one line shown in the phase log; the rest is marked, not kept: the log holds
+thousands of lines, and an agent's megabyte-long lines must not multiply into gigabytes."""
+
+
+def shown_line(line: str) -> str:
+    """``line``, cut to :data:`MAX_SHOWN_CHARS` with a mark saying how much more there is."""
+    if len(line) <= MAX_SHOWN_CHARS:
+        return line
+    rest = len(line) - MAX_SHOWN_CHARS
+    return f"{line[:MAX_SHOWN_CHARS]} … [{rest:,} more characters in the run record]"
+
 
 @dataclass
 class FeedBatch:
@@ -45,7 +57,7 @@ class RunFeed:
         with self._lock:
             if len(self._lines) == self._lines.maxlen:
                 self._dropped += 1
-            self._lines.append(line)
+            self._lines.append(shown_line(line))
 
     def push_event(self, event: Any) -> None:
         """Queue a non-line event (called from the reader thread)."""

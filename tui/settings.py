@@ -62,7 +62,7 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
         return LoadedSettings(UserSettings(), path)
     try:
         data = _read_table(path)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, RecursionError, tomllib.TOMLDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc).split("\n")[0]
         return LoadedSettings(
             UserSettings(),

@@ -12,6 +12,7 @@ user message through stdin), never as one argv string: Linux refuses any single 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -61,6 +62,9 @@ class Usage:
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    reasoning_output_tokens: int = 0
+    """Output tokens spent on reasoning, where the agent reports them (Codex); part of
+    ``output_tokens``, never added to it."""
 
     @property
     def context_tokens(self) -> int:
@@ -74,6 +78,7 @@ class Usage:
             "output": self.output_tokens,
             "cache_read": self.cache_read_tokens,
             "cache_creation": self.cache_creation_tokens,
+            "reasoning_output": self.reasoning_output_tokens,
         }
 
     @classmethod
@@ -84,7 +89,13 @@ class Usage:
             value = data.get(key)
             return value if isinstance(value, int) else 0
 
-        return cls(num("input"), num("output"), num("cache_read"), num("cache_creation"))
+        return cls(
+            num("input"),
+            num("output"),
+            num("cache_read"),
+            num("cache_creation"),
+            num("reasoning_output"),
+        )
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,7 @@ class LaunchRequest:
         resume_session: continue this session (multi-turn chat) instead of starting one.
         turn: the turn number in a chat session (0 for a plain run).
         attempt: the attempt number of this phase for this story.
+        images: image files sent with the user message (absolute paths).
     """
 
     run_dir: Path
@@ -146,6 +158,7 @@ class LaunchRequest:
     resume_session: str | None = None
     turn: int = 0
     attempt: int = 1
+    images: tuple[Path, ...] = ()
 
     @property
     def system_file(self) -> Path:
@@ -160,12 +173,22 @@ class LaunchRequest:
 
 @dataclass(frozen=True)
 class LaunchSpec:
-    """How to start the agent process."""
+    """How to start the agent process.
+
+    Attributes:
+        scope: entered just before the process starts and left once it has ended, whatever
+            the outcome (codex: a profile link that must not outlive the run).
+        system_channel: how the system prompt reaches the agent, for ``meta.json``.
+        warnings: problems the launch found that do not stop it.
+    """
 
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
+    scope: Callable[[], AbstractContextManager[object]] | None = field(default=None, compare=False)
+    system_channel: str = ""
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         """``meta.json``'s launch block: argv and the *names* of the variables set."""
@@ -174,6 +197,7 @@ class LaunchSpec:
             "cwd": str(self.cwd),
             "env_names": sorted(self.env),
             "stdin_bytes": None if self.stdin is None else len(self.stdin),
+            "system_channel": self.system_channel or None,
         }
 
 
@@ -207,6 +231,54 @@ class PlainTextParser:
     def parse(self, line: str) -> list[AgentEvent]:
         """One :data:`TEXT` event per line."""
         return [make_event(kind=TEXT, text=line)]
+
+
+SIMULATIONS = frozenset({"replay"})
+"""Backends that only pretend: their work is invented, their cost is not money."""
+
+
+def is_simulation(name: str) -> bool:
+    """True for a backend whose runs are a simulation (``replay``)."""
+    return name in SIMULATIONS
+
+
+def agent_label(name: str) -> str:
+    """How a backend is named on screen: ``replay (simulation)``; ``none`` when unset."""
+    if not name:
+        return "none"
+    return f"{name} (simulation)" if is_simulation(name) else name
+
+
+def found_default_agent(config: Config) -> str | None:
+    """The backend used when none is named: config ``agent.default``, else ``claude`` when
+    its binary is found; None when neither."""
+    if config.agent_default:
+        return config.agent_default
+    import shutil
+
+    from .claude import claude_binary
+
+    return "claude" if shutil.which(claude_binary(config)) else None
+
+
+def resolve_agent_name(name: str | None, config: Config) -> str:
+    """The backend a run uses: ``name``, else :func:`found_default_agent`.
+
+    Raises:
+        NoAgentError: none named and no real agent found (exit 2). A simulation is never
+            picked on its own: ``replay`` runs only when named.
+    """
+    chosen = name or found_default_agent(config)
+    if chosen:
+        return chosen
+    from ..errors import NoAgentError
+    from .claude import claude_binary
+
+    raise NoAgentError(
+        f"no agent to run: Claude Code (`{claude_binary(config)}`) was not found; pick one "
+        "with --agent claude|codex|command, [agent] default in .promptdeck/config.toml or "
+        "PROMPTDECK_CLAUDE_BIN (--agent replay is an offline simulation)"
+    )
 
 
 def get_agent(name: str, config: Config, *, replay_script: str | None = None) -> Agent:

@@ -14,11 +14,14 @@ tokens over the configured window; the ``result`` totals add up every call, so t
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..images import sniff
 from .base import (
     INFO,
     RESULT,
@@ -194,6 +197,26 @@ class StreamJsonParser:
         return events
 
 
+def stream_json_message(text: str, images: tuple[Path, ...]) -> bytes:
+    """The user message as one ``--input-format stream-json`` line: the text first, then each
+    image as a base64 ``image`` block."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for path in images:
+        data = path.read_bytes()
+        content.append(
+            {
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": sniff(data[:16]) or "application/octet-stream",
+                    "data": base64.b64encode(data).decode("ascii"),
+                },
+            }
+        )
+    line = {"type": "user", "message": {"role": "user", "content": content}}
+    return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 class ClaudeAgent:
     """The ``claude`` backend."""
 
@@ -219,10 +242,15 @@ class ClaudeAgent:
         argv += list(self.config.agent_claude_args)
         if request.resume_session:
             argv += ["--resume", request.resume_session]
+        stdin = request.user_file.read_bytes()
+        if request.images:
+            argv += ["--input-format", "stream-json"]
+            stdin = stream_json_message(stdin.decode("utf-8"), request.images)
         return LaunchSpec(
             argv=tuple(argv),
             cwd=request.root,
-            stdin=request.user_file.read_bytes(),
+            stdin=stdin,
+            system_channel="--append-system-prompt-file (system.md)",
         )
 
     def output_parser(self) -> StreamJsonParser:

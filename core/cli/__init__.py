@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ..errors import EXIT_USAGE, PromptdeckError
+from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
 from ..terminal import printable_line
 from .common import safe_output
 
@@ -73,7 +73,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         ),
         epilog="Exit codes: 0 ok · 2 usage or bad input · 3 over the size limit · "
         "4 the agent signalled failure · 5 no signal, timeout or crash · "
-        "8 run refused: likely secrets in the injection (--allow-secrets).",
+        "6 the git step failed or was refused · 7 the run could not be saved, or another "
+        "run holds the story · 8 run refused: likely secrets in the injection "
+        "(--allow-secrets) · 130 Ctrl-C.",
     )
     parser.add_argument(
         "--version", action=_VersionAction, help="print the installed version and exit"
@@ -114,14 +116,26 @@ def _dispatch(args: argparse.Namespace) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`promptdeck stories | head`): not an error. Point stdout at
-        # /dev/null so the interpreter's final flush does not fail a second time.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            return _broken_pipe()
+        # A full disk, a read-only project, a vanished folder: one line, never a traceback.
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"{PROG}: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_USAGE
+    except RecursionError:
+        print(f"{PROG}: input nested too deeply to read", file=sys.stderr)
+        return EXIT_USAGE
     return code
+
+
+def _broken_pipe() -> int:
+    # The reader went away (`promptdeck stories | head`): not an error. Point stdout at
+    # /dev/null so the interpreter's final flush does not fail a second time.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,14 +12,23 @@ import argparse
 import sys
 from collections.abc import Iterator
 
+from ..agents.base import resolve_agent_name
 from ..catalog import load_catalog
 from ..errors import EXIT_OK, UsageError
+from ..images import check_images
 from ..phases import PHASE_NAMES
 from ..prompt import PromptRequest, compose_prompt
 from ..runner import RunResult, start_run
 from ..session import Session
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
-from .run import Printer, add_run_options, wait_interruptibly
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    event_log,
+    print_json,
+    warn,
+    workspace_from,
+)
+from .run import Printer, add_run_options, raise_if_interrupted, wait_interruptibly
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,9 +67,21 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
     while True:
         if interactive:
             print("you> ", end="", file=sys.stderr, flush=True)
-        line = sys.stdin.readline()
+        try:
+            line = sys.stdin.readline()
+        except UnicodeDecodeError:
+            raise UsageError(
+                "chat: stdin is not UTF-8 text; turns are read as UTF-8 lines"
+            ) from None
         if not line:
             return
+        try:
+            # A UTF-8 locale reads undecodable bytes as surrogates instead of failing.
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(
+                "chat: stdin is not UTF-8 text; turns are read as UTF-8 lines"
+            ) from None
         text = line.strip()
         if text == "/exit":
             return
@@ -75,18 +96,26 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     workspace = workspace_from(args)
+    args.agent = resolve_agent_name(args.agent, workspace.config)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
     args.mode, args.retry_reason = None, None
     request: PromptRequest = request_from(args)
+    images = check_images(workspace, args.images)
+    events = event_log(args)
     session = Session(workspace, story.id, args.phase, fresh=args.new)
     printer = None if args.json else Printer()
     results: list[RunResult] = []
     for message in _messages(args):
         # Compose fresh every turn: the system prompt file reflects the files as they are now.
-        prompt = compose_prompt(workspace, load_catalog(workspace), request, count_tokens=False)
-        plan = session.plan(message, prompt.user)
+        prompt = compose_prompt(
+            workspace, load_catalog(workspace), request, count_tokens=False, emit=events
+        )
+        plan = session.plan(message, prompt.user, prompt.rules)
+        if plan.initial and printer is not None:
+            for warning in prompt.warnings:  # as run does: missing rules are never silent
+                warn(warning)
         handle = start_run(
             workspace,
             prompt,
@@ -99,8 +128,13 @@ def run(args: argparse.Namespace) -> int:
             resume_session=session.session_id if not plan.initial else None,
             turn=session.state.turns + 1,
             user_text=plan.user_text,
+            images=images if not results else (),  # with this invocation's first message
         )
         result = wait_interruptibly(handle)
+        if handle.interrupted_by is not None:
+            if printer is not None:
+                printer.summary(result)
+            raise_if_interrupted(handle, result)
         used = (
             result.context_tokens / result.context_window
             if result.context_tokens is not None and result.context_window

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import io
 import json
+import logging
 import re
 import sys
 from collections.abc import Iterator
@@ -168,3 +169,57 @@ def safe_output() -> Iterator[None]:
             with contextlib.suppress(Exception):
                 stream.flush()
         sys.stdout, sys.stderr = saved
+
+
+def add_log_events_option(parser: argparse.ArgumentParser) -> None:
+    """``--log-events``: the core's events as JSON lines on stderr."""
+    parser.add_argument(
+        "--log-events",
+        action="store_true",
+        help="print events as JSON lines on stderr: injection:warning, injection:empty, "
+        "injection:skipped and system_prompt:injected",
+    )
+
+
+class EventLog:
+    """Prints events as JSON lines (``{"event": NAME, ...}``) on a stream (stderr).
+
+    Call it as an ``emit`` (``injection:*``); :meth:`attach` also forwards the
+    ``promptdeck.system_prompt`` logger's records as ``system_prompt:injected`` events.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+
+    def __call__(self, name: str, payload: dict[str, Any]) -> None:
+        line = json.dumps({"event": name, **payload}, ensure_ascii=False, default=str)
+        print(line, file=self.stream, flush=True)
+
+    def attach(self) -> logging.Handler:
+        """Forward the system-prompt logger's records; returns the handler (to detach)."""
+        from ..system_prompt_log import RECORD_ATTRIBUTE, logger
+
+        events = self
+
+        class Forward(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                facts = getattr(record, RECORD_ATTRIBUTE, None) or {}
+                events(
+                    "system_prompt:injected",
+                    {"level": record.levelname.lower(), "message": record.getMessage(), **facts},
+                )
+
+        handler = Forward(logging.INFO)
+        logger.addHandler(handler)
+        if logger.getEffectiveLevel() > logging.INFO:
+            logger.setLevel(logging.INFO)
+        return handler
+
+
+def event_log(args: argparse.Namespace) -> EventLog | None:
+    """The event log ``--log-events`` asks for (attached), or None."""
+    if not getattr(args, "log_events", False):
+        return None
+    events = EventLog()
+    events.attach()
+    return events

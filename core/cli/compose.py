@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
 from ..injection import Selection
+from ..listing import one_scan
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from ..terminal import printable
@@ -92,9 +93,11 @@ def compose_from(args: argparse.Namespace, *, count_tokens: bool) -> ComposedPro
     """Open the workspace and compose the prompt the arguments describe."""
     workspace = workspace_from(args)
     counter = get_counter(encoding_from(args, workspace))
-    return compose_prompt(
-        workspace, None, request_from(args), counter=counter, count_tokens=count_tokens
-    )
+    # One command, one listing of each folder: discovery and the injection share it.
+    with one_scan():
+        return compose_prompt(
+            workspace, None, request_from(args), counter=counter, count_tokens=count_tokens
+        )
 
 
 def too_large(prompt: ComposedPrompt) -> InjectionTooLarge:

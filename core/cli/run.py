@@ -3,8 +3,10 @@
 The agent's text streams to stdout (signals highlighted on a terminal), tool calls and
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
-2 bad input; 3 over the size limit; 8 likely secrets in the injection without
-``--allow-secrets``; 9 the prompt is over its phase's token budget (refused).
+6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
+story; 8 likely secrets in the injection without ``--allow-secrets``; 9 the prompt is over its
+phase's token budget (refused); 2 bad input; 3 over the size limit; 130 Ctrl-C (128 + the
+signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
@@ -23,11 +25,14 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
+from ..agents.base import agent_label, resolve_agent_name
 from ..budget import check_budget, enforce_budget, phase_budget
 from ..catalog import load_catalog
 from ..config import AGENTS
-from ..errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
+from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
 from ..flow import Suggestion, last_failure, run_auto
+from ..images import check_images
+from ..locks import holding
 from ..optional_phases import auto_plan, parse_with
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
@@ -36,7 +41,15 @@ from ..signals import match_line
 from ..stories import Story, StoryCatalog
 from ..terminal import printable, printable_line
 from ..workspace import Workspace
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    EventLog,
+    add_inclusion_options,
+    add_log_events_option,
+    add_workspace_options,
+    event_log,
+    print_json,
+    workspace_from,
+)
 from .compose import refuse_secrets, request_from
 from .variants import add_variant_options, party_phases
 
@@ -50,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Run one phase of a story in a fresh agent process, stream its output, record the "
             "run in .promptdeck/runs/, stage after dev and commit after a passed review. "
             "Exit codes: 0 success signal, 4 failure signal, 5 no signal/timeout/crash, "
-            "2 bad input, 3 over the size limit, 9 over the phase's token budget."
+            "6 git step failed or refused, 7 not saved or story locked by another run, "
+            "9 over the phase's token budget, 2 bad input, 3 over the size limit, 130 Ctrl-C."
         ),
     )
     parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
@@ -96,7 +110,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script`` (run and chat)."""
+    """``--agent``, ``--timeout``, ``--no-git``, ``--replay-script``, ``--image`` (run and
+    chat)."""
     parser.add_argument("--agent", choices=AGENTS, help="the agent backend (default: config)")
     parser.add_argument(
         "--timeout",
@@ -116,6 +131,16 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--replay-script",
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
+    )
+    add_log_events_option(parser)
+    parser.add_argument(
+        "--image",
+        dest="images",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="send an image (PNG, JPEG, GIF, WebP; inside the project) with the message; "
+        "repeatable",
     )
 
 
@@ -161,6 +186,8 @@ class Printer:
         parts = [f"{result.duration_s:.1f} s"]
         if result.cost_usd is not None:
             parts.append(f"${result.cost_usd:.4f}")
+        elif result.simulation:
+            parts.append("cost —")
         if result.usage is not None:
             usage = result.usage
             total = usage.context_tokens + usage.output_tokens
@@ -169,7 +196,8 @@ class Printer:
         outcome = self._paint(result.outcome, code, self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{result.agent}) → {outcome}: {printable_line(result.message)} ({', '.join(parts)}) "
+            f"{agent_label(result.agent)}) → {outcome}: {printable_line(result.message)} "
+            f"({', '.join(parts)}) "
             f"· run {result.run_id}",
             file=self.err,
         )
@@ -196,6 +224,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
 
     def on_termination(signum: int, _frame: object) -> None:
         print(f"promptdeck: {signal.Signals(signum).name}: cancelling the run…", file=sys.stderr)
+        handle.interrupted_by = signum
         handle.cancel()
 
     previous = {sig: signal.signal(sig, on_termination) for sig in (signal.SIGTERM, signal.SIGHUP)}
@@ -207,6 +236,7 @@ def wait_interruptibly(handle: RunHandle) -> RunResult:
                 continue
             except KeyboardInterrupt:
                 print("promptdeck: cancelling the run…", file=sys.stderr)
+                handle.interrupted_by = signal.SIGINT
                 handle.cancel()
     finally:
         for sig, handler in previous.items():
@@ -225,11 +255,16 @@ def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> Prom
 
 
 def _compose(
-    workspace: Workspace, catalog: StoryCatalog, request: PromptRequest, *, enforce: bool = True
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    request: PromptRequest,
+    emit: EventLog | None = None,
+    *,
+    enforce: bool = True,
 ) -> ComposedPrompt:
     # Tokens are counted only when a budget needs them: a byte-only compose is instant.
     budget = phase_budget(workspace.config, request.phase)
-    prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget))
+    prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget), emit=emit)
     if budget and enforce:
         enforce_budget(prompt, workspace.config)
     elif budget:
@@ -244,7 +279,12 @@ def _compose(
 
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
     prepared = prepare_run(
-        workspace, prompt, agent=args.agent, replay_script=args.replay_script, dry_run=True
+        workspace,
+        prompt,
+        agent=args.agent,
+        replay_script=args.replay_script,
+        dry_run=True,
+        images=args.checked_images,
     )
     spec = prepared.spec
     payload: dict[str, Any] = {
@@ -266,6 +306,8 @@ def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPro
         print(f"env:    {', '.join(sorted(spec.env))}")
     stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
     print(f"stdin:  {stdin}")
+    if spec.system_channel:
+        print(f"prompt: {spec.system_channel}")
     print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
     print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
     for warning in prompt.warnings:
@@ -288,11 +330,29 @@ def _run_one(
         timeout=args.timeout,
         use_git=not args.no_git,
         replay_script=args.replay_script,
+        images=args.checked_images,
     )
     result = wait_interruptibly(handle)
     if printer is not None:
         printer.summary(result)
+    raise_if_interrupted(handle, result)
     return result
+
+
+def raise_if_interrupted(handle: RunHandle, result: RunResult) -> None:
+    """After a run that promptdeck cancelled on a signal: exit 128 + that signal (130 for
+    Ctrl-C), the shell's convention, rather than the run's own exit code.
+
+    Raises:
+        Interrupted: the run was cancelled on SIGINT, SIGTERM or SIGHUP.
+    """
+    if handle.interrupted_by is None:
+        return
+    name = signal.Signals(handle.interrupted_by).name
+    raise Interrupted(
+        f"interrupted ({name}): run {result.run_id} ended {result.outcome}",
+        int(handle.interrupted_by),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -305,14 +365,18 @@ def run(args: argparse.Namespace) -> int:
     if asked and not args.auto:
         raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
+    # Refuse before anything is composed or written: no agent is no run.
+    args.agent = resolve_agent_name(args.agent, workspace.config)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id
+    args.checked_images = check_images(workspace, args.images)
+    args.events = event_log(args)
     printer = None if args.json else Printer()
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     request = _request(args, workspace, args.phase or "dev")
-    prompt = _compose(workspace, catalog, request, enforce=not args.dry_run)
+    prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)
     for warning in prompt.warnings:
@@ -358,19 +422,22 @@ def _auto(
             suggestion.request(current.id, selection),
             variant=plan.variants.get(suggestion.phase),
         )
-        result = _run_one(args, workspace, _compose(workspace, catalog, request), printer)
+        prompt = _compose(workspace, catalog, request, args.events)
+        result = _run_one(args, workspace, prompt, printer)
         _report_optional(result, workspace, printer)
         return result
 
-    steps, flow = run_auto(
-        workspace,
-        story.id,
-        step,
-        load=load_catalog,
-        first=first,
-        on_suggestion=announce,
-        skip=plan.skip,
-    )
+    # One lock for the whole flow: no other run of the story slips in between its phases.
+    with holding(workspace.root, story.id):
+        steps, flow = run_auto(
+            workspace,
+            story.id,
+            step,
+            load=load_catalog,
+            first=first,
+            on_suggestion=announce,
+            skip=plan.skip,
+        )
     results = [s.result for s in steps if isinstance(s.result, RunResult)]
     if printer is not None and flow.note:
         print(f"promptdeck: {flow.note}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..agents.base import agent_label
 from ..errors import EXIT_OK
 from ..records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
@@ -79,11 +80,11 @@ def run_list(args: argparse.Namespace) -> int:
             row["story"],
             row["phase"],
             str(row["attempt"]),
-            str(row["agent"]),
+            agent_label(str(row["agent"] or "")),
             row["outcome"],
             signal,
             f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
-            f"${cost:.4f}" if isinstance(cost, int | float) else "-",
+            f"${cost:.4f}" if isinstance(cost, int | float) else "—",
             _tokens(row),
         )
     common_console().print(table)
@@ -117,7 +118,8 @@ def run_show(args: argparse.Namespace) -> int:
         f"story    {info.story} · phase {info.phase} · attempt {info.attempt} "
         f"· mode {info.meta.get('mode')}"
     )
-    print(f"agent    {info.meta.get('agent')}: {' '.join(info.meta.get('argv') or [])}")
+    agent = agent_label(str(info.meta.get("agent") or ""))
+    print(f"agent    {agent}: {' '.join(info.meta.get('argv') or [])}")
     if info.meta.get("env_names"):
         print(f"env      {', '.join(info.meta['env_names'])}")
     print(f"started  {info.meta.get('started')}")

@@ -33,6 +33,7 @@ from ..catalog import (
     relpath,
 )
 from ..keys import artifact_category, leading_key, name_matches_key, normalize_key
+from ..listing import folder_names, sorted_entries
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..textfiles import resolve_inside
 from ..workspace import Workspace
@@ -76,6 +77,11 @@ _RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORYISH_NAME = re.compile(
     r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
 )
+_STORY_NAME_HINT = re.compile(
+    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}(?![a-z0-9])", re.IGNORECASE
+)
+"""A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``) on key boundaries:
+names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
 _EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>.+)$")
 _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
@@ -598,6 +604,25 @@ def _name_rank(name: str, key: str, entries_by_key: dict[str, str]) -> int:
     return 2 if name_matches_key(name, key) else 3
 
 
+def _may_be_story_file(name: str) -> bool:
+    """Whether discovery opens ``name`` at all: a Markdown name holding a story key whose
+    shape can be a story file's.
+
+    The category comes from the name's shape: ``22-3-…-agent-discovery.md`` starts with its
+    story's key and is that story's own file, while ``sprint-1-2-discovery.md`` and
+    ``tech-spec-…`` are not story files.
+    """
+    lower = name.lower()
+    if not lower.endswith(".md") or _STORY_NAME_HINT.search(name) is None:
+        return False
+    lead = leading_key(lower)
+    if lower.startswith(("sprint-", "tech-spec", "tech_spec", "techspec")) and (
+        lead is None or artifact_category(lower, lead) != "story"
+    ):
+        return False
+    return not (lead is None and ("discovery" in lower or "tech-spec" in lower))
+
+
 def _scan_story_files(
     workspace: Workspace,
     artifacts: Path,
@@ -612,30 +637,17 @@ def _scan_story_files(
     is that story's file even when its heading has another shape.
     """
     entries_by_key = entries_by_key or {}
-    try:
-        with os.scandir(artifacts) as scan:
-            entries = sorted(scan, key=lambda e: e.name.lower())
-    except OSError:
+    names = folder_names(artifacts)
+    if names is None:
         return {}
+    # Names that cannot be stories are never opened (nor sorted): this keeps discovery fast
+    # in artifact folders holding thousands of logs and discovery notes.
+    entries = sorted_entries(artifacts, filter(_may_be_story_file, names))
     files: dict[str, StoryFile] = {}
     # Plain strings rather than Path objects per entry: this loop sees every artifact.
     prefix = relpath(workspace.root, artifacts) + "/"
     for entry in entries:
-        lower = entry.name.lower()
-        # Names that cannot be stories are never opened: this keeps discovery fast in
-        # artifact folders holding thousands of logs and discovery notes. The category comes
-        # from the name's shape: `22-3-…-agent-discovery.md` starts with its story's key and
-        # is that story's own file, while `sprint-1-2-discovery.md` and `tech-spec-…` are not
-        # story files.
-        if not lower.endswith(".md"):
-            continue
-        lead = leading_key(lower)
-        if lower.startswith(("sprint-", "tech-spec", "tech_spec", "techspec")) and (
-            lead is None or artifact_category(lower, lead) != "story"
-        ):
-            continue
-        if lead is None and ("discovery" in lower or "tech-spec" in lower):
-            continue
+        lead = leading_key(entry.name.lower())
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
         rel = prefix + entry.name
@@ -655,7 +667,7 @@ def _scan_story_files(
         except OSError:
             regular = False
         if not regular:
-            if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+            if entry.is_symlink() or not os.path.isdir(entry.path):
                 # A FIFO, device, socket or dangling link named like a story: never opened.
                 skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
             continue

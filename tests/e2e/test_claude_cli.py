@@ -9,6 +9,7 @@ limit for a single argv string, so only the file route can carry it).
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -145,3 +146,35 @@ def test_a_130_kib_injection_reaches_the_api_whole(project: Path, tmp_path: Path
     assert main, f"the fake API saw no main request; stderr: {done.stderr[-2000:]}"
     assert expected.decode("utf-8") in main[0].system_text()
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# A 1×1 PNG: the smallest real image for --image.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+def test_an_image_goes_through_stream_json_input(project: Path, tmp_path: Path) -> None:
+    (project / "docs").mkdir()
+    (project / "docs" / "screen.png").write_bytes(PNG)
+    expected = _compose(project)
+    done, main = _run(
+        project,
+        "Looked at the screenshot.\nIMPLEMENTATION COMPLETE: 1.2",
+        expected,
+        tmp_path / "home",
+        "--image",
+        "docs/screen.png",
+    )
+    assert main, f"the fake API saw no main request; stderr: {done.stderr[-2000:]}"
+    assert expected.decode("utf-8") in main[0].system_text()
+    assert done.returncode == 0, done.stderr[-2000:]
+    sent = next(iter((project / ".promptdeck" / "runs").glob("*/user.md"))).read_text()
+    user = [m for m in main[0].body["messages"] if m.get("role") == "user"][-1]
+    blocks = [b for b in user["content"] if isinstance(b, dict)]
+    texts = [b["text"] for b in blocks if b.get("type") == "text"]
+    assert sent in texts
+    images = [b for b in blocks if b.get("type") == "image"]
+    assert [(i["source"]["media_type"], base64.b64decode(i["source"]["data"])) for i in images] == [
+        ("image/png", PNG)
+    ]

@@ -82,7 +82,7 @@ def test_agent_output_is_shown_with_controls_visible_and_recorded_raw(tmp_path: 
     result = run_cli(hostile, ["run", "1-1", "--phase", "dev", "--agent", "command", "--no-git"])
     assert_clean(result, hostile, (0,))
     assert "working ␛]52;c;c2VjcmV0␇ on it \\x9b31m [/x]" in result.stdout
-    runs = sorted((hostile.root / ".promptdeck" / "runs").iterdir())
+    runs = sorted(p for p in (hostile.root / ".promptdeck" / "runs").iterdir() if p.is_dir())
     raw = b"".join(p.read_bytes() for p in runs[-1].iterdir() if p.name.startswith("stream"))
     assert b"\x1b]52;c;c2VjcmV0\x07" in raw
     listed = run_cli(hostile, ["runs"])

@@ -76,7 +76,7 @@ async def test_export_writes_the_five_files_exactly_and_never_overwrites(demo_ro
 
     (folder / "user.md").write_text("edited by hand", encoding="utf-8")
     with pytest.raises(FileExistsError):
-        write_export(folder, export_files(prompt))
+        write_export(folder, export_files(prompt), root=demo_root)
     assert (folder / "user.md").read_text(encoding="utf-8") == "edited by hand"
 
 

@@ -51,7 +51,7 @@ async def test_dev_run_streams_highlights_the_signal_and_suggests_review(demo_ro
         assert previewed is not None
         confirm = await _confirm_and_start(pilot, app)
         plan = confirm.plan
-        assert (plan.story_id, plan.phase, plan.agent) == ("1-1", "dev", "replay")
+        assert (plan.story_id, plan.phase, plan.agent) == ("1-1", "dev", "replay (simulation)")
         assert plan.argv and not plan.blocked
         assert plan.system_bytes == previewed.system_meter.bytes
 

@@ -59,6 +59,8 @@ def session(tmp_path: Path) -> Iterator[str]:
     name = f"promptdeck-smoke-{uuid.uuid4().hex[:8]}"
     env = {
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        # A tmux server started earlier keeps its own environment: say it explicitly.
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "TMPDIR": str(tmp_path),
         "TERM": "xterm-256color",
     }

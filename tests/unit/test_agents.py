@@ -19,7 +19,7 @@ from promptdeck.core.agents.base import (
     get_agent,
 )
 from promptdeck.core.agents.claude import BIN_ENV, ClaudeAgent, StreamJsonParser
-from promptdeck.core.agents.codex import SEPARATOR, CodexAgent, CodexJsonParser
+from promptdeck.core.agents.codex import CodexJsonParser
 from promptdeck.core.agents.command import CommandAgent
 from promptdeck.core.agents.replay import ReplayAgent, outcome_for, parse_script
 from promptdeck.core.config import Config
@@ -185,14 +185,6 @@ def test_non_json_lines_are_shown_not_parsed() -> None:
     events = StreamJsonParser(1).parse("Warning: something")
     assert [(e.kind, e.text) for e in events] == [("info", "Warning: something")]
     assert StreamJsonParser(1).parse("   ") == []
-
-
-def test_codex_prompt_goes_on_stdin_system_first(request_: LaunchRequest) -> None:
-    spec = CodexAgent(Config(agent_codex_args=("--full-auto",))).launch(request_)
-    assert spec.argv == ("codex", "exec", "--json", "--full-auto", "-")
-    assert spec.stdin == "SYSTEM — ü\n".encode() + SEPARATOR + b"Implement story 1-2."
-    resumed = LaunchRequest(**{**request_.__dict__, "resume_session": "th_1"})
-    assert CodexAgent(Config()).launch(resumed).argv[-3:] == ("resume", "th_1", "-")
 
 
 CODEX_LINES = [

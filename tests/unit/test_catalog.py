@@ -152,7 +152,9 @@ def test_discovery_never_opens_files_that_cannot_be_stories(
         tmp_path,
         {
             f"{ARTIFACTS}/1-1-big.md": big_story,
-            f"{ARTIFACTS}/notes.md": "# Notes\n" + "prose " * 5_000,
+            f"{ARTIFACTS}/notes.md": "# Story 1.1: no key in the name, never opened\n",
+            f"{ARTIFACTS}/standup-000123.md": "# Story 1.1: no key in the name either\n",
+            f"{ARTIFACTS}/notes-2-1.md": "# Notes\n" + "prose " * 5_000,
             f"{ARTIFACTS}/sprint-1-1-discovery-story.md": "# Discovery\n",
             f"{ARTIFACTS}/tech-spec-1-1.md": "# Tech-Spec\n",
             f"{ARTIFACTS}/agent-run-1-1.log": "log\n",
@@ -189,10 +191,11 @@ def test_discovery_never_opens_files_that_cannot_be_stories(
 
     assert [s.id for s in catalog.stories] == ["1.1"]
     assert len(catalog.stories[0].tasks) == 2_000
-    assert sorted(set(opened)) == ["1-1-big.md", "notes.md"]
-    # notes.md is 30 KB, but its first heading is in the head, so only the head is read.
-    assert (tmp_path / ARTIFACTS / "notes.md").stat().st_size > 30_000
-    assert 0 < read_sizes["notes.md"] <= 4_097
+    # Only names holding a story key are opened.
+    assert sorted(set(opened)) == ["1-1-big.md", "notes-2-1.md"]
+    # notes-2-1.md is 30 KB, but its first heading is in the head, so only the head is read.
+    assert (tmp_path / ARTIFACTS / "notes-2-1.md").stat().st_size > 30_000
+    assert 0 < read_sizes["notes-2-1.md"] <= 4_097
 
 
 def test_names_that_are_not_utf8_are_skipped_not_fatal(tmp_path: Path) -> None:

@@ -121,6 +121,7 @@ def test_discovery_adds_a_few_kib_to_an_ordinary_story(workspace: Workspace) -> 
 
 def test_settings_rules_and_learnings(demo: Path, workspace: Workspace) -> None:
     assert workspace.config.agent_default == "replay"
+    assert workspace.config.agent_replay_git  # the demo's simulation may stage and commit
     assert any("pytest" in command for command in workspace.config.verify_commands)
     assert (demo / find_rules_path(workspace)[0]).read_text(encoding="utf-8").startswith("# ")
     learnings = (demo / workspace.config.paths_learnings).read_text(encoding="utf-8")
@@ -128,6 +129,7 @@ def test_settings_rules_and_learnings(demo: Path, workspace: Workspace) -> None:
     assert (demo / ".promptdeck/.gitignore").read_text(encoding="utf-8").split() == [
         "runs/",
         "exports/",
+        "locks/",
     ]
 
 

@@ -35,11 +35,11 @@ def test_run_ids_sort_by_time_and_are_unique() -> None:
 def test_gitignore_is_created_appended_once(tmp_path: Path) -> None:
     assert ensure_gitignore(tmp_path)
     path = tmp_path / ".promptdeck" / ".gitignore"
-    assert path.read_text() == "runs/\nexports/\n"
+    assert path.read_text() == "runs/\nexports/\nlocks/\n"
     assert not ensure_gitignore(tmp_path)
     path.write_text("cache/\n/runs")
     assert ensure_gitignore(tmp_path)
-    assert path.read_text() == "cache/\n/runs\nexports/\n"
+    assert path.read_text() == "cache/\n/runs\nexports/\nlocks/\n"
 
 
 def _record(root: Path, story: str, phase: str, outcome: str | None) -> RunRecord:
@@ -136,7 +136,9 @@ for i in range(1, 51):
     print(f"line {i}", flush=True)
 print("IMPLEMENTATION COMPLETE: 1.2", flush=True)
 print("last line", flush=True)
-Path(sys.argv[0]).with_name("agent.pid").write_text(str(os.getpid()))
+pid = Path(sys.argv[0]).with_name("agent.pid")
+pid.with_suffix(".tmp").write_text(str(os.getpid()))
+pid.with_suffix(".tmp").replace(pid)  # whole or absent: the test's cleanup may read it any time
 time.sleep(120)
 """
 

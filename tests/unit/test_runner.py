@@ -38,7 +38,7 @@ def make_workspace(root: Path, *, git: bool = True, config: str = "") -> Workspa
     story.write_text(STORY, encoding="utf-8")
     (root / ".promptdeck").mkdir()
     (root / ".promptdeck" / "config.toml").write_text(
-        "[agent]\nreplay_delay = 0.0\n" + config, encoding="utf-8"
+        "[agent]\nreplay_delay = 0.0\nreplay_git = true\n" + config, encoding="utf-8"
     )
     if git:
         commit_all(root)
@@ -86,13 +86,16 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
     assert [s["kind"] for s in signals] == ["implementation-complete"] and signals[0]["at"]
     saved = json.loads((run_dir / "result.json").read_text())
     assert saved["outcome"] == "success" and saved["sha_before"] == saved["sha_after"]
-    assert saved["usage"]["cache_read"] > 0 and saved["cost_usd"] is not None
+    # replay is a simulation: its invented cost is never shown as money.
+    assert saved["usage"]["cache_read"] > 0 and saved["cost_usd"] is None
+    assert saved["simulation"] is True and meta["simulation"] is True
     assert "src/1_2.py" in (result.staged_stat or "")
     assert "src/1_2.py" in git(tmp_path, "diff", "--staged", "--name-only")
     assert ".promptdeck/runs" not in git(tmp_path, "diff", "--staged", "--name-only")
     assert (tmp_path / ".promptdeck" / ".gitignore").read_text().splitlines() == [
         "runs/",
         "exports/",
+        "locks/",
     ]
     story_now = (tmp_path / STORY_REL).read_text()
     # The status is written back (Status: review); every other byte of the story is kept.
@@ -280,20 +283,17 @@ def test_a_run_whose_record_folder_vanishes_still_ends_with_one_result(tmp_path:
     )
     ws = make_workspace(tmp_path, git=False, config=script_config(body, tmp_path))
     result = start_run(ws, compose(ws), agent="command", use_git=False).wait(WAIT)
-    assert result.outcome == "success"
+    # The agent said it was done, but nothing of the run was saved: not a success (exit 7).
+    assert (result.outcome, result.exit_code) == ("unsaved", 7)
+    assert result.message.startswith("not saved: the run record could not be written")
     assert any("could not write the run record" in w for w in result.warnings)
 
 
-def test_a_failing_git_step_is_a_warning_not_a_hang(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from promptdeck.core import gitops
-
-    def broken(_repo: object) -> str:
-        raise RuntimeError("index.lock exists")
-
-    monkeypatch.setattr(gitops, "stage_all", broken)
+def test_a_failing_git_step_fails_the_run_without_a_hang(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path)
+    # Another git holds the index: `git status` still reads it, `git add` cannot write it.
+    (tmp_path / ".git" / "index.lock").write_text("")
     result = start_run(ws, compose(ws), agent="replay").wait(WAIT)
-    assert result.outcome == "success"
-    assert any("could not update git: index.lock exists" in w for w in result.warnings)
+    assert (result.outcome, result.exit_code) == ("git-failed", 6)
+    assert "index.lock" in result.message
+    assert git(tmp_path, "diff", "--staged", "--name-only") == ""

@@ -409,13 +409,13 @@ def test_a_file_named_for_its_key_beats_one_that_only_claims_it(tmp_path: Path) 
     ws = make_workspace(
         tmp_path,
         {
-            art("0-dup.md"): "# Story 1.1: Impostor\n",
+            art("0-9-dup.md"): "# Story 1.1: Impostor\n",
             art("1-1-real.md"): "# Story 1.1: Real\n",
         },
     )
     result = bmad.load_stories(ws)
     assert [s.title for s in result.stories] == ["Real"]
-    assert [s.path for s in result.skipped] == [art("0-dup.md")]
+    assert [s.path for s in result.skipped] == [art("0-9-dup.md")]
     # The full catalog and the narrowed one-story lookup agree.
     assert load_catalog(ws).find("1-1") == load_story_catalog(ws, "1-1").find("1-1")
 

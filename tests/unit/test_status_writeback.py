@@ -176,7 +176,9 @@ def test_runs_write_the_status_and_commit_it_with_the_review(tmp_path: Path) -> 
     story_file = root / ART / "2-2-create-task.md"
     story_file.write_text(story_file.read_text().replace("Status: done", "Status: ready-for-dev"))
     (root / ".promptdeck").mkdir()
-    (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
+    (root / ".promptdeck" / "config.toml").write_text(
+        "[agent]\nreplay_delay = 0.0\nreplay_git = true\n"  # the simulation may commit here
+    )
     commit_all(root)
     ws = open_workspace(root)
     for phase, status in (("dev", "review"), ("review", "done")):
@@ -216,7 +218,9 @@ def test_run_records_name_the_rules_file_found_with_its_sha256(tmp_path: Path) -
     root = tmp_path / "docvet"
     shutil.copytree(REAL / "docvet", root)
     (root / ".promptdeck").mkdir()
-    (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
+    (root / ".promptdeck" / "config.toml").write_text(
+        "[agent]\nreplay_delay = 0.0\nreplay_git = true\n"  # the simulation may commit here
+    )
     commit_all(root)
     ws = open_workspace(root)
     prompt = compose_prompt(ws, None, PromptRequest("32-4", phase="kickoff"), count_tokens=False)

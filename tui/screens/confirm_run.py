@@ -49,6 +49,7 @@ class RunPlan:
         budget: the phase's token budget against the prompt, or "" when none is set.
         over_budget: why the prompt is refused for its budget, or "" when within it.
         secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
+        images: the images sent with the user message, described (``--image``).
     """
 
     story_id: str
@@ -69,6 +70,7 @@ class RunPlan:
     budget: str = ""
     over_budget: str = ""
     secrets: tuple[str, ...] = ()
+    images: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -202,6 +204,9 @@ class ConfirmRunScreen(ModalScreen[bool]):
             if plan.budget:
                 yield Static(printable_line(plan.budget), id="confirm-budget", markup=False)
             yield Static(printable(_argv_text(plan.argv)), id="confirm-argv", markup=False)
+            if plan.images:
+                shown = "\n".join(f"  {image}" for image in plan.images)
+                yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
             if plan.notes:
                 notes = "\n".join(printable_line(note) for note in plan.notes)
                 yield Static(notes, id="confirm-notes", markup=False)

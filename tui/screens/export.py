@@ -7,11 +7,17 @@ five exists in the folder, nothing is written and the screen says which.
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import ClassVar
 
+from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.export import (
+    EXPORT_NAMES,
+    EXPORTS_RELPATH,
+    default_export_dir,
+    export_files,
+    write_export,
+)
 from promptdeck.core.prompt import ComposedPrompt
 from promptdeck.core.workspace import Workspace
 from textual.app import ComposeResult
@@ -20,56 +26,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-EXPORTS_RELPATH = ".promptdeck/exports"
-EXPORT_NAMES = ("system.md", "user.md", "messages.json", "injection.xml", "layers.json")
-
-
-def export_files(prompt: ComposedPrompt) -> dict[str, str]:
-    """The five files' names and exact contents."""
-    layers = [layer.to_dict() for layer in prompt.layers]
-    return {
-        "system.md": prompt.system,
-        "user.md": prompt.user,
-        "messages.json": json.dumps(list(prompt.messages), indent=2, ensure_ascii=False) + "\n",
-        "injection.xml": prompt.injection.text,
-        "layers.json": json.dumps(layers, indent=2, ensure_ascii=False) + "\n",
-    }
-
-
-def default_export_dir(workspace: Workspace, prompt: ComposedPrompt) -> Path:
-    """``.promptdeck/exports/<story>-<phase>-<mode>``, numbered when that folder exists."""
-    request = prompt.request
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{request.story_id}-{request.phase}-{request.mode}")
-    base = workspace.path(EXPORTS_RELPATH) / stem
-    candidate, number = base, 2
-    while candidate.exists():
-        candidate = base.with_name(f"{stem}-{number}")
-        number += 1
-    return candidate
-
-
-def write_export(folder: Path, files: dict[str, str]) -> list[Path]:
-    """Write ``files`` into ``folder`` (created if needed), never over an existing file.
-
-    Returns:
-        The paths written.
-
-    Raises:
-        FileExistsError: one of the files already exists (nothing is written).
-        OSError: the folder cannot be created or written.
-    """
-    existing = [name for name in files if (folder / name).exists()]
-    if existing:
-        raise FileExistsError(f"{folder}: already holds {', '.join(existing)}")
-    folder.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    for name, text in files.items():
-        target = folder / name
-        # "x" mode refuses a file that appeared since the check above.
-        with target.open("x", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        written.append(target)
-    return written
+__all__ = [
+    "EXPORTS_RELPATH",
+    "EXPORT_NAMES",
+    "ExportScreen",
+    "default_export_dir",
+    "export_files",
+    "write_export",
+]
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -127,8 +91,8 @@ class ExportScreen(ModalScreen[Path | None]):
         if not folder.is_absolute():
             folder = self._workspace.root / folder
         try:
-            written = write_export(folder, export_files(self._composed))
-        except OSError as exc:
+            written = write_export(folder, export_files(self._composed), root=self._workspace.root)
+        except (OSError, PromptdeckError) as exc:
             self.query_one("#export-error", Static).update(str(exc))
             return
         self.notify(f"exported {len(written)} files to {raw}")

@@ -14,17 +14,19 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
 from promptdeck.core.catalog import load_catalog, read_text_file
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
+from promptdeck.core.images import ImageFile, check_image
 from promptdeck.core.injection import InjectedFile, Selection
 from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from promptdeck.core.records import list_runs, next_attempt
-from promptdeck.core.rules import find_rules_path
+from promptdeck.core.rules import find_rules_path, rules_health
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
@@ -36,7 +38,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from ..format import cost_text, delta_text, human_tokens, printable, printable_line
+from ..format import (
+    cost_text,
+    delta_text,
+    human_bytes,
+    human_tokens,
+    printable,
+    printable_line,
+)
 from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
@@ -76,6 +85,13 @@ MAIN_BINDINGS: list[Binding] = [
     _binding("d", "toggle_discovery", "Discovery", "Include or leave out discovery files"),
     _binding("t", "toggle_tech_spec", "Tech spec", "Include or leave out tech-spec files"),
     _binding("a", "add_file", "Add file", "Add a file of the project to the injection", show=False),
+    _binding(
+        "i",
+        "attach_image",
+        "Image",
+        "Attach an image to the next run's message (again: detach it)",
+        show=False,
+    ),
     _binding(
         "x",
         "remove_file",
@@ -120,6 +136,28 @@ MAIN_BINDINGS: list[Binding] = [
 ]
 
 
+def _describe_image(image: ImageFile) -> str:
+    return f"{image.path} ({image.media_type}, {human_bytes(image.bytes)})"
+
+
+def injection_notices(events: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
+    """The injection's events (seed 000) as app notices: (text, severity)."""
+    notices: list[tuple[str, str]] = []
+    skipped = [p for name, p in events if name == "injection:skipped"]
+    for name, payload in events:
+        if name == "injection:warning":
+            notices.append((f"injection: {payload.get('message', '')}", "warning"))
+        elif name == "injection:empty":
+            keys = ", ".join(payload.get("story_keys") or ())
+            notices.append((f"injection: no file injected for {keys}", "warning"))
+    if skipped:
+        shown = "; ".join(
+            f"{p.get('path')} ({p.get('reason') or p.get('status')})" for p in skipped
+        )
+        notices.append((f"injection: {len(skipped)} file(s) skipped: {shown}", "information"))
+    return notices
+
+
 class MainScreen(Screen[None]):
     """Pick a story, see its prompt, change what is included, run its phases."""
 
@@ -157,6 +195,8 @@ class MainScreen(Screen[None]):
         """The phase running now, if any."""
         self.running: tuple[str, str] | None = None
         """(story id, phase) of the running phase."""
+        self.images: tuple[ImageFile, ...] = ()
+        """Images sent with the next runs' messages (``i`` attaches and detaches)."""
         self.last_result: RunResult | None = None
         """How the last run of this session ended."""
         self._feed = RunFeed()
@@ -204,7 +244,7 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
             encoding=deck.encoding,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             rules_path=find_rules_path(deck.workspace)[0],
         )
         self.query_one("#story-filter", Input).display = False
@@ -424,11 +464,12 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
             encoding=deck.encoding,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             instructions_sha256=instructions.sha256 if instructions else None,
             rules_path=rules.path if rules else find_rules_path(deck.workspace)[0],
             rules_sha256=rules.sha256 if rules else None,
             rules_status=rules.status if rules else "missing",
+            rules_alert=rules_health(deck.workspace).alert,
         )
 
     def _show_error(self, message: str) -> None:
@@ -586,6 +627,28 @@ class MainScreen(Screen[None]):
                         additional_files=(*self.selection.additional_files, path),
                     )
                 )
+
+        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+
+    def action_attach_image(self) -> None:
+        """``i``: pick an image of the project to send with the next run (again: detach)."""
+        from .file_picker import FilePickerScreen
+
+        def chosen(path: str | None) -> None:
+            if not path:
+                return
+            kept = tuple(i for i in self.images if i.path != path)
+            if len(kept) < len(self.images):
+                self.images = kept
+                self.notify(f"image detached: {path}")
+                return
+            try:
+                image = check_image(self.deck.workspace, path)
+            except PromptdeckError as exc:
+                self.notify(str(exc), severity="error", timeout=8)
+                return
+            self.images = (*self.images, image)
+            self.notify(f"image attached: {_describe_image(image)}")
 
         self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
 
@@ -752,8 +815,15 @@ class MainScreen(Screen[None]):
     def _plan_run(self, request: PromptRequest) -> None:
         deck = self.deck
         workspace, catalog = deck.workspace, self.catalog
+        events: list[tuple[str, dict[str, Any]]] = []
         try:
-            prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
+            prompt = compose_prompt(
+                workspace,
+                catalog,
+                request,
+                counter=deck.counter,
+                emit=lambda name, payload: events.append((name, payload)),
+            )
             injection = prompt.injection
             argv: tuple[str, ...] = ()
             options: tuple = ()
@@ -761,7 +831,9 @@ class MainScreen(Screen[None]):
             if injection.level == "error":
                 options = tuple(size_options(workspace, prompt.story, request.selection, injection))
             else:
-                argv = prepare_run(workspace, prompt, agent=deck.agent, dry_run=True).spec.argv
+                argv = prepare_run(
+                    workspace, prompt, agent=deck.agent, dry_run=True, images=self.images
+                ).spec.argv
             attempt = next_attempt(workspace.root, prompt.story.id, request.phase)
             budget = check_budget(prompt, workspace.config)
         except PromptdeckError as exc:
@@ -771,7 +843,7 @@ class MainScreen(Screen[None]):
             story_id=prompt.story.id,
             phase=request.phase,
             mode=request.mode,
-            agent=deck.agent,
+            agent=agent_label(deck.agent),
             argv=tuple(argv),
             system_bytes=prompt.system_meter.bytes,
             system_tokens=prompt.system_meter.tokens,
@@ -786,7 +858,11 @@ class MainScreen(Screen[None]):
             budget=budget.describe() if budget.budget else "",
             over_budget=budget.refusal() if budget.over else "",
             secrets=tuple(str(finding) for finding in injection.secrets),
+            images=tuple(_describe_image(image) for image in self.images),
         )
+        # A blocked plan's refusal already says all of it; otherwise the events are notices.
+        for notice, severity in [] if plan.blocked else injection_notices(events):
+            self.app.call_from_thread(self.notify, notice, severity=severity, timeout=8)
         self.app.call_from_thread(self._confirm_run, plan, prompt)
 
     def _confirm_run(self, plan: RunPlan, prompt: ComposedPrompt) -> None:
@@ -813,6 +889,7 @@ class MainScreen(Screen[None]):
                 agent=deck.agent,
                 listener=self._listen,
                 use_git=deck.use_git,
+                images=self.images,
             )
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
@@ -826,7 +903,8 @@ class MainScreen(Screen[None]):
         panel = self.query_one(PhasePanel)
         panel.query_one(PhaseLog).reset()
         label = self.deck.run_label(handle.run_id)
-        panel.show_status(f"{prompt.request.phase} running · {self.deck.agent} {label}", "running")
+        agent = agent_label(self.deck.agent)
+        panel.show_status(f"{prompt.request.phase} running · {agent} {label}", "running")
         self._show_flow()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo
 from promptdeck.core.textfiles import TextProblem, read_file_bytes
 from textual.app import ComposeResult
@@ -77,10 +78,9 @@ class RunDetailScreen(Screen[None]):
         row = run.to_dict()
         duration = row.get("duration_s")
         cost = row.get("cost_usd")
+        agent = agent_label(str(row.get("agent") or ""))
         yield Static(
-            printable_line(
-                f"Run · {run.story} · {run.phase} #{run.attempt} · {row.get('agent') or ''}"
-            ),
+            printable_line(f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}"),
             id="detail-title",
             markup=False,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.workspace import Workspace
 from rich.style import Style
@@ -123,7 +124,7 @@ class RunHistoryScreen(Screen[None]):
                 Text(printable_line(run.phase)),
                 Text(str(run.attempt)),
                 Text(printable_line(str(row.get("mode") or ""))),
-                Text(printable_line(str(row.get("agent") or ""))),
+                Text(printable_line(agent_label(str(row.get("agent") or "")))),
                 Text(printable_line(outcome), style=self._tone(outcome)),
                 Text(
                     printable_line(str(row.get("signal") or "—")),

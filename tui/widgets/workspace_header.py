@@ -27,6 +27,7 @@ class HeaderInfo:
         rules_path: the workspace rules file, root-relative.
         rules_sha256: its hash, None when the file could not be read.
         rules_status: ``ok``, or why the rules are not in the prompt (``missing`` …).
+        rules_alert: the rules could not be read for several injections in a row (an error).
     """
 
     workspace: str
@@ -36,12 +37,17 @@ class HeaderInfo:
     rules_path: str = ""
     rules_sha256: str | None = None
     rules_status: str = "ok"
+    rules_alert: bool = False
 
 
 class WorkspaceHeader(Widget):
     """One line across the top of the main screen."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"workspace-header--title", "workspace-header--missing"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "workspace-header--title",
+        "workspace-header--missing",
+        "workspace-header--alert",
+    }
 
     DEFAULT_CSS = """
     WorkspaceHeader {
@@ -51,6 +57,7 @@ class WorkspaceHeader(Widget):
         padding: 0 1;
         & > .workspace-header--title { text-style: bold; }
         & > .workspace-header--missing { color: $warning; text-style: bold; }
+        & > .workspace-header--alert { color: $text; background: $error; text-style: bold; }
     }
     """
 
@@ -69,6 +76,14 @@ class WorkspaceHeader(Widget):
             rules = Text(f"rules {info.rules_status} ({shown})", style=missing)
         else:
             rules = f"rules {short_hash(info.rules_sha256)}"
+        alert = (
+            Text(
+                " ✖ check the workspace ",
+                style=self.get_component_rich_style("workspace-header--alert"),
+            )
+            if info.rules_alert
+            else ""
+        )
         if self.size.width < COMPACT_BELOW:
             if isinstance(rules, Text):
                 rules = Text(f"rules {info.rules_status}", style=rules.style)
@@ -77,6 +92,8 @@ class WorkspaceHeader(Widget):
                 f" · {info.encoding} · {info.agent}",
                 f" · instr {short_hash(info.instructions_sha256)} · ",
                 rules,
+                " " if alert else "",
+                alert,
             )
         return Text.assemble(
             ("promptdeck", title),
@@ -85,4 +102,6 @@ class WorkspaceHeader(Widget):
             f" · {info.encoding} · agent {info.agent}",
             f" · instructions {short_hash(info.instructions_sha256)} · ",
             rules,
+            " " if alert else "",
+            alert,
         )
