@@ -35,7 +35,6 @@ from ..catalog import (
 from ..keys import artifact_category, leading_key, name_matches_key, normalize_key
 from ..listing import folder_names, sorted_entries
 from ..stories import STATUSES, SkippedFile, Story, Task
-from ..textfiles import resolve_inside
 from ..workspace import Workspace
 from .markdown import (
     Heading,
@@ -654,27 +653,21 @@ def _scan_story_files(
         if printable_name(rel) != rel:
             skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
             continue
-        if entry.is_symlink():
-            target = resolve_inside(entry.path, workspace.root)
-            if isinstance(target, TextProblem) and target.reason == "outside-project":
-                skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
+        # A symlink is judged by the guarded reader itself (a loop, a device, a FIFO, a target
+        # outside the project: each skipped with its reason, none read).
+        link = entry.is_symlink()
+        if not link:
+            try:
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            if not regular:
+                if not os.path.isdir(entry.path):
+                    # A FIFO, device or socket named like a story: never opened.
+                    skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
                 continue
-            if isinstance(target, TextProblem) and target.reason != "missing":
-                skipped.append(SkippedFile(rel, str(target)))
-                continue
-        try:
-            regular = entry.is_file()
-        except OSError:
-            regular = False
-        if not regular:
-            if entry.is_symlink() or not os.path.isdir(entry.path):
-                # A FIFO, device, socket or dangling link named like a story: never opened.
-                skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
-            continue
         limit = workspace.config.read_max_bytes
-        found = read_story_file(
-            entry.path, rel, root=workspace.root, limit=limit, listed=not entry.is_symlink()
-        )
+        found = read_story_file(entry.path, rel, root=workspace.root, limit=limit, listed=not link)
         if found is None:
             continue
         if isinstance(found, SkippedFile):
