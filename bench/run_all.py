@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("versus", "discovery", "injection", "compose", "stream", "run_memory", "app")
+BENCHES = ("versus", "discovery", "hostile", "injection", "compose", "stream", "run_memory", "app")
 
 
 def main() -> int:

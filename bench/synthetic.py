@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 import time
 from pathlib import Path
 
-VERSION = 1
+VERSION = 2
+"""2: story 7-7's run logs and context dump are ``.txt`` and ``.md`` files, the kinds the
+injection takes as key-matched candidates (``injection.extensions``)."""
 STAMP_NAME = ".synthetic-workspace.json"
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 PLANNING = "_bmad-output/planning-artifacts"
@@ -168,9 +171,9 @@ def _big_story_files() -> list[tuple[str, str, int]]:
         (f"{ARTIFACTS}/review-7-7-round-1.md", "story"),
         (f"{ARTIFACTS}/review-7-7-round-2.md", "story"),
         (f"{ARTIFACTS}/validation-report-7-7.md", "story"),
-        (f"{ARTIFACTS}/agent-run-7-7-attempt-1.log", "story"),
-        (f"{ARTIFACTS}/agent-run-7-7-attempt-2.log", "story"),
-        (f"{ARTIFACTS}/context-7-7.xml", "story"),
+        (f"{ARTIFACTS}/agent-run-7-7-attempt-1.txt", "story"),
+        (f"{ARTIFACTS}/agent-run-7-7-attempt-2.txt", "story"),
+        (f"{ARTIFACTS}/context-7-7.md", "story"),
         (f"{ARTIFACTS}/sprint-7-7-discovery-story.md", "discovery"),
         (f"{ARTIFACTS}/7-7-discovery-notes.md", "discovery"),
         (f"{ARTIFACTS}/tech-spec-7-7-sync-engine.md", "tech-spec"),
@@ -228,6 +231,8 @@ def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -
         if manifest.get("version") == VERSION and manifest.get("artifact_files") == artifact_files:
             manifest["root"] = str(dest.resolve())
             return manifest
+        # An older build of this same workspace (its stamp says so): built again from scratch.
+        shutil.rmtree(dest)
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"{dest} is not empty and holds no synthetic workspace")
     rng = random.Random(20240707)

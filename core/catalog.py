@@ -7,53 +7,25 @@ alphabetically with their task groups in ``tasks.md`` order.
 
 :func:`read_text_file` and :func:`read_text_head` answer "is this UTF-8 text?" the same way
 everywhere: a file is ``empty`` (no bytes, or only whitespace), ``binary`` (holds a NUL byte),
-``not-utf8``, ``unreadable`` or ``missing`` — or it is text.
+``not-utf8``, ``unreadable``, ``missing``, ``outside-project`` or ``too-large`` — or it is
+text. Both go through :mod:`.textfiles`, the one guarded reader: regular files only, inside the
+project root, under the size limit, checked from ``stat`` before a byte is read.
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .stories import SkippedFile, Story, StoryCatalog
+from .textfiles import DEFAULT_READ_LIMIT as DEFAULT_READ_LIMIT
+from .textfiles import TextProblem as TextProblem
+from .textfiles import decode_text, read_file_bytes
 from .workspace import Workspace
 
 HEAD_BYTES = 4096
 """How much of a file :func:`read_text_head` reads by default: enough for a first heading."""
-
-_BOM = "\ufeff"
-
-
-@dataclass(frozen=True)
-class TextProblem:
-    """Why a file is not usable text.
-
-    Attributes:
-        reason: ``missing``, ``unreadable``, ``empty``, ``binary`` or ``not-utf8``.
-        detail: a short human explanation (the OS error, the offset of the bad byte).
-    """
-
-    reason: str
-    detail: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.reason}: {self.detail}" if self.detail else self.reason
-
-
-def _check_bytes(data: bytes, *, complete: bool, offset: int = 0) -> str | TextProblem:
-    if complete and not data.strip():
-        return TextProblem("empty")
-    nul = data.find(b"\0")
-    if nul >= 0:
-        return TextProblem("binary", f"NUL byte at offset {offset + nul}")
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        text = decoder.decode(data, final=complete)
-    except UnicodeDecodeError as exc:
-        return TextProblem("not-utf8", f"invalid byte at offset {offset + exc.start}")
-    return text.removeprefix(_BOM) if offset == 0 else text
 
 
 def printable_name(name: str) -> str:
@@ -69,58 +41,60 @@ def printable_name(name: str) -> str:
     return name
 
 
-def _os_problem(exc: OSError) -> TextProblem:
-    if isinstance(exc, FileNotFoundError):
-        return TextProblem("missing")
-    if isinstance(exc, IsADirectoryError):
-        return TextProblem("unreadable", "is a folder")
-    return TextProblem("unreadable", exc.strerror or type(exc).__name__)
-
-
-def read_text_file(path: str | os.PathLike[str]) -> str | TextProblem:
-    """Read a whole file as UTF-8 text (a leading BOM dropped).
+def read_text_file(
+    path: str | os.PathLike[str],
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
+) -> str | TextProblem:
+    """Read a whole file as UTF-8 text (a leading BOM dropped), through the guarded reader.
 
     Args:
         path: the file to read.
+        root: the project root the file must resolve inside (every workspace reader passes
+            it); None skips that check.
+        limit: the most bytes read; a larger file is ``too-large`` and is not opened.
+        listed: see :func:`read_text_head`.
 
     Returns:
         The text, or a :class:`TextProblem` saying why the file is not usable text.
     """
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return _os_problem(exc)
-    return _check_bytes(data, complete=True)
+    data = read_file_bytes(path, root, limit=limit, listed=listed)
+    if isinstance(data, TextProblem):
+        return data
+    return decode_text(data)
 
 
 def read_text_head(
-    path: str | os.PathLike[str], size: int = HEAD_BYTES
+    path: str | os.PathLike[str],
+    size: int = HEAD_BYTES,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
 ) -> tuple[str, bool] | TextProblem:
-    """Read at most ``size`` bytes of a file as UTF-8 text.
+    """Read at most ``size`` bytes of a file as UTF-8 text, through the guarded reader.
 
     A multi-byte character cut by the limit is left out rather than reported as bad UTF-8.
 
     Args:
         path: the file to read.
         size: the most bytes to read.
+        root: the project root the file must resolve inside; None skips that check.
+        limit: a file larger than this is ``too-large`` (from ``stat``), even for a head read.
+        listed: a folder listing already showed a regular, non-symlink file inside ``root``
+            (see :func:`~promptdeck.core.textfiles.read_file_bytes`).
 
     Returns:
         ``(text, complete)`` — ``complete`` is True when the whole file was read — or a
         :class:`TextProblem`. ``empty`` is only reported when the whole file was read.
     """
-    # os.open/os.read skip the buffered file object: this runs once per candidate file in
-    # folders of thousands.
-    try:
-        descriptor = os.open(path, os.O_RDONLY)
-        try:
-            data = os.read(descriptor, size + 1)
-        finally:
-            os.close(descriptor)
-    except OSError as exc:
-        return _os_problem(exc)
+    data = read_file_bytes(path, root, limit=limit, head=size, listed=listed)
+    if isinstance(data, TextProblem):
+        return data
     complete = len(data) <= size
-    result = _check_bytes(data[:size], complete=complete)
+    result = decode_text(data[:size], complete=complete)
     if isinstance(result, TextProblem):
         return result
     return result, complete

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import string
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +35,7 @@ from .errors import ComposeError
 from .instructions import InstructionsFile, load_instructions
 from .phases import PHASE_NAMES, get_phase
 from .rules import RulesFile
+from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text
 from .tokens import TokenCounter
 
 LAYER_IDS = (
@@ -137,10 +139,17 @@ class TemplateSet:
     Overrides are read fresh on every :meth:`get`, so an edit shows at the next compose.
     """
 
-    def __init__(self, root: Path | None = None, override_dir: str | None = None) -> None:
-        """Use overrides from ``root / override_dir`` (none when either is None)."""
+    def __init__(
+        self,
+        root: Path | None = None,
+        override_dir: str | None = None,
+        limit: int = DEFAULT_READ_LIMIT,
+    ) -> None:
+        """Use overrides from ``root / override_dir`` (none when either is None), each read
+        through the guarded reader with at most ``limit`` bytes."""
         self.root = root
         self.override_dir = override_dir
+        self.limit = limit
 
     def _override_path(self, name: str) -> tuple[Path, str] | None:
         if self.root is None or not self.override_dir:
@@ -160,24 +169,24 @@ class TemplateSet:
         override = self._override_path(name)
         if override is not None:
             path, shown = override
-            if path.is_file():
+            if os.path.lexists(path):
                 assert self.root is not None  # an override path exists only with a root
-                try:
-                    path.resolve().relative_to(self.root.resolve())
-                except ValueError:
-                    # Never read a file outside the project into a prompt: a cloned
-                    # repository could otherwise send a home-folder secret to the agent.
-                    raise ComposeError(
-                        f"template override {shown} leads outside the project; not read"
-                    ) from None
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except UnicodeDecodeError:
-                    raise ComposeError(f"template override {shown}: not UTF-8 text") from None
-                except OSError as exc:
-                    raise ComposeError(
-                        f"template override {shown}: unreadable ({exc.strerror})"
-                    ) from None
+                # Never read a file outside the project into a prompt: a cloned repository
+                # could otherwise send a home-folder secret to the agent.
+                text = read_text(path, self.root.resolve(), limit=self.limit)
+                if isinstance(text, TextProblem):
+                    if text.reason == "missing" or text.detail == "is a folder":
+                        return bundled_template(name)
+                    if text.reason == "empty":
+                        text = ""
+                    elif text.reason == "outside-project":
+                        raise ComposeError(
+                            f"template override {shown} leads outside the project; not read"
+                        )
+                    elif text.reason in ("not-utf8", "binary"):
+                        raise ComposeError(f"template override {shown}: not UTF-8 text")
+                    else:
+                        raise ComposeError(f"template override {shown}: {text}")
                 return TemplateText(name, text, shown)
         return bundled_template(name)
 

@@ -60,6 +60,15 @@ class Config:
     injection_error_bytes: int = 150 * 1024
     """Error line for the file injection (seed 000: 150 KB)."""
 
+    injection_extensions: tuple[str, ...] = (".md", ".yaml", ".yml", ".txt")
+    """File endings a key-matched artifact must have to be a candidate: text documents of the
+    planning kinds. Hidden files (a name starting with ``.``) are never candidates."""
+
+    # [read]
+    read_max_bytes: int = 2 * 1024 * 1024
+    """Largest workspace file promptdeck reads (stories, sprint-status, specs, rules,
+    learnings, templates); a larger one is skipped as ``too-large`` from ``stat``, unread."""
+
     # [tokens]
     tokens_encoding: str = "o200k_base"
     """tiktoken encoding for token meters: ``o200k_base`` or ``cl100k_base``."""
@@ -182,6 +191,10 @@ class Config:
             raise ConfigError(
                 where, "injection.warn_bytes", "a positive integer no larger than error_bytes"
             )
+        if self.read_max_bytes < 1:
+            raise ConfigError(where, "read.max_bytes", "a positive integer")
+        if not all(ext.startswith(".") and len(ext) > 1 for ext in self.injection_extensions):
+            raise ConfigError(where, "injection.extensions", 'a list of file endings such as ".md"')
         if not (math.isfinite(self.agent_timeout) and self.agent_timeout > 0):
             raise ConfigError(where, "agent.timeout", "a number of seconds greater than 0")
         if not (math.isfinite(self.agent_replay_delay) and 0 <= self.agent_replay_delay <= 60):

@@ -90,6 +90,29 @@ class GitError(PromptdeckError):
     """Git is unusable for the requested operation (no repository, a failed command)."""
 
 
+EXIT_SECRETS = 8
+"""``run`` refused: the injection holds likely secrets and ``--allow-secrets`` was not given."""
+
+
+class SecretsInInjection(PromptdeckError):
+    """The files about to be sent hold likely credentials, and sending them was not allowed.
+
+    The message names each file, line and kind of secret — never the secret itself.
+    """
+
+    exit_code = EXIT_SECRETS
+
+    def __init__(self, findings: list[str]) -> None:
+        self.findings = findings
+        shown = "; ".join(findings[:5]) + (
+            f"; … {len(findings) - 5} more" if len(findings) > 5 else ""
+        )
+        super().__init__(
+            f"the injection holds likely secrets ({shown}); remove them, leave the file out, "
+            "or pass --allow-secrets to send them anyway"
+        )
+
+
 class OverBudget(PromptdeckError):
     """A phase's prompt is over its token budget (``[budget] <phase>``): the run is refused."""
 

@@ -9,14 +9,23 @@ Beyond the seed:
 
 - story keys match on key boundaries (``A-1`` never matches ``a-10``), see :mod:`.keys`;
 - no file outside the project root is read, whether named directly or reached by a symlink;
-- a file over the error line on its own is not read at all: its size comes from ``stat``;
+- a file over the error line on its own is not read at all: its size comes from ``stat``, and
+  once the files' sizes on disk add up past the error line the rest are not read either;
+- every file is read through :mod:`.textfiles`, the guarded reader (regular files only, never
+  a FIFO or a device);
+- only text documents of the planning kinds (``injection.extensions``: ``.md``, ``.yaml``,
+  ``.yml``, ``.txt``) are key-matched candidates, and hidden files never are;
+- every included file is scanned for credentials (:mod:`.secret_scan`): findings name the file,
+  the line and the kind, never the secret;
 - content holding ``</file>`` or ``</file_injections>`` is flagged: it breaks the envelope.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat as stat_module
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,8 +36,10 @@ from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .keys import artifact_category, key_pattern, normalize_key
-from .listing import folder_names, sorted_entries
+from .listing import Entry, folder_names, sorted_entries
+from .secret_scan import SecretFinding, scan_text
 from .stories import Story
+from .textfiles import TextProblem, read_file_bytes
 from .tokens import Meter, TokenCounter, get_counter
 from .workspace import Workspace
 
@@ -75,7 +86,9 @@ class InjectedFile:
         bytes: size on disk (0 when missing or outside the project).
         tokens: tokens of the content alone; None when not read or not counted.
         reason: why it matched, or why it is not included.
-        flags: ``breaks-envelope`` when the content holds a closing tag of the envelope.
+        flags: ``breaks-envelope`` when the content holds a closing tag of the envelope;
+            ``secrets`` when the secret scan found likely credentials.
+        secrets: the likely credentials found in the content (file, line, kind).
     """
 
     path: str
@@ -85,6 +98,7 @@ class InjectedFile:
     tokens: int | None
     reason: str
     flags: tuple[str, ...] = ()
+    secrets: tuple[SecretFinding, ...] = ()
 
     @property
     def included(self) -> bool:
@@ -101,6 +115,7 @@ class InjectedFile:
             "tokens": self.tokens,
             "reason": self.reason,
             "flags": list(self.flags),
+            "secrets": [{"line": f.line, "kind": f.kind} for f in self.secrets],
         }
 
 
@@ -131,6 +146,11 @@ class Injection:
         """The files whose content is in the injection, in order."""
         return tuple(f for f in self.files if f.included)
 
+    @property
+    def secrets(self) -> tuple[SecretFinding, ...]:
+        """Every likely credential in the included files, in file order."""
+        return tuple(finding for f in self.files if f.included for finding in f.secrets)
+
     def largest(self, count: int = 3) -> list[tuple[str, int]]:
         """The ``count`` largest files that make up the size, largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
@@ -148,6 +168,7 @@ class Injection:
             "error_bytes": self.error_bytes,
             "encoding": self.encoding,
             "warnings": list(self.warnings),
+            "secrets": [f.to_dict() for f in self.secrets],
         }
 
 
@@ -164,6 +185,7 @@ class _Candidate:
     size: int = 0
     content: str | None = None
     flags: tuple[str, ...] = ()
+    secrets: tuple[SecretFinding, ...] = ()
 
 
 _Match = tuple[str, str, str, str]
@@ -177,20 +199,28 @@ _RACY_SECONDS = 2.0
 clock tick as the listing would otherwise leave the mtime unchanged and the listing stale."""
 
 
-def _matching_artifacts(folder: Path, keys: list[str]) -> list[_Match]:
+def _matching_artifacts(
+    folder: Path,
+    keys: list[str],
+    extensions: tuple[str, ...] = (".md", ".yaml", ".yml", ".txt"),
+) -> list[_Match]:
     """The regular files (links followed) directly in ``folder`` that belong to one of
     ``keys``, sorted case-insensitively, each with the first key it belongs to and its
     category.
+
+    Only names ending in one of ``extensions`` (case-insensitive) are candidates, and hidden
+    names never are: a ``1-4-deploy.env`` or ``.1-4-notes`` is not a planning document.
 
     Listing a folder of thousands of artifacts is most of an injection's cost, so the matches
     are cached until the folder's mtime changes (a file added, removed or renamed). Only the
     names are cached: every file is still stat-ed and read fresh at each build.
     """
+    wanted = tuple(ext.lower() for ext in extensions)
     try:
         mtime_ns = folder.stat().st_mtime_ns
     except OSError:
         return []
-    cache_key = (str(folder), tuple(keys))
+    cache_key = (str(folder), (*keys, "\0", *extensions))
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
@@ -199,13 +229,15 @@ def _matching_artifacts(folder: Path, keys: list[str]) -> list[_Match]:
         return []
     # One pass finds the few names that hold a key at all; the name's shape then says whose
     # file it is and of what kind (a name starting with another story's key is not this one's).
+    # Only visible text documents of the planning kinds are candidates.
+    names = [n for n in names if not n.startswith(".") and n.lower().endswith(wanted)]
     held = _names_holding_keys(names, keys)
     matches: list[_Match] = []
     for entry in sorted_entries(folder, held):
         for key in keys:
             category = artifact_category(entry.name, key)
             if category is not None:
-                if entry.is_file():
+                if _is_file(entry):
                     matches.append((entry.name, entry.path, key, category))
                 break
     if time.time() - mtime_ns / 1e9 > _RACY_SECONDS:
@@ -213,6 +245,13 @@ def _matching_artifacts(folder: Path, keys: list[str]) -> list[_Match]:
             _MATCH_CACHE.clear()
         _MATCH_CACHE[cache_key] = (mtime_ns, matches)
     return matches
+
+
+def _is_file(entry: Entry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # a symlink loop, a permission error: not a candidate
+        return False
 
 
 def _names_holding_keys(names: list[str], keys: list[str]) -> dict[str, str]:
@@ -296,7 +335,8 @@ def _plan(
     keys = [key for key in story_keys if normalize_key(key)]
     if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        for name, file_path, key, category in _matching_artifacts(artifacts, keys):
+        matches = _matching_artifacts(artifacts, keys, config.injection_extensions)
+        for name, file_path, key, category in matches:
             wanted = switches[category]
             reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
@@ -346,7 +386,19 @@ def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None
             continue
         try:
             real = candidate.path.resolve(strict=True)
-        except (OSError, RuntimeError):
+        except RuntimeError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a symlink loop; not read"
+            continue
+        except ValueError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a NUL byte in the path; not read"
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                candidate.status = UNREADABLE
+                candidate.reason = "a symlink loop; not read"
+                continue
             candidate.status = MISSING
             if not candidate.reason.startswith("no project context"):
                 candidate.reason = "no such file"
@@ -373,9 +425,10 @@ def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None
             candidate.status = UNREADABLE
             candidate.reason = exc.strerror or "cannot stat"
             continue
-        if not real.is_file():
+        if not stat_module.S_ISREG(stat.st_mode):
+            # A FIFO or a device would block or never end: it is never opened.
             candidate.status = UNREADABLE
-            candidate.reason = "not a regular file"
+            candidate.reason = "not a regular file; not read"
             continue
         candidate.size = stat.st_size
         if stat.st_size > error_bytes:
@@ -386,13 +439,32 @@ def _resolve(candidates: list[_Candidate], root: Path, error_bytes: int) -> None
             )
 
 
-def _read(candidate: _Candidate) -> None:
-    """Read one resolved candidate fresh from disk; mark it if it is not UTF-8 text."""
-    try:
-        data = candidate.path.read_bytes()
-    except OSError as exc:
-        candidate.status = UNREADABLE
-        candidate.reason = exc.strerror or "cannot read"
+def _over_budget(candidates: list[_Candidate], error_bytes: int) -> None:
+    """Mark as too large, unread, every included file past the point where the sizes on disk
+    add up over the error line: the verdict comes from ``stat``, and no more than the error
+    line is ever read, however many files match."""
+    running = 0
+    for candidate in candidates:
+        if candidate.status != INCLUDED:
+            continue
+        running += candidate.size
+        if running > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"not read: the files before it and this one are {running:,} bytes on disk, "
+                f"over the {error_bytes:,}-byte limit"
+            )
+
+
+def _read(candidate: _Candidate, root: Path, limit: int) -> None:
+    """Read one resolved candidate fresh from disk; mark it if it is not UTF-8 text.
+
+    Every byte is kept (a BOM too): the injection sends the bytes on disk.
+    """
+    data = read_file_bytes(candidate.path, root, limit=limit)
+    if isinstance(data, TextProblem):
+        candidate.status = TOO_LARGE if data.reason == "too-large" else UNREADABLE
+        candidate.reason = str(data)
         return
     candidate.size = len(data)
     nul = data.find(b"\x00")
@@ -462,6 +534,7 @@ def build_injection(
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
     count_tokens: bool = True,
+    scan_secrets: bool = True,
 ) -> Injection:
     """Build the injection for ``story_keys`` and report every candidate file.
 
@@ -486,6 +559,11 @@ def build_injection(
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
         count_tokens: False leaves token counts None, for an instant byte-only build.
+        scan_secrets: False skips the secret scan (an instant preview; never before a run).
+
+    Raises:
+        TypeError: ``story_keys`` or ``additional_files`` is a single string rather than a
+            list (a string would be read as one key per character).
     """
     return _build(
         project_root,
@@ -499,6 +577,7 @@ def build_injection(
         emit=emit,
         count_tokens=count_tokens,
         reject_over_limit=False,
+        scan_secrets=scan_secrets,
         project_context=project_context,
     )
 
@@ -516,6 +595,7 @@ def _build(
     emit: Emit | None,
     count_tokens: bool,
     reject_over_limit: bool,
+    scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
@@ -526,6 +606,10 @@ def _build(
     root, workspace_config = _workspace_parts(project_root)
     config = config or workspace_config
     counter = counter or get_counter(config.tokens_encoding)
+    if isinstance(story_keys, str | bytes):
+        raise TypeError("story_keys must be a list of story keys, not a single string")
+    if isinstance(additional_files, str | bytes):
+        raise TypeError("additional_files must be a list of paths, not a single string")
     candidates = _plan(
         root, config, story_keys, *switches, additional_files, story_files, project_context
     )
@@ -536,9 +620,14 @@ def _build(
         if on_disk > config.injection_error_bytes:
             largest = sorted(sized, key=lambda item: (-item[1], item[0]))
             raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
+    _over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
         if candidate.status == INCLUDED:
-            _read(candidate)
+            _read(candidate, root, config.injection_error_bytes)
+            if scan_secrets and candidate.content is not None:
+                candidate.secrets = scan_text(candidate.shown, candidate.content)
+                if candidate.secrets:
+                    candidate.flags = (*candidate.flags, "secrets")
 
     included = [c for c in candidates if c.status == INCLUDED and c.content is not None]
     pieces = _envelope_pieces((c.shown, c.content or "") for c in included)
@@ -552,7 +641,11 @@ def _build(
         tokens = counter.count(c.content) if count_tokens and c.content is not None else None
         if c.status == INCLUDED and tokens is not None:
             file_tokens += tokens
-        files.append(InjectedFile(c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags))
+        files.append(
+            InjectedFile(
+                c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags, c.secrets
+            )
+        )
 
     # Each file's bytes are encoded once: the total reuses the files' counts.
     total_tokens = counter.count_joined(pieces, text) if count_tokens else None
@@ -610,6 +703,11 @@ def _warnings(
             "warning line"
         )
     for f in files:
+        for finding in f.secrets if f.status == INCLUDED else ():
+            warnings.append(
+                f"{f.path} line {finding.line}: looks like a secret ({finding.kind}); "
+                "check it before sending"
+            )
         if "breaks-envelope" in f.flags:
             warnings.append(f"{f.path} contains a closing </file> tag: it breaks the envelope")
         if f.status in SKIPPED_STATUSES and f.category != "project-context":
@@ -634,6 +732,8 @@ def _emit_events(emit: Emit, injection: Injection) -> None:
         )
     if not injection.included():
         emit("injection:empty", {**base, "story_keys": list(injection.story_keys)})
+    for finding in injection.secrets:
+        emit("injection:secret", {**base, **finding.to_dict()})
     for f in injection.files:
         if f.status in SKIPPED_STATUSES:
             emit(
@@ -651,6 +751,7 @@ def build_story_injection(
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
     count_tokens: bool = True,
+    scan_secrets: bool = True,
 ) -> Injection:
     """The injection for one story under the user's :class:`Selection`.
 
@@ -671,6 +772,7 @@ def build_story_injection(
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,
+        scan_secrets=scan_secrets,
     )
 
 
@@ -723,6 +825,7 @@ def build_prompt_system_append(
         emit=emit,
         count_tokens=False,
         reject_over_limit=True,
+        scan_secrets=emit is not None,
     )
     if injection.level == "error":
         raise InjectionTooLarge(

@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 from .config import Config
 from .errors import ComposeError, UsageError
+from .textfiles import TextProblem, read_text
 from .workspace import Workspace
 
 VARIANTS = ("standard", "party")
@@ -136,14 +137,12 @@ def load_persona(workspace: Workspace | None, key: str) -> Persona:
             if not workspace.contains(path):
                 # A cloned repository must not send a file from outside it to the agent.
                 raise ComposeError(f"persona override {shown} leads outside the project; not read")
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                raise ComposeError(f"persona override {shown}: not UTF-8 text") from None
-            except OSError as exc:
-                raise ComposeError(
-                    f"persona override {shown}: unreadable ({exc.strerror})"
-                ) from None
+            read = read_text(path, workspace.root, limit=workspace.config.read_max_bytes)
+            if isinstance(read, TextProblem):
+                if read.reason in ("not-utf8", "binary"):
+                    raise ComposeError(f"persona override {shown}: not UTF-8 text")
+                raise ComposeError(f"persona override {shown}: {read}")
+            text = read
             return parse_persona(key, text, shown)
     bundled = _bundled(key)
     if bundled is None:

@@ -185,6 +185,7 @@ def _injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    scan_secrets: bool,
     emit: Emit | None = None,
 ) -> Injection:
     if phase.scope == "story":
@@ -195,9 +196,12 @@ def _injection(
             command_name=phase.name,
             counter=counter,
             count_tokens=count_tokens,
+            scan_secrets=scan_secrets,
             emit=emit,
         )
-    return _epic_injection(workspace, phase, epic, selection, counter, count_tokens, emit)
+    return _epic_injection(
+        workspace, phase, epic, selection, counter, count_tokens, scan_secrets, emit
+    )
 
 
 def _epic_injection(
@@ -207,6 +211,7 @@ def _epic_injection(
     selection: Selection,
     counter: TokenCounter,
     count_tokens: bool,
+    scan_secrets: bool = True,
     emit: Emit | None = None,
 ) -> Injection:
     keys = tuple(s.id for s in epic if s.source == "bmad")
@@ -227,6 +232,7 @@ def _epic_injection(
         project_context=source_project_context(workspace, epic[0]) if epic else None,
         counter=counter,
         count_tokens=count_tokens,
+        scan_secrets=scan_secrets,
         emit=emit,
     )
 
@@ -354,6 +360,7 @@ def compose_prompt(
     *,
     counter: TokenCounter | None = None,
     count_tokens: bool = True,
+    scan_secrets: bool = True,
     emit: Emit | None = None,
 ) -> ComposedPrompt:
     """Compose the prompt for one phase of one story.
@@ -364,6 +371,8 @@ def compose_prompt(
         request: the story, phase, mode, selection, retry reason and failure.
         counter: token counter (default: the process-wide one for the configured encoding).
         count_tokens: False leaves every token count None, for an instant byte-only preview.
+        scan_secrets: False skips the secret scan of the injected files (the instant preview
+            only; whatever is run or shown as final is scanned).
         emit: receives the injection's events (``injection:warning``, ``injection:empty``,
             ``injection:skipped``; seed 000).
 
@@ -384,7 +393,7 @@ def compose_prompt(
     config = workspace.config
     counter = counter or get_counter(config.tokens_encoding)
     layer_counter = counter if count_tokens else None
-    templates = TemplateSet(workspace.root, config.paths_templates)
+    templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
     epic = _epic_stories(catalog, story) if phase.scope == "epic" else (story,)
     warnings: list[str] = []
     variant = request.variant or default_variant(config, phase.name)
@@ -411,14 +420,22 @@ def compose_prompt(
 
         def build(stories: Sequence[Story], counted: bool) -> Injection:
             return _epic_injection(
-                workspace, phase, stories, request.selection, counter, counted, emit
+                workspace, phase, stories, request.selection, counter, counted, scan_secrets, emit
             )
 
         retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
         injection = retro.injection
     else:
         injection = _injection(
-            workspace, story, phase, epic, request.selection, counter, count_tokens, emit
+            workspace,
+            story,
+            phase,
+            epic,
+            request.selection,
+            counter,
+            count_tokens,
+            scan_secrets,
+            emit,
         )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))

@@ -24,6 +24,7 @@ from pathlib import Path
 from .injection import Injection
 from .records import RunInfo
 from .stories import Story
+from .textfiles import TextProblem, read_file_bytes, read_text
 from .workspace import Workspace
 
 EPIC_SECTION_MAX_BYTES = 16 * 1024
@@ -114,21 +115,20 @@ def _planning_files(workspace: Workspace) -> list[Path]:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    # The guarded reader: never a FIFO or a device, never more than the read limit.
+    text = read_text(path, None)
+    if isinstance(text, TextProblem):
+        return "" if text.reason == "empty" else None
+    return text
 
 
 def _head(path: Path) -> str | None:
     """The first :data:`SUMMARY_READ_BYTES` of a story file: enough for its records, and a
     huge file is never read whole just to be summarised."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(SUMMARY_READ_BYTES)
-    except OSError:
+    data = read_file_bytes(path, None, limit=2**62, head=SUMMARY_READ_BYTES)
+    if isinstance(data, TextProblem):
         return None
-    return data.decode("utf-8", errors="replace")
+    return data[:SUMMARY_READ_BYTES].decode("utf-8", errors="replace")
 
 
 def _rel(workspace: Workspace, path: Path) -> str:

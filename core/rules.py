@@ -17,9 +17,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace
 
-RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project")
+RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project", "too-large")
 
 RULES_CANDIDATES: tuple[str, ...] = (
     ".promptdeck/rules.md",
@@ -39,7 +40,8 @@ class RulesFile:
 
     Attributes:
         path: the configured path (root-relative as configured, forward slashes).
-        status: ``ok``, ``missing``, ``unreadable``, ``not-utf8`` or ``outside-project``.
+        status: ``ok``, ``missing``, ``unreadable``, ``not-utf8``, ``outside-project`` or
+            ``too-large``.
         text: the file's text ("" unless ``ok``).
         sha256: hex sha256 of the file's bytes, or None when it could not be read.
         mtime: modification time, or None when the file does not exist.
@@ -73,6 +75,7 @@ class RulesFile:
             "unreadable": "unreadable",
             "not-utf8": "not valid UTF-8 text",
             "outside-project": "outside the project root",
+            "too-large": "over the read.max_bytes size limit",
         }[self.status]
         if self.status == "missing" and self.looked_for:
             return (
@@ -129,28 +132,28 @@ def read_rules(workspace: Workspace) -> RulesFile:
 
 
 def _read(workspace: Workspace, path: Path, shown: str) -> RulesFile:
+    # Through the guarded reader: a FIFO, a device, a file outside the project or one over
+    # read.max_bytes is never opened, and Layer-0B says why it is missing.
     try:
-        stat = path.stat()
+        mtime: float | None = path.stat().st_mtime
     except FileNotFoundError:
         return RulesFile(shown, "missing", "", None, None)
-    except OSError:
+    except (OSError, RuntimeError, ValueError):
         return RulesFile(shown, "unreadable", "", None, None)
-    if not path.is_file():
-        return RulesFile(shown, "missing", "", None, stat.st_mtime)
-    if not workspace.contains(path):
-        return RulesFile(shown, "outside-project", "", None, stat.st_mtime)
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return RulesFile(shown, "unreadable", "", None, stat.st_mtime)
+    data = read_file_bytes(path, workspace.root, limit=workspace.config.read_max_bytes)
+    if isinstance(data, TextProblem):
+        status = data.reason if data.reason in RULES_STATUSES else "unreadable"
+        if data.detail == "is a folder":
+            status = "missing"
+        return RulesFile(shown, status, "", None, mtime)
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return RulesFile(shown, "not-utf8", "", digest, stat.st_mtime)
+        return RulesFile(shown, "not-utf8", "", digest, mtime)
     if "\x00" in text:
-        return RulesFile(shown, "not-utf8", "", digest, stat.st_mtime)
-    return RulesFile(shown, "ok", text, digest, stat.st_mtime)
+        return RulesFile(shown, "not-utf8", "", digest, mtime)
+    return RulesFile(shown, "ok", text, digest, mtime)
 
 
 RULES_HEALTH_FILE = "rules-health.json"

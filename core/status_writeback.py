@@ -32,6 +32,7 @@ from .sources.bmad import (
 )
 from .sources.markdown import iter_headings, section_lines
 from .stories import Story
+from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace
 
 STATUS_AFTER = {"dev": "review", "review": "done"}
@@ -248,9 +249,13 @@ def _rewrite(path: Path, text: str) -> None:
 
 
 def _read(path: Path) -> str | None:
+    # The guarded reader: a FIFO or a device in the story's place is never opened.
+    data = read_file_bytes(path, None)
+    if isinstance(data, TextProblem):
+        return None
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .composer import BUNDLED, TemplateSet, epic_label, render
 from .stories import Story, Task
+from .textfiles import TextProblem, read_text
 from .workspace import Workspace
 
 LEARNINGS_TEMPLATE = """\
@@ -87,16 +88,13 @@ def read_learnings(workspace: Workspace, configured: str | None = None) -> Learn
     path = Path(configured)
     if not path.is_absolute():
         path = workspace.root / path
-    if not path.is_file():
-        return Learnings(shown, "missing")
-    if not workspace.contains(path):
-        return Learnings(shown, "missing")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return Learnings(shown, "not-utf8")
-    except OSError:
-        return Learnings(shown, "unreadable")
+    text = read_text(path, workspace.root, limit=workspace.config.read_max_bytes)
+    if isinstance(text, TextProblem):
+        if text.reason in ("missing", "outside-project", "empty") or text.detail == "is a folder":
+            return Learnings(shown, "missing")
+        return Learnings(
+            shown, "not-utf8" if text.reason in ("not-utf8", "binary") else "unreadable"
+        )
     return Learnings(shown, "ok", learnings_entries(text))
 
 

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .textfiles import TextProblem, read_text
 from .workspace import Workspace
 
 _NPM_DEFAULT_TEST = "no test specified"
@@ -73,12 +74,9 @@ class Verification:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    # The guarded reader: regular files under _MAX_BYTES only, checked from stat.
+    text = read_text(path, None, limit=_MAX_BYTES)
+    return None if isinstance(text, TextProblem) else text
 
 
 def _make(root: Path) -> DetectedCommand | None:

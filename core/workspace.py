@@ -51,10 +51,13 @@ class Workspace:
         return path.resolve().relative_to(self.root).as_posix()
 
     def contains(self, path: Path) -> bool:
-        """True when ``path``, with every symlink resolved, lies inside the root."""
+        """True when ``path``, with every symlink resolved, lies inside the root.
+
+        A symlink loop or a path that cannot be resolved is not inside.
+        """
         try:
             path.resolve().relative_to(self.root)
-        except (ValueError, OSError):
+        except (ValueError, OSError, RuntimeError):
             return False
         return True
 

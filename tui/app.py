@@ -11,10 +11,11 @@ from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
 from .commands import PromptdeckCommands
-from .format import duration_text
+from .format import duration_text, printable, printable_line
 from .screens.main import MainScreen, known_binding_ids
 from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
@@ -95,6 +96,25 @@ class PromptdeckApp(App[None]):
             f"{toast}\n(w: every notice of this session)",
             severity="error" if severity == "error" else "warning",
             timeout=8,
+            markup=False,
+        )
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast whose text is shown as it is: never parsed as markup (a warning may quote a
+        status such as ``[/x]`` from the workspace), control characters made visible."""
+        super().notify(
+            printable(message),
+            title=printable_line(title),
+            severity=severity,
+            timeout=timeout,
             markup=False,
         )
 

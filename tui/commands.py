@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import partial
 
+from promptdeck.core.terminal import printable_line
 from promptdeck.themes import THEMES
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -36,7 +37,7 @@ class PromptdeckCommands(Provider):
         if catalog is not None and select is not None:
             for story in catalog.stories:
                 yield (
-                    f"Story {story.id}: {story.title}",
+                    printable_line(f"Story {story.id}: {story.title}"),
                     f"Preview story {story.id} ({story.status})",
                     partial(select, story),
                 )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from promptdeck.core.terminal import printable, printable_line
+
+__all__ = ["printable", "printable_line"]
+
 KIB = 1024
 BAR_CELLS = "▏▎▍▌▋▊▉█"
 

@@ -76,6 +76,7 @@ def size_options(
             alternative,
             command_name=injection.command_name,
             count_tokens=False,
+            scan_secrets=False,
         )
         saving = injection.size_bytes - smaller.size_bytes
         if saving <= 0:

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
+from ..terminal import printable_line
+from .common import safe_output
 
 PROG = "promptdeck"
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
@@ -72,7 +74,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok · 2 usage or bad input · 3 over the size limit · "
         "4 the agent signalled failure · 5 no signal, timeout or crash · "
         "6 the git step failed or was refused · 7 the run could not be saved, or another "
-        "run holds the story · 130 Ctrl-C.",
+        "run holds the story · 8 run refused: likely secrets in the injection "
+        "(--allow-secrets) · 130 Ctrl-C.",
     )
     parser.add_argument(
         "--version", action=_VersionAction, help="print the installed version and exit"
@@ -111,11 +114,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list = ["app", *args_list]
     command = args_list[0] if args_list[0] in COMMAND_MODULES else None
     args = build_parser(command).parse_args(args_list)
+    if args.command in ("app", "demo"):
+        # The app draws the screen with escape sequences of its own; its widgets show
+        # workspace text through the same guard (promptdeck.core.terminal).
+        return _dispatch(args)
+    # Every byte a command prints passes the terminal guard: no control sequence from a
+    # cloned repository (a story title, an agent's output) reaches the user's terminal raw.
+    with safe_output():
+        return _dispatch(args)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
         sys.stdout.flush()
     except PromptdeckError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {printable_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

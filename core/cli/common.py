@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import logging
+import re
 import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from ..config import ENCODINGS
+from ..terminal import printable_keep_style, printable_line
 from ..workspace import Workspace, open_workspace
 
 
@@ -60,15 +65,24 @@ def encoding_from(args: argparse.Namespace, workspace: Workspace) -> str:
     return getattr(args, "encoding", None) or workspace.config.tokens_encoding
 
 
+_JSON_CONTROLS = re.compile("[\x7f-\x9f\u2028\u2029]")
+
+
 def print_json(payload: Any) -> None:
-    """Print ``payload`` as indented JSON on stdout."""
-    json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """Print ``payload`` as indented JSON on stdout.
+
+    JSON escapes C0 controls itself; DEL and the C1 controls (which ``ensure_ascii=False``
+    would write raw, and a terminal would obey) are written as ``\\u00XX`` escapes too: the
+    same JSON value, nothing a terminal interprets.
+    """
+    text = json.dumps(payload, indent=2, ensure_ascii=False)
+    text = _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    sys.stdout.write(text + "\n")
 
 
 def warn(message: str) -> None:
     """One warning line on stderr."""
-    print(f"promptdeck: warning: {message}", file=sys.stderr)
+    print(f"promptdeck: warning: {printable_line(message)}", file=sys.stderr)
 
 
 def console() -> Any:
@@ -85,7 +99,76 @@ def console() -> Any:
             self.quiet = True
             raise BrokenPipeError
 
-    return _Console()
+    # Text from the workspace is never Rich markup: a title holding "[/x]" is shown as it is.
+    return _Console(markup=False, emoji=False)
+
+
+def cell(value: object, style: str = "") -> Any:
+    """A table cell for text from the workspace or a run: controls made visible, one line,
+    never parsed as markup."""
+    from rich.text import Text
+
+    return Text(printable_line(str(value)), style=style)
+
+
+class SafeStream(io.TextIOBase):
+    """A text stream that writes everything through
+    :func:`~promptdeck.core.terminal.printable_keep_style`: the CLI's last line of defence, so
+    no output path can pass a raw control sequence from a workspace to the terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        """Wrap ``stream`` (``sys.stdout`` or ``sys.stderr``)."""
+        super().__init__()
+        self._stream = stream
+
+    @property
+    def wrapped(self) -> TextIO:
+        """The stream written to."""
+        return self._stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable_keep_style(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._stream, "errors", None)
+
+    @property
+    def buffer(self) -> Any:
+        """The raw byte stream, for output that is data rather than text for people."""
+        return self._stream.buffer
+
+
+@contextlib.contextmanager
+def safe_output() -> Iterator[None]:
+    """Route ``sys.stdout`` and ``sys.stderr`` through :class:`SafeStream` while inside."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout = SafeStream(sys.stdout)
+    sys.stderr = SafeStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        sys.stdout, sys.stderr = saved
 
 
 def add_log_events_option(parser: argparse.ArgumentParser) -> None:

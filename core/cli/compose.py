@@ -12,11 +12,12 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import EXIT_OK, InjectionTooLarge
+from ..errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
 from ..injection import Selection
 from ..listing import one_scan
 from ..phases import PHASE_NAMES
 from ..prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
+from ..terminal import printable
 from ..tokens import get_counter
 from .common import (
     add_inclusion_options,
@@ -107,6 +108,17 @@ def too_large(prompt: ComposedPrompt) -> InjectionTooLarge:
     )
 
 
+def refuse_secrets(prompt: ComposedPrompt, allowed: bool) -> None:
+    """Stop before a run whose injection holds likely secrets, unless they are ``allowed``.
+
+    Raises:
+        SecretsInInjection: findings exist and ``allowed`` is False (exit 8).
+    """
+    findings = prompt.injection.secrets
+    if findings and not allowed:
+        raise SecretsInInjection([str(finding) for finding in findings])
+
+
 def all_warnings(prompt: ComposedPrompt) -> list[str]:
     """The prompt's warnings, then the injection's, each once, in order."""
     seen: list[str] = []
@@ -138,6 +150,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _write_exact(text: str) -> None:
+    # A pipe or a file gets the exact bytes; a terminal would obey a control sequence in a
+    # story file, so it gets them made visible.
+    if sys.stdout.isatty():
+        text = printable(text)
     sys.stdout.flush()
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.buffer.flush()

@@ -17,7 +17,13 @@ from ..config import Config
 from ..errors import EXIT_OK, EXIT_TOO_LARGE
 from ..prompt import ComposedPrompt
 from ..tokens import ARGV_LIMIT_BYTES
-from .common import add_inclusion_options, add_workspace_options, print_json, warn, workspace_from
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    print_json,
+    warn,
+    workspace_from,
+)
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 from .table import Column, is_terminal, print_records
@@ -177,6 +183,19 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
             item.reason + (f" [{', '.join(item.flags)}]" if item.flags else ""),
         ]
         for item in injection.files
+    ]
+    # Each credential found in an injected file gets a row after the file's: the line and the
+    # kind, never the secret itself.
+    file_rows = [
+        row
+        for item, file_row in zip(injection.files, file_rows, strict=True)
+        for row in (
+            file_row,
+            *(
+                ["secret", f"⚠ {item.path}", "", "secret", "", "", f"line {f.line}: {f.kind}"]
+                for f in item.secrets
+            ),
+        )
     ]
     file_rows.append(
         [

@@ -4,8 +4,9 @@ The agent's text streams to stdout (signals highlighted on a terminal), tool cal
 promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/runs/<id>/``.
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
 6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
-story; 9 the prompt is over its phase's token budget (refused); 2 bad input; 3 over the size
-limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
+story; 8 likely secrets in the injection without ``--allow-secrets``; 9 the prompt is over its
+phase's token budget (refused); 2 bad input; 3 over the size limit; 130 Ctrl-C (128 + the
+signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
@@ -15,6 +16,7 @@ limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import shlex
@@ -37,6 +39,7 @@ from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
 from ..signals import match_line
 from ..stories import Story, StoryCatalog
+from ..terminal import printable, printable_line
 from ..workspace import Workspace
 from .common import (
     EventLog,
@@ -47,7 +50,7 @@ from .common import (
     print_json,
     workspace_from,
 )
-from .compose import request_from
+from .compose import refuse_secrets, request_from
 from .variants import add_variant_options, party_phases
 
 
@@ -120,6 +123,11 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--no-git", action="store_true", help="no git: no SHAs, no staging, no commit"
     )
     parser.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="send files the secret scan flagged (without it such a run is refused, exit 8)",
+    )
+    parser.add_argument(
         "--replay-script",
         metavar="SCRIPT",
         help="replay agent outcomes, e.g. dev=blocked:1,review=fail (overrides config)",
@@ -149,6 +157,8 @@ class Printer:
         return f"\x1b[{code}m{text}\x1b[0m" if on else text
 
     def __call__(self, event: RunEvent) -> None:
+        # Shown text only: the run folder keeps the agent's raw bytes.
+        event = dataclasses.replace(event, text=printable(event.text))
         if event.kind == "line":
             self._line(event)
         elif event.kind == "notice":
@@ -186,7 +196,8 @@ class Printer:
         outcome = self._paint(result.outcome, code, self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{agent_label(result.agent)}) → {outcome}: {result.message} ({', '.join(parts)}) "
+            f"{agent_label(result.agent)}) → {outcome}: {printable_line(result.message)} "
+            f"({', '.join(parts)}) "
             f"· run {result.run_id}",
             file=self.err,
         )
@@ -310,6 +321,7 @@ def _run_one(
     prompt: ComposedPrompt,
     printer: Printer | None,
 ) -> RunResult:
+    refuse_secrets(prompt, args.allow_secrets)
     handle = start_run(
         workspace,
         prompt,

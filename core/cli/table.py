@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ..terminal import printable_line
+
 CELL_GAP = 2
 """Columns between two cells on a terminal."""
 
@@ -124,6 +126,8 @@ def print_records(
     """
     if plain is None:
         plain = not is_terminal()
+    # Workspace and agent text: controls made visible, one line a field (never a raw escape).
+    rows = [[printable_line(str(value)) for value in row] for row in rows]
     if plain:
         out = sys.stdout
         for row in rows:

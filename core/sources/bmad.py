@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..catalog import (
+    DEFAULT_READ_LIMIT,
     HEAD_BYTES,
     SourceResult,
     TextProblem,
@@ -35,7 +36,14 @@ from ..keys import artifact_category, leading_key, name_matches_key, normalize_k
 from ..listing import folder_names, sorted_entries
 from ..stories import STATUSES, SkippedFile, Story, Task
 from ..workspace import Workspace
-from .markdown import Heading, first_heading, iter_headings, parse_task_list, section_lines
+from .markdown import (
+    Heading,
+    TaskNestingError,
+    first_heading,
+    iter_headings,
+    parse_task_list,
+    section_lines,
+)
 
 SPRINT_STATUS_NAME = "sprint-status.yaml"
 DEFAULT_FILE_STATUS = "ready-for-dev"
@@ -343,26 +351,37 @@ def _leading_heading(text: str, complete: bool) -> Heading | None:
     return first_heading(_complete_lines(text, complete))
 
 
-def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | SkippedFile | None:
-    """Read one candidate story file.
+def read_story_file(
+    path: str | os.PathLike[str],
+    rel: str,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
+) -> StoryFile | SkippedFile | None:
+    """Read one candidate story file, through the guarded reader.
 
     Only the head of the file is read until its first heading shows it is a story.
 
     Args:
         path: the file.
         rel: its root-relative path, used in the result.
+        root: the project root the file must resolve inside (None: not checked).
+        limit: the most bytes read of a whole story file.
+        listed: a folder listing showed a regular, non-symlink file in a folder inside the
+            root (see :func:`~promptdeck.core.textfiles.read_file_bytes`).
 
     Returns:
         The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
         like a story but has no story heading; None for other Markdown (context documents).
     """
-    head = read_text_head(path, HEAD_BYTES)
+    head = read_text_head(path, HEAD_BYTES, root=root, limit=limit, listed=listed)
     if isinstance(head, TextProblem):
         return SkippedFile(rel, str(head))
     text, complete = head
     heading = _leading_heading(text, complete)
     if heading is None and not complete:
-        full = read_text_file(path)
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text, complete = full, True
@@ -373,15 +392,23 @@ def read_story_file(path: str | os.PathLike[str], rel: str) -> StoryFile | Skipp
             return SkippedFile(rel, f"no-story-heading: {found}, expected '# Story <key>: <title>'")
         return None
     if not complete:
-        full = read_text_file(path)
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
         if isinstance(full, TextProblem):
             return SkippedFile(rel, str(full))
         text = full
-    return parse_story_text(text, rel)
+    try:
+        return parse_story_text(text, rel)
+    except TaskNestingError as exc:
+        return SkippedFile(rel, f"unreadable: {exc}")
 
 
 def _named_story_file(
-    path: str, rel: str, lead: str | None, entries_by_key: dict[str, str]
+    path: str,
+    rel: str,
+    lead: str | None,
+    entries_by_key: dict[str, str],
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
 ) -> StoryFile | None:
     """The story file of a sprint-status entry whose heading is not ``# Story <key>: …``.
 
@@ -393,11 +420,14 @@ def _named_story_file(
     name = os.path.basename(path)
     if name[:-3].lower() != entries_by_key[lead].lower():
         return None
-    text = read_text_file(path)
+    text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         return None
     story_id = _STORY_ENTRY.match(entries_by_key[lead])
-    return parse_story_text(text, rel, story_id.group("id") if story_id else lead)
+    try:
+        return parse_story_text(text, rel, story_id.group("id") if story_id else lead)
+    except TaskNestingError:
+        return None
 
 
 # --------------------------------------------------------------------------- the source
@@ -426,7 +456,9 @@ def sprint_epic_titles(text: str) -> dict[str, str]:
     return titles
 
 
-def _planning_epic_titles(planning: Path) -> dict[str, dict[str, str]]:
+def _planning_epic_titles(
+    planning: Path, root: Path | None = None, limit: int = DEFAULT_READ_LIMIT
+) -> dict[str, dict[str, str]]:
     """Every title each ``*epic*.md`` planning file gives each epic: id → {title: file}."""
     found: dict[str, dict[str, str]] = {}
     try:
@@ -438,7 +470,7 @@ def _planning_epic_titles(planning: Path) -> dict[str, dict[str, str]]:
     except OSError:
         return found
     for name in names:
-        text = read_text_file(planning / name)
+        text = read_text_file(planning / name, root=root, limit=limit)
         if isinstance(text, TextProblem):
             continue
         for heading in iter_headings(text.splitlines()):
@@ -454,7 +486,12 @@ def _planning_epic_titles(planning: Path) -> dict[str, dict[str, str]]:
 
 
 def _epic_titles(
-    planning: Path, sprint_titles: dict[str, str], epics: set[str], warnings: list[str]
+    planning: Path,
+    sprint_titles: dict[str, str],
+    epics: set[str],
+    warnings: list[str],
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
 ) -> dict[str, str]:
     """The title of each epic in ``epics``, from the most specific source that has one.
 
@@ -467,7 +504,7 @@ def _epic_titles(
     missing = epics - titles.keys()
     if not missing:
         return titles
-    planned = _planning_epic_titles(planning)
+    planned = _planning_epic_titles(planning, root, limit)
     # A file that gives some epic another title than a second file does restarts its own
     # numbering ("Epic 1" of epics-next.md is not the project's epic 1): none of its titles
     # is taken.
@@ -517,9 +554,10 @@ def _read_sprint_status(
     skipped: list[SkippedFile],
     warnings: list[str],
     epic_titles: dict[str, str],
+    limit: int = DEFAULT_READ_LIMIT,
 ) -> dict[str, _Tracked]:
     rel = relpath(root, path)
-    text = read_text_file(path)
+    text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
             skipped.append(SkippedFile(rel, str(text)))
@@ -615,16 +653,25 @@ def _scan_story_files(
         if printable_name(rel) != rel:
             skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
             continue
-        if entry.is_symlink() and not workspace.contains(Path(entry.path)):
-            skipped.append(SkippedFile(rel, "outside-project: a symlink to outside the root"))
-            continue
-        if not entry.is_file():
-            continue
-        found = read_story_file(entry.path, rel)
+        # A symlink is judged by the guarded reader itself (a loop, a device, a FIFO, a target
+        # outside the project: each skipped with its reason, none read).
+        link = entry.is_symlink()
+        if not link:
+            try:
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            if not regular:
+                if not os.path.isdir(entry.path):
+                    # A FIFO, device or socket named like a story: never opened.
+                    skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
+                continue
+        limit = workspace.config.read_max_bytes
+        found = read_story_file(entry.path, rel, root=workspace.root, limit=limit, listed=not link)
         if found is None:
             continue
         if isinstance(found, SkippedFile):
-            named = _named_story_file(entry.path, rel, lead, entries_by_key)
+            named = _named_story_file(entry.path, rel, lead, entries_by_key, workspace.root, limit)
             if named is None:
                 skipped.append(found)
                 continue
@@ -709,9 +756,17 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     artifacts = workspace.root / config.paths_artifacts
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
+    if not workspace.contains(artifacts):
+        # A symlinked or configured folder outside the project is never read: its text would
+        # reach the prompt although the user never saw it in their project.
+        rel = relpath(workspace.root, artifacts)
+        if artifacts.exists():
+            skipped.append(SkippedFile(rel, "outside-project: the artifacts folder; not read"))
+        return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
+    limit = config.read_max_bytes
     sprint_titles: dict[str, str] = {}
     tracked = _read_sprint_status(
-        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, sprint_titles
+        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, sprint_titles, limit
     )
     entries = {key: f"{t.id}-{t.slug}" if t.slug else t.id for key, t in tracked.items()}
     files = _scan_story_files(workspace, artifacts, skipped, only_key, entries)
@@ -728,6 +783,8 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
         sprint_titles,
         {epic_of(key) for key in keys},
         warnings,
+        workspace.root,
+        limit,
     )
     stories = tuple(
         _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys

@@ -19,6 +19,16 @@ _CHECKBOX = re.compile(
     r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>.*?)\s*$"
 )
 _TAB_WIDTH = 4
+MAX_TASK_DEPTH = 50
+"""Deepest checkbox nesting a task list may have. Deeper lists are refused rather than
+built: every consumer of a task tree (prompts, counts, the app's tree) walks it recursively."""
+
+
+class TaskNestingError(ValueError):
+    """A task list is nested deeper than :data:`MAX_TASK_DEPTH`."""
+
+    def __init__(self) -> None:
+        super().__init__(f"task list nested deeper than {MAX_TASK_DEPTH} levels")
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,9 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
 
     A line that is not a checkbox (prose, a continuation) is ignored; an item indented
     deeper than the one before it is that item's child.
+
+    Raises:
+        TaskNestingError: the list nests deeper than :data:`MAX_TASK_DEPTH` levels.
     """
     roots: list[_Node] = []
     stack: list[_Node] = []
@@ -105,6 +118,8 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
             stack.pop()
         (stack[-1].children if stack else roots).append(node)
         stack.append(node)
+        if len(stack) > MAX_TASK_DEPTH:
+            raise TaskNestingError
     return tuple(node.freeze() for node in roots)
 
 

@@ -19,7 +19,14 @@ from ..catalog import SourceResult, TextProblem, printable_name, read_text_file,
 from ..keys import normalize_key
 from ..stories import Requirement, Scenario, SkippedFile, Story
 from ..workspace import Workspace
-from .markdown import Heading, count_tasks, iter_headings, parse_task_list, section_lines
+from .markdown import (
+    Heading,
+    TaskNestingError,
+    count_tasks,
+    iter_headings,
+    parse_task_list,
+    section_lines,
+)
 
 ARCHIVE_DIR = "archive"
 _GROUP_HEADING = re.compile(
@@ -88,9 +95,11 @@ def _groups(headings: list[Heading]) -> list[tuple[Heading, re.Match[str]]]:
     ]
 
 
-def _change_title(change_dir: Path, root: Path, skipped: list[SkippedFile]) -> str | None:
+def _change_title(
+    change_dir: Path, root: Path, skipped: list[SkippedFile], limit: int
+) -> str | None:
     proposal = change_dir / "proposal.md"
-    text = read_text_file(proposal)
+    text = read_text_file(proposal, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
             skipped.append(SkippedFile(relpath(root, proposal), str(text)))
@@ -112,7 +121,7 @@ def _spec_files(change_dir: Path) -> list[tuple[str, Path]]:
     return [
         (name, specs / name / "spec.md")
         for name in capabilities
-        if printable_name(name) == name and (specs / name / "spec.md").is_file()
+        if printable_name(name) == name and os.path.lexists(specs / name / "spec.md")
     ]
 
 
@@ -124,11 +133,12 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
     tasks_rel = relpath(root, tasks_path)
     skipped: list[SkippedFile] = []
     warnings: list[str] = []
-    if not tasks_path.exists():
+    limit = workspace.config.read_max_bytes
+    if not os.path.lexists(tasks_path):
         # A change at the proposal stage has no tasks yet: listed, never silently left out.
         reason = "no-tasks: the change has no tasks.md yet, so it has no stories"
         return SourceResult(skipped=(SkippedFile(relpath(root, change_dir) + "/", reason),))
-    text = read_text_file(tasks_path)
+    text = read_text_file(tasks_path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         return SourceResult(skipped=(SkippedFile(tasks_rel, str(text)),))
     lines = text.splitlines()
@@ -141,17 +151,19 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
     # tasks.md is not among the story's files: the story prompt carries this story's own
     # group of it, and injecting the whole file would say those tasks twice.
     files = [relpath(root, change_dir / name) for name in ("proposal.md", "design.md")]
-    files = [f for f in files if (root / f).is_file()]
+    # A listed file that is not a regular file inside the project is shown in the injection
+    # with its reason (outside-project, unreadable), never read.
+    files = [f for f in files if os.path.lexists(root / f)]
     requirements: list[Requirement] = []
     for capability, spec_path in _spec_files(change_dir):
         spec_rel = relpath(root, spec_path)
         files.append(spec_rel)
-        spec_text = read_text_file(spec_path)
+        spec_text = read_text_file(spec_path, root=root, limit=limit)
         if isinstance(spec_text, TextProblem):
             skipped.append(SkippedFile(spec_rel, str(spec_text)))
             continue
         requirements.extend(parse_requirements(spec_text, capability))
-    title = _change_title(change_dir, root, skipped) or change
+    title = _change_title(change_dir, root, skipped, limit) or change
     change_rel = relpath(root, change_dir)
 
     stories: list[Story] = []
@@ -165,7 +177,11 @@ def load_change(workspace: Workspace, change_dir: Path) -> SourceResult:
             )
             continue
         seen.add(number)
-        tasks = parse_task_list(section_lines(lines, heading, headings))
+        try:
+            tasks = parse_task_list(section_lines(lines, heading, headings))
+        except TaskNestingError as exc:
+            skipped.append(SkippedFile(tasks_rel, f"unreadable: group {number}: {exc}"))
+            continue
         # The story's own record file (see Story.record_path), once a phase has written it.
         record = f"{change_rel}/records/group-{number}.md"
         own = (*files, record) if (root / record).is_file() else tuple(files)

@@ -80,6 +80,8 @@ def test_config_reads_sections(tmp_path: Path) -> None:
         ('[tokens]\nencoding = "gpt2"', "tokens.encoding: one of o200k_base, cl100k_base"),
         ("[injection]\nwarn_bytes = 900\nerror_bytes = 10", "injection.warn_bytes"),
         ("[session]\nreinjection_enabled = 1", "session.reinjection_enabled: true or false"),
+        ("[read]\nmax_bytes = 0", "read.max_bytes: a positive integer"),
+        ('[injection]\nextensions = ["md"]', "injection.extensions"),
     ],
 )
 def test_bad_config_names_file_key_and_expectation(

@@ -172,7 +172,11 @@ def test_oversized_injection_is_reported_not_raised(root: Path) -> None:
     (root / "big.md").write_text("y" * 90_000)
     prompt = compose(root, PromptRequest("1-2", selection=Selection(additional_files=("big.md",))))
     assert prompt.injection.level == "error"
-    assert prompt.system_meter.bytes > 180_000
+    # The verdict comes from stat: the file past the error line is listed, not read.
+    big = next(f for f in prompt.injection.files if f.path == "big.md")
+    assert big.status == "too-large" and big.tokens is None
+    assert "y" * 100 not in prompt.system
+    assert prompt.injection.size_bytes > 180_000
 
 
 def test_works_with_a_catalog_built_by_hand(root: Path) -> None:

@@ -136,7 +136,9 @@ for i in range(1, 51):
     print(f"line {i}", flush=True)
 print("IMPLEMENTATION COMPLETE: 1.2", flush=True)
 print("last line", flush=True)
-Path(sys.argv[0]).with_name("agent.pid").write_text(str(os.getpid()))
+pid = Path(sys.argv[0]).with_name("agent.pid")
+pid.with_suffix(".tmp").write_text(str(os.getpid()))
+pid.with_suffix(".tmp").replace(pid)  # whole or absent: the test's cleanup may read it any time
 time.sleep(120)
 """
 

@@ -1,7 +1,9 @@
 """Asked before a phase runs: what will be launched, with what, and how large.
 
 A story whose injection is over the error line cannot be run from here: the screen says why
-and what would bring it under, and Enter does nothing.
+and what would bring it under, and Enter does nothing. When the secret scan flagged files of the
+injection, the screen lists them (file, line, kind — never the secret) and the run needs a
+second, explicit Enter.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from ..format import human_bytes, human_tokens, wrap_argv
+from ..format import human_bytes, human_tokens, printable, printable_line, wrap_argv
 from ..size_advice import SizeOption
 
 
@@ -45,6 +47,7 @@ class RunPlan:
         variant: ``standard`` or ``party``.
         budget: the phase's token budget against the prompt, or "" when none is set.
         over_budget: why the prompt is refused for its budget, or "" when within it.
+        secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
         images: the images sent with the user message, described (``--image``).
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
@@ -67,6 +70,7 @@ class RunPlan:
     variant: str = "standard"
     budget: str = ""
     over_budget: str = ""
+    secrets: tuple[str, ...] = ()
     images: tuple[str, ...] = ()
     attempt: int = 1
     run_folder: str = ""
@@ -91,7 +95,9 @@ def refusal_lines(plan: RunPlan) -> list[str]:
         f"{human_bytes(plan.error_bytes)} error line.",
     ]
     if plan.largest:
-        top = ", ".join(f"{path} ({human_bytes(size)})" for path, size in plan.largest)
+        top = ", ".join(
+            f"{printable_line(path)} ({human_bytes(size)})" for path, size in plan.largest
+        )
         lines.append(f"Largest files: {top}.")
     fitting = [option for option in plan.options if option.fits]
     if plan.options:
@@ -123,7 +129,7 @@ class ArgvView(Widget):
         """The wrapped lines (a text, never markup: arguments are the user's)."""
         if not self.argv:
             return Text("(this run cannot start)")
-        return Text("\n".join(wrap_argv(self.argv, max(self.size.width, 20))))
+        return Text(printable("\n".join(wrap_argv(self.argv, max(self.size.width, 20)))))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many lines as the wrapped argv takes at ``width``."""
@@ -164,6 +170,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
     ConfirmRunScreen #confirm-notes {
         color: $warning;
     }
+    ConfirmRunScreen #confirm-secrets {
+        color: $error;
+        text-style: bold;
+        margin-top: 1;
+    }
     ConfirmRunScreen #confirm-buttons {
         height: 1;
         align-horizontal: right;
@@ -182,6 +193,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
     def __init__(self, plan: RunPlan) -> None:
         super().__init__()
         self.plan = plan
+        self.secrets_confirmed = False
+        """True once the user pressed Start a second time to send flagged secrets."""
 
     def compose(self) -> ComposeResult:
         """Title and sizes on top, buttons at the bottom, the argv scrolling between them."""
@@ -190,11 +203,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
             ("Run ", "bold"),
             (plan.phase, "bold"),
             " for story ",
-            (plan.story_id, "bold"),
+            (printable_line(plan.story_id), "bold"),
             f" ({plan.mode}",
             (", party variant" if plan.variant == "party" else ""),
             f", attempt {plan.attempt}) with the ",
-            (plan.agent, "bold"),
+            (printable_line(plan.agent), "bold"),
             " agent",
         )
         with Vertical():
@@ -209,12 +222,20 @@ class ConfirmRunScreen(ModalScreen[bool]):
             )
             with VerticalScroll(id="confirm-body"):
                 if plan.budget:
-                    yield Static(plan.budget, id="confirm-budget", markup=False)
+                    yield Static(printable_line(plan.budget), id="confirm-budget", markup=False)
                 if plan.images:
                     shown = "\n".join(f"  {image}" for image in plan.images)
                     yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
                 if plan.notes:
-                    yield Static("\n".join(plan.notes), id="confirm-notes", markup=False)
+                    notes = "\n".join(printable_line(note) for note in plan.notes)
+                    yield Static(notes, id="confirm-notes", markup=False)
+                if plan.secrets and not plan.blocked:
+                    lines = [f"⚠ The secret scan flagged {len(plan.secrets)} likely secret(s):"]
+                    lines.extend(f"  • {printable_line(finding)}" for finding in plan.secrets)
+                    lines.append(
+                        "They would be sent to the agent. Start twice to send them anyway."
+                    )
+                    yield Static("\n".join(lines), id="confirm-secrets", markup=False)
                 if plan.blocked:
                     yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
                 else:
@@ -225,7 +246,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
                     yield ArgvView(plan.argv, id="confirm-argv")
             with Horizontal(id="confirm-buttons"):
                 yield Button("Back  Esc", id="back", compact=True)
-                if not plan.blocked:
+                if not plan.blocked and plan.secrets:
+                    yield Button(
+                        "Start with secrets…  Enter", id="start", variant="error", compact=True
+                    )
+                elif not plan.blocked:
                     yield Button("Start  Enter", id="start", variant="success", compact=True)
 
     def on_resize(self) -> None:
@@ -253,6 +278,15 @@ class ConfirmRunScreen(ModalScreen[bool]):
         if self.plan.blocked:
             why = "over its token budget" if self.plan.over_budget else "over the error line"
             self.notify(f"{why}: this story cannot run as it is", severity="error")
+            return
+        if self.plan.secrets and not self.secrets_confirmed:
+            # The second, explicit confirmation: one Enter never sends a flagged secret.
+            self.secrets_confirmed = True
+            self.query_one("#start", Button).label = "Yes, send the secrets (Enter)"
+            self.notify(
+                "the injection holds likely secrets: press Start again to send them",
+                severity="warning",
+            )
             return
         self.dismiss(True)
 

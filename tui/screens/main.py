@@ -22,7 +22,7 @@ from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
 from promptdeck.core.images import ImageFile, check_image
-from promptdeck.core.injection import Selection
+from promptdeck.core.injection import InjectedFile, Selection
 from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
@@ -42,7 +42,14 @@ from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from ..format import cost_text, delta_text, human_bytes, human_tokens
+from ..format import (
+    cost_text,
+    delta_text,
+    human_bytes,
+    human_tokens,
+    printable,
+    printable_line,
+)
 from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
@@ -587,7 +594,13 @@ class MainScreen(Screen[None]):
         # releases the GIL while it encodes) follows without waiting for the first to finish.
         quick = asyncio.ensure_future(
             asyncio.to_thread(
-                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=False
+                compose_prompt,
+                workspace,
+                catalog,
+                request,
+                counter=counter,
+                count_tokens=False,
+                scan_secrets=False,
             )
         )
         counted = asyncio.ensure_future(
@@ -708,7 +721,8 @@ class MainScreen(Screen[None]):
         warnings = (*prompt.warnings, *prompt.injection.warnings)
         line = "  ".join(flags)
         if warnings:
-            line += "\n⚠ " + "\n⚠ ".join(dict.fromkeys(warnings))
+            shown = (printable_line(w) for w in dict.fromkeys(warnings))
+            line += "\n⚠ " + "\n⚠ ".join(shown)
         return line
 
     @on(TabbedContent.TabActivated, "#preview-tabs")
@@ -723,16 +737,16 @@ class MainScreen(Screen[None]):
             return
         active = self.query_one("#preview-tabs", TabbedContent).active
         if active == "tab-system":
-            self.query_one("#system-text", TextViewer).show(prompt.system)
+            self.query_one("#system-text", TextViewer).show(printable(prompt.system))
         elif active == "tab-user":
-            self.query_one("#user-text", TextViewer).show(prompt.user)
+            self.query_one("#user-text", TextViewer).show(printable(prompt.user))
         elif active == "tab-composition":
             self.query_one(CompositionChart).prompt = prompt
         elif active == "tab-messages":
             import json
 
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
-            self.query_one("#messages-text", TextViewer).show(text)
+            self.query_one("#messages-text", TextViewer).show(printable(text))
 
     @on(LayersTable.LayerChosen)
     def _layer_chosen(self, event: LayersTable.LayerChosen) -> None:
@@ -742,20 +756,34 @@ class MainScreen(Screen[None]):
             subtitle += f" · {layer.tokens:,} tokens"
         subtitle += f" · sha256 {layer.sha256[:12]}"
         self.app.push_screen(
-            TextViewScreen(f"{layer.layer_id} · {layer.title}", layer.content, subtitle)
+            TextViewScreen(
+                printable_line(f"{layer.layer_id} · {layer.title}"),
+                printable(layer.content),
+                printable_line(subtitle),
+            )
         )
 
     @on(FilesTable.FileChosen)
     def _file_chosen(self, event: FilesTable.FileChosen) -> None:
-        item = event.file
+        self._open_file(event.file)
+
+    @work(thread=True, group="file-view", exit_on_error=False, description="Reading a file")
+    def _open_file(self, item: InjectedFile) -> None:
+        # A read never runs on the UI thread: whatever the file is, q still quits.
         subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
-        path = self.deck.workspace.path(item.path)
-        if item.status == "outside-project" or not self.deck.workspace.contains(path):
+        workspace = self.deck.workspace
+        path = workspace.path(item.path)
+        if item.status == "outside-project" or not workspace.contains(path):
             text = "(outside the project: not read)"
         else:
-            content = read_text_file(path)
+            content = read_text_file(
+                path, root=workspace.root, limit=workspace.config.read_max_bytes
+            )
             text = content if isinstance(content, str) else f"({content})"
-        self.app.push_screen(TextViewScreen(item.path, text, subtitle))
+        screen = TextViewScreen(
+            printable_line(item.path), printable(text), printable_line(subtitle)
+        )
+        self.app.call_from_thread(self.app.push_screen, screen)
 
     # ---------------------------------------------------------------- toggles
 
@@ -1048,6 +1076,7 @@ class MainScreen(Screen[None]):
             variant=prompt.variant,
             budget=budget.describe() if budget.budget else "",
             over_budget=budget.refusal() if budget.over else "",
+            secrets=tuple(str(finding) for finding in injection.secrets),
             images=tuple(_describe_image(image) for image in self.images),
         )
         # A blocked plan's refusal already says all of it; otherwise the events are notices.
@@ -1109,7 +1138,7 @@ class MainScreen(Screen[None]):
         if event.kind == "line":
             self._feed.push_line(_log_line(event))
         elif event.kind == "notice":
-            self._feed.push_line(f"▸ {event.text}")
+            self._feed.push_line(printable(f"▸ {event.text}"))
         else:
             self._feed.push_event(event)
 
@@ -1129,8 +1158,9 @@ class MainScreen(Screen[None]):
         log.write_batch(lines)
         for event in batch.events:
             if event.kind == "signal" and event.signal is not None:
-                log.mark_signal(event.signal.line, event.signal.outcome != "failure")
-                panel.show_status(f"signal: {event.signal.line}", "running")
+                shown = printable(event.signal.line)
+                log.mark_signal(shown, event.signal.outcome != "failure")
+                panel.show_status(f"signal: {shown}", "running")
             elif event.kind == "usage":
                 window = (
                     event.context_window or self.deck.workspace.config.agent_claude_context_window
@@ -1342,11 +1372,13 @@ def stable_argv(argv: tuple[str, ...], replacements: dict[str, str]) -> tuple[st
 
 
 def _log_line(event: RunEvent) -> str:
-    """How one output line reads in the phase log."""
+    """How one output line reads in the phase log: control characters made visible (the run
+    record keeps the raw bytes)."""
+    text = printable(event.text)
     if event.stream == "stderr":
-        return f"stderr: {event.text}"
+        return f"stderr: {text}"
     if event.line_kind == "tool_use":
-        return f"→ {event.text}"
+        return f"→ {text}"
     if event.line_kind == "tool_result":
-        return f"  ← {event.text}"
-    return event.text
+        return f"  ← {text}"
+    return text

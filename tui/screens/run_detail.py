@@ -11,23 +11,33 @@ from promptdeck.core.agents.base import agent_label
 from promptdeck.core.config import Config
 from promptdeck.core.records import RunInfo
 from promptdeck.core.stream_view import readable_stream, shown_line
+from promptdeck.core.textfiles import TextProblem, read_file_bytes
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from ..format import cost_text, duration_text
+from ..format import cost_text, duration_text, printable, printable_line
 from ..widgets.phase_panel import PhaseLog
 from ..widgets.text_viewer import TextViewer
 
 STREAM_NAMES = ("stream.jsonl", "stream.log")
 
 
+SHOWN_BYTES = 2 * 1024 * 1024
+"""The most of one record file shown; the record on disk keeps everything."""
+
+
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return f"({path.name}: {exc.strerror or 'not readable'})"
+    # Through the guarded reader (never a FIFO, at most SHOWN_BYTES held), and with control
+    # characters made visible: the record keeps the agent's raw bytes, the screen does not.
+    data = read_file_bytes(path, None, limit=2**62, head=SHOWN_BYTES)
+    if isinstance(data, TextProblem):
+        return f"({path.name}: {data})"
+    text = data[:SHOWN_BYTES].decode("utf-8", errors="replace")
+    if len(data) > SHOWN_BYTES:
+        text += f"\n… (the first {SHOWN_BYTES:,} bytes shown; the whole file is {path})"
+    return printable(text)
 
 
 class RunDetailScreen(Screen[None]):
@@ -73,16 +83,17 @@ class RunDetailScreen(Screen[None]):
         cost = row.get("cost_usd")
         agent = agent_label(str(row.get("agent") or ""))
         yield Static(
-            f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}",
+            printable_line(f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}"),
             id="detail-title",
+            markup=False,
         )
         signal = row.get("signal") or "no signal"
         reason = f" — {row['reason']}" if row.get("reason") else ""
         shown_duration = getattr(self.app, "duration", duration_text)
         label = getattr(self.app, "run_label", str)
         yield Static(
-            f"outcome {row['outcome']} · {signal}{reason} · "
-            f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
+            printable_line(f"outcome {row['outcome']} · {signal}{reason} · ")
+            + f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
             f"{cost_text(cost if isinstance(cost, int | float) else None)} · {label(run.id)}",
             id="detail-summary",
             markup=False,
@@ -95,7 +106,7 @@ class RunDetailScreen(Screen[None]):
         result = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
         with TabbedContent(id="detail-tabs", initial="detail-result"):
             with TabPane("Result", id="detail-result"):
-                yield TextViewer(result_summary(run) + "\n\n" + result)
+                yield TextViewer(printable(result_summary(run) + "\n\n" + result))
             with TabPane("Stream", id="detail-stream"):
                 # Read like the live panel: parsed by the run's own agent, signals highlighted.
                 yield PhaseLog(id="detail-log")
@@ -106,7 +117,7 @@ class RunDetailScreen(Screen[None]):
             with TabPane("User message", id="detail-user"):
                 yield TextViewer(_read(run.dir / "user.md"))
             with TabPane("Signals", id="detail-signals"):
-                yield TextViewer(signals or "(no signals)")
+                yield TextViewer(printable(signals) or "(no signals)")
         yield Footer()
 
     def on_mount(self) -> None:

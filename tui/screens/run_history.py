@@ -16,7 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ..format import cost_text, duration_text
+from ..format import cost_text, duration_text, printable_line
 
 OUTCOME_TONES = {
     "success": "success",
@@ -148,13 +148,16 @@ class RunHistoryScreen(Screen[None]):
             )
             cells = {
                 "started": Text(started),
-                "story": Text(run.story, style="bold"),
-                "phase": Text(run.phase),
+                "story": Text(printable_line(run.story), style="bold"),
+                "phase": Text(printable_line(run.phase)),
                 "attempt": Text(str(run.attempt)),
-                "mode": Text(str(row.get("mode") or "")),
-                "agent": Text(agent_label(str(row.get("agent") or ""))),
-                "outcome": Text(outcome, style=self._tone(outcome)),
-                "signal": Text(_cut(str(row.get("signal") or "—"), signal_width), no_wrap=True),
+                "mode": Text(printable_line(str(row.get("mode") or ""))),
+                "agent": Text(printable_line(agent_label(str(row.get("agent") or "")))),
+                "outcome": Text(printable_line(outcome), style=self._tone(outcome)),
+                "signal": Text(
+                    _cut(printable_line(str(row.get("signal") or "—")), signal_width),
+                    no_wrap=True,
+                ),
                 "duration": Text(self._duration(_number(row.get("duration_s"))), justify="right"),
                 "cost": Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
             }

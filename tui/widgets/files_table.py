@@ -10,7 +10,7 @@ from promptdeck.core.injection import InjectedFile
 from rich.text import Text
 from textual.message import Message
 
-from ..format import human_bytes, human_tokens, share_bar
+from ..format import human_bytes, human_tokens, printable_line, share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 6
@@ -62,12 +62,17 @@ class FilesTable(FittedTable):
         for index, item in enumerate(self._shown_files):
             dim = "" if item.included else "dim"
             flags = f" [{', '.join(item.flags)}]" if item.flags else ""
+            secret = bool(item.secrets) and item.included
+            if secret:
+                # The visible mark: never the secret, only where and what kind.
+                found = ", ".join(f"line {f.line} {f.kind}" for f in item.secrets)
+                flags = f" ⚠ likely secrets: {found}"
             cells = (
                 partial(_path_cell, item.path, dim),
                 Text(CATEGORY_LABELS.get(item.category, item.category), style=dim, no_wrap=True),
                 Text(
-                    STATUS_LABELS.get(item.status, item.status),
-                    style="" if item.included else "dim italic",
+                    "⚠ secret" if secret else STATUS_LABELS.get(item.status, item.status),
+                    style="bold red" if secret else "" if item.included else "dim italic",
                     no_wrap=True,
                 ),
                 Text(human_bytes(item.bytes), style=dim, justify="right"),
@@ -75,7 +80,12 @@ class FilesTable(FittedTable):
                     human_tokens(item.tokens) if item.included else "", style=dim, justify="right"
                 ),
                 Text(share_bar(item.bytes if item.included else 0, total_bytes, BAR_WIDTH)),
-                Text(item.reason + flags, style=dim, overflow="ellipsis", no_wrap=True),
+                Text(
+                    printable_line(item.reason + flags),
+                    style="red" if secret else dim,
+                    overflow="ellipsis",
+                    no_wrap=True,
+                ),
             )
             rows.append((str(index), cells))
         self.set_rows(rows)
@@ -89,4 +99,4 @@ class FilesTable(FittedTable):
 
 def _path_cell(path: str, style: str, width: int) -> Text:
     # Cut from the middle: the file name is what tells files apart.
-    return Text(ellipsize_path(path, width), style=style, no_wrap=True)
+    return Text(ellipsize_path(printable_line(path), width), style=style, no_wrap=True)

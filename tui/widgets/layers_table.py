@@ -10,7 +10,7 @@ from promptdeck.core.composer import PromptLayer
 from rich.text import Text
 from textual.message import Message
 
-from ..format import human_bytes, human_tokens, share_bar
+from ..format import human_bytes, human_tokens, printable_line, share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 8
@@ -56,7 +56,7 @@ class LayersTable(FittedTable):
         rows: list[tuple[str, tuple[Cell, ...]]] = []
         for layer in self._shown_layers:
             style = "dim" if layer.missing else ""
-            title = layer.title + (" (missing)" if layer.missing else "")
+            title = printable_line(layer.title) + (" (missing)" if layer.missing else "")
             cells = (
                 Text(layer.layer_id, style="bold", no_wrap=True),
                 Text(title, style=style, overflow="ellipsis", no_wrap=True),
@@ -76,4 +76,4 @@ class LayersTable(FittedTable):
 
 
 def _source_cell(source: str, width: int) -> Text:
-    return Text(ellipsize_path(source, width), style="dim", no_wrap=True)
+    return Text(ellipsize_path(printable_line(source), width), style="dim", no_wrap=True)

@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
-from ..format import share_bar
+from ..format import printable, share_bar
 from .signal_highlighter import SignalHighlighter
 
 LOG_MAX_LINES = 5_000
@@ -225,6 +225,6 @@ class PhasePanel(Vertical):
     def show_status(self, text: str, tone: str = "") -> None:
         """Set the status line; ``tone`` is ``success``, ``failure``, ``running`` or empty."""
         status = self.query_one("#run-status", Static)
-        status.update(text, layout=False)
+        status.update(printable(text), layout=False)
         for name in ("success", "failure", "running"):
             status.set_class(tone == name, f"-{name}")

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from ..format import printable_line
 from ..story_filter import STATUS_MARKS, group_stories, status_legend
 
 _STATUS_COMPONENT = {
@@ -66,9 +67,13 @@ class StoryTree(Tree[Story | None]):
         self.clear()
         self._story_nodes = {}
         for group in group_stories(stories):
-            branch = self.root.add(Text(group.label, style="bold"), data=None, expand=True)
+            branch = self.root.add(
+                Text(printable_line(group.label), style="bold"), data=None, expand=True
+            )
             for story in group.stories:
-                label = Text.assemble((short_id(story), "bold"), " ", story.title)
+                label = Text.assemble(
+                    (printable_line(short_id(story)), "bold"), " ", printable_line(story.title)
+                )
                 self._story_nodes[story.id] = branch.add_leaf(label, data=story)
         if current in self._story_nodes:
             # Node lines are known only once the tree has laid itself out again.

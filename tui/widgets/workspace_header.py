@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..format import short_hash
+from ..format import printable_line, short_hash
 
 COMPACT_BELOW = 110
 """Below this width the header drops the app name and shortens its labels."""
@@ -75,7 +75,8 @@ class WorkspaceHeader(Widget):
             rules = "rules found"
         elif info.rules_status != "ok" or info.rules_sha256 is None:
             missing = self.get_component_rich_style("workspace-header--missing")
-            rules = Text(f"rules {info.rules_status} ({info.rules_path})", style=missing)
+            shown = printable_line(info.rules_path)
+            rules = Text(f"rules {info.rules_status} ({shown})", style=missing)
         else:
             rules = f"rules {short_hash(info.rules_sha256)}"
         alert = (
@@ -90,7 +91,7 @@ class WorkspaceHeader(Widget):
             if isinstance(rules, Text):
                 rules = Text(f"rules {info.rules_status}", style=rules.style)
             return Text.assemble(
-                (info.workspace, title),
+                (printable_line(info.workspace), title),
                 f" · {info.encoding} · {info.agent}",
                 f" · instr {short_hash(info.instructions_sha256)} · ",
                 rules,
@@ -100,7 +101,7 @@ class WorkspaceHeader(Widget):
         return Text.assemble(
             ("promptdeck", title),
             " · ",
-            (info.workspace, title),
+            (printable_line(info.workspace), title),
             f" · {info.encoding} · agent {info.agent}",
             f" · instructions {short_hash(info.instructions_sha256)} · ",
             rules,
