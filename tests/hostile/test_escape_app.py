@@ -84,8 +84,9 @@ async def test_escapes_markup_and_secrets_in_the_app(tmp_path: Path) -> None:
         shown = _screen_text(app)
         assert not has_terminal_controls(shown)
         assert "␛]52;c;" in shown
-        # The warning toast quotes the '[/x]' status: shown as text, no MarkupError.
-        assert any("'[/x]'" in n.message for n in app._notifications)
+        # The warning quotes the '[/x]' status: kept as text among the session's notices (the
+        # toast summarises them), no MarkupError.
+        assert any("'[/x]'" in n.text for n in app.notices)
 
         files = screen.query_one(FilesTable).shown_files
         notes = next(f for f in files if f.path.endswith("1-1-ops-notes.md"))
