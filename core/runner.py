@@ -59,7 +59,7 @@ from .locks import acquire as acquire_lock
 from .records import RunRecord, iso_time, next_attempt
 from .rules import note_rules_read
 from .signals import FAILURE, Signal, SignalParser, deciding_signal
-from .status_writeback import write_back
+from .status_writeback import write_back, write_start
 from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
@@ -714,6 +714,16 @@ def _launch(
     if request.phase == "dev" and not chat and start_learnings(workspace, story):
         # Seed 003: the first dev run starts the shared learnings file (core/learnings.py).
         warnings.append(f"created {learnings_path(workspace, story)} from its template")
+    # A simulation writes no status into a real project (only where it may commit: the demo).
+    writes_status = not chat and (not simulation or config.agent_replay_git)
+    started_status = None
+    if writes_status:
+        # After the fingerprints (so the edit is the phase's own, staged with its work) and
+        # before the story file is read for the append-only check.
+        try:
+            started_status = write_start(workspace, story, request.phase)
+        except OSError as exc:
+            warnings.append(f"could not mark story {story.id} in-progress: {exc.strerror}")
     meta: dict[str, Any] = {
         "run_id": record.id,
         "story": story.id,
@@ -751,6 +761,7 @@ def _launch(
         "resume_session": resume_session,
         "turn": turn,
         "images": [image.to_dict() for image in images],
+        "status_at_start": started_status.to_dict() if started_status else None,
     }
     alert = _record_injection(workspace, prompt, record.id, prepared.agent.name, resume_session)
     if alert:
@@ -1098,7 +1109,7 @@ class _Supervisor:
                 self.workspace,
                 self.prompt.story,
                 phase,
-                outcome == SUCCESS_OUTCOME and not self.chat,
+                outcome == SUCCESS_OUTCOME and not self.chat and self._writes_status(),
                 self.record.dir,
             ),
             None,
@@ -1239,6 +1250,10 @@ class _Supervisor:
 
     def _simulation_may_git(self) -> bool:
         return self.workspace.config.agent_replay_git
+
+    def _writes_status(self) -> bool:
+        """A simulation writes no status into a real project (only where it may commit)."""
+        return not self.simulation or self._simulation_may_git()
 
     def _git_after(
         self,

@@ -64,7 +64,8 @@ def _configure() -> None:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.settings import configure_settings_from_baseline
 
-    names: list[str] = [p.__name__ for p in get_mapping_from_secret_type_to_class().values()]
+    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    names = [plugin.__name__ for plugin in plugins]
     settings = configure_settings_from_baseline(
         {"plugins_used": [{"name": name} for name in names]}
     )

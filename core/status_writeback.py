@@ -5,8 +5,9 @@ BMAD's own workflows move a story through ``sprint-status.yaml`` and the story f
 promptdeck does the same after a phase succeeds, so ``stories`` and the app agree with the run
 records:
 
-* dev succeeded → ``review``; review passed → ``done`` — in the story's ``development_status``
-  line of ``sprint-status.yaml`` and in the story file's ``Status:`` line;
+* dev starts → ``in-progress`` (:func:`write_start`); dev succeeded → ``review``; review
+  passed → ``done`` — in the story's ``development_status`` line of ``sprint-status.yaml`` and
+  in the story file's ``Status:`` line;
 * an OpenSpec story whose dev phase succeeded gets the still-open checkboxes of its group in
   ``tasks.md`` ticked (the agent is told to tick them; the ones it left are named).
 
@@ -37,6 +38,8 @@ from .workspace import Workspace
 
 STATUS_AFTER = {"dev": "review", "review": "done"}
 """The BMAD status a story takes after each phase's success."""
+STATUS_AT_START = {"dev": "in-progress"}
+"""The BMAD status a story takes when a phase starts (BMAD's dev-story does the same)."""
 
 RECORD_NAME = "status.json"
 
@@ -259,10 +262,7 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _bmad(workspace: Workspace, story: Story, phase: str) -> StatusUpdate | None:
-    status = STATUS_AFTER.get(phase)
-    if status is None:
-        return None
+def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> StatusUpdate:
     edits: list[LineEdit] = []
     notes: list[str] = []
     rel = f"{workspace.config.paths_artifacts.rstrip('/')}/{SPRINT_STATUS_NAME}"
@@ -338,9 +338,33 @@ def write_back(
     if story.source == "openspec":
         update = _openspec(workspace, story, phase)
     else:
-        update = _bmad(workspace, story, phase)
+        status = STATUS_AFTER.get(phase)
+        update = None if status is None else _bmad(workspace, story, phase, status)
     if update is not None and run_dir is not None:
         (run_dir / RECORD_NAME).write_text(
             json.dumps(update.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
         )
     return update
+
+
+def write_start(workspace: Workspace, story: Story, phase: str) -> StatusUpdate | None:
+    """Mark a BMAD story ``in-progress`` as its dev phase starts (seed 002, BMAD's dev-story).
+
+    The same minimal one-line edits as :func:`write_back`; the runner calls it after it has
+    fingerprinted the tree, so the edit is the phase's own work and is staged with it. A
+    story already ``done`` is left as it is (a dev run of it is warned about, not recorded as
+    a step back).
+
+    Returns:
+        What was written, or None when nothing applies (switched off, OpenSpec, another
+        phase, a done story).
+    """
+    status = STATUS_AT_START.get(phase)
+    if (
+        status is None
+        or not workspace.config.status_write_back
+        or story.source != "bmad"
+        or story.status == "done"
+    ):
+        return None
+    return _bmad(workspace, story, phase, status)

@@ -214,7 +214,10 @@ def test_a_phase_that_rewrites_the_story_is_flagged_and_the_prior_version_kept(
     ws = make_workspace(tmp_path, config=script_config(body, tmp_path))
     result = start_run(ws, compose(ws), agent="command").wait(WAIT)
     assert result.story_rewritten
-    assert (result.run_dir / "story.before.md").read_text() == STORY
+    # The prior version is the one the agent started from: dev's start marked it in-progress.
+    started = STORY.replace("Status: ready-for-dev", "Status: in-progress")
+    assert started != STORY
+    assert (result.run_dir / "story.before.md").read_text() == started
     assert any("append-only" in w for w in result.warnings)
 
 

@@ -17,6 +17,7 @@ from promptdeck.core.status_writeback import (
     set_story_file_status,
     tick_group_tasks,
     write_back,
+    write_start,
 )
 from promptdeck.core.workspace import Workspace, open_workspace
 
@@ -229,4 +230,46 @@ def test_run_records_name_the_rules_file_found_with_its_sha256(tmp_path: Path) -
     assert meta["rules"]["path"] == "AGENTS.md" and meta["rules"]["status"] == "ok"
     assert meta["rules"]["sha256"] == hashlib.sha256((root / "AGENTS.md").read_bytes()).hexdigest()
     # A kickoff changes no status.
+    assert not (result.run_dir / "status.json").exists()
+
+
+def test_dev_start_marks_the_story_in_progress_and_nothing_else(tmp_path: Path) -> None:
+    ws = real(tmp_path, "bmad-todo-app")
+    sprint = ws.root / ART / "sprint-status.yaml"
+    sprint.write_text(
+        sprint.read_text().replace("2-2-create-task: done", "2-2-create-task: ready-for-dev")
+    )
+    story_file = ws.root / ART / "2-2-create-task.md"
+    story_file.write_text(story_file.read_text().replace("Status: done", "Status: ready-for-dev"))
+    before_sprint, before_story = sprint.read_bytes(), story_file.read_bytes()
+    story = load_catalog(ws).find("2-2")
+    update = write_start(ws, story, "dev")
+    assert update is not None and update.status == "in-progress"
+    only_line_changed(before_sprint, sprint.read_bytes())
+    only_line_changed(before_story, story_file.read_bytes())
+    assert load_catalog(ws).find("2-2").status == "in-progress"
+    # Other phases, switched off, or a story already done: nothing is written.
+    assert write_start(ws, story, "review") is None
+    off = real(tmp_path / "off", "bmad-todo-app", status_write_back=False)
+    assert write_start(off, load_catalog(off).find("5-4"), "dev") is None
+    done = load_catalog(ws).find("2-1")
+    assert done.status == "done" and write_start(ws, done, "dev") is None
+
+
+def test_a_simulation_writes_no_status_into_a_real_project(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    shutil.copytree(REAL / "bmad-todo-app", root)
+    sprint = root / ART / "sprint-status.yaml"
+    sprint.write_text(
+        sprint.read_text().replace("2-2-create-task: done", "2-2-create-task: ready-for-dev")
+    )
+    (root / ".promptdeck").mkdir()
+    (root / ".promptdeck" / "config.toml").write_text("[agent]\nreplay_delay = 0.0\n")
+    commit_all(root)
+    before = sprint.read_bytes()
+    ws = open_workspace(root)
+    prompt = compose_prompt(ws, None, PromptRequest("2-2", phase="dev"), count_tokens=False)
+    result = start_run(ws, prompt, agent="replay").wait(WAIT)
+    assert result.outcome == "success"
+    assert sprint.read_bytes() == before
     assert not (result.run_dir / "status.json").exists()
