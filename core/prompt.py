@@ -409,9 +409,13 @@ def compose_prompt(
         warnings.append(verification.note)
 
     if story.status == "done" and phase.name in ("kickoff", "dev"):
-        where = "its tasks" if story.source == "openspec" else "sprint-status.yaml"
+        where = (
+            "its tasks are all ticked"
+            if story.source == "openspec"
+            else ("sprint-status.yaml says so")
+        )
         warnings.append(
-            f"story {story.id} is already done ({where} says so): a {phase.name} run would redo "
+            f"story {story.id} is already done ({where}): a {phase.name} run would redo "
             "finished work"
         )
     retro: RetroPlan | None = None

@@ -27,7 +27,7 @@ from .common import (
     warn,
     workspace_from,
 )
-from .variants import add_variant_options, variant_from
+from .variants import add_variant_options, ignored_variant_flags, variant_from
 
 PARTS = ("system", "user", "messages", "injection", "layers")
 
@@ -92,6 +92,9 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
 def compose_from(args: argparse.Namespace, *, count_tokens: bool) -> ComposedPrompt:
     """Open the workspace and compose the prompt the arguments describe."""
     workspace = workspace_from(args)
+    ignored = ignored_variant_flags(args, args.phase)
+    if ignored:
+        warn(ignored)
     counter = get_counter(encoding_from(args, workspace))
     # One command, one listing of each folder: discovery and the injection share it.
     with one_scan():

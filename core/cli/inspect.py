@@ -248,7 +248,12 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
     rules = prompt.rules
     if rules is not None:
         found = f"sha256 {rules.sha256[:HASH_PREFIX]}" if rules.present and rules.sha256 else ""
-        how = "configured" if not rules.looked_for else "found in the documented order"
+        if not rules.looked_for:
+            how = "configured"
+        elif rules.present:
+            how = "found in the documented order"
+        else:
+            how = f"none of {len(rules.looked_for)} candidates exists"
         console.print(
             Text.assemble(
                 ("rules ", "bold"),

@@ -51,7 +51,7 @@ from .common import (
     workspace_from,
 )
 from .compose import refuse_secrets, request_from
-from .variants import add_variant_options, party_phases
+from .variants import add_variant_options, ignored_variant_flags, party_phases
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -376,6 +376,9 @@ def run(args: argparse.Namespace) -> int:
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     request = _request(args, workspace, args.phase or "dev")
+    ignored = ignored_variant_flags(args, request.phase)
+    if ignored:
+        print(f"promptdeck: warning: {ignored}", file=sys.stderr)
     prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)

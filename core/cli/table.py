@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..terminal import printable_line
+from ..textfit import shorten_path
 
 CELL_GAP = 2
 """Columns between two cells on a terminal."""
@@ -44,19 +45,15 @@ class Column:
 
 
 def shorten(text: str, width: int, *, path: bool = False) -> str:
-    """``text`` in at most ``width`` cells: cut at the end with ``…``, or for a path from the
-    middle (``docs/…/name.md``, ``…/name.md``), its last part kept whole when it fits."""
+    """``text`` in at most ``width`` cells: cut at the end with ``…``, or for a path as
+    :func:`~promptdeck.core.textfit.shorten_path` does (from the middle, never the name's
+    ends)."""
     if len(text) <= width:
         return text
     if width <= 1:
         return text[:width]
-    if path and "/" in text:
-        head, _, name = text.rpartition("/")
-        first = head.split("/", 1)[0]
-        for candidate in (f"{first}/…/{name}", f"…/{name}"):
-            if len(candidate) <= width:
-                return candidate
-        return "…" + name[-(width - 1) :]
+    if path:
+        return shorten_path(text, width)
     return text[: width - 1] + "…"
 
 

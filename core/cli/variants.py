@@ -38,6 +38,16 @@ def party_phases(args: argparse.Namespace) -> frozenset[str]:
     return frozenset(p for p in PARTY_PHASES if getattr(args, f"party_{p}", False))
 
 
+def ignored_variant_flags(args: argparse.Namespace, phase: str) -> str | None:
+    """A warning when ``--party-<phase>`` flags name phases other than the one composed
+    (they change nothing then), or None."""
+    ignored = sorted(party_phases(args) - {phase})
+    if not ignored:
+        return None
+    flags = ", ".join(f"--party-{p}" for p in ignored)
+    return f"{flags} changes nothing when composing the {phase} phase (--phase {ignored[0]})"
+
+
 def variant_from(args: argparse.Namespace, phase: str) -> str | None:
     """The variant the flags ask for ``phase``: ``party``, ``standard``, or None (the
     workspace's default)."""

@@ -179,3 +179,16 @@ def test_party_retro_writes_both_documents_where_the_config_says(tmp_path: Path)
         "**Participants**: Bob (Scrum Master), Winston (Architect), Amelia (Developer), " in retro
     )
     assert (root / "notes" / "next-1.md").is_file() and not (root / "docs").exists()
+
+
+def test_a_party_flag_for_another_phase_is_named_as_changing_nothing(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    plain = cli(root, "compose", "1.2")
+    flagged = cli(root, "compose", "1.2", "--party-review")
+    assert plain.returncode == flagged.returncode == 0, flagged.stderr
+    assert flagged.stdout == plain.stdout
+    assert "--party-review changes nothing when composing the dev phase" in flagged.stderr
+    assert "--party-review" not in plain.stderr
+    # Where it applies, it is no warning.
+    review = cli(root, "compose", "1.2", "--phase", "review", "--party-review")
+    assert "changes nothing" not in review.stderr and "Party Review" in review.stdout

@@ -43,6 +43,11 @@ def test_shorten_cuts_text_at_its_end_and_paths_in_the_middle() -> None:
     path = "_bmad-output/implementation-artifacts/1-1-parse.md"
     assert shorten(path, 30, path=True) == "_bmad-output/…/1-1-parse.md"
     assert shorten(path, 16, path=True) == "…/1-1-parse.md"
+    # A name wider than the column keeps both its ends: the story key and the extension.
+    long = "_bmad-output/implementation-artifacts/1-3-detect-duplicate-transactions.md"
+    short = shorten(long, 30, path=True)
+    assert short == "1-3-detect-dupl…ransactions.md" and len(short) == 30
+    assert shorten(long, 1, path=True) == "_"
 
 
 def test_columns_shorten_then_the_least_useful_step_aside() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.textfit import shorten_path
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -66,19 +67,9 @@ def ellipsize_left(text: str, width: int) -> str:
 
 
 def ellipsize_path(path: str, width: int) -> str:
-    """``path`` shortened to ``width`` cells from the middle, never its file name:
-    ``docs/…/sprint-project-context.md``, else ``…/sprint-project-context.md``; only a name
-    longer than the width itself is cut (at its start, keeping its end and extension)."""
-    if len(path) <= width:
-        return path
-    head, _, name = path.rpartition("/")
-    if not head:
-        return ellipsize_left(path, width)
-    first = head.split("/", 1)[0]
-    for candidate in (f"{first}/…/{name}", f"…/{name}"):
-        if len(candidate) <= width:
-            return candidate
-    return ellipsize_left(name, width)
+    """``path`` shortened to ``width`` cells from the middle, never its file name's ends
+    (the engine's :func:`~promptdeck.core.textfit.shorten_path`, shared with the CLI)."""
+    return shorten_path(path, width)
 
 
 def visible_columns(specs: Sequence[ColumnSpec], total: int) -> list[int]:
