@@ -68,7 +68,10 @@ def test_unticking_a_task_is_flagged_as_a_rewrite(tmp_path: Path) -> None:
     done = cli(root, "run", "1-1", "--phase", "dev")
     assert "story files are append-only" in done.stderr
     kept = run_folders(root)[-1] / "story.before.md"
-    assert kept.read_text(encoding="utf-8") == STORY
+    # The version the agent started from: dev's start marked the story in-progress.
+    assert kept.read_text(encoding="utf-8") == STORY.replace(
+        "Status: ready-for-dev", "Status: in-progress"
+    )
     result = json.loads((run_folders(root)[-1] / "result.json").read_text())
     assert result["story_rewritten"] is True
 
