@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .errors import StoryLocked
 from .keys import normalize_key
+from .workspace import ensure_inside
 
 LOCKS_RELPATH = ".promptdeck/locks"
 _held = threading.local()
@@ -58,9 +59,10 @@ def acquire(root: Path, story_id: str) -> StoryLock:
     path = lock_path(root, story_id)
     if str(path) in getattr(_held, "paths", ()):
         return StoryLock(-1, path)
-    _inside(root, path)  # before any mkdir: a symlinked .promptdeck never leads out
+    # Before any mkdir: a symlinked .promptdeck never leads out of the project.
+    ensure_inside(root, path, "the lock file")
     path.parent.mkdir(parents=True, exist_ok=True)
-    _inside(root, path)
+    ensure_inside(root, path, "the lock file")
     flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags, 0o644)
     try:
@@ -82,18 +84,6 @@ def acquire(root: Path, story_id: str) -> StoryLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
     return StoryLock(fd, path)
-
-
-def _inside(root: Path, path: Path) -> None:
-    from .errors import UsageError
-
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        raise UsageError(
-            f"the lock file {path} leads outside the project (a symlink?); promptdeck writes "
-            "only inside the project"
-        ) from None
 
 
 @contextlib.contextmanager

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .errors import UsageError
+from .processes import pid_alive
+from .workspace import ensure_inside
 
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
@@ -55,9 +57,9 @@ def ensure_gitignore(root: Path) -> bool:
     and exported prompts must never be staged by a dev phase's ``git add -A``.
     """
     path = root / GITIGNORE_RELPATH
-    _inside_project(root, path, "the file")  # before any mkdir: never create outside
+    ensure_inside(root, path, "the file")  # before any mkdir: never create outside
     path.parent.mkdir(parents=True, exist_ok=True)
-    _inside_project(root, path, "the file")
+    ensure_inside(root, path, "the file")
     try:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -115,17 +117,6 @@ def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     _write_atomic(path, text.encode("utf-8"))
 
 
-def _inside_project(root: Path, path: Path, what: str) -> None:
-    """Refuse to write where a symlink would lead out of the project."""
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        raise UsageError(
-            f"{what} {path} leads outside the project (a symlink?); promptdeck writes only "
-            "inside the project"
-        ) from None
-
-
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -161,9 +152,9 @@ class RunRecord:
     ) -> RunRecord:
         """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
         base = runs_dir(root)
-        _inside_project(root, base, "the runs folder")  # before any mkdir: never outside
+        ensure_inside(root, base, "the runs folder")  # before any mkdir: never outside
         base.mkdir(parents=True, exist_ok=True)
-        _inside_project(root, base, "the runs folder")
+        ensure_inside(root, base, "the runs folder")
         ensure_gitignore(root)
         while True:
             run_id = new_run_id(story_id, phase)
@@ -178,9 +169,9 @@ class RunRecord:
     def dry_run(cls, root: Path) -> RunRecord:
         """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
         folder = runs_dir(root) / DRY_RUN_DIR
-        _inside_project(root, folder, "the runs folder")
+        ensure_inside(root, folder, "the runs folder")
         folder.mkdir(parents=True, exist_ok=True)
-        _inside_project(root, folder, "the runs folder")
+        ensure_inside(root, folder, "the runs folder")
         ensure_gitignore(root)
         return cls(folder, DRY_RUN_DIR)
 
@@ -331,18 +322,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @dataclass(frozen=True)
 class RunInfo:
     """One run as read back from its folder.
@@ -388,7 +367,7 @@ class RunInfo:
         """The result's outcome; ``running`` or ``interrupted`` for a run with no result."""
         if self.result is not None:
             return str(self.result.get("outcome", "unknown"))
-        return "running" if _pid_alive(self.meta.get("pid")) else "interrupted"
+        return "running" if pid_alive(self.meta.get("pid")) else "interrupted"
 
     @property
     def signal(self) -> Mapping[str, Any] | None:

@@ -80,3 +80,18 @@ def open_workspace(
     else:
         resolved = find_root(cwd or Path.cwd())
     return Workspace(root=resolved, config=load_config(resolved))
+
+
+def ensure_inside(root: Path, path: Path, what: str) -> None:
+    """Refuse to write ``path`` where a symlink would lead it out of the project at ``root``.
+
+    Raises:
+        UsageError: ``path`` resolves outside ``root`` (exit 2), naming ``what`` it is.
+    """
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise UsageError(
+            f"{what} {path} leads outside the project (a symlink?); promptdeck writes only "
+            "inside the project"
+        ) from None

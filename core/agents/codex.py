@@ -47,6 +47,7 @@ from typing import Any
 
 from ..config import Config
 from ..errors import UsageError
+from ..processes import pid_alive
 from .base import (
     INFO,
     RESULT,
@@ -204,16 +205,6 @@ def project_overrides(root: Path, home: Path) -> list[ProjectOverride]:
     return found
 
 
-def _pid_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale_profiles(home: Path) -> list[Path]:
     """Remove profile links left by a promptdeck that no longer runs; returns them.
 
@@ -228,7 +219,7 @@ def sweep_stale_profiles(home: Path) -> list[Path]:
         match = _PROFILE_LINK.match(entry.name)
         if match is None or not entry.is_symlink():
             continue
-        if _pid_running(int(match.group(1))) and entry.exists():
+        if pid_alive(int(match.group(1))) and entry.exists():
             continue
         with contextlib.suppress(FileNotFoundError):
             entry.unlink()
