@@ -123,11 +123,18 @@ def stat_regular(
         info = os.stat(real)
     except OSError as exc:
         return _os_problem(exc)
+    problem = _stat_verdict(info, limit)
+    return problem if problem is not None else (real, info)
+
+
+def _stat_verdict(info: os.stat_result, limit: int) -> TextProblem | None:
+    """Why a file with this ``stat`` is not read (not a regular file, over ``limit``), or
+    None: the verdict every read takes from ``stat`` before it opens anything."""
     if not stat_module.S_ISREG(info.st_mode):
         return TextProblem("unreadable", _kind(info.st_mode))
     if info.st_size > limit:
         return _too_large(info.st_size, limit)
-    return real, info
+    return None
 
 
 def read_file_bytes(
@@ -163,10 +170,9 @@ def read_file_bytes(
             return TextProblem("unreadable", "a NUL byte in the path")
         except OSError as exc:
             return _os_problem(exc)
-        if not stat_module.S_ISREG(info.st_mode):
-            return TextProblem("unreadable", _kind(info.st_mode))
-        if info.st_size > limit:
-            return _too_large(info.st_size, limit)
+        problem = _stat_verdict(info, limit)
+        if problem is not None:
+            return problem
     try:
         descriptor = os.open(path, _LISTED_FLAGS if listed else _OPEN_FLAGS)
     except OSError as exc:
