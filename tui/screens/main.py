@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,12 +43,12 @@ from textual.worker import Worker, WorkerState
 
 from ..format import (
     cost_text,
-    delta_text,
     human_bytes,
     human_tokens,
     printable,
     printable_line,
 )
+from ..preview_composer import PreviewComposer
 from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
@@ -68,10 +67,6 @@ from .text_view import TextViewScreen
 
 if TYPE_CHECKING:
     from ..app import PromptdeckApp
-
-DEBOUNCE_SECONDS = 0.1
-"""A change that follows another within this window waits this long before composing, so a
-burst of key presses composes once; an isolated change composes at once."""
 
 FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
@@ -300,8 +295,7 @@ class MainScreen(Screen[None]):
         """The prompt shown, once composed (tokens may still be uncounted)."""
         self.prompt_counted = False
         """True once :attr:`prompt` carries token counts."""
-        self._delta_base: ComposedPrompt | None = None
-        self._last_request_at = 0.0
+        self._composer = PreviewComposer()
         self.variants: dict[str, str] = {}
         """The variant chosen per phase (``v``); unset phases take ``[party]`` defaults."""
         self._filter_query = ""
@@ -529,7 +523,7 @@ class MainScreen(Screen[None]):
 
     def watch_story(self, story: Story | None) -> None:
         """A new story: reset the per-story choices and compose."""
-        self._delta_base = None
+        self._composer.forget_delta()
         # Set without watchers: the story change composes once, below.
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
         self.set_reactive(MainScreen.mode, "create")
@@ -571,15 +565,8 @@ class MainScreen(Screen[None]):
         request = self.current_request()
         if request is None or self.catalog is None:
             return
-        now = time.monotonic()
-        burst = now - self._last_request_at < DEBOUNCE_SECONDS
-        self._last_request_at = now
-        if story_changed:
-            # A new story, or the flow moving on after a run: no delta across that.
-            self._delta_base = None
-        elif self.prompt is not None and self._delta_base is None:
-            self._delta_base = self.prompt
-        self._compose_preview(request, self.catalog, DEBOUNCE_SECONDS if burst else 0.0)
+        delay = self._composer.request(self.prompt, story_changed=story_changed)
+        self._compose_preview(request, self.catalog, delay)
 
     @work(exclusive=True, group="compose", exit_on_error=False, description="Composing")
     async def _compose_preview(
@@ -588,45 +575,18 @@ class MainScreen(Screen[None]):
         # A newer request cancels this worker while it sleeps: that is the debounce.
         if delay:
             await asyncio.sleep(delay)
-        workspace = self.deck.workspace
-        counter = self.deck.counter
-        # Both passes start together: the byte-only one shows first; the counted one (tiktoken
-        # releases the GIL while it encodes) follows without waiting for the first to finish.
-        quick = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt,
-                workspace,
-                catalog,
-                request,
-                counter=counter,
-                count_tokens=False,
-                scan_secrets=False,
-            )
-        )
-        counted = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
-            )
-        )
+
+        def show_quick(first: ComposedPrompt) -> None:
+            self._show_header(first)
+            self._show_prompt(first, counted=False)
+
         try:
-            done, _pending = await asyncio.wait(
-                (quick, counted), return_when=asyncio.FIRST_COMPLETED
+            final = await self._composer.compose(
+                self.deck.workspace, catalog, request, self.deck.counter, show_quick
             )
-            if counted not in done:
-                first = quick.result()
-                self._show_header(first)
-                self._show_prompt(first, counted=False)
-            final = await counted
         except PromptdeckError as exc:
             self._show_error(str(exc))
             return
-        finally:
-            for future in (quick, counted):
-                if not future.done():
-                    future.cancel()
-            # A failed pass that nobody awaited must not be reported as never retrieved.
-            if quick.done() and not quick.cancelled():
-                quick.exception()
         self._show_header(final)
         self._show_prompt(final, counted=True)
 
@@ -672,13 +632,7 @@ class MainScreen(Screen[None]):
         self.query_one(LayersTable).show_layers(prompt.layers, system_bytes)
         injection = prompt.injection
         self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
-        delta = ""
-        base = self._delta_base
-        if base is not None and base.story.id == prompt.story.id:
-            token_delta = None
-            if counted and prompt.system_meter.tokens is not None and base.counted:
-                token_delta = prompt.system_meter.tokens - base.system_meter.tokens
-            delta = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
+        delta = self._composer.delta(prompt, counted=counted)
         self.query_one(MeterLine).reading = MeterReading(
             system_bytes=system_bytes,
             system_tokens=prompt.system_meter.tokens if counted else None,
@@ -690,8 +644,6 @@ class MainScreen(Screen[None]):
             encoding=injection.encoding,
             delta=delta,
         )
-        if counted:
-            self._delta_base = None
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen.
