@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
@@ -35,12 +35,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ..context import DeckContext
 from ..format import (
     cost_text,
     human_bytes,
@@ -64,9 +66,6 @@ from ..widgets.view_bar import ViewBar, ViewState
 from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
 from .confirm_run import ConfirmRunScreen, RunPlan
 from .text_view import TextViewScreen
-
-if TYPE_CHECKING:
-    from ..app import PromptdeckApp
 
 FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
@@ -222,30 +221,33 @@ FOOTER_PRIORITY = (
 At 80 columns the first nine fit; wider terminals show more."""
 
 
+def binding_ids(*owners: type[DOMNode]) -> set[str]:
+    """The binding ids ``owners`` declare in their ``BINDINGS``."""
+    ids: set[str] = set()
+    for owner in owners:
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids
+
+
 def known_binding_ids() -> set[str]:
-    """Every binding id a ``[keymap]`` may rebind: the main screen's, the app's and the
-    dialogs'."""
-    from ..app import PromptdeckApp
+    """Every binding id of the screens a ``[keymap]`` may rebind: the main screen's and the
+    dialogs' (the app adds its own)."""
     from .confirm_run import ConfirmRunScreen
     from .help import HelpScreen
     from .notices import NoticesScreen
     from .quit_confirm import QuitConfirmScreen
     from .text_view import TextViewScreen
 
-    ids: set[str] = set()
-    for owner in (
+    return binding_ids(
         MainScreen,
-        PromptdeckApp,
         ConfirmRunScreen,
         HelpScreen,
         NoticesScreen,
         QuitConfirmScreen,
         TextViewScreen,
-    ):
-        for binding in owner.BINDINGS:
-            if isinstance(binding, Binding) and binding.id:
-                ids.add(binding.id)
-    return ids
+    )
 
 
 def _describe_image(image: ImageFile) -> str:
@@ -288,8 +290,10 @@ class MainScreen(Screen[None]):
     view: reactive[str] = reactive("all", init=False)
     """Which regions show: all, or one of stories, preview, phases."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: DeckContext) -> None:
         super().__init__()
+        self.context = context
+        """The session this screen works in."""
         self.catalog: StoryCatalog | None = None
         self.prompt: ComposedPrompt | None = None
         """The prompt shown, once composed (tokens may still be uncounted)."""
@@ -312,14 +316,6 @@ class MainScreen(Screen[None]):
         """How the last run of this session ended."""
         self._feed = RunFeed()
         self._follow_timer: Timer | None = None
-
-    @property
-    def deck(self) -> PromptdeckApp:
-        """The app, typed."""
-        from ..app import PromptdeckApp
-
-        assert isinstance(self.app, PromptdeckApp)
-        return self.app
 
     # ---------------------------------------------------------------- layout
 
@@ -358,7 +354,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
-        deck = self.deck
+        deck = self.context
         rules_path = find_rules_path(deck.workspace)[0]
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
@@ -431,7 +427,7 @@ class MainScreen(Screen[None]):
     )
     def _load_catalog(self, follow_flow: bool = False) -> None:
         try:
-            catalog = load_catalog(self.deck.workspace)
+            catalog = load_catalog(self.context.workspace)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
@@ -448,7 +444,7 @@ class MainScreen(Screen[None]):
         tree.show_stories(shown, chosen.id if chosen else None)
         if not reload:
             # One toast for them all; the notices screen (w) keeps each of them.
-            self.deck.add_notices("loading the stories", list(catalog.warnings))
+            self.context.board.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
             self._show_empty()
             return
@@ -536,7 +532,7 @@ class MainScreen(Screen[None]):
 
     def variant_of(self, phase: str) -> str:
         """The variant ``phase`` runs in: the user's choice, else the workspace default."""
-        return self.variants.get(phase) or default_variant(self.deck.workspace.config, phase)
+        return self.variants.get(phase) or default_variant(self.context.workspace.config, phase)
 
     def current_request(self) -> PromptRequest | None:
         """The request the preview shows, from the screen's state."""
@@ -582,7 +578,7 @@ class MainScreen(Screen[None]):
 
         try:
             final = await self._composer.compose(
-                self.deck.workspace, catalog, request, self.deck.counter, show_quick
+                self.context.workspace, catalog, request, self.context.counter, show_quick
             )
         except PromptdeckError as exc:
             self._show_error(str(exc))
@@ -593,7 +589,7 @@ class MainScreen(Screen[None]):
     def _show_header(self, prompt: ComposedPrompt) -> None:
         # The instructions and rules are read fresh at every compose: the header shows the
         # ones in force for the prompt on screen.
-        deck = self.deck
+        deck = self.context
         rules = prompt.rules
         instructions = prompt.instructions
         self.query_one(WorkspaceHeader).info = HeaderInfo(
@@ -610,20 +606,20 @@ class MainScreen(Screen[None]):
     def _show_empty(self) -> None:
         # Nothing to compose: say what promptdeck looks for and how to start, in place of the
         # preview, instead of composing forever.
-        lines = where_stories_come_from(self.deck.workspace)
+        lines = where_stories_come_from(self.context.workspace)
         notes = self.query_one("#preview-notes", Static)
         notes.styles.height = "auto"
         notes.update(Text("\n".join(lines)))
         notes.add_class("-error")
         self.query_one(MeterLine).placeholder = "no story to compose"
         self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
-        self.deck.add_notices("loading the stories", [lines[0]])
+        self.context.board.add_notices("loading the stories", [lines[0]])
 
     def _show_error(self, message: str) -> None:
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
         notes.add_class("-error")
-        self.deck.add_notices("error", [message], "error")
+        self.context.board.add_notices("error", [message], "error")
 
     def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
         self.prompt = prompt
@@ -666,7 +662,7 @@ class MainScreen(Screen[None]):
             flags.append(f"[a] +{len(selection.additional_files)} added")
         if prompt.variant == "party":
             flags.append("[v] party")
-        budget = check_budget(prompt, self.deck.workspace.config)
+        budget = check_budget(prompt, self.context.workspace.config)
         if budget.budget:
             used = "…" if budget.tokens is None else f"{budget.tokens:,}"
             flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
@@ -723,7 +719,7 @@ class MainScreen(Screen[None]):
     def _open_file(self, item: InjectedFile) -> None:
         # A read never runs on the UI thread: whatever the file is, q still quits.
         subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
-        workspace = self.deck.workspace
+        workspace = self.context.workspace
         path = workspace.path(item.path)
         if item.status == "outside-project" or not workspace.contains(path):
             text = "(outside the project: not read)"
@@ -770,7 +766,7 @@ class MainScreen(Screen[None]):
                     )
                 )
 
-        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+        self.app.push_screen(FilePickerScreen(self.context.workspace), chosen)
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
@@ -785,14 +781,14 @@ class MainScreen(Screen[None]):
                 self.notify(f"image detached: {path}")
                 return
             try:
-                image = check_image(self.deck.workspace, path)
+                image = check_image(self.context.workspace, path)
             except PromptdeckError as exc:
                 self.notify(str(exc), severity="error", timeout=8)
                 return
             self.images = (*self.images, image)
             self.notify(f"image attached: {_describe_image(image)}")
 
-        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+        self.app.push_screen(FilePickerScreen(self.context.workspace), chosen)
 
     def action_remove_file(self) -> None:
         """``x``: remove the added file under the cursor in the files table, else the last."""
@@ -862,7 +858,7 @@ class MainScreen(Screen[None]):
         story, catalog = self.story, self.catalog
         if story is None or catalog is None:
             return
-        workspace = self.deck.workspace
+        workspace = self.context.workspace
         # The run folders are read once and serve the flow, the attempts and the failure.
         runs = list_runs(workspace.root)
         flow = flow_for(workspace, catalog, story, runs)
@@ -971,7 +967,7 @@ class MainScreen(Screen[None]):
         description="Preparing the run",
     )
     def _plan_run(self, request: PromptRequest) -> None:
-        deck = self.deck
+        deck = self.context
         workspace, catalog = deck.workspace, self.catalog
         events: list[tuple[str, dict[str, Any]]] = []
         try:
@@ -1053,7 +1049,7 @@ class MainScreen(Screen[None]):
         description="Starting the run",
     )
     def _start_run(self, planned: PlannedRun) -> None:
-        deck = self.deck
+        deck = self.context
         prompt = planned.prompt
         self._feed.drain()
         try:
@@ -1078,8 +1074,8 @@ class MainScreen(Screen[None]):
         self.last_result = None
         panel = self.query_one(PhasePanel)
         panel.query_one(PhaseLog).reset()
-        label = self.deck.run_label(handle.run_id)
-        agent = agent_label(self.deck.agent)
+        label = self.context.run_label(handle.run_id)
+        agent = agent_label(self.context.agent)
         panel.show_status(f"{prompt.request.phase} running · {agent} {label}", "running")
         self._show_flow()
         if self.has_class("-narrow") and self.view == "all":
@@ -1115,7 +1111,8 @@ class MainScreen(Screen[None]):
                 panel.show_status(f"signal: {shown}", "running")
             elif event.kind == "usage":
                 window = (
-                    event.context_window or self.deck.workspace.config.agent_claude_context_window
+                    event.context_window
+                    or self.context.workspace.config.agent_claude_context_window
                 )
                 panel.show_context(event.context_tokens, window)
             elif event.kind == "end" and event.result is not None:
@@ -1145,14 +1142,16 @@ class MainScreen(Screen[None]):
         self.query_one(PhasePanel).show_status(
             # The phase's outcome (from its signal) and the process's own end, apart.
             f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
-            f"{process} · {self.deck.duration(result.duration_s)} · "
+            f"{process} · {self.context.duration(result.duration_s)} · "
             f"{cost_text(result.cost_usd)}{tokens}",
             tone,
         )
         messages = list(result.warnings)
         if result.message and result.outcome != "success":
             messages.insert(0, result.message)
-        self.deck.add_notices(f"run {result.story_id} {result.phase} #{result.attempt}", messages)
+        self.context.board.add_notices(
+            f"run {result.story_id} {result.phase} #{result.attempt}", messages
+        )
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
@@ -1203,7 +1202,7 @@ class MainScreen(Screen[None]):
         """``h``: the runs of this workspace."""
         from .run_history import RunHistoryScreen
 
-        self.app.push_screen(RunHistoryScreen(self.deck.workspace, self.deck.workspace_label))
+        self.app.push_screen(RunHistoryScreen(self.context))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed with an unexpected error says so instead of vanishing."""
@@ -1236,7 +1235,7 @@ class MainScreen(Screen[None]):
             return
         from .export import ExportScreen
 
-        self.app.push_screen(ExportScreen(self.deck.workspace, self.prompt))
+        self.app.push_screen(ExportScreen(self.context.workspace, self.prompt))
 
     def action_view(self, view: str) -> None:
         """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
@@ -1279,7 +1278,7 @@ class MainScreen(Screen[None]):
         )
 
         story, phase = prompt.story.id, prompt.request.phase
-        run = last_run_of(self.deck.workspace.root, story, phase)
+        run = last_run_of(self.context.workspace.root, story, phase)
         if run is None:
             self.app.call_from_thread(
                 self.notify, f"no earlier {phase} run of story {story} to compare with"
@@ -1298,7 +1297,7 @@ class MainScreen(Screen[None]):
         """``w``: every notice of the session."""
         from .notices import NoticesScreen
 
-        self.app.push_screen(NoticesScreen(self.deck.notices))
+        self.app.push_screen(NoticesScreen(self.context.board.notices))
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
