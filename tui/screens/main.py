@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -44,14 +45,11 @@ from textual.worker import Worker, WorkerState
 
 from ..context import DeckContext
 from ..format import (
-    cost_text,
     human_bytes,
-    human_tokens,
     printable,
     printable_line,
 )
 from ..preview_composer import PreviewComposer
-from ..run_feed import FLUSH_INTERVAL, RunFeed
 from ..size_advice import size_options
 from ..story_filter import filter_stories
 from ..widgets.composition_chart import CompositionChart
@@ -59,7 +57,7 @@ from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
-from ..widgets.phase_panel import LOG_MAX_LINES, PhaseList, PhaseLog, PhasePanel, PhaseRow
+from ..widgets.phase_panel import PhaseList, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
 from ..widgets.view_bar import ViewBar, ViewState
@@ -306,6 +304,8 @@ class MainScreen(Screen[None]):
         self.flow: StoryFlow | None = None
         """The selected story's phase states and suggestion, from the run records."""
         self._last_failure: FailureInfo | None = None
+        self._attempts: dict[str, int] = {}
+        """Attempts so far per phase of the selected story, from the run records."""
         self.run_handle: RunHandle | None = None
         """The phase running now, if any."""
         self.running: tuple[str, str] | None = None
@@ -314,7 +314,6 @@ class MainScreen(Screen[None]):
         """Images sent with the next runs' messages (``i`` attaches and detaches)."""
         self.last_result: RunResult | None = None
         """How the last run of this session ended."""
-        self._feed = RunFeed()
         self._follow_timer: Timer | None = None
 
     # ---------------------------------------------------------------- layout
@@ -349,7 +348,11 @@ class MainScreen(Screen[None]):
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
                 yield Static("Phases", classes="region-title", id="phases-title", markup=False)
-                yield PhasePanel(id="phase-panel")
+                yield PhasePanel(
+                    context_window=self.context.workspace.config.agent_claude_context_window,
+                    duration=self.context.duration,
+                    id="phase-panel",
+                )
         yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
@@ -369,7 +372,6 @@ class MainScreen(Screen[None]):
         self.query_one(PhasePanel).show_phases(
             [PhaseRow(name, "pending") for name in PHASES], self.phase
         )
-        self.set_interval(FLUSH_INTERVAL, self._flush_feed, name="run-feed")
         self._load_catalog()
 
     def on_resize(self) -> None:
@@ -892,7 +894,7 @@ class MainScreen(Screen[None]):
 
     def _show_flow(self) -> None:
         flow = self.flow
-        attempts = getattr(self, "_attempts", {})
+        attempts = self._attempts
         rows = []
         for name in PHASES:
             state = flow.states.get(name, "pending") if flow else "pending"
@@ -1035,7 +1037,9 @@ class MainScreen(Screen[None]):
     def _confirm_run(self, plan: RunPlan, planned: PlannedRun) -> None:
         def answered(start: bool | None) -> None:
             if start and not plan.blocked:
-                self._start_run(planned)
+                panel = self.query_one(PhasePanel)
+                panel.forget_feed()
+                self._start_run(planned, panel.listen)
             else:
                 discard_plan(planned)
 
@@ -1048,16 +1052,15 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Starting the run",
     )
-    def _start_run(self, planned: PlannedRun) -> None:
+    def _start_run(self, planned: PlannedRun, listener: Callable[[RunEvent], None]) -> None:
         deck = self.context
         prompt = planned.prompt
-        self._feed.drain()
         try:
             handle = start_run(
                 deck.workspace,
                 prompt,
                 agent=deck.agent,
-                listener=self._listen,
+                listener=listener,
                 use_git=deck.use_git,
                 images=self.images,
                 prepared=planned.prepared,
@@ -1072,51 +1075,16 @@ class MainScreen(Screen[None]):
         self.run_handle = handle
         self.running = (prompt.story.id, prompt.request.phase)
         self.last_result = None
-        panel = self.query_one(PhasePanel)
-        panel.query_one(PhaseLog).reset()
         label = self.context.run_label(handle.run_id)
         agent = agent_label(self.context.agent)
-        panel.show_status(f"{prompt.request.phase} running · {agent} {label}", "running")
+        self.query_one(PhasePanel).begin_run(f"{prompt.request.phase} running · {agent} {label}")
         self._show_flow()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"
 
-    def _listen(self, event: RunEvent) -> None:
-        # Called from the runner's reader threads: only queue here, the timer shows it.
-        if event.kind == "line":
-            self._feed.push_line(_log_line(event))
-        elif event.kind == "notice":
-            self._feed.push_line(printable(f"▸ {event.text}"))
-        else:
-            self._feed.push_event(event)
-
-    def _flush_feed(self) -> None:
-        batch = self._feed.drain()
-        if not (batch.lines or batch.events):
-            return
-        panel = self.query_one(PhasePanel)
-        log = panel.query_one(PhaseLog)
-        lines, dropped = batch.lines, batch.dropped
-        if len(lines) > LOG_MAX_LINES:
-            # The log keeps only its last LOG_MAX_LINES: never write what it would prune.
-            dropped += len(lines) - LOG_MAX_LINES
-            lines = lines[-LOG_MAX_LINES:]
-        if dropped:
-            log.write_line(f"… {dropped:,} lines not shown here (all are in the run record)")
-        log.write_batch(lines)
-        for event in batch.events:
-            if event.kind == "signal" and event.signal is not None:
-                shown = printable(event.signal.line)
-                log.mark_signal(shown, event.signal.outcome != "failure")
-                panel.show_status(f"signal: {shown}", "running")
-            elif event.kind == "usage":
-                window = (
-                    event.context_window
-                    or self.context.workspace.config.agent_claude_context_window
-                )
-                panel.show_context(event.context_tokens, window)
-            elif event.kind == "end" and event.result is not None:
-                self._run_finished(event.result)
+    @on(PhasePanel.RunFinished)
+    def _run_finished_shown(self, event: PhasePanel.RunFinished) -> None:
+        self._run_finished(event.result)
 
     def _run_finished(self, result: RunResult) -> None:
         self.run_handle = None
@@ -1127,25 +1095,6 @@ class MainScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
-        # A cancel is the user's choice, not a failure of the phase.
-        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
-        signal = result.signal.line if result.signal else "no signal"
-        process = (
-            f"process exit {result.process_exit}"
-            if result.process_exit is not None
-            else "process: no exit code"
-        )
-        tokens = ""
-        if result.usage is not None:
-            total = result.usage.context_tokens + result.usage.output_tokens
-            tokens = f" · {human_tokens(total)} tok"
-        self.query_one(PhasePanel).show_status(
-            # The phase's outcome (from its signal) and the process's own end, apart.
-            f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
-            f"{process} · {self.context.duration(result.duration_s)} · "
-            f"{cost_text(result.cost_usd)}{tokens}",
-            tone,
-        )
         messages = list(result.warnings)
         if result.message and result.outcome != "success":
             messages.insert(0, result.message)
@@ -1320,16 +1269,3 @@ def stable_argv(argv: tuple[str, ...], replacements: dict[str, str]) -> tuple[st
             word = word.replace(old, new)
         shown.append(word)
     return tuple(shown)
-
-
-def _log_line(event: RunEvent) -> str:
-    """How one output line reads in the phase log: control characters made visible (the run
-    record keeps the raw bytes)."""
-    text = printable(event.text)
-    if event.stream == "stderr":
-        return f"stderr: {text}"
-    if event.line_kind == "tool_use":
-        return f"→ {text}"
-    if event.line_kind == "tool_result":
-        return f"  ← {text}"
-    return text
