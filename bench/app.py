@@ -48,7 +48,7 @@ from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from promptdeck.tui.widgets.meter_line import MeterLine
-from promptdeck.tui.widgets.phase_panel import PhaseLog
+from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
 from synthetic import ARTIFACTS, BIG_STORY, PROJECT_CONTEXT, make_synthetic_workspace, settle
 from textual import events
 
@@ -355,7 +355,7 @@ async def bench_streaming(root: Path, settings_dir: Path) -> dict[str, float]:
         started = time.perf_counter()
         await pilot.press("enter")
         await _until(lambda: screen.last_result is not None, "the end of the run", step=0.01)
-        await _until(lambda: not screen._feed.drain().lines, "the last batch")
+        await _until(lambda: not screen.query_one(PhasePanel).feed.drain().lines, "the last batch")
         elapsed = time.perf_counter() - started
         probing = False
         await task

@@ -15,8 +15,9 @@ from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
 from .commands import PromptdeckCommands
-from .format import duration_text, printable, printable_line
-from .screens.main import MainScreen, known_binding_ids
+from .context import DeckContext
+from .format import printable, printable_line
+from .screens.main import MainScreen, binding_ids, known_binding_ids
 from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 
@@ -81,6 +82,17 @@ class PromptdeckApp(App[None]):
         self.stable = stable
         self.notices: list[Notice] = []
         """Every notice of the session, for the notices screen (``w``)."""
+        self.context = DeckContext(
+            workspace=workspace,
+            counter=self.counter,
+            agent=self.agent,
+            encoding=self.encoding,
+            workspace_label=self.workspace_label,
+            stable=stable,
+            use_git=use_git,
+            board=self,
+        )
+        """What the screens work with: handed to each one made."""
 
     def add_notices(
         self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
@@ -121,8 +133,6 @@ class PromptdeckApp(App[None]):
     async def action_quit(self) -> None:
         """``ctrl+q`` quits like ``q``: while a phase runs, ask first and cancel it cleanly,
         so no agent is left running after the app has gone."""
-        from .screens.main import MainScreen
-
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
         if main is None:
             self.exit()
@@ -150,7 +160,7 @@ class PromptdeckApp(App[None]):
             # count that is not known builds the encoder itself. Building it later, off the
             # first paint's path, keeps a later toggle of unseen text quick.
             self.set_timer(WARM_AFTER_SECONDS, self._warm_later)
-        self.push_screen(MainScreen())
+        self.push_screen(MainScreen(self.context))
 
     def _warm_later(self) -> None:
         if not self.counter.ready:
@@ -166,7 +176,7 @@ class PromptdeckApp(App[None]):
         """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""
         if not keymap:
             return
-        known = known_binding_ids()
+        known = known_binding_ids() | binding_ids(PromptdeckApp)
         unknown = sorted(set(keymap) - known)
         if unknown:
             self.notify(
@@ -176,14 +186,6 @@ class PromptdeckApp(App[None]):
                 markup=False,
             )
         self.set_keymap({key: value for key, value in keymap.items() if key in known})
-
-    def duration(self, seconds: float | None) -> str:
-        """A duration as shown (``—`` in stable mode)."""
-        return "—" if self.stable else duration_text(seconds)
-
-    def run_label(self, run_id: str) -> str:
-        """A run id as shown (hidden in stable mode: ids carry the time)."""
-        return "" if self.stable else run_id
 
     def _remember_theme(self, theme: Theme) -> None:
         loaded = self._settings

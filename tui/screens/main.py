@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
@@ -36,21 +36,20 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ..context import DeckContext
 from ..format import (
-    cost_text,
-    delta_text,
     human_bytes,
-    human_tokens,
     printable,
     printable_line,
 )
-from ..run_feed import FLUSH_INTERVAL, RunFeed
+from ..preview_composer import PreviewComposer
 from ..size_advice import size_options
 from ..story_filter import filter_stories
 from ..widgets.composition_chart import CompositionChart
@@ -58,20 +57,13 @@ from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
 from ..widgets.meter_line import MeterLine, MeterReading
-from ..widgets.phase_panel import LOG_MAX_LINES, PhaseList, PhaseLog, PhasePanel, PhaseRow
+from ..widgets.phase_panel import PhaseList, PhasePanel, PhaseRow
 from ..widgets.story_tree import StoryTree
 from ..widgets.text_viewer import TextViewer
 from ..widgets.view_bar import ViewBar, ViewState
 from ..widgets.workspace_header import HeaderInfo, WorkspaceHeader
 from .confirm_run import ConfirmRunScreen, RunPlan
 from .text_view import TextViewScreen
-
-if TYPE_CHECKING:
-    from ..app import PromptdeckApp
-
-DEBOUNCE_SECONDS = 0.1
-"""A change that follows another within this window waits this long before composing, so a
-burst of key presses composes once; an isolated change composes at once."""
 
 FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
@@ -227,30 +219,33 @@ FOOTER_PRIORITY = (
 At 80 columns the first nine fit; wider terminals show more."""
 
 
+def binding_ids(*owners: type[DOMNode]) -> set[str]:
+    """The binding ids ``owners`` declare in their ``BINDINGS``."""
+    ids: set[str] = set()
+    for owner in owners:
+        for binding in owner.BINDINGS:
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids
+
+
 def known_binding_ids() -> set[str]:
-    """Every binding id a ``[keymap]`` may rebind: the main screen's, the app's and the
-    dialogs'."""
-    from ..app import PromptdeckApp
+    """Every binding id of the screens a ``[keymap]`` may rebind: the main screen's and the
+    dialogs' (the app adds its own)."""
     from .confirm_run import ConfirmRunScreen
     from .help import HelpScreen
     from .notices import NoticesScreen
     from .quit_confirm import QuitConfirmScreen
     from .text_view import TextViewScreen
 
-    ids: set[str] = set()
-    for owner in (
+    return binding_ids(
         MainScreen,
-        PromptdeckApp,
         ConfirmRunScreen,
         HelpScreen,
         NoticesScreen,
         QuitConfirmScreen,
         TextViewScreen,
-    ):
-        for binding in owner.BINDINGS:
-            if isinstance(binding, Binding) and binding.id:
-                ids.add(binding.id)
-    return ids
+    )
 
 
 def _describe_image(image: ImageFile) -> str:
@@ -293,21 +288,24 @@ class MainScreen(Screen[None]):
     view: reactive[str] = reactive("all", init=False)
     """Which regions show: all, or one of stories, preview, phases."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: DeckContext) -> None:
         super().__init__()
+        self.context = context
+        """The session this screen works in."""
         self.catalog: StoryCatalog | None = None
         self.prompt: ComposedPrompt | None = None
         """The prompt shown, once composed (tokens may still be uncounted)."""
         self.prompt_counted = False
         """True once :attr:`prompt` carries token counts."""
-        self._delta_base: ComposedPrompt | None = None
-        self._last_request_at = 0.0
+        self._composer = PreviewComposer()
         self.variants: dict[str, str] = {}
         """The variant chosen per phase (``v``); unset phases take ``[party]`` defaults."""
         self._filter_query = ""
         self.flow: StoryFlow | None = None
         """The selected story's phase states and suggestion, from the run records."""
         self._last_failure: FailureInfo | None = None
+        self._attempts: dict[str, int] = {}
+        """Attempts so far per phase of the selected story, from the run records."""
         self.run_handle: RunHandle | None = None
         """The phase running now, if any."""
         self.running: tuple[str, str] | None = None
@@ -316,16 +314,7 @@ class MainScreen(Screen[None]):
         """Images sent with the next runs' messages (``i`` attaches and detaches)."""
         self.last_result: RunResult | None = None
         """How the last run of this session ended."""
-        self._feed = RunFeed()
         self._follow_timer: Timer | None = None
-
-    @property
-    def deck(self) -> PromptdeckApp:
-        """The app, typed."""
-        from ..app import PromptdeckApp
-
-        assert isinstance(self.app, PromptdeckApp)
-        return self.app
 
     # ---------------------------------------------------------------- layout
 
@@ -359,12 +348,16 @@ class MainScreen(Screen[None]):
                 yield MeterLine(id="meter-line")
             with Vertical(id="phases"):
                 yield Static("Phases", classes="region-title", id="phases-title", markup=False)
-                yield PhasePanel(id="phase-panel")
+                yield PhasePanel(
+                    context_window=self.context.workspace.config.agent_claude_context_window,
+                    duration=self.context.duration,
+                    id="phase-panel",
+                )
         yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
-        deck = self.deck
+        deck = self.context
         rules_path = find_rules_path(deck.workspace)[0]
         self.query_one(WorkspaceHeader).info = HeaderInfo(
             workspace=deck.workspace_label,
@@ -379,7 +372,6 @@ class MainScreen(Screen[None]):
         self.query_one(PhasePanel).show_phases(
             [PhaseRow(name, "pending") for name in PHASES], self.phase
         )
-        self.set_interval(FLUSH_INTERVAL, self._flush_feed, name="run-feed")
         self._load_catalog()
 
     def on_resize(self) -> None:
@@ -437,7 +429,7 @@ class MainScreen(Screen[None]):
     )
     def _load_catalog(self, follow_flow: bool = False) -> None:
         try:
-            catalog = load_catalog(self.deck.workspace)
+            catalog = load_catalog(self.context.workspace)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
@@ -454,7 +446,7 @@ class MainScreen(Screen[None]):
         tree.show_stories(shown, chosen.id if chosen else None)
         if not reload:
             # One toast for them all; the notices screen (w) keeps each of them.
-            self.deck.add_notices("loading the stories", list(catalog.warnings))
+            self.context.board.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
             self._show_empty()
             return
@@ -529,7 +521,7 @@ class MainScreen(Screen[None]):
 
     def watch_story(self, story: Story | None) -> None:
         """A new story: reset the per-story choices and compose."""
-        self._delta_base = None
+        self._composer.forget_delta()
         # Set without watchers: the story change composes once, below.
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
         self.set_reactive(MainScreen.mode, "create")
@@ -542,7 +534,7 @@ class MainScreen(Screen[None]):
 
     def variant_of(self, phase: str) -> str:
         """The variant ``phase`` runs in: the user's choice, else the workspace default."""
-        return self.variants.get(phase) or default_variant(self.deck.workspace.config, phase)
+        return self.variants.get(phase) or default_variant(self.context.workspace.config, phase)
 
     def current_request(self) -> PromptRequest | None:
         """The request the preview shows, from the screen's state."""
@@ -571,15 +563,8 @@ class MainScreen(Screen[None]):
         request = self.current_request()
         if request is None or self.catalog is None:
             return
-        now = time.monotonic()
-        burst = now - self._last_request_at < DEBOUNCE_SECONDS
-        self._last_request_at = now
-        if story_changed:
-            # A new story, or the flow moving on after a run: no delta across that.
-            self._delta_base = None
-        elif self.prompt is not None and self._delta_base is None:
-            self._delta_base = self.prompt
-        self._compose_preview(request, self.catalog, DEBOUNCE_SECONDS if burst else 0.0)
+        delay = self._composer.request(self.prompt, story_changed=story_changed)
+        self._compose_preview(request, self.catalog, delay)
 
     @work(exclusive=True, group="compose", exit_on_error=False, description="Composing")
     async def _compose_preview(
@@ -588,52 +573,25 @@ class MainScreen(Screen[None]):
         # A newer request cancels this worker while it sleeps: that is the debounce.
         if delay:
             await asyncio.sleep(delay)
-        workspace = self.deck.workspace
-        counter = self.deck.counter
-        # Both passes start together: the byte-only one shows first; the counted one (tiktoken
-        # releases the GIL while it encodes) follows without waiting for the first to finish.
-        quick = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt,
-                workspace,
-                catalog,
-                request,
-                counter=counter,
-                count_tokens=False,
-                scan_secrets=False,
-            )
-        )
-        counted = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
-            )
-        )
+
+        def show_quick(first: ComposedPrompt) -> None:
+            self._show_header(first)
+            self._show_prompt(first, counted=False)
+
         try:
-            done, _pending = await asyncio.wait(
-                (quick, counted), return_when=asyncio.FIRST_COMPLETED
+            final = await self._composer.compose(
+                self.context.workspace, catalog, request, self.context.counter, show_quick
             )
-            if counted not in done:
-                first = quick.result()
-                self._show_header(first)
-                self._show_prompt(first, counted=False)
-            final = await counted
         except PromptdeckError as exc:
             self._show_error(str(exc))
             return
-        finally:
-            for future in (quick, counted):
-                if not future.done():
-                    future.cancel()
-            # A failed pass that nobody awaited must not be reported as never retrieved.
-            if quick.done() and not quick.cancelled():
-                quick.exception()
         self._show_header(final)
         self._show_prompt(final, counted=True)
 
     def _show_header(self, prompt: ComposedPrompt) -> None:
         # The instructions and rules are read fresh at every compose: the header shows the
         # ones in force for the prompt on screen.
-        deck = self.deck
+        deck = self.context
         rules = prompt.rules
         instructions = prompt.instructions
         self.query_one(WorkspaceHeader).info = HeaderInfo(
@@ -650,20 +608,20 @@ class MainScreen(Screen[None]):
     def _show_empty(self) -> None:
         # Nothing to compose: say what promptdeck looks for and how to start, in place of the
         # preview, instead of composing forever.
-        lines = where_stories_come_from(self.deck.workspace)
+        lines = where_stories_come_from(self.context.workspace)
         notes = self.query_one("#preview-notes", Static)
         notes.styles.height = "auto"
         notes.update(Text("\n".join(lines)))
         notes.add_class("-error")
         self.query_one(MeterLine).placeholder = "no story to compose"
         self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
-        self.deck.add_notices("loading the stories", [lines[0]])
+        self.context.board.add_notices("loading the stories", [lines[0]])
 
     def _show_error(self, message: str) -> None:
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
         notes.add_class("-error")
-        self.deck.add_notices("error", [message], "error")
+        self.context.board.add_notices("error", [message], "error")
 
     def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
         self.prompt = prompt
@@ -672,13 +630,7 @@ class MainScreen(Screen[None]):
         self.query_one(LayersTable).show_layers(prompt.layers, system_bytes)
         injection = prompt.injection
         self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
-        delta = ""
-        base = self._delta_base
-        if base is not None and base.story.id == prompt.story.id:
-            token_delta = None
-            if counted and prompt.system_meter.tokens is not None and base.counted:
-                token_delta = prompt.system_meter.tokens - base.system_meter.tokens
-            delta = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
+        delta = self._composer.delta(prompt, counted=counted)
         self.query_one(MeterLine).reading = MeterReading(
             system_bytes=system_bytes,
             system_tokens=prompt.system_meter.tokens if counted else None,
@@ -690,8 +642,6 @@ class MainScreen(Screen[None]):
             encoding=injection.encoding,
             delta=delta,
         )
-        if counted:
-            self._delta_base = None
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen.
@@ -714,7 +664,7 @@ class MainScreen(Screen[None]):
             flags.append(f"[a] +{len(selection.additional_files)} added")
         if prompt.variant == "party":
             flags.append("[v] party")
-        budget = check_budget(prompt, self.deck.workspace.config)
+        budget = check_budget(prompt, self.context.workspace.config)
         if budget.budget:
             used = "…" if budget.tokens is None else f"{budget.tokens:,}"
             flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
@@ -771,7 +721,7 @@ class MainScreen(Screen[None]):
     def _open_file(self, item: InjectedFile) -> None:
         # A read never runs on the UI thread: whatever the file is, q still quits.
         subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
-        workspace = self.deck.workspace
+        workspace = self.context.workspace
         path = workspace.path(item.path)
         if item.status == "outside-project" or not workspace.contains(path):
             text = "(outside the project: not read)"
@@ -818,7 +768,7 @@ class MainScreen(Screen[None]):
                     )
                 )
 
-        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+        self.app.push_screen(FilePickerScreen(self.context.workspace), chosen)
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
@@ -833,14 +783,14 @@ class MainScreen(Screen[None]):
                 self.notify(f"image detached: {path}")
                 return
             try:
-                image = check_image(self.deck.workspace, path)
+                image = check_image(self.context.workspace, path)
             except PromptdeckError as exc:
                 self.notify(str(exc), severity="error", timeout=8)
                 return
             self.images = (*self.images, image)
             self.notify(f"image attached: {_describe_image(image)}")
 
-        self.app.push_screen(FilePickerScreen(self.deck.workspace), chosen)
+        self.app.push_screen(FilePickerScreen(self.context.workspace), chosen)
 
     def action_remove_file(self) -> None:
         """``x``: remove the added file under the cursor in the files table, else the last."""
@@ -910,7 +860,7 @@ class MainScreen(Screen[None]):
         story, catalog = self.story, self.catalog
         if story is None or catalog is None:
             return
-        workspace = self.deck.workspace
+        workspace = self.context.workspace
         # The run folders are read once and serve the flow, the attempts and the failure.
         runs = list_runs(workspace.root)
         flow = flow_for(workspace, catalog, story, runs)
@@ -944,7 +894,7 @@ class MainScreen(Screen[None]):
 
     def _show_flow(self) -> None:
         flow = self.flow
-        attempts = getattr(self, "_attempts", {})
+        attempts = self._attempts
         rows = []
         for name in PHASES:
             state = flow.states.get(name, "pending") if flow else "pending"
@@ -1019,7 +969,7 @@ class MainScreen(Screen[None]):
         description="Preparing the run",
     )
     def _plan_run(self, request: PromptRequest) -> None:
-        deck = self.deck
+        deck = self.context
         workspace, catalog = deck.workspace, self.catalog
         events: list[tuple[str, dict[str, Any]]] = []
         try:
@@ -1087,7 +1037,9 @@ class MainScreen(Screen[None]):
     def _confirm_run(self, plan: RunPlan, planned: PlannedRun) -> None:
         def answered(start: bool | None) -> None:
             if start and not plan.blocked:
-                self._start_run(planned)
+                panel = self.query_one(PhasePanel)
+                panel.forget_feed()
+                self._start_run(planned, panel.listen)
             else:
                 discard_plan(planned)
 
@@ -1100,16 +1052,15 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Starting the run",
     )
-    def _start_run(self, planned: PlannedRun) -> None:
-        deck = self.deck
+    def _start_run(self, planned: PlannedRun, listener: Callable[[RunEvent], None]) -> None:
+        deck = self.context
         prompt = planned.prompt
-        self._feed.drain()
         try:
             handle = start_run(
                 deck.workspace,
                 prompt,
                 agent=deck.agent,
-                listener=self._listen,
+                listener=listener,
                 use_git=deck.use_git,
                 images=self.images,
                 prepared=planned.prepared,
@@ -1124,50 +1075,16 @@ class MainScreen(Screen[None]):
         self.run_handle = handle
         self.running = (prompt.story.id, prompt.request.phase)
         self.last_result = None
-        panel = self.query_one(PhasePanel)
-        panel.query_one(PhaseLog).reset()
-        label = self.deck.run_label(handle.run_id)
-        agent = agent_label(self.deck.agent)
-        panel.show_status(f"{prompt.request.phase} running · {agent} {label}", "running")
+        label = self.context.run_label(handle.run_id)
+        agent = agent_label(self.context.agent)
+        self.query_one(PhasePanel).begin_run(f"{prompt.request.phase} running · {agent} {label}")
         self._show_flow()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"
 
-    def _listen(self, event: RunEvent) -> None:
-        # Called from the runner's reader threads: only queue here, the timer shows it.
-        if event.kind == "line":
-            self._feed.push_line(_log_line(event))
-        elif event.kind == "notice":
-            self._feed.push_line(printable(f"▸ {event.text}"))
-        else:
-            self._feed.push_event(event)
-
-    def _flush_feed(self) -> None:
-        batch = self._feed.drain()
-        if not (batch.lines or batch.events):
-            return
-        panel = self.query_one(PhasePanel)
-        log = panel.query_one(PhaseLog)
-        lines, dropped = batch.lines, batch.dropped
-        if len(lines) > LOG_MAX_LINES:
-            # The log keeps only its last LOG_MAX_LINES: never write what it would prune.
-            dropped += len(lines) - LOG_MAX_LINES
-            lines = lines[-LOG_MAX_LINES:]
-        if dropped:
-            log.write_line(f"… {dropped:,} lines not shown here (all are in the run record)")
-        log.write_batch(lines)
-        for event in batch.events:
-            if event.kind == "signal" and event.signal is not None:
-                shown = printable(event.signal.line)
-                log.mark_signal(shown, event.signal.outcome != "failure")
-                panel.show_status(f"signal: {shown}", "running")
-            elif event.kind == "usage":
-                window = (
-                    event.context_window or self.deck.workspace.config.agent_claude_context_window
-                )
-                panel.show_context(event.context_tokens, window)
-            elif event.kind == "end" and event.result is not None:
-                self._run_finished(event.result)
+    @on(PhasePanel.RunFinished)
+    def _run_finished_shown(self, event: PhasePanel.RunFinished) -> None:
+        self._run_finished(event.result)
 
     def _run_finished(self, result: RunResult) -> None:
         self.run_handle = None
@@ -1178,29 +1095,12 @@ class MainScreen(Screen[None]):
         for screen in self.app.screen_stack:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
-        # A cancel is the user's choice, not a failure of the phase.
-        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
-        signal = result.signal.line if result.signal else "no signal"
-        process = (
-            f"process exit {result.process_exit}"
-            if result.process_exit is not None
-            else "process: no exit code"
-        )
-        tokens = ""
-        if result.usage is not None:
-            total = result.usage.context_tokens + result.usage.output_tokens
-            tokens = f" · {human_tokens(total)} tok"
-        self.query_one(PhasePanel).show_status(
-            # The phase's outcome (from its signal) and the process's own end, apart.
-            f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
-            f"{process} · {self.deck.duration(result.duration_s)} · "
-            f"{cost_text(result.cost_usd)}{tokens}",
-            tone,
-        )
         messages = list(result.warnings)
         if result.message and result.outcome != "success":
             messages.insert(0, result.message)
-        self.deck.add_notices(f"run {result.story_id} {result.phase} #{result.attempt}", messages)
+        self.context.board.add_notices(
+            f"run {result.story_id} {result.phase} #{result.attempt}", messages
+        )
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
@@ -1251,7 +1151,7 @@ class MainScreen(Screen[None]):
         """``h``: the runs of this workspace."""
         from .run_history import RunHistoryScreen
 
-        self.app.push_screen(RunHistoryScreen(self.deck.workspace, self.deck.workspace_label))
+        self.app.push_screen(RunHistoryScreen(self.context))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed with an unexpected error says so instead of vanishing."""
@@ -1284,7 +1184,7 @@ class MainScreen(Screen[None]):
             return
         from .export import ExportScreen
 
-        self.app.push_screen(ExportScreen(self.deck.workspace, self.prompt))
+        self.app.push_screen(ExportScreen(self.context.workspace, self.prompt))
 
     def action_view(self, view: str) -> None:
         """``1`` ``2`` ``3``: show one region; the same key again shows them all."""
@@ -1327,7 +1227,7 @@ class MainScreen(Screen[None]):
         )
 
         story, phase = prompt.story.id, prompt.request.phase
-        run = last_run_of(self.deck.workspace.root, story, phase)
+        run = last_run_of(self.context.workspace.root, story, phase)
         if run is None:
             self.app.call_from_thread(
                 self.notify, f"no earlier {phase} run of story {story} to compare with"
@@ -1346,7 +1246,7 @@ class MainScreen(Screen[None]):
         """``w``: every notice of the session."""
         from .notices import NoticesScreen
 
-        self.app.push_screen(NoticesScreen(self.deck.notices))
+        self.app.push_screen(NoticesScreen(self.context.board.notices))
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
@@ -1369,16 +1269,3 @@ def stable_argv(argv: tuple[str, ...], replacements: dict[str, str]) -> tuple[st
             word = word.replace(old, new)
         shown.append(word)
     return tuple(shown)
-
-
-def _log_line(event: RunEvent) -> str:
-    """How one output line reads in the phase log: control characters made visible (the run
-    record keeps the raw bytes)."""
-    text = printable(event.text)
-    if event.stream == "stderr":
-        return f"stderr: {text}"
-    if event.line_kind == "tool_use":
-        return f"→ {text}"
-    if event.line_kind == "tool_result":
-        return f"  ← {text}"
-    return text

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
-from promptdeck.core.config import Config
 from promptdeck.core.records import RunInfo
 from promptdeck.core.stream_view import readable_stream, shown_line
 from promptdeck.core.textfiles import TextProblem, read_file_bytes
@@ -17,7 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from ..format import cost_text, duration_text, printable, printable_line
+from ..context import DeckContext
+from ..format import cost_text, printable, printable_line
 from ..widgets.phase_panel import PhaseLog
 from ..widgets.text_viewer import TextViewer
 
@@ -71,9 +71,10 @@ class RunDetailScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, run: RunInfo) -> None:
+    def __init__(self, run: RunInfo, context: DeckContext) -> None:
         super().__init__()
         self.run = run
+        self.context = context
 
     def compose(self) -> ComposeResult:
         """Title, summary line, the tabs."""
@@ -89,8 +90,8 @@ class RunDetailScreen(Screen[None]):
         )
         signal = row.get("signal") or "no signal"
         reason = f" — {row['reason']}" if row.get("reason") else ""
-        shown_duration = getattr(self.app, "duration", duration_text)
-        label = getattr(self.app, "run_label", str)
+        shown_duration = self.context.duration
+        label = self.context.run_label
         yield Static(
             printable_line(f"outcome {row['outcome']} · {signal}{reason} · ")
             + f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
@@ -122,8 +123,7 @@ class RunDetailScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Fill the readable stream and mark the signals the run counted."""
-        config = getattr(self.app, "workspace", None)
-        lines = readable_stream(self.run, config.config if config is not None else Config())
+        lines = readable_stream(self.run, self.context.workspace.config)
         log = self.query_one("#detail-log", PhaseLog)
         for signal in self.run.signals:
             line = signal.get("line")

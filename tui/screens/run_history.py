@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo, list_runs
-from promptdeck.core.workspace import Workspace
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -16,7 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ..format import cost_text, duration_text, printable_line
+from ..context import DeckContext
+from ..format import cost_text, printable_line
 
 OUTCOME_TONES = {
     "success": "success",
@@ -90,10 +90,11 @@ class RunHistoryScreen(Screen[None]):
         ),
     ]
 
-    def __init__(self, workspace: Workspace, workspace_label: str) -> None:
+    def __init__(self, context: DeckContext) -> None:
         super().__init__()
-        self._workspace = workspace
-        self._workspace_label = workspace_label
+        self.context = context
+        self._workspace = context.workspace
+        self._workspace_label = context.workspace_label
         self.runs: tuple[RunInfo, ...] = ()
         self.columns: list[str] = []
         """The columns shown (fewer below 100 columns)."""
@@ -136,7 +137,7 @@ class RunHistoryScreen(Screen[None]):
         empty = self.query_one("#history-empty", Static)
         empty.display = not runs
         empty.update("no runs yet: run a phase with r on the main screen")
-        stable = getattr(self.app, "stable", False)
+        stable = self.context.stable
         signal_width = max(self.app.size.width - SIGNAL_ROOM, 12)
         for run in runs:
             row = run.to_dict()
@@ -171,7 +172,7 @@ class RunHistoryScreen(Screen[None]):
         return Style(color=color, bold=True) if color else Style(dim=True)
 
     def _duration(self, seconds: float | None) -> str:
-        shown = getattr(self.app, "duration", duration_text)
+        shown = self.context.duration
         return str(shown(seconds))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -179,7 +180,7 @@ class RunHistoryScreen(Screen[None]):
         from .run_detail import RunDetailScreen
 
         if 0 <= event.cursor_row < len(self.runs):
-            self.app.push_screen(RunDetailScreen(self.runs[event.cursor_row]))
+            self.app.push_screen(RunDetailScreen(self.runs[event.cursor_row], self.context))
 
 
 def _number(value: object) -> float | None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.runner import RunEvent, RunResult
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -15,7 +16,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
-from ..format import printable, share_bar
+from ..format import cost_text, duration_text, human_tokens, printable, share_bar
+from ..run_feed import FLUSH_INTERVAL, RunFeed
 from .signal_highlighter import SignalHighlighter
 
 LOG_MAX_LINES = 5_000
@@ -189,7 +191,24 @@ class PhaseLog(Log):
 
 
 class PhasePanel(Vertical):
-    """Phases (state, attempt), the run's status line, the context gauge and the log."""
+    """Phases (state, attempt), the run's status line, the context gauge and the log.
+
+    The panel owns a run's display: :meth:`listen` queues the runner's events (from its reader
+    threads), a timer flushes them into the log, the status and the gauge, and the run's end
+    is posted as :class:`RunFinished`.
+
+    Args:
+        context_window: the context window shown when the agent reports none.
+        duration: how a duration is shown (the session's stable mode hides it).
+        id: the widget id.
+    """
+
+    class RunFinished(Message):
+        """The run shown has ended (its final status is already on the panel)."""
+
+        def __init__(self, result: RunResult) -> None:
+            super().__init__()
+            self.result = result
 
     DEFAULT_CSS = """
     PhasePanel {
@@ -204,6 +223,23 @@ class PhasePanel(Vertical):
     PhasePanel > #run-status.-failure { color: $error; text-style: bold; }
     PhasePanel > #run-status.-running { color: $warning; }
     """
+
+    def __init__(
+        self,
+        *,
+        context_window: int,
+        duration: Callable[[float | None], str] = duration_text,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.context_window = context_window
+        self._duration = duration
+        self.feed = RunFeed()
+        """Lines and events queued by the runner's threads until the next flush."""
+
+    def on_mount(self) -> None:
+        """Flush the feed on a timer (~30 Hz), so a fast agent never floods the event loop."""
+        self.set_interval(FLUSH_INTERVAL, self._flush_feed, name="run-feed")
 
     def compose(self) -> ComposeResult:
         """The list, the status, the gauge and the log, top to bottom."""
@@ -228,3 +264,79 @@ class PhasePanel(Vertical):
         status.update(printable(text), layout=False)
         for name in ("success", "failure", "running"):
             status.set_class(tone == name, f"-{name}")
+
+    def begin_run(self, status: str) -> None:
+        """A run has started: an empty log and ``status`` in the running tone."""
+        self.query_one(PhaseLog).reset()
+        self.show_status(status, "running")
+
+    def forget_feed(self) -> None:
+        """Drop anything queued (before a new run starts feeding)."""
+        self.feed.drain()
+
+    def listen(self, event: RunEvent) -> None:
+        """The runner's listener: only queue here (reader threads); the timer shows it."""
+        if event.kind == "line":
+            self.feed.push_line(log_line(event))
+        elif event.kind == "notice":
+            self.feed.push_line(printable(f"▸ {event.text}"))
+        else:
+            self.feed.push_event(event)
+
+    def _flush_feed(self) -> None:
+        batch = self.feed.drain()
+        if not (batch.lines or batch.events):
+            return
+        log = self.query_one(PhaseLog)
+        lines, dropped = batch.lines, batch.dropped
+        if len(lines) > LOG_MAX_LINES:
+            # The log keeps only its last LOG_MAX_LINES: never write what it would prune.
+            dropped += len(lines) - LOG_MAX_LINES
+            lines = lines[-LOG_MAX_LINES:]
+        if dropped:
+            log.write_line(f"… {dropped:,} lines not shown here (all are in the run record)")
+        log.write_batch(lines)
+        for event in batch.events:
+            if event.kind == "signal" and event.signal is not None:
+                shown = printable(event.signal.line)
+                log.mark_signal(shown, event.signal.outcome != "failure")
+                self.show_status(f"signal: {shown}", "running")
+            elif event.kind == "usage":
+                self.show_context(event.context_tokens, event.context_window or self.context_window)
+            elif event.kind == "end" and event.result is not None:
+                self._show_finished(event.result)
+                self.post_message(self.RunFinished(event.result))
+
+    def _show_finished(self, result: RunResult) -> None:
+        # A cancel is the user's choice, not a failure of the phase.
+        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
+        signal = result.signal.line if result.signal else "no signal"
+        process = (
+            f"process exit {result.process_exit}"
+            if result.process_exit is not None
+            else "process: no exit code"
+        )
+        tokens = ""
+        if result.usage is not None:
+            total = result.usage.context_tokens + result.usage.output_tokens
+            tokens = f" · {human_tokens(total)} tok"
+        self.show_status(
+            # The phase's outcome (from its signal) and the process's own end, apart.
+            f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
+            f"{process} · {self._duration(result.duration_s)} · "
+            f"{cost_text(result.cost_usd)}{tokens}",
+            tone,
+        )
+
+
+def log_line(event: RunEvent) -> str:
+    """How one output line reads in the phase log: control characters made visible (the run
+    record keeps the raw bytes)."""
+    text = printable(event.text)
+    if event.stream == "stderr":
+        return f"stderr: {text}"
+    if event.line_kind == "tool_use":
+        return f"→ {text}"
+    if event.line_kind == "tool_result":
+        return f"  ← {text}"
+    return text

@@ -1,0 +1,61 @@
+"""What the app hands its screens: the workspace and the session's fixed choices.
+
+Screens take a :class:`DeckContext` when they are made instead of reaching for the app, so
+no screen imports the app and a screen's needs are written in its constructor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from promptdeck.core.tokens import TokenCounter
+from promptdeck.core.workspace import Workspace
+
+from .format import duration_text
+from .screens.notices import Notice
+
+
+class NoticeBoard(Protocol):
+    """Where a screen leaves warnings for the session (the app: one toast, kept for ``w``)."""
+
+    notices: list[Notice]
+    """Every notice of the session."""
+
+    def add_notices(
+        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+    ) -> None:
+        """Keep ``messages`` and tell the user once."""
+
+
+@dataclass(frozen=True)
+class DeckContext:
+    """The session a screen works in.
+
+    Attributes:
+        workspace: the opened workspace.
+        counter: the token counter of the meters.
+        agent: the agent backend phases run with (``""`` when no real agent is found).
+        encoding: the tokenizer's name.
+        workspace_label: what the header calls the workspace.
+        stable: show nothing that varies between two identical sessions.
+        use_git: record SHAs, stage and commit around runs.
+        board: where notices go.
+    """
+
+    workspace: Workspace
+    counter: TokenCounter
+    agent: str
+    encoding: str
+    workspace_label: str
+    stable: bool
+    use_git: bool
+    board: NoticeBoard
+
+    def duration(self, seconds: float | None) -> str:
+        """A duration as shown (``—`` in stable mode)."""
+        return "—" if self.stable else duration_text(seconds)
+
+    def run_label(self, run_id: str) -> str:
+        """A run id as shown (hidden in stable mode: ids carry the time)."""
+        return "" if self.stable else run_id
