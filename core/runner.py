@@ -45,22 +45,19 @@ from .agents.base import (
     resolve_agent_name,
 )
 from .errors import (
-    EXIT_FAILURE_SIGNAL,
-    EXIT_GIT,
-    EXIT_NO_SIGNAL,
-    EXIT_NOT_SAVED,
-    EXIT_OK,
     InjectionTooLarge,
 )
 from .keys import normalize_key
 from .learnings import learnings_path, start_learnings
 from .locks import StoryLock
 from .locks import acquire as acquire_lock
+from .outcome import ProcessEnd, decide_outcome, exit_code_for, outcome_message, settle_outcome
 from .records import RunRecord, iso_time, next_attempt
 from .rules import note_rules_read
-from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .signals import Signal, SignalParser, deciding_signal
 from .status_writeback import write_back, write_start
 from .system_prompt_log import injection_facts, log_injection
+from .vocabulary import SUCCESS, Outcome
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -68,23 +65,6 @@ _T = TypeVar("_T")
 if TYPE_CHECKING:
     from .images import ImageFile
     from .prompt import ComposedPrompt
-
-SUCCESS_OUTCOME = "success"
-FAILURE_OUTCOME = "failure"
-OUTCOMES = (
-    SUCCESS_OUTCOME,
-    FAILURE_OUTCOME,
-    "no-signal",
-    "timeout",
-    "cancelled",
-    "crashed",
-    "launch-failed",
-    "git-failed",
-    "unsaved",
-)
-"""How a run ends. Only the first two come from a signal; ``git-failed`` is a success whose
-git step failed or was refused (exit 6), ``unsaved`` a run whose record could not be written
-(exit 7): neither is a success."""
 
 CANCEL_GRACE = (5.0, 5.0)
 """Seconds to wait after SIGINT, then after SIGTERM, before the next step."""
@@ -95,20 +75,6 @@ whole line, however long: memory stays flat whatever the agent prints."""
 READ_CHUNK = 64 * 1024
 
 Listener = Callable[["RunEvent"], None]
-
-
-def exit_code_for(outcome: str) -> int:
-    """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
-    7 not saved, 5 anything else."""
-    if outcome == SUCCESS_OUTCOME:
-        return EXIT_OK
-    if outcome == FAILURE_OUTCOME:
-        return EXIT_FAILURE_SIGNAL
-    if outcome == "git-failed":
-        return EXIT_GIT
-    if outcome == "unsaved":
-        return EXIT_NOT_SAVED
-    return EXIT_NO_SIGNAL
 
 
 @dataclass(frozen=True)
@@ -166,7 +132,7 @@ class RunResult:
     attempt: int
     mode: str
     agent: str
-    outcome: str
+    outcome: Outcome
     exit_code: int
     process_exit: int | None
     duration_s: float
@@ -1084,18 +1050,17 @@ class _Supervisor:
             with contextlib.suppress(Exception):
                 self.notice(f"warning: {note}")
         deciding = deciding_signal([s for s in signals if s not in foreign], phase)
-        if launch_failed:
-            outcome = "launch-failed"
-        elif deciding is not None:
-            outcome = FAILURE_OUTCOME if deciding.outcome == FAILURE else SUCCESS_OUTCOME
-        elif self.timed_out:
-            outcome = "timeout"
-        elif self.cancelled:
-            outcome = "cancelled"
-        elif crashed or (returncode is not None and returncode != 0) or self.processor.agent_error:
-            outcome = "crashed"
-        else:
-            outcome = "no-signal"
+        outcome = decide_outcome(
+            ProcessEnd(
+                signal=deciding.outcome if deciding is not None else None,
+                returncode=returncode,
+                launch_failed=launch_failed,
+                timed_out=self.timed_out,
+                cancelled=self.cancelled,
+                crashed=crashed,
+                agent_error=self.processor.agent_error,
+            )
+        )
         if deciding is None and signals:
             self.warnings.append(
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
@@ -1109,7 +1074,7 @@ class _Supervisor:
                 self.workspace,
                 self.prompt.story,
                 phase,
-                outcome == SUCCESS_OUTCOME and not self.chat and self._writes_status(),
+                outcome == SUCCESS and not self.chat and self._writes_status(),
                 self.record.dir,
             ),
             None,
@@ -1128,11 +1093,16 @@ class _Supervisor:
                 raise
 
         staged_stat, commit_sha, sha_after = self._guarded("update git", git_step, no_git)
-        if git_failure and outcome == SUCCESS_OUTCOME:
-            outcome = "git-failed"
+        if git_failure and outcome == SUCCESS:
             error = error or git_failure[0]
+        outcome = settle_outcome(outcome, git_failed=bool(git_failure))
         duration = time.time() - self.started
-        message = error or self._message(outcome, deciding, returncode)
+        message = error or outcome_message(
+            outcome,
+            signal_line=deciding.line if deciding is not None else None,
+            returncode=returncode,
+            timeout=self.timeout,
+        )
         result = RunResult(
             run_id=self.record.id,
             run_dir=self.record.dir,
@@ -1189,10 +1159,11 @@ class _Supervisor:
             failures.insert(0, self.record.write_error)
         if failures:
             # Not saved is not a success, whatever the agent said: exit 7.
+            unsaved = settle_outcome(result.outcome, unsaved=True)
             result = dataclasses.replace(
                 result,
-                outcome="unsaved",
-                exit_code=EXIT_NOT_SAVED,
+                outcome=unsaved,
+                exit_code=exit_code_for(unsaved),
                 message=f"not saved: the run record could not be written: {failures[0]}",
                 warnings=(*result.warnings, f"could not write the run record: {failures[0]}"),
             )
@@ -1207,17 +1178,6 @@ class _Supervisor:
                 self.lock.release()
             self.control.result = result
             self.control.done.set()
-
-    def _message(self, outcome: str, deciding: Signal | None, returncode: int | None) -> str:
-        if deciding is not None:
-            return deciding.line
-        if outcome == "timeout":
-            return f"no signal: timed out after {self.timeout:g} s"
-        if outcome == "cancelled":
-            return "no signal: cancelled"
-        if outcome == "crashed":
-            return f"no signal: the agent exited with code {returncode}"
-        return "no signal: the agent ended without printing one"
 
     def _check_story(self) -> bool:
         story_file = self._story_file()
@@ -1271,7 +1231,7 @@ class _Supervisor:
 
         staged: str | None = None
         commit_sha: str | None = None
-        if not (self._git_step_applies() and outcome == SUCCESS_OUTCOME):
+        if not (self._git_step_applies() and outcome == SUCCESS):
             return None, None, gitops.head_sha(self.repo)
         if self.simulation and not self._simulation_may_git():
             self.notice("replay is a simulation: nothing staged or committed")
