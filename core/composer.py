@@ -31,26 +31,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import vocabulary
 from .errors import ComposeError
 from .instructions import InstructionsFile, load_instructions
 from .phases import PHASE_NAMES, get_phase
 from .rules import RulesFile
 from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text
 from .tokens import TokenCounter
+from .vocabulary import LayerId
 
-LAYER_IDS = (
-    "Layer-0A",
-    "Layer-0B",
-    "Layer-1",
-    "Layer-2",
-    "Layer-3",
-    "Layer-4",
-    "Layer-5",
-    "Layer-6",
-)
+LAYER_IDS = vocabulary.LAYER_IDS
 """The fixed layer order (seed 001, frozen decision 1)."""
 
-LAYER_TITLES: Mapping[str, str] = MappingProxyType(
+LAYER_TITLES: Mapping[LayerId, str] = MappingProxyType(
     {
         "Layer-0A": "Instructions",
         "Layer-0B": "Workspace rules",
@@ -71,7 +64,7 @@ ENTRIES = (*SEED_ENTRIES, *PHASE_NAMES)
 """Every entry point: the seed's four and the six phases."""
 TARGET_TYPES = (*SEED_ENTRIES, "story", "epic")
 """What the work is about: the seed's four, or a story / an epic for the phases."""
-MODES = ("create", "optimize")
+MODES = vocabulary.MODES
 
 JOINER = "\n\n"
 """What separates two non-empty layers in the system prompt (its bytes are their own share)."""
@@ -376,7 +369,7 @@ class PromptLayer:
         missing: True when an optional layer's source was missing (Layer-0B without rules).
     """
 
-    layer_id: str
+    layer_id: LayerId
     title: str
     content: str
     required: bool
@@ -389,7 +382,7 @@ class PromptLayer:
     @classmethod
     def build(
         cls,
-        layer_id: str,
+        layer_id: LayerId,
         content: str,
         source: str,
         *,

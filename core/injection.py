@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .catalog import printable_name
 from .config import Config, load_config
@@ -41,6 +41,7 @@ from .secret_scan import SecretFinding, scan_text
 from .stories import Story
 from .textfiles import TextProblem, read_file_bytes
 from .tokens import Meter, TokenCounter, get_counter
+from .vocabulary import FileStatus, InjectionLevel
 from .workspace import Workspace
 
 Emit = Callable[[str, dict[str, Any]], None]
@@ -53,15 +54,15 @@ ENVELOPE_BREAKERS = ("</file>", "</file_injections>")
 # AC9: the order of the groups in the injection.
 CATEGORIES = ("project-context", "story", "discovery", "tech-spec", "additional")
 
-INCLUDED = "included"
-DUPLICATE = "duplicate"
-EXCLUDED = "excluded"
-MISSING = "missing"
-UNREADABLE = "unreadable"
-NOT_UTF8 = "not-utf8"
-OUTSIDE = "outside-project"
-TOO_LARGE = "too-large"
-SKIPPED_STATUSES = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
+INCLUDED: Final = "included"
+DUPLICATE: Final = "duplicate"
+EXCLUDED: Final = "excluded"
+MISSING: Final = "missing"
+UNREADABLE: Final = "unreadable"
+NOT_UTF8: Final = "not-utf8"
+OUTSIDE: Final = "outside-project"
+TOO_LARGE: Final = "too-large"
+SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ class InjectedFile:
 
     path: str
     category: str
-    status: str
+    status: FileStatus
     bytes: int
     tokens: int | None
     reason: str
@@ -135,7 +136,7 @@ class Injection:
     text: str
     total: Meter
     envelope: Meter
-    level: str
+    level: InjectionLevel
     size_bytes: int
     warn_bytes: int
     error_bytes: int
@@ -181,7 +182,7 @@ class _Candidate:
     reason: str
     path: Path
     wanted: bool
-    status: str = INCLUDED
+    status: FileStatus = INCLUDED
     size: int = 0
     content: str | None = None
     flags: tuple[str, ...] = ()
@@ -658,7 +659,7 @@ def _build(
         estimated,
     )
 
-    level = "ok"
+    level: InjectionLevel = "ok"
     if size_bytes > config.injection_error_bytes:
         level = "error"
     elif size_bytes > config.injection_warn_bytes:
@@ -687,7 +688,7 @@ def _build(
 def _warnings(
     files: list[InjectedFile],
     size_bytes: int,
-    level: str,
+    level: InjectionLevel,
     config: Config,
     counter: TokenCounter | None,
 ) -> list[str]:

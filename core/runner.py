@@ -57,7 +57,7 @@ from .rules import note_rules_read
 from .signals import Signal, SignalParser, deciding_signal
 from .status_writeback import write_back, write_start
 from .system_prompt_log import injection_facts, log_injection
-from .vocabulary import SUCCESS, Outcome
+from .vocabulary import SUCCESS, Outcome, RunEventKind, Stream
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -99,9 +99,9 @@ class RunEvent:
         at: the time (epoch seconds).
     """
 
-    kind: str
+    kind: RunEventKind
     text: str = ""
-    stream: str = "stdout"
+    stream: Stream = "stdout"
     agent_text: bool = False
     line_kind: str = ""
     signal: Signal | None = None

@@ -34,3 +34,54 @@ FAILURE: Final = "failure"
 SignalOutcome = Literal["success", "failure", "info"]
 """What one signal says: ``info`` is a failure analysis's verdict, never a run's outcome."""
 SIGNAL_OUTCOMES: Final[tuple[SignalOutcome, ...]] = get_args(SignalOutcome)
+
+PhaseName = Literal["kickoff", "dev", "review", "failure", "uat", "retro"]
+"""The six phases, in flow order (``failure`` is the failure analysis)."""
+PHASE_NAMES: Final[tuple[PhaseName, ...]] = get_args(PhaseName)
+
+Mode = Literal["create", "optimize"]
+"""How a prompt is composed: write the thing, or improve an existing one."""
+MODES: Final[tuple[Mode, ...]] = get_args(Mode)
+
+LayerId = Literal[
+    "Layer-0A",
+    "Layer-0B",
+    "Layer-1",
+    "Layer-2",
+    "Layer-3",
+    "Layer-4",
+    "Layer-5",
+    "Layer-6",
+]
+"""The system prompt's layers, in their fixed order (seed 001, frozen decision 1)."""
+LAYER_IDS: Final[tuple[LayerId, ...]] = get_args(LayerId)
+
+FileStatus = Literal[
+    "included",
+    "duplicate",
+    "excluded",
+    "missing",
+    "unreadable",
+    "not-utf8",
+    "outside-project",
+    "too-large",
+]
+"""What became of one candidate file of the injection: the first three are choices, the
+rest are reasons it could not be read."""
+FILE_STATUSES: Final[tuple[FileStatus, ...]] = get_args(FileStatus)
+
+InjectionLevel = Literal["ok", "warning", "error"]
+"""How the injection's size stands against the configured thresholds."""
+INJECTION_LEVELS: Final[tuple[InjectionLevel, ...]] = get_args(InjectionLevel)
+
+PhaseState = Literal["pending", "suggested", "running", "done", "failed", "skipped"]
+"""What a phase can be for a story."""
+PHASE_STATES: Final[tuple[PhaseState, ...]] = get_args(PhaseState)
+
+RunEventKind = Literal["line", "signal", "usage", "session", "notice", "end"]
+"""What the runner tells its listener: an output line, a signal, a usage update, the
+agent's session id, one of promptdeck's own notices, or the end of the run."""
+RUN_EVENT_KINDS: Final[tuple[RunEventKind, ...]] = get_args(RunEventKind)
+
+Stream = Literal["stdout", "stderr", "promptdeck"]
+"""Where a run event's text came from."""
