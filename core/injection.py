@@ -65,6 +65,14 @@ TOO_LARGE: Final = "too-large"
 SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
 
 
+def largest_first(
+    sized: Iterable[tuple[str, int]], count: int | None = None
+) -> list[tuple[str, int]]:
+    """``(path, bytes)`` pairs ranked largest first, ties by path; the first ``count`` (all
+    when None). The one ranking of "the largest files" every size message shows."""
+    return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+
+
 @dataclass(frozen=True)
 class Selection:
     """What the user includes beyond the story's own files: the app's toggles, the CLI's flags."""
@@ -152,10 +160,10 @@ class Injection:
         """Every likely credential in the included files, in file order."""
         return tuple(finding for f in self.files if f.included for finding in f.secrets)
 
-    def largest(self, count: int = 3) -> list[tuple[str, int]]:
-        """The ``count`` largest files that make up the size, largest first."""
+    def largest(self, count: int | None = 3) -> list[tuple[str, int]]:
+        """The ``count`` largest files that make up the size (all when None), largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
-        return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+        return largest_first(sized, count)
 
     def to_dict(self) -> dict[str, Any]:
         """The injection part of ``inspect --json``."""
@@ -619,8 +627,9 @@ def _build(
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
         on_disk = sum(size for _, size in sized)
         if on_disk > config.injection_error_bytes:
-            largest = sorted(sized, key=lambda item: (-item[1], item[0]))
-            raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
+            raise InjectionTooLarge(
+                on_disk, config.injection_error_bytes, command_name, largest_first(sized)
+            )
     _over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
         if candidate.status == INCLUDED:

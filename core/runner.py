@@ -476,12 +476,11 @@ class PreparedRun:
 def _check_size(prompt: ComposedPrompt) -> None:
     injection = prompt.injection
     if injection.level == "error":
-        largest = sorted(
-            ((f.path, f.bytes) for f in injection.files if f.status in ("included", "too-large")),
-            key=lambda item: -item[1],
-        )
         raise InjectionTooLarge(
-            injection.size_bytes, injection.error_bytes, injection.command_name, largest
+            injection.size_bytes,
+            injection.error_bytes,
+            injection.command_name,
+            injection.largest(None),
         )
 
 
