@@ -31,26 +31,19 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from . import vocabulary
 from .errors import ComposeError
 from .instructions import InstructionsFile, load_instructions
 from .phases import PHASE_NAMES, get_phase
 from .rules import RulesFile
 from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text
 from .tokens import TokenCounter
+from .vocabulary import LayerId
 
-LAYER_IDS = (
-    "Layer-0A",
-    "Layer-0B",
-    "Layer-1",
-    "Layer-2",
-    "Layer-3",
-    "Layer-4",
-    "Layer-5",
-    "Layer-6",
-)
+LAYER_IDS = vocabulary.LAYER_IDS
 """The fixed layer order (seed 001, frozen decision 1)."""
 
-LAYER_TITLES: Mapping[str, str] = MappingProxyType(
+LAYER_TITLES: Mapping[LayerId, str] = MappingProxyType(
     {
         "Layer-0A": "Instructions",
         "Layer-0B": "Workspace rules",
@@ -71,7 +64,7 @@ ENTRIES = (*SEED_ENTRIES, *PHASE_NAMES)
 """Every entry point: the seed's four and the six phases."""
 TARGET_TYPES = (*SEED_ENTRIES, "story", "epic")
 """What the work is about: the seed's four, or a story / an epic for the phases."""
-MODES = ("create", "optimize")
+MODES = vocabulary.MODES
 
 JOINER = "\n\n"
 """What separates two non-empty layers in the system prompt (its bytes are their own share)."""
@@ -376,7 +369,7 @@ class PromptLayer:
         missing: True when an optional layer's source was missing (Layer-0B without rules).
     """
 
-    layer_id: str
+    layer_id: LayerId
     title: str
     content: str
     required: bool
@@ -389,7 +382,7 @@ class PromptLayer:
     @classmethod
     def build(
         cls,
-        layer_id: str,
+        layer_id: LayerId,
         content: str,
         source: str,
         *,
@@ -490,13 +483,13 @@ def epic_label(epic_id: str, title: str | None) -> str:
     return f"epic {epic_id}: {title}"
 
 
-def _values(input: ComposeInput) -> dict[str, str]:
+def _values(compose_input: ComposeInput) -> dict[str, str]:
     """Template values from the input; phases need their story or epic."""
-    profile = input.domain_profile
+    profile = compose_input.domain_profile
     values = {
-        "entrypoint": input.entrypoint,
-        "target_type": input.target_type,
-        "mode": input.mode,
+        "entrypoint": compose_input.entrypoint,
+        "target_type": compose_input.target_type,
+        "mode": compose_input.mode,
     }
     for key, name in (
         ("storyId", "story_id"),
@@ -508,13 +501,13 @@ def _values(input: ComposeInput) -> dict[str, str]:
         value = profile.get(key)
         if value is not None:
             values[name] = str(value)
-    if input.entrypoint in PHASE_NAMES:
-        phase = get_phase(input.entrypoint)
+    if compose_input.entrypoint in PHASE_NAMES:
+        phase = get_phase(compose_input.entrypoint)
         needed = ("epicId",) if phase.scope == "epic" else ("storyId", "storyTitle")
         for key in needed:
             if not str(profile.get(key) or "").strip():
                 raise ComposeError(
-                    f"domainProfile.{key} is required for the {input.entrypoint} entry"
+                    f"domainProfile.{key} is required for the {compose_input.entrypoint} entry"
                 )
         values.setdefault("epic_title", values.get("epic_id", ""))
         values["epic_label"] = epic_label(values.get("epic_id", ""), values["epic_title"])
@@ -533,16 +526,16 @@ def _values(input: ComposeInput) -> dict[str, str]:
             else "the story file"
         )
     else:
-        values["scope"] = f"the {input.target_type} named in the context"
+        values["scope"] = f"the {compose_input.target_type} named in the context"
     return values
 
 
-def _entry_template(input: ComposeInput, values: dict[str, str]) -> str:
+def _entry_template(compose_input: ComposeInput, values: dict[str, str]) -> str:
     """Layer-3's template: the phase's own, or its party variant (``domainProfile.variant``),
     whose participants come rendered in ``domainProfile.personas`` / ``voices``."""
-    variant = str(input.domain_profile.get("variant") or "standard")
+    variant = str(compose_input.domain_profile.get("variant") or "standard")
     if variant == "standard":
-        return f"layer-3-entry-{input.entrypoint}.md"
+        return f"layer-3-entry-{compose_input.entrypoint}.md"
     if variant != "party":
         raise ComposeError(f"domainProfile.variant '{variant}' is not one of standard|party")
     for key, name in (
@@ -550,23 +543,25 @@ def _entry_template(input: ComposeInput, values: dict[str, str]) -> str:
         ("participants", "participants"),
         ("voices", "voices"),
     ):
-        text = str(input.domain_profile.get(key) or "")
+        text = str(compose_input.domain_profile.get(key) or "")
         if not text.strip():
             raise ComposeError(f"domainProfile.{key} is required for a party entry")
         values[name] = text
-    return f"layer-3-entry-party-{input.entrypoint}.md"
+    return f"layer-3-entry-party-{compose_input.entrypoint}.md"
 
 
-def _verify_commands(input: ComposeInput) -> tuple[str, ...]:
-    raw = input.domain_profile.get("verifyCommands") or ()
+def _verify_commands(compose_input: ComposeInput) -> tuple[str, ...]:
+    raw = compose_input.domain_profile.get("verifyCommands") or ()
     if isinstance(raw, str) or not all(isinstance(item, str) for item in raw):
         raise ComposeError("domainProfile.verifyCommands must be a list of strings")
     return tuple(raw)
 
 
-def _contract(input: ComposeInput, values: dict[str, str], templates: TemplateSet) -> TemplateText:
-    if input.entrypoint in PHASE_NAMES:
-        phase = get_phase(input.entrypoint)
+def _contract(
+    compose_input: ComposeInput, values: dict[str, str], templates: TemplateSet
+) -> TemplateText:
+    if compose_input.entrypoint in PHASE_NAMES:
+        phase = get_phase(compose_input.entrypoint)
         ident = values["epic_id"] if phase.scope == "epic" else values["story_id"]
         specs = phase.contract_signals(values.get("source", ""))
         values["signal_id"] = ident
@@ -578,11 +573,12 @@ def _contract(input: ComposeInput, values: dict[str, str], templates: TemplateSe
             f"- `{spec.display(ident)}`\n  when {spec.when}" for spec in specs
         )
         return templates.get("layer-2-contract.md")
-    schema = input.domain_profile.get("outputSchema")
+    schema = compose_input.domain_profile.get("outputSchema")
     if schema is None:
+        target = compose_input.target_type
         values["schema"] = (
-            f"No schema was given for this {input.target_type}. Follow the structure of the "
-            f"existing {input.target_type}s in the context; read more of them rather than "
+            f"No schema was given for this {target}. Follow the structure of the "
+            f"existing {target}s in the context; read more of them rather than "
             "guess at a field."
         )
     else:
@@ -590,21 +586,20 @@ def _contract(input: ComposeInput, values: dict[str, str], templates: TemplateSe
     return templates.get("layer-2-contract-artifact.md")
 
 
-def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
-    policy = input.write_policy
-    commands = _verify_commands(input)
-    values["allow_apply"] = "yes" if policy.allow_apply else "no"
-    values["requires_validation"] = "yes" if policy.requires_validation else "no"
-    if input.entrypoint in PHASE_NAMES:
-        apply = get_phase(input.entrypoint).apply_policy
+def _apply_values(compose_input: ComposeInput, values: Mapping[str, str]) -> dict[str, str]:
+    """Layer-6's values: ``values`` (left as they are) and the write policy's words."""
+    policy = compose_input.write_policy
+    commands = _verify_commands(compose_input)
+    if compose_input.entrypoint in PHASE_NAMES:
+        apply = get_phase(compose_input.entrypoint).apply_policy
         writes, stage = apply.writes, apply.stage[:1].upper() + apply.stage[1:]
-        if input.domain_profile.get("variant") == "party" and apply.party_writes:
+        if compose_input.domain_profile.get("variant") == "party" and apply.party_writes:
             writes = apply.party_writes
         record_file = values.get("record_file", "the story file")
         writes = writes.replace("the story file", record_file)
     else:
         writes = (
-            f"You may write the {input.target_type} files your output names."
+            f"You may write the {compose_input.target_type} files your output names."
             if policy.allow_apply
             else "Do not change any file: return your output only."
         )
@@ -626,14 +621,19 @@ def _apply_values(input: ComposeInput, values: dict[str, str]) -> None:
             )
     else:
         validation = "No verification is required in this phase."
-    values["writes"] = writes
-    values["stage"] = stage
-    values["validation"] = validation
+    return {
+        **values,
+        "allow_apply": "yes" if policy.allow_apply else "no",
+        "requires_validation": "yes" if policy.requires_validation else "no",
+        "writes": writes,
+        "stage": stage,
+        "validation": validation,
+    }
 
 
-def _context(input: ComposeInput) -> list[str]:
+def _context(compose_input: ComposeInput) -> list[str]:
     """Layer-5's pieces: the envelope's parts with the joiners between them."""
-    envelope = input.context_envelope
+    envelope = compose_input.context_envelope
     keys = [key for key in CONTEXT_ORDER if key in envelope]
     keys += sorted(key for key in envelope if key not in CONTEXT_ORDER)
     parts: list[str] = []
@@ -666,17 +666,17 @@ def _rules_layer(rules: RulesFile | None, counter: TokenCounter | None) -> Promp
 
 
 def compose_system_instruction(
-    input: ComposeInput,
+    compose_input: ComposeInput,
     *,
     instructions: InstructionsFile | None = None,
     rules: RulesFile | None = None,
     templates: TemplateSet | None = None,
     counter: TokenCounter | None = None,
 ) -> list[PromptLayer]:
-    """Compose the eight layers for ``input``, in the fixed order.
+    """Compose the eight layers for ``compose_input``, in the fixed order.
 
     Args:
-        input: what to compose.
+        compose_input: what to compose.
         instructions: Layer-0A; the bundled asset is read when None.
         rules: Layer-0B; None (or a rules file that is not present) leaves it missing.
         templates: where layer templates come from; bundled only when None.
@@ -687,10 +687,10 @@ def compose_system_instruction(
             unknown placeholder.
         AssetMissing: the bundled instructions are missing.
     """
-    input.validate()
+    compose_input.validate()
     templates = templates or BUNDLED
     instructions = instructions or load_instructions()
-    values = _values(input)
+    values = _values(compose_input)
 
     layers = [
         PromptLayer.build(
@@ -706,24 +706,26 @@ def compose_system_instruction(
         )
     )
 
-    contract = _contract(input, values, templates)
+    contract = _contract(compose_input, values, templates)
     layers.append(
         PromptLayer.build("Layer-2", render(contract, values), contract.source, counter=counter)
     )
 
-    entry = templates.get(_entry_template(input, values))
+    entry = templates.get(_entry_template(compose_input, values))
     layers.append(
         PromptLayer.build("Layer-3", render(entry, values), entry.source, counter=counter)
     )
 
-    mode = templates.get(f"layer-4-mode-{input.mode}.md")
+    mode = templates.get(f"layer-4-mode-{compose_input.mode}.md")
     layers.append(PromptLayer.build("Layer-4", render(mode, values), mode.source, counter=counter))
 
-    if input.entrypoint in PHASE_NAMES and not _text(input.context_envelope.get("story", "")):
+    if compose_input.entrypoint in PHASE_NAMES and not _text(
+        compose_input.context_envelope.get("story", "")
+    ):
         raise ComposeError(
-            f"contextEnvelope.story is required for the {input.entrypoint} entry (Layer-5)"
+            f"contextEnvelope.story is required for the {compose_input.entrypoint} entry (Layer-5)"
         )
-    pieces = _context(input)
+    pieces = _context(compose_input)
     if not pieces:
         raise ComposeError("contextEnvelope is empty: Layer-5 (Context) is required")
     layers.append(
@@ -732,10 +734,10 @@ def compose_system_instruction(
         )
     )
 
-    _apply_values(input, values)
+    apply_values = _apply_values(compose_input, values)
     apply = templates.get("layer-6-apply-policy.md")
     layers.append(
-        PromptLayer.build("Layer-6", render(apply, values), apply.source, counter=counter)
+        PromptLayer.build("Layer-6", render(apply, apply_values), apply.source, counter=counter)
     )
     return layers
 
@@ -748,6 +750,8 @@ def compose_messages(
     layers: Sequence[PromptLayer] | None = None,
 ) -> list[dict[str, str]]:
     """``[system, *prior_messages, user]`` for ``input`` (seed 001 AC-3).
+
+    ``input`` is the seed's keyword, kept for its callers; the helpers say ``compose_input``.
 
     Args:
         input: what to compose.

@@ -11,7 +11,8 @@ import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from .errors import ConfigError
 
@@ -235,36 +236,65 @@ class Config:
 
 
 _FIELDS = {f.name: f for f in fields(Config) if f.name != "source"}
+# The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
+# only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
+_TYPES: dict[str, Any] = get_type_hints(Config)
+
+_DESCRIPTIONS: dict[Any, str] = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    tuple[str, ...]: "a list of strings",
+}
+
+
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """The types a value may have: a union's members, ``None`` left out (TOML has no null)."""
+    if get_origin(annotation) in (Union, UnionType):
+        return tuple(arg for arg in get_args(annotation) if arg is not type(None))
+    return (annotation,)
 
 
 def _expected(annotation: Any) -> str:
-    return {
-        "str": "a string",
-        "int": "an integer",
-        "float": "a number",
-        "bool": "true or false",
-        "tuple[str, ...]": "a list of strings",
-    }[str(annotation)]
+    return " or ".join(
+        _DESCRIPTIONS.get(member, f"a value of type {member}") for member in _members(annotation)
+    )
 
 
-def _coerce(value: Any, annotation: Any) -> Any:
-    """Return ``value`` as the field's type, or raise TypeError."""
-    kind = str(annotation)
-    if kind == "bool" and isinstance(value, bool):
+def _coerce_one(value: Any, kind: Any) -> Any:
+    """``value`` as ``kind``, or raise TypeError."""
+    if kind is bool and isinstance(value, bool):
         return value
-    if kind == "int" and isinstance(value, int) and not isinstance(value, bool):
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
         return value
-    if kind == "float" and isinstance(value, int | float) and not isinstance(value, bool):
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    if kind == "str" and isinstance(value, str):
+    if kind is str and isinstance(value, str):
         return value
     if (
-        kind == "tuple[str, ...]"
+        kind == tuple[str, ...]
         and isinstance(value, list)
         and all(isinstance(item, str) for item in value)
     ):
         return tuple(value)
     raise TypeError(kind)
+
+
+def coerce_setting(value: Any, annotation: Any, source: str, key: str) -> Any:
+    """``value`` from TOML as a setting of type ``annotation`` (``int``, ``float | None``,
+    ``tuple[str, ...]`` …).
+
+    Raises:
+        ConfigError: the value has none of the types, naming the file, the key and what
+            was expected (a type it cannot coerce to is never accepted).
+    """
+    for kind in _members(annotation):
+        try:
+            return _coerce_one(value, kind)
+        except TypeError:
+            continue
+    raise ConfigError(source, key, _expected(annotation))
 
 
 def config_from_mapping(data: dict[str, Any], source: str) -> Config:
@@ -281,10 +311,7 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
             spec = _FIELDS.get(name)
             if spec is None:
                 raise ConfigError(source, dotted, "a known setting (see README → Configuration)")
-            try:
-                values[name] = _coerce(value, spec.type)
-            except TypeError:
-                raise ConfigError(source, dotted, _expected(spec.type)) from None
+            values[name] = coerce_setting(value, _TYPES[spec.name], source, dotted)
 
     try:
         walk(data, ())

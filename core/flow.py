@@ -32,12 +32,11 @@ from .phases import PHASE_NAMES
 from .prompt import FailureInfo, PromptRequest
 from .records import RunInfo, list_runs
 from .stories import Story, StoryCatalog
+from .vocabulary import FAILURE, PHASE_STATES, SUCCESS, PhaseState
 from .workspace import Workspace
 
-STATES = ("pending", "suggested", "running", "done", "failed", "skipped")
+STATES = PHASE_STATES
 """What a phase can be for a story."""
-SUCCESS = "success"
-FAILURE = "failure"
 CANCELLED = "cancelled"
 """A run the user stopped: not an attempt. The flow replays as if it had not happened, so the
 next suggestion (its mode, retry reason and attempt number) is the one before the cancel."""
@@ -94,7 +93,7 @@ class StoryFlow:
     """
 
     story_id: str
-    states: Mapping[str, str]
+    states: Mapping[str, PhaseState]
     suggestion: Suggestion | None
     note: str = ""
     done: bool = False
@@ -127,7 +126,7 @@ def _signal_name(run: RunInfo) -> str:
     return str(signal.get("name") or "no signal")
 
 
-def _state(track: _Track) -> str:
+def _state(track: _Track) -> PhaseState:
     outcome = track.outcome
     if outcome is None:
         return "pending"
@@ -213,7 +212,7 @@ def story_flow(
     """
     state = _replay(runs)
     epic = _replay([r for r in epic_runs if r.phase in ("uat", "retro")])
-    states = {name: "pending" for name in PHASE_NAMES}
+    states: dict[str, PhaseState] = {name: "pending" for name in PHASE_NAMES}
     for name in ("kickoff", "dev", "review", "failure"):
         states[name] = _state(getattr(state, name))
     for name in ("uat", "retro"):

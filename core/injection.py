@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .catalog import printable_name
 from .config import Config, load_config
@@ -41,6 +41,7 @@ from .secret_scan import SecretFinding, scan_text
 from .stories import Story
 from .textfiles import TextProblem, read_file_bytes
 from .tokens import Meter, TokenCounter, get_counter
+from .vocabulary import FileStatus, InjectionLevel
 from .workspace import Workspace
 
 Emit = Callable[[str, dict[str, Any]], None]
@@ -53,15 +54,23 @@ ENVELOPE_BREAKERS = ("</file>", "</file_injections>")
 # AC9: the order of the groups in the injection.
 CATEGORIES = ("project-context", "story", "discovery", "tech-spec", "additional")
 
-INCLUDED = "included"
-DUPLICATE = "duplicate"
-EXCLUDED = "excluded"
-MISSING = "missing"
-UNREADABLE = "unreadable"
-NOT_UTF8 = "not-utf8"
-OUTSIDE = "outside-project"
-TOO_LARGE = "too-large"
-SKIPPED_STATUSES = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
+INCLUDED: Final = "included"
+DUPLICATE: Final = "duplicate"
+EXCLUDED: Final = "excluded"
+MISSING: Final = "missing"
+UNREADABLE: Final = "unreadable"
+NOT_UTF8: Final = "not-utf8"
+OUTSIDE: Final = "outside-project"
+TOO_LARGE: Final = "too-large"
+SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
+
+
+def largest_first(
+    sized: Iterable[tuple[str, int]], count: int | None = None
+) -> list[tuple[str, int]]:
+    """``(path, bytes)`` pairs ranked largest first, ties by path; the first ``count`` (all
+    when None). The one ranking of "the largest files" every size message shows."""
+    return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,7 @@ class InjectedFile:
 
     path: str
     category: str
-    status: str
+    status: FileStatus
     bytes: int
     tokens: int | None
     reason: str
@@ -135,7 +144,7 @@ class Injection:
     text: str
     total: Meter
     envelope: Meter
-    level: str
+    level: InjectionLevel
     size_bytes: int
     warn_bytes: int
     error_bytes: int
@@ -151,10 +160,10 @@ class Injection:
         """Every likely credential in the included files, in file order."""
         return tuple(finding for f in self.files if f.included for finding in f.secrets)
 
-    def largest(self, count: int = 3) -> list[tuple[str, int]]:
-        """The ``count`` largest files that make up the size, largest first."""
+    def largest(self, count: int | None = 3) -> list[tuple[str, int]]:
+        """The ``count`` largest files that make up the size (all when None), largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
-        return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+        return largest_first(sized, count)
 
     def to_dict(self) -> dict[str, Any]:
         """The injection part of ``inspect --json``."""
@@ -181,7 +190,7 @@ class _Candidate:
     reason: str
     path: Path
     wanted: bool
-    status: str = INCLUDED
+    status: FileStatus = INCLUDED
     size: int = 0
     content: str | None = None
     flags: tuple[str, ...] = ()
@@ -618,8 +627,9 @@ def _build(
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
         on_disk = sum(size for _, size in sized)
         if on_disk > config.injection_error_bytes:
-            largest = sorted(sized, key=lambda item: (-item[1], item[0]))
-            raise InjectionTooLarge(on_disk, config.injection_error_bytes, command_name, largest)
+            raise InjectionTooLarge(
+                on_disk, config.injection_error_bytes, command_name, largest_first(sized)
+            )
     _over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
         if candidate.status == INCLUDED:
@@ -658,7 +668,7 @@ def _build(
         estimated,
     )
 
-    level = "ok"
+    level: InjectionLevel = "ok"
     if size_bytes > config.injection_error_bytes:
         level = "error"
     elif size_bytes > config.injection_warn_bytes:
@@ -687,7 +697,7 @@ def _build(
 def _warnings(
     files: list[InjectedFile],
     size_bytes: int,
-    level: str,
+    level: InjectionLevel,
     config: Config,
     counter: TokenCounter | None,
 ) -> list[str]:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .errors import UsageError
+from .vocabulary import PhaseName, SignalOutcome
 
-OUTCOMES = ("success", "failure", "info")
 RECOMMENDATIONS = ("Retry", "Skip", "Escalate")
 
 _ID = r"(?P<id>\S+)"
@@ -47,7 +47,7 @@ class SignalSpec:
     kind: str
     template: str
     regex: str
-    outcome: str
+    outcome: SignalOutcome
     family: str
     when: str
 
@@ -222,7 +222,7 @@ class Phase:
         task: the user message, with ``{id}``, ``{title}`` and ``{epic_label}``.
     """
 
-    name: str
+    name: PhaseName
     title: str
     scope: str
     required: bool
@@ -359,8 +359,8 @@ PHASES: tuple[Phase, ...] = (
 )
 """The six phases, in flow order."""
 
-PHASE_NAMES: tuple[str, ...] = tuple(phase.name for phase in PHASES)
-_BY_NAME = {phase.name: phase for phase in PHASES}
+PHASE_NAMES: tuple[PhaseName, ...] = tuple(phase.name for phase in PHASES)
+_BY_NAME: dict[str, Phase] = {phase.name: phase for phase in PHASES}
 
 
 def get_phase(name: str) -> Phase:

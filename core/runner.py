@@ -8,9 +8,12 @@ it arrives, and when the process ends settles the outcome — the last signal of
 contract decides; no signal is an outcome of its own — checks the story file stayed
 append-only, stages after a completed dev phase and commits after a passed review.
 
-Cancelling sends SIGINT to the process group, then SIGTERM, then SIGKILL, waiting a bounded
-time after each. A missing binary, a crash or a timeout ends as a one-line outcome with exit
-code 5, never a traceback.
+The process itself — launch, reader threads, the deadline, and a cancel's SIGINT, then
+SIGTERM, then SIGKILL to the group, a bounded wait after each — is supervised by
+:mod:`promptdeck.core.supervise`; the outcome is decided from the events by
+:mod:`promptdeck.core.outcome`. This module holds the run's policy: the record, the stream's
+meaning, git and the settling. A missing binary, a crash or a timeout ends as a one-line
+outcome with exit code 5, never a traceback.
 """
 
 from __future__ import annotations
@@ -18,14 +21,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import signal as signals_module
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import gitops
 from .agents.base import (
@@ -45,22 +46,21 @@ from .agents.base import (
     resolve_agent_name,
 )
 from .errors import (
-    EXIT_FAILURE_SIGNAL,
-    EXIT_GIT,
-    EXIT_NO_SIGNAL,
-    EXIT_NOT_SAVED,
-    EXIT_OK,
     InjectionTooLarge,
 )
 from .keys import normalize_key
 from .learnings import learnings_path, start_learnings
 from .locks import StoryLock
 from .locks import acquire as acquire_lock
+from .outcome import ProcessEnd, decide_outcome, exit_code_for, outcome_message, settle_outcome
 from .records import RunRecord, iso_time, next_attempt
 from .rules import note_rules_read
-from .signals import FAILURE, Signal, SignalParser, deciding_signal
+from .signals import Signal, SignalParser, deciding_signal
 from .status_writeback import write_back, write_start
+from .supervise import CANCEL_GRACE, ProcessSupervisor
+from .supervise import READ_CHUNK as READ_CHUNK
 from .system_prompt_log import injection_facts, log_injection
+from .vocabulary import SUCCESS, Outcome, RunEventKind, Stream
 from .workspace import Workspace
 
 _T = TypeVar("_T")
@@ -69,46 +69,11 @@ if TYPE_CHECKING:
     from .images import ImageFile
     from .prompt import ComposedPrompt
 
-SUCCESS_OUTCOME = "success"
-FAILURE_OUTCOME = "failure"
-OUTCOMES = (
-    SUCCESS_OUTCOME,
-    FAILURE_OUTCOME,
-    "no-signal",
-    "timeout",
-    "cancelled",
-    "crashed",
-    "launch-failed",
-    "git-failed",
-    "unsaved",
-)
-"""How a run ends. Only the first two come from a signal; ``git-failed`` is a success whose
-git step failed or was refused (exit 6), ``unsaved`` a run whose record could not be written
-(exit 7): neither is a success."""
-
-CANCEL_GRACE = (5.0, 5.0)
-"""Seconds to wait after SIGINT, then after SIGTERM, before the next step."""
-READER_JOIN_SECONDS = 5.0
 LINE_CAP = 1024 * 1024
 """Bytes of one output line held in memory to parse and show; the record on disk keeps the
 whole line, however long: memory stays flat whatever the agent prints."""
-READ_CHUNK = 64 * 1024
 
 Listener = Callable[["RunEvent"], None]
-
-
-def exit_code_for(outcome: str) -> int:
-    """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
-    7 not saved, 5 anything else."""
-    if outcome == SUCCESS_OUTCOME:
-        return EXIT_OK
-    if outcome == FAILURE_OUTCOME:
-        return EXIT_FAILURE_SIGNAL
-    if outcome == "git-failed":
-        return EXIT_GIT
-    if outcome == "unsaved":
-        return EXIT_NOT_SAVED
-    return EXIT_NO_SIGNAL
 
 
 @dataclass(frozen=True)
@@ -133,9 +98,9 @@ class RunEvent:
         at: the time (epoch seconds).
     """
 
-    kind: str
+    kind: RunEventKind
     text: str = ""
-    stream: str = "stdout"
+    stream: Stream = "stdout"
     agent_text: bool = False
     line_kind: str = ""
     signal: Signal | None = None
@@ -166,7 +131,7 @@ class RunResult:
     attempt: int
     mode: str
     agent: str
-    outcome: str
+    outcome: Outcome
     exit_code: int
     process_exit: int | None
     duration_s: float
@@ -510,12 +475,11 @@ class PreparedRun:
 def _check_size(prompt: ComposedPrompt) -> None:
     injection = prompt.injection
     if injection.level == "error":
-        largest = sorted(
-            ((f.path, f.bytes) for f in injection.files if f.status in ("included", "too-large")),
-            key=lambda item: -item[1],
-        )
         raise InjectionTooLarge(
-            injection.size_bytes, injection.error_bytes, injection.command_name, largest
+            injection.size_bytes,
+            injection.error_bytes,
+            injection.command_name,
+            injection.largest(None),
         )
 
 
@@ -838,7 +802,8 @@ def _record_injection(
 
 
 class _Supervisor:
-    """Owns one run's process: launch, readers, timeout, cancel, and the settling."""
+    """Owns one run: its notices, its process (through :class:`ProcessSupervisor`), and the
+    settling — outcome, story check, status write-back, git, record."""
 
     def __init__(
         self,
@@ -878,8 +843,7 @@ class _Supervisor:
             listener,
             stream_format=prepared.agent.stream_format,
         )
-        self.timed_out = False
-        self.cancelled = False
+        self.process: ProcessSupervisor | None = None
         self.story_before: bytes | None = None
 
     def notice(self, text: str) -> None:
@@ -960,108 +924,24 @@ class _Supervisor:
 
     def _process(self, spec: LaunchSpec) -> int | None:
         """Start, stream and wait; the return code, or None when the launch failed (settled)."""
-        try:
-            proc = subprocess.Popen(
-                spec.argv,
-                cwd=spec.cwd,
-                env={**os.environ, **spec.env},
-                stdin=subprocess.PIPE if spec.stdin is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-        except FileNotFoundError:
-            self._settle(None, f"agent binary not found: {spec.argv[0]}", launch_failed=True)
-            return None
-        except OSError as exc:
-            self._settle(
-                None, f"cannot start {spec.argv[0]}: {exc.strerror or exc}", launch_failed=True
-            )
-            return None
-        self.record.log(f"started pid {proc.pid}: {' '.join(spec.argv[:3])} …")
-        watchdog = _start_watchdog(proc.pid)
-        threads = [
-            threading.Thread(target=self._read, args=(proc.stdout, True), daemon=True),
-            threading.Thread(target=self._read, args=(proc.stderr, False), daemon=True),
-        ]
-        if spec.stdin is not None:
-            threads.append(
-                threading.Thread(target=self._feed, args=(proc.stdin, spec.stdin), daemon=True)
-            )
-        for thread in threads:
-            thread.start()
-        deadline = self.started + self.timeout
-        while True:
-            # Short waits, so a cancel or the deadline is acted on within 50 ms.
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=0.05)
-                break
-            if self.control.cancel.is_set():
-                self.cancelled = True
-                self.notice("cancelling: SIGINT to the agent's process group")
-                self._escalate(proc)
-                break
-            if time.time() >= deadline:
-                self.timed_out = True
-                self.notice(f"timeout after {self.timeout:g} s: stopping the agent")
-                self._escalate(proc)
-                break
-        for thread in threads[:2]:
-            thread.join(READER_JOIN_SECONDS)
-            if thread.is_alive():
-                # A grandchild still holds the pipe open: end the whole group.
-                self._signal_group(proc, signals_module.SIGKILL)
-                thread.join(READER_JOIN_SECONDS)
-        _stop_watchdog(watchdog)
-        self.processor.finish()
-        return proc.returncode
-
-    def _feed(self, pipe: IO[bytes] | None, data: bytes) -> None:
-        if pipe is None:
-            return
-        # An agent may exit, or close its stdin, before reading all of it: not an error here;
-        # its outcome is decided by what it printed.
-        with contextlib.suppress(OSError):
-            pipe.write(data)
-            pipe.close()
-
-    def _read(self, pipe: IO[bytes] | None, is_stdout: bool) -> None:
-        if pipe is None:
-            return
-        handle = self.processor.stdout_chunk if is_stdout else self.processor.stderr_chunk
-        read = getattr(pipe, "read1", pipe.read)
-        try:
-            # Chunks, not lines: a line without an end must not be held whole in memory.
-            # The pipe is closed under the reader when a cancelled group is killed.
-            with contextlib.suppress(OSError, ValueError):
-                while True:
-                    data = read(READ_CHUNK)
-                    if not data:
-                        break
-                    handle(data)
-        finally:
-            with contextlib.suppress(Exception):
-                self.processor.end_of_stream(is_stdout)
-            pipe.close()
-
-    def _signal_group(self, proc: subprocess.Popen[bytes], sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-
-    def _escalate(self, proc: subprocess.Popen[bytes]) -> None:
-        steps = (
-            (signals_module.SIGINT, self.cancel_grace[0], "SIGTERM"),
-            (signals_module.SIGTERM, self.cancel_grace[1], "SIGKILL"),
-            (signals_module.SIGKILL, READER_JOIN_SECONDS, ""),
+        self.process = ProcessSupervisor(
+            spec,
+            on_stdout=self.processor.stdout_chunk,
+            on_stderr=self.processor.stderr_chunk,
+            on_stream_end=self.processor.end_of_stream,
+            cancel=self.control.cancel,
+            deadline=self.started + self.timeout,
+            timeout=self.timeout,
+            cancel_grace=self.cancel_grace,
+            notice=self.notice,
+            log=self.record.log,
         )
-        for sig, grace, following in steps:
-            self._signal_group(proc, sig)
-            try:
-                proc.wait(timeout=grace)
-                return
-            except subprocess.TimeoutExpired:
-                if following:
-                    self.notice(f"agent still running after {grace:g} s: sending {following}")
+        ended = self.process.run()
+        if ended.launch_error is not None:
+            self._settle(None, ended.launch_error, launch_failed=True)
+            return None
+        self.processor.finish()
+        return ended.returncode
 
     def _settle(
         self,
@@ -1084,18 +964,17 @@ class _Supervisor:
             with contextlib.suppress(Exception):
                 self.notice(f"warning: {note}")
         deciding = deciding_signal([s for s in signals if s not in foreign], phase)
-        if launch_failed:
-            outcome = "launch-failed"
-        elif deciding is not None:
-            outcome = FAILURE_OUTCOME if deciding.outcome == FAILURE else SUCCESS_OUTCOME
-        elif self.timed_out:
-            outcome = "timeout"
-        elif self.cancelled:
-            outcome = "cancelled"
-        elif crashed or (returncode is not None and returncode != 0) or self.processor.agent_error:
-            outcome = "crashed"
-        else:
-            outcome = "no-signal"
+        outcome = decide_outcome(
+            ProcessEnd(
+                signal=deciding.outcome if deciding is not None else None,
+                returncode=returncode,
+                launch_failed=launch_failed,
+                timed_out=self.process is not None and self.process.timed_out,
+                cancelled=self.process is not None and self.process.cancelled,
+                crashed=crashed,
+                agent_error=self.processor.agent_error,
+            )
+        )
         if deciding is None and signals:
             self.warnings.append(
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
@@ -1109,7 +988,7 @@ class _Supervisor:
                 self.workspace,
                 self.prompt.story,
                 phase,
-                outcome == SUCCESS_OUTCOME and not self.chat and self._writes_status(),
+                outcome == SUCCESS and not self.chat and self._writes_status(),
                 self.record.dir,
             ),
             None,
@@ -1128,11 +1007,16 @@ class _Supervisor:
                 raise
 
         staged_stat, commit_sha, sha_after = self._guarded("update git", git_step, no_git)
-        if git_failure and outcome == SUCCESS_OUTCOME:
-            outcome = "git-failed"
+        if git_failure and outcome == SUCCESS:
             error = error or git_failure[0]
+        outcome = settle_outcome(outcome, git_failed=bool(git_failure))
         duration = time.time() - self.started
-        message = error or self._message(outcome, deciding, returncode)
+        message = error or outcome_message(
+            outcome,
+            signal_line=deciding.line if deciding is not None else None,
+            returncode=returncode,
+            timeout=self.timeout,
+        )
         result = RunResult(
             run_id=self.record.id,
             run_dir=self.record.dir,
@@ -1189,10 +1073,11 @@ class _Supervisor:
             failures.insert(0, self.record.write_error)
         if failures:
             # Not saved is not a success, whatever the agent said: exit 7.
+            unsaved = settle_outcome(result.outcome, unsaved=True)
             result = dataclasses.replace(
                 result,
-                outcome="unsaved",
-                exit_code=EXIT_NOT_SAVED,
+                outcome=unsaved,
+                exit_code=exit_code_for(unsaved),
                 message=f"not saved: the run record could not be written: {failures[0]}",
                 warnings=(*result.warnings, f"could not write the run record: {failures[0]}"),
             )
@@ -1207,17 +1092,6 @@ class _Supervisor:
                 self.lock.release()
             self.control.result = result
             self.control.done.set()
-
-    def _message(self, outcome: str, deciding: Signal | None, returncode: int | None) -> str:
-        if deciding is not None:
-            return deciding.line
-        if outcome == "timeout":
-            return f"no signal: timed out after {self.timeout:g} s"
-        if outcome == "cancelled":
-            return "no signal: cancelled"
-        if outcome == "crashed":
-            return f"no signal: the agent exited with code {returncode}"
-        return "no signal: the agent ended without printing one"
 
     def _check_story(self) -> bool:
         story_file = self._story_file()
@@ -1271,7 +1145,7 @@ class _Supervisor:
 
         staged: str | None = None
         commit_sha: str | None = None
-        if not (self._git_step_applies() and outcome == SUCCESS_OUTCOME):
+        if not (self._git_step_applies() and outcome == SUCCESS):
             return None, None, gitops.head_sha(self.repo)
         if self.simulation and not self._simulation_may_git():
             self.notice("replay is a simulation: nothing staged or committed")
@@ -1305,48 +1179,3 @@ class _Supervisor:
             self.warnings.append(str(exc))
             self.notice(f"error: {exc}")
         return staged, commit_sha, gitops.head_sha(self.repo)
-
-
-_WATCHDOG = """
-import os, signal, sys, time
-group = int(sys.argv[1])
-try:
-    word = os.read(0, 1)
-except OSError:
-    word = b""
-if word != b"q":
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(group, sig)
-        except OSError:
-            break
-        time.sleep(3)
-"""
-
-
-def _start_watchdog(group: int) -> subprocess.Popen[bytes] | None:
-    """A tiny process that ends the agent's process group when promptdeck ends without
-    saying goodbye (``kill -9``, a crash): it waits on a pipe only promptdeck holds; end of
-    file without the ``q`` written at a normal end means promptdeck is gone."""
-    import sys
-
-    try:
-        return subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHDOG, str(group)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return None
-
-
-def _stop_watchdog(watchdog: subprocess.Popen[bytes] | None) -> None:
-    if watchdog is None or watchdog.stdin is None:
-        return
-    with contextlib.suppress(OSError):
-        watchdog.stdin.write(b"q")
-        watchdog.stdin.close()
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        watchdog.wait(5)

@@ -21,10 +21,6 @@ from dataclasses import dataclass
 
 from .phases import SIGNAL_SPECS, SignalSpec, signal_specs
 
-SUCCESS = "success"
-FAILURE = "failure"
-INFO = "info"
-
 # A cheap pre-filter: most lines of agent output carry none of these words.
 _MAYBE = re.compile(r"COMPLETE|BLOCKED|PASSED|FAILED|<promise>")
 # How a prompt writes a value to fill in: ``{id}``, ``<reason>``, ``[reason]``, ``story-id``.

@@ -28,3 +28,10 @@ def shorten_path(path: str, width: int) -> str:
     keep = width - 1
     start = (keep + 1) // 2
     return name[:start] + ELLIPSIS + name[len(name) - (keep - start) :]
+
+
+def one_line_preview(text: str, limit: int) -> str:
+    """``text`` on one line (every run of whitespace one space), cut to at most ``limit``
+    characters with an ellipsis: how a tool call or its output shows in the run log."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + ELLIPSIS

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..config import Config
 from ..images import sniff
+from ..textfit import one_line_preview
 from .base import (
     INFO,
     RESULT,
@@ -68,8 +69,7 @@ def usage_from(data: Any) -> Usage | None:
 
 def _preview(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    return text if len(text) <= TOOL_PREVIEW_CHARS else text[: TOOL_PREVIEW_CHARS - 1] + "…"
+    return one_line_preview(text, TOOL_PREVIEW_CHARS)
 
 
 def _tool_result_text(content: Any) -> str:

@@ -48,6 +48,7 @@ from typing import Any
 from ..config import Config
 from ..errors import UsageError
 from ..processes import pid_alive
+from ..textfit import one_line_preview
 from .base import (
     INFO,
     RESULT,
@@ -253,8 +254,7 @@ def linked_profile(home: Path, name: str, target: Path) -> Iterator[Path]:
 
 
 def _preview(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= PREVIEW_CHARS else text[: PREVIEW_CHARS - 1] + "…"
+    return one_line_preview(text, PREVIEW_CHARS)
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:

@@ -432,3 +432,13 @@ def test_compose_input_is_frozen() -> None:
         made.mode = "optimize"  # type: ignore[misc]
     with pytest.raises(TypeError):
         made.context_envelope["x"] = 1  # type: ignore[index]
+
+
+def test_the_apply_policy_values_leave_the_callers_values_as_they_were() -> None:
+    from promptdeck.core.composer import _apply_values
+
+    values = {"story_id": "1-2"}
+    applied = _apply_values(phase_input("review"), values)
+    assert values == {"story_id": "1-2"}
+    assert applied["story_id"] == "1-2"
+    assert {"allow_apply", "requires_validation", "writes", "stage", "validation"} <= set(applied)

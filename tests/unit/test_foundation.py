@@ -17,6 +17,7 @@ from promptdeck.core import (
     normalize_key,
     open_workspace,
 )
+from promptdeck.core.config import coerce_setting
 from promptdeck.core.tokens import (
     EncoderUnavailable,
     TokenCounter,
@@ -94,6 +95,40 @@ def test_bad_config_names_file_key_and_expectation(
     assert str(caught.value).startswith(".promptdeck/config.toml")
     assert fragment in str(caught.value)
     assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "annotation", "expected"),
+    [
+        (3, int | None, 3),
+        (2, float | None, 2.0),
+        ("x", str | None, "x"),
+        (["a"], tuple[str, ...] | None, ("a",)),
+    ],
+)
+def test_an_optional_setting_takes_a_value_of_its_type(
+    value: object, annotation: object, expected: object
+) -> None:
+    assert coerce_setting(value, annotation, "config.toml", "a.b") == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "annotation", "fragment"),
+    [
+        ("big", int | None, "a.b: an integer"),
+        (True, int | None, "a.b: an integer"),
+        (1, str | None, "a.b: a string"),
+        (1.5, int | str, "a.b: an integer or a string"),
+        (1, Path, "a.b: a value of type"),
+    ],
+)
+def test_a_setting_of_the_wrong_type_is_a_config_error_whatever_its_annotation(
+    value: object, annotation: object, fragment: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        coerce_setting(value, annotation, "config.toml", "a.b")
+    assert str(caught.value).startswith("config.toml: ")
+    assert fragment in str(caught.value)
 
 
 def test_non_utf8_config_is_a_config_error(tmp_path: Path) -> None:

@@ -1,0 +1,41 @@
+"""The typed vocabulary agrees with the data it names: one spelling of every word."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from promptdeck.core import composer, injection, vocabulary
+from promptdeck.core.flow import STATES
+from promptdeck.core.phases import PHASE_NAMES, SIGNAL_SPECS
+
+
+def test_the_phase_names_are_the_phases_in_flow_order() -> None:
+    assert vocabulary.PHASE_NAMES == PHASE_NAMES
+
+
+def test_every_layer_has_a_title_in_the_fixed_order() -> None:
+    assert tuple(composer.LAYER_TITLES) == vocabulary.LAYER_IDS == composer.LAYER_IDS
+
+
+def test_every_signal_says_success_failure_or_info() -> None:
+    assert {spec.outcome for spec in SIGNAL_SPECS} == set(vocabulary.SIGNAL_OUTCOMES)
+
+
+def test_the_injection_file_statuses_are_the_vocabulary() -> None:
+    named = {
+        injection.INCLUDED,
+        injection.DUPLICATE,
+        injection.EXCLUDED,
+        *injection.SKIPPED_STATUSES,
+    }
+    assert named == set(vocabulary.FILE_STATUSES)
+
+
+def test_a_signal_outcome_is_a_run_outcome_except_info() -> None:
+    run_outcomes = set(get_args(vocabulary.Outcome))
+    assert set(vocabulary.SIGNAL_OUTCOMES) - run_outcomes == {"info"}
+    assert vocabulary.SUCCESS in run_outcomes and vocabulary.FAILURE in run_outcomes
+
+
+def test_the_flow_states_are_the_vocabulary() -> None:
+    assert STATES == vocabulary.PHASE_STATES
