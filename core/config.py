@@ -13,11 +13,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .agent_names import AGENT_NAMES
 from .errors import ConfigError
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
-AGENTS = ("claude", "codex", "command", "replay")
+AGENTS = AGENT_NAMES
 CODEX_SANDBOXES = ("workspace-write", "read-only", "danger-full-access", "")
 
 

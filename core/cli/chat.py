@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 
-from ..agents.base import resolve_agent_name
+from ..agents import resolve_agent_name
 from ..catalog import load_catalog
 from ..errors import EXIT_OK, UsageError
 from ..images import check_images

@@ -25,7 +25,8 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
-from ..agents.base import agent_label, resolve_agent_name
+from ..agents import resolve_agent_name
+from ..agents.base import agent_label
 from ..budget import check_budget, enforce_budget, phase_budget
 from ..catalog import load_catalog
 from ..config import AGENTS
