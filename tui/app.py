@@ -166,7 +166,9 @@ class PromptdeckApp(App[None]):
         """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""
         if not keymap:
             return
-        known = known_binding_ids()
+        known = known_binding_ids() | {
+            binding.id for binding in self.BINDINGS if isinstance(binding, Binding) and binding.id
+        }
         unknown = sorted(set(keymap) - known)
         if unknown:
             self.notify(

@@ -13,11 +13,11 @@ import contextlib
 import sys
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
-from promptdeck.core.catalog import load_catalog, read_text_file, where_stories_come_from
+from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
@@ -31,6 +31,7 @@ from promptdeck.core.rules import find_rules_path, rules_health
 from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
 from promptdeck.core.stories import Story, StoryCatalog
+from promptdeck.core.textfiles import read_text_file
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -228,9 +229,8 @@ At 80 columns the first nine fit; wider terminals show more."""
 
 
 def known_binding_ids() -> set[str]:
-    """Every binding id a ``[keymap]`` may rebind: the main screen's, the app's and the
-    dialogs'."""
-    from ..app import PromptdeckApp
+    """Every binding id of the main screen and its dialogs; the app adds its own to rebind
+    a ``[keymap]`` (the app imports this module, so it is not named here)."""
     from .confirm_run import ConfirmRunScreen
     from .help import HelpScreen
     from .notices import NoticesScreen
@@ -240,7 +240,6 @@ def known_binding_ids() -> set[str]:
     ids: set[str] = set()
     for owner in (
         MainScreen,
-        PromptdeckApp,
         ConfirmRunScreen,
         HelpScreen,
         NoticesScreen,
@@ -321,11 +320,11 @@ class MainScreen(Screen[None]):
 
     @property
     def deck(self) -> PromptdeckApp:
-        """The app, typed."""
-        from ..app import PromptdeckApp
+        """The app, typed: only :class:`~promptdeck.tui.app.PromptdeckApp` pushes this screen.
 
-        assert isinstance(self.app, PromptdeckApp)
-        return self.app
+        A cast, not an import: the app module imports this one.
+        """
+        return cast("PromptdeckApp", self.app)
 
     # ---------------------------------------------------------------- layout
 
