@@ -53,6 +53,7 @@ test: $(STAMP) agent-clis lint typecheck pytest
 lint: $(STAMP)
 	$(BIN)/ruff check core tui themes tests bench
 	$(BIN)/ruff format --check core tui themes tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
