@@ -192,14 +192,14 @@ def _run(code: str) -> str:
 
 
 def test_importing_every_engine_module_leaves_the_faces_and_their_toolkits_out() -> None:
-    """Every module below promptdeck.core imports without Textual, rich or either face; the
-    CLI package is left out of the walk (it prints with rich while it lives in core/cli)."""
+    """Every module below promptdeck.core imports without Textual, rich or either face."""
     code = _LOADED + (
         "import promptdeck.core as core\n"
         "for info in pkgutil.walk_packages(core.__path__, 'promptdeck.core.'):\n"
-        "    if '.demo.' in info.name or info.name.startswith('promptdeck.core.cli'): continue\n"
+        "    if '.demo.' in info.name: continue\n"
         "    importlib.import_module(info.name)\n"
-        "print(loaded('textual', 'rich', 'promptdeck.tui', 'promptdeck.themes'))\n"
+        "print(loaded('textual', 'rich', 'promptdeck.cli', 'promptdeck.tui',"
+        " 'promptdeck.themes'))\n"
     )
     assert _run(code) == "[]"
 
@@ -208,7 +208,7 @@ def test_the_cli_parses_its_commands_without_loading_the_app() -> None:
     """Only ``promptdeck`` with no command opens the app: the headless commands never load
     Textual or the app's package."""
     code = _LOADED + (
-        "from promptdeck.core.cli import build_parser\n"
+        "from promptdeck.cli import build_parser\n"
         "build_parser()\n"
         "print(loaded('textual', 'promptdeck.tui', 'promptdeck.themes'))\n"
     )
