@@ -12,7 +12,7 @@ INSTALL_LOG := $(VENV)/install.log
 NPM_PREFIX := $(CURDIR)/.tools/npm
 
 # setuptools ends every editable install with a note about folders named like the package in
-# the working directory; this layout has none (core/, tui/ and themes/ install as promptdeck.*),
+# the working directory; this layout has none (core/, cli/, tui/ and themes/ install as promptdeck.*),
 # so that one note is silenced here. pip's own output goes to $(INSTALL_LOG), shown on failure.
 PIP_INSTALL := PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install \
 	--quiet --disable-pip-version-check
@@ -47,12 +47,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(DEMO_STAMP)
 	@$(BIN)/promptdeck demo
 
-## test: lint, type-check core/, and run the whole test suite
+## test: lint (ruff, import contracts), type-check core/ cli/ tui/ themes/, and run the whole test suite
 test: $(STAMP) agent-clis lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check core tui themes tests bench
-	$(BIN)/ruff format --check core tui themes tests bench
+	$(BIN)/ruff check core cli tui themes tests bench
+	$(BIN)/ruff format --check core cli tui themes tests bench
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

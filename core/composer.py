@@ -31,16 +31,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from . import vocabulary
 from .errors import ComposeError
 from .instructions import InstructionsFile, load_instructions
 from .phases import PHASE_NAMES, get_phase
 from .rules import RulesFile
 from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text
 from .tokens import TokenCounter
+from .vocabulary import LAYER_IDS as _LAYER_IDS
+from .vocabulary import MODES as _MODES
 from .vocabulary import LayerId
 
-LAYER_IDS = vocabulary.LAYER_IDS
+LAYER_IDS = _LAYER_IDS
 """The fixed layer order (seed 001, frozen decision 1)."""
 
 LAYER_TITLES: Mapping[LayerId, str] = MappingProxyType(
@@ -64,7 +65,7 @@ ENTRIES = (*SEED_ENTRIES, *PHASE_NAMES)
 """Every entry point: the seed's four and the six phases."""
 TARGET_TYPES = (*SEED_ENTRIES, "story", "epic")
 """What the work is about: the seed's four, or a story / an epic for the phases."""
-MODES = vocabulary.MODES
+MODES = _MODES
 
 JOINER = "\n\n"
 """What separates two non-empty layers in the system prompt (its bytes are their own share)."""

@@ -14,11 +14,12 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from .agent_names import AGENT_NAMES
 from .errors import ConfigError
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
-AGENTS = ("claude", "codex", "command", "replay")
+AGENTS = AGENT_NAMES
 CODEX_SANDBOXES = ("workspace-write", "read-only", "danger-full-access", "")
 
 

@@ -32,14 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from .catalog import printable_name
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .keys import artifact_category, key_pattern, normalize_key
 from .listing import Entry, folder_names, sorted_entries
 from .secret_scan import SecretFinding, scan_text
 from .stories import Story
-from .textfiles import TextProblem, read_file_bytes
+from .textfiles import TextProblem, printable_name, read_file_bytes
 from .tokens import Meter, TokenCounter, get_counter
 from .vocabulary import FileStatus, InjectionLevel
 from .workspace import Workspace

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import gitops
+from .agents import get_agent, resolve_agent_name
 from .agents.base import (
     RESULT,
     SESSION,
@@ -41,9 +42,7 @@ from .agents.base import (
     OutputParser,
     Usage,
     fast_factory,
-    get_agent,
     is_simulation,
-    resolve_agent_name,
 )
 from .errors import (
     InjectionTooLarge,

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from .keys import normalize_key
-from .sources.bmad import (
+from .sources.markdown import iter_headings, section_lines
+from .sources.sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,
     parse_sprint_status,
 )
-from .sources.markdown import iter_headings, section_lines
 from .stories import Story
 from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .agents.base import INFO, RESULT, TEXT, TOOL_RESULT, TOOL_USE, get_agent
+from .agents import get_agent
+from .agents.base import INFO, RESULT, TEXT, TOOL_RESULT, TOOL_USE
 from .config import Config
 from .errors import PromptdeckError
 from .records import RunInfo, stream_file

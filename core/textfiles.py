@@ -15,6 +15,8 @@ symlink to ``/dev/zero`` or to a home-folder secret, a sparse 10 GB file or a sy
 4. at most ``limit + 1`` bytes are ever read.
 
 :func:`decode_text` then answers "is this UTF-8 text?" (``empty``, ``binary``, ``not-utf8``).
+:func:`read_text_file` and :func:`read_text_head` put the two together the same way for every
+reader (the story sources, the injected context, the app's preview).
 Every refusal is a :class:`TextProblem` with a short reason; nothing here raises for a bad file.
 """
 
@@ -249,3 +251,79 @@ def read_text(
     if isinstance(data, TextProblem):
         return data
     return decode_text(data)
+
+
+HEAD_BYTES = 4096
+"""How much of a file :func:`read_text_head` reads by default: enough for a first heading."""
+
+
+def printable_name(name: str) -> str:
+    """``name`` as valid text: the bytes of a non-UTF-8 file name shown as U+FFFD.
+
+    Returns ``name`` itself when it is valid UTF-8, so ``printable_name(n) != n`` tells that a
+    name cannot be shown, written to JSON or put in a prompt as it is.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return name
+
+
+def read_text_file(
+    path: str | os.PathLike[str],
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
+) -> str | TextProblem:
+    """Read a whole file as UTF-8 text (a leading BOM dropped), through the guarded reader.
+
+    Args:
+        path: the file to read.
+        root: the project root the file must resolve inside (every workspace reader passes
+            it); None skips that check.
+        limit: the most bytes read; a larger file is ``too-large`` and is not opened.
+        listed: see :func:`read_text_head`.
+
+    Returns:
+        The text, or a :class:`TextProblem` saying why the file is not usable text.
+    """
+    data = read_file_bytes(path, root, limit=limit, listed=listed)
+    if isinstance(data, TextProblem):
+        return data
+    return decode_text(data)
+
+
+def read_text_head(
+    path: str | os.PathLike[str],
+    size: int = HEAD_BYTES,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
+) -> tuple[str, bool] | TextProblem:
+    """Read at most ``size`` bytes of a file as UTF-8 text, through the guarded reader.
+
+    A multi-byte character cut by the limit is left out rather than reported as bad UTF-8.
+
+    Args:
+        path: the file to read.
+        size: the most bytes to read.
+        root: the project root the file must resolve inside; None skips that check.
+        limit: a file larger than this is ``too-large`` (from ``stat``), even for a head read.
+        listed: a folder listing already showed a regular, non-symlink file inside ``root``
+            (see :func:`~promptdeck.core.textfiles.read_file_bytes`).
+
+    Returns:
+        ``(text, complete)`` — ``complete`` is True when the whole file was read — or a
+        :class:`TextProblem`. ``empty`` is only reported when the whole file was read.
+    """
+    data = read_file_bytes(path, root, limit=limit, head=size, listed=listed)
+    if isinstance(data, TextProblem):
+        return data
+    complete = len(data) <= size
+    result = decode_text(data[:size], complete=complete)
+    if isinstance(result, TextProblem):
+        return result
+    return result, complete

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from promptdeck.core.agents.base import found_default_agent
+from promptdeck.core.agents import found_default_agent
 from promptdeck.core.tokens import TokenCounter, get_counter
 from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES

@@ -75,8 +75,9 @@ class PreviewComposer:
         text = ""
         if base is not None and base.story.id == prompt.story.id:
             token_delta = None
-            if counted and prompt.system_meter.tokens is not None and base.counted:
-                token_delta = prompt.system_meter.tokens - base.system_meter.tokens
+            now, before = prompt.system_meter.tokens, base.system_meter.tokens
+            if counted and base.counted and now is not None and before is not None:
+                token_delta = now - before
             text = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
         if counted:
             self._delta_base = None

@@ -17,8 +17,6 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from ..config import Config
-
 TEXT = "text"
 """Event kind: text the agent itself says (signals count here)."""
 TOOL_USE = "tool_use"
@@ -247,62 +245,3 @@ def agent_label(name: str) -> str:
     if not name:
         return "none"
     return f"{name} (simulation)" if is_simulation(name) else name
-
-
-def found_default_agent(config: Config) -> str | None:
-    """The backend used when none is named: config ``agent.default``, else ``claude`` when
-    its binary is found; None when neither."""
-    if config.agent_default:
-        return config.agent_default
-    import shutil
-
-    from .claude import claude_binary
-
-    return "claude" if shutil.which(claude_binary(config)) else None
-
-
-def resolve_agent_name(name: str | None, config: Config) -> str:
-    """The backend a run uses: ``name``, else :func:`found_default_agent`.
-
-    Raises:
-        NoAgentError: none named and no real agent found (exit 2). A simulation is never
-            picked on its own: ``replay`` runs only when named.
-    """
-    chosen = name or found_default_agent(config)
-    if chosen:
-        return chosen
-    from ..errors import NoAgentError
-    from .claude import claude_binary
-
-    raise NoAgentError(
-        f"no agent to run: Claude Code (`{claude_binary(config)}`) was not found; pick one "
-        "with --agent claude|codex|command, [agent] default in .promptdeck/config.toml or "
-        "PROMPTDECK_CLAUDE_BIN (--agent replay is an offline simulation)"
-    )
-
-
-def get_agent(name: str, config: Config, *, replay_script: str | None = None) -> Agent:
-    """The backend called ``name`` (claude, codex, command, replay), set up from ``config``.
-
-    Raises:
-        UsageError: an unknown backend name.
-    """
-    from ..errors import UsageError
-
-    if name == "claude":
-        from .claude import ClaudeAgent
-
-        return ClaudeAgent(config)
-    if name == "codex":
-        from .codex import CodexAgent
-
-        return CodexAgent(config)
-    if name == "command":
-        from .command import CommandAgent
-
-        return CommandAgent(config)
-    if name == "replay":
-        from .replay import ReplayAgent
-
-        return ReplayAgent(config, script=replay_script)
-    raise UsageError(f"--agent {name}: unknown agent (choose claude, codex, command or replay)")

@@ -15,10 +15,11 @@ import os
 import re
 from pathlib import Path
 
-from ..catalog import SourceResult, TextProblem, printable_name, read_text_file, relpath
 from ..keys import normalize_key
 from ..stories import Requirement, Scenario, SkippedFile, Story
+from ..textfiles import TextProblem, printable_name, read_text_file
 from ..workspace import Workspace
+from .common import SourceResult, relpath
 from .markdown import (
     Heading,
     TaskNestingError,

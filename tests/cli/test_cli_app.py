@@ -13,7 +13,7 @@ from promptdeck.core.demo import prepare_demo
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "promptdeck.core.cli", *args],
+        [sys.executable, "-m", "promptdeck.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -42,7 +42,7 @@ def test_bare_path_is_the_app(demo_root: Path) -> None:
 
 def test_demo_without_a_terminal_creates_nothing(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "promptdeck.core.cli", "demo"],
+        [sys.executable, "-m", "promptdeck.cli", "demo"],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

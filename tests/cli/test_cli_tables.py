@@ -11,15 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core.cli import main
-from promptdeck.core.cli import table as table_module
-from promptdeck.core.cli.table import Column, fit_columns, shorten
+from promptdeck.cli import main
+from promptdeck.cli import table as table_module
+from promptdeck.cli.table import Column, fit_columns, shorten
 from promptdeck.core.demo import prepare_demo
 
 PROMPTDECK = [
     sys.executable,
     "-c",
-    "import sys; from promptdeck.core.cli import main; sys.exit(main())",
+    "import sys; from promptdeck.cli import main; sys.exit(main())",
 ]
 BOX_DRAWING = set("┃━┏┓┗┛│─┌┐└┘╇╈┡┩")
 

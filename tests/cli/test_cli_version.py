@@ -13,7 +13,7 @@ PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 def test_version_is_the_installed_package_version(tmp_path: Path) -> None:
     declared = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["version"]
     done = subprocess.run(
-        [sys.executable, "-m", "promptdeck.core.cli", "--version"],
+        [sys.executable, "-m", "promptdeck.cli", "--version"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -27,7 +27,7 @@ def test_version_is_the_installed_package_version(tmp_path: Path) -> None:
 
 def test_version_is_listed_in_help(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "promptdeck.core.cli", "--help"],
+        [sys.executable, "-m", "promptdeck.cli", "--help"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

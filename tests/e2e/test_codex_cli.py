@@ -39,7 +39,7 @@ if CODEX is None:
 PROMPTDECK = [
     sys.executable,
     "-c",
-    "import sys; from promptdeck.core.cli import main; sys.exit(main())",
+    "import sys; from promptdeck.cli import main; sys.exit(main())",
 ]
 STORY_REL = "_bmad-output/implementation-artifacts/1-2-parse-lines.md"
 STORY = "# Story 1.2: Parse lines\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] Parser\n"

@@ -254,7 +254,7 @@ def test_installed_stories_on_a_demo_made_by_the_installed_package(
         [
             sys.executable,
             "-m",
-            "promptdeck.core.cli",
+            "promptdeck.cli",
             "stories",
             "--root",
             reference_root,

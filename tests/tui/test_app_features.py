@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pyperclip
@@ -118,19 +116,3 @@ async def test_keys_1_2_3_show_one_region_and_narrow_screens_fold_phases(demo_ro
         await pilot.press("3")
         await pilot.pause()
         assert stories.display and not phases.display
-
-
-def test_core_imports_without_textual() -> None:
-    code = (
-        "import sys, importlib, pkgutil\n"
-        "import promptdeck.core as core\n"
-        "import promptdeck.core.cli.commands\n"
-        "for info in pkgutil.walk_packages(core.__path__, 'promptdeck.core.'):\n"
-        "    if '.demo.' in info.name: continue\n"
-        "    importlib.import_module(info.name)\n"
-        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
-        "print(bad)\n"
-        "sys.exit(1 if bad else 0)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.core.agents import get_agent
 from promptdeck.core.agents.base import (
     RESULT,
     SESSION,
@@ -16,7 +17,6 @@ from promptdeck.core.agents.base import (
     USAGE,
     LaunchRequest,
     PlainTextParser,
-    get_agent,
 )
 from promptdeck.core.agents.claude import BIN_ENV, ClaudeAgent, StreamJsonParser
 from promptdeck.core.agents.codex import CodexJsonParser

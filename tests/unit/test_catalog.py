@@ -8,14 +8,9 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.catalog import (
-    TextProblem,
-    load_catalog,
-    natural_key,
-    project_context_path,
-    read_text_file,
-    read_text_head,
-)
+from promptdeck.core.catalog import load_catalog, project_context_path
+from promptdeck.core.sources.common import natural_key
+from promptdeck.core.textfiles import TextProblem, read_text_file, read_text_head
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 

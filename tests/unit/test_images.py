@@ -88,7 +88,7 @@ def test_claude_gets_the_text_first_then_the_images_as_stream_json(tmp_path: Pat
 
 
 def _cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    code = "import sys; from promptdeck.core.cli import main; sys.exit(main())"
+    code = "import sys; from promptdeck.cli import main; sys.exit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, *args], cwd=root, capture_output=True, text=True, timeout=120
     )

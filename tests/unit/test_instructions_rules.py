@@ -53,8 +53,8 @@ def test_missing_or_broken_instructions_is_asset_missing(
 def test_missing_instructions_stops_the_cli_with_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from promptdeck.cli import main
     from promptdeck.core import instructions
-    from promptdeck.core.cli import main
 
     make_workspace(tmp_path)
     monkeypatch.setattr(instructions, "instructions_asset", lambda: tmp_path / "gone.md")

@@ -126,7 +126,7 @@ def test_runs_folder_or_gitignore_linking_outside_is_refused(tmp_path: Path) -> 
 PROMPTDECK = [
     sys.executable,
     "-c",
-    "import sys; from promptdeck.core.cli import main; sys.exit(main())",
+    "import sys; from promptdeck.cli import main; sys.exit(main())",
 ]
 
 AGENT = """

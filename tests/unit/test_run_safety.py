@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from promptdeck.core.agents.base import agent_label, found_default_agent, resolve_agent_name
+from promptdeck.core.agents import found_default_agent, resolve_agent_name
+from promptdeck.core.agents.base import agent_label
 from promptdeck.core.config import Config, load_config
 from promptdeck.core.errors import ConfigError, NoAgentError, StoryLocked
 from promptdeck.core.locks import acquire, lock_path

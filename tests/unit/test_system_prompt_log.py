@@ -122,7 +122,7 @@ def test_chat_counts_rules_failures_and_logs_the_alert(tmp_path: Path) -> None:
 
 def test_log_events_prints_json_lines_on_stderr(tmp_path: Path) -> None:
     make_workspace(tmp_path, git=False)
-    code = "import sys; from promptdeck.core.cli import main; sys.exit(main())"
+    code = "import sys; from promptdeck.cli import main; sys.exit(main())"
     run = [
         sys.executable,
         "-c",

@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from promptdeck.core.cli import compose as compose_cli
-from promptdeck.core.cli.common import SafeStream
+from promptdeck.cli import compose as compose_cli
+from promptdeck.cli.common import SafeStream
 from promptdeck.core.terminal import printable, printable_keep_style, printable_line
 from promptdeck.core.textfiles import TextProblem, read_file_bytes, read_text
 

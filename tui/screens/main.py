@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.budget import check_budget
-from promptdeck.core.catalog import load_catalog, read_text_file, where_stories_come_from
+from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.flow import StoryFlow, flow_for, last_failure
@@ -31,6 +31,7 @@ from promptdeck.core.rules import find_rules_path, rules_health
 from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
 from promptdeck.core.stories import Story, StoryCatalog
+from promptdeck.core.textfiles import read_text_file
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -50,7 +51,7 @@ from ..format import (
     printable_line,
 )
 from ..preview_composer import PreviewComposer
-from ..size_advice import size_options
+from ..size_advice import SizeOption, size_options
 from ..story_filter import filter_stories
 from ..widgets.composition_chart import CompositionChart
 from ..widgets.files_table import FilesTable
@@ -981,7 +982,7 @@ class MainScreen(Screen[None]):
                 emit=lambda name, payload: events.append((name, payload)),
             )
             injection = prompt.injection
-            options: tuple = ()
+            options: tuple[SizeOption, ...] = ()
             notes: list[str] = list(prompt.warnings)
             if injection.level == "error":
                 options = tuple(size_options(workspace, prompt.story, request.selection, injection))

@@ -1,22 +1,20 @@
 """``promptdeck [PATH]`` / ``promptdeck app`` and ``promptdeck demo``: the Textual app.
 
-Textual is imported inside the handlers only, so ``promptdeck.core`` never imports it at module
-level and every headless command starts without it.
+The app is imported inside the launch only (an ordinary import mypy checks), so every
+headless command starts without Textual.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-from ..config import AGENTS, ENCODINGS
-from ..demo import temporary_demo
-from ..errors import EXIT_OK, UsageError
-from ..workspace import Workspace, open_workspace
+from ..core.config import AGENTS, ENCODINGS
+from ..core.demo import temporary_demo
+from ..core.errors import EXIT_OK, UsageError
+from ..core.workspace import Workspace, open_workspace
 
 DEMO_LABEL = "demo"
 """What the header calls the demo workspace (its real folder is temporary)."""
@@ -92,9 +90,10 @@ def _require_terminal() -> None:
 
 
 def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -> int:
-    # Imported by name so that neither importing core nor type-checking it pulls in Textual.
-    module: Any = importlib.import_module("promptdeck.tui.app")
-    app = module.PromptdeckApp(
+    # Imported here, not at the top: the headless commands never load Textual.
+    from ..tui.app import PromptdeckApp
+
+    app = PromptdeckApp(
         workspace,
         agent=args.agent,
         encoding=args.encoding,

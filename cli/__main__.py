@@ -1,4 +1,4 @@
-"""``python -m promptdeck.core.cli``: the same CLI as the ``promptdeck`` script."""
+"""``python -m promptdeck.cli``: the same CLI as the ``promptdeck`` script."""
 
 from __future__ import annotations
 

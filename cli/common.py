@@ -12,9 +12,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ..config import ENCODINGS
-from ..terminal import printable_keep_style, printable_line
-from ..workspace import Workspace, open_workspace
+from ..core.config import ENCODINGS
+from ..core.terminal import printable_keep_style, printable_line
+from ..core.workspace import Workspace, open_workspace
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -89,7 +89,7 @@ def console() -> Any:
     """A Rich console for people's output; a closed pipe ends the command quietly with 0.
 
     Rich's own handling exits 1 when the reader goes away (``promptdeck stories | head``);
-    raising :class:`BrokenPipeError` instead lets :func:`promptdeck.core.cli.main` treat it as
+    raising :class:`BrokenPipeError` instead lets :func:`promptdeck.cli.main` treat it as
     the normal end it is.
     """
     from rich.console import Console
@@ -197,7 +197,7 @@ class EventLog:
 
     def attach(self) -> logging.Handler:
         """Forward the system-prompt logger's records; returns the handler (to detach)."""
-        from ..system_prompt_log import RECORD_ATTRIBUTE, logger
+        from ..core.system_prompt_log import RECORD_ATTRIBUTE, logger
 
         events = self
 

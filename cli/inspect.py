@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..budget import check_budget
-from ..config import Config
-from ..errors import EXIT_OK, EXIT_TOO_LARGE
-from ..prompt import ComposedPrompt
-from ..tokens import ARGV_LIMIT_BYTES
+from ..core.budget import check_budget
+from ..core.config import Config
+from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.prompt import ComposedPrompt
+from ..core.tokens import ARGV_LIMIT_BYTES
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -296,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.chart:
         for message in all_warnings(prompt):
             warn(message)
-        from ..composition import chart_lines, composition_of
+        from ..core.composition import chart_lines, composition_of
 
         width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
         for line in chart_lines(composition_of(prompt, args.chart), width):

@@ -25,22 +25,23 @@ import sys
 from dataclasses import replace
 from typing import Any, TextIO
 
-from ..agents.base import agent_label, resolve_agent_name
-from ..budget import check_budget, enforce_budget, phase_budget
-from ..catalog import load_catalog
-from ..config import AGENTS
-from ..errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
-from ..flow import Suggestion, last_failure, run_auto
-from ..images import check_images
-from ..locks import holding
-from ..optional_phases import auto_plan, parse_with
-from ..phases import PHASE_NAMES
-from ..prompt import ComposedPrompt, PromptRequest, compose_prompt
-from ..runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
-from ..signals import match_line
-from ..stories import Story, StoryCatalog
-from ..terminal import printable, printable_line
-from ..workspace import Workspace
+from ..core.agents import resolve_agent_name
+from ..core.agents.base import agent_label
+from ..core.budget import check_budget, enforce_budget, phase_budget
+from ..core.catalog import load_catalog
+from ..core.config import AGENTS
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
+from ..core.flow import Suggestion, last_failure, run_auto
+from ..core.images import check_images
+from ..core.locks import holding
+from ..core.optional_phases import auto_plan, parse_with
+from ..core.phases import PHASE_NAMES
+from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from ..core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from ..core.signals import match_line
+from ..core.stories import Story, StoryCatalog
+from ..core.terminal import printable, printable_line
+from ..core.workspace import Workspace
 from .common import (
     EventLog,
     add_inclusion_options,

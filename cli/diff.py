@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import EXIT_OK, UsageError
-from ..prompt import PromptRequest
-from ..prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
-from ..records import load_run
+from ..core.errors import EXIT_OK, UsageError
+from ..core.prompt import PromptRequest
+from ..core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
+from ..core.records import load_run
 from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
 
 
@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
     if args.now and args.new:
         raise UsageError("give a second RUN or --now, not both")
     if args.now:
-        from ..catalog import load_catalog
-        from ..injection import Selection
-        from ..prompt import compose_prompt
-        from ..tokens import get_counter
+        from ..core.catalog import load_catalog
+        from ..core.injection import Selection
+        from ..core.prompt import compose_prompt
+        from ..core.tokens import get_counter
 
         catalog = load_catalog(workspace)
         mode = str(old_run.meta.get("mode") or "create")

@@ -12,14 +12,14 @@ import argparse
 import sys
 from collections.abc import Iterator
 
-from ..agents.base import resolve_agent_name
-from ..catalog import load_catalog
-from ..errors import EXIT_OK, UsageError
-from ..images import check_images
-from ..phases import PHASE_NAMES
-from ..prompt import PromptRequest, compose_prompt
-from ..runner import RunResult, start_run
-from ..session import Session
+from ..core.agents import resolve_agent_name
+from ..core.catalog import load_catalog
+from ..core.errors import EXIT_OK, UsageError
+from ..core.images import check_images
+from ..core.phases import PHASE_NAMES
+from ..core.prompt import PromptRequest, compose_prompt
+from ..core.runner import RunResult, start_run
+from ..core.session import Session
 from .common import (
     add_inclusion_options,
     add_workspace_options,

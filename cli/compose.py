@@ -12,13 +12,13 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..injection import Selection
-from ..listing import one_scan
-from ..phases import PHASE_NAMES
-from ..prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
-from ..terminal import printable
-from ..tokens import get_counter
+from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
+from ..core.injection import Selection
+from ..core.listing import one_scan
+from ..core.phases import PHASE_NAMES
+from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
+from ..core.terminal import printable
+from ..core.tokens import get_counter
 from .common import (
     add_inclusion_options,
     add_workspace_options,

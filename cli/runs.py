@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..agents.base import agent_label
-from ..errors import EXIT_OK
-from ..records import RunInfo, list_runs, load_run
+from ..core.agents.base import agent_label
+from ..core.errors import EXIT_OK
+from ..core.records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
 from .table import Column, print_records

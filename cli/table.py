@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ..terminal import printable_line
-from ..textfit import shorten_path
+from ..core.terminal import printable_line
+from ..core.textfit import shorten_path
 
 CELL_GAP = 2
 """Columns between two cells on a terminal."""

@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 
-from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
-from ..terminal import printable_line
+from ..core.errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
+from ..core.terminal import printable_line
 from .common import safe_output
 
 PROG = "promptdeck"

@@ -1,0 +1,153 @@
+"""The ``sprint-status.yaml`` parser: BMAD's ``development_status`` mapping, line by line.
+
+PyYAML is not a dependency, so a strict line parser reads exactly this file's shape:
+comments, quoted scalars, one level of indentation. Anything else is a
+:class:`SprintStatusError` with its line number, which the BMAD source reports as a skipped
+file and the status write-back as a refusal — never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SPRINT_STATUS_NAME = "sprint-status.yaml"
+"""The file's name inside the artifacts folder."""
+
+_BLOCK_SCALARS = ("|", ">", "|-", ">-", "|+", ">+")
+
+
+class SprintStatusError(ValueError):
+    """``sprint-status.yaml`` does not have the shape this parser reads."""
+
+    def __init__(self, line: int, message: str) -> None:
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line else message)
+
+
+@dataclass(frozen=True)
+class SprintEntry:
+    """One ``development_status`` entry of ``sprint-status.yaml``."""
+
+    name: str
+    value: str
+    line: int
+
+
+def _quoted(text: str, line: int) -> tuple[str, str]:
+    """Split a leading quoted scalar off ``text``: ``(value, rest)``."""
+    quote = text[0]
+    out: list[str] = []
+    index = 1
+    while index < len(text):
+        char = text[index]
+        if quote == "'" and char == "'":
+            if text.startswith("''", index):
+                out.append("'")
+                index += 2
+                continue
+            return "".join(out), text[index + 1 :]
+        if quote == '"' and char == "\\" and index + 1 < len(text):
+            out.append(text[index + 1])
+            index += 2
+            continue
+        if quote == '"' and char == '"':
+            return "".join(out), text[index + 1 :]
+        out.append(char)
+        index += 1
+    raise SprintStatusError(line, f"unterminated {quote}-quoted string")
+
+
+def _expect_end(rest: str, line: int) -> None:
+    """Only a comment may follow a quoted scalar."""
+    rest = rest.strip()
+    if rest and not rest.startswith("#"):
+        raise SprintStatusError(line, f"unexpected text after a quoted value: {rest!r}")
+
+
+def _plain(text: str) -> str:
+    """A plain scalar with any trailing `` # comment`` removed."""
+    match = re.search(r"\s#", text)
+    return (text[: match.start()] if match else text).strip()
+
+
+def _pair(text: str, line: int) -> tuple[str, str | None]:
+    """Parse ``key: value`` (``value`` None when the line opens a block)."""
+    if text[0] in "'\"":
+        key, rest = _quoted(text, line)
+        rest = rest.lstrip()
+        if not rest.startswith(":"):
+            raise SprintStatusError(line, "expected ':' after a quoted key")
+        rest = rest[1:]
+    else:
+        match = re.match(r"([^:#]+?)\s*:(?=\s|$)", text)
+        if match is None or match.group(1).startswith(("-", "[", "{")):
+            raise SprintStatusError(line, f"expected 'key: value', found {text.strip()!r}")
+        key, rest = match.group(1), text[match.end() :]
+    if rest and not rest[0].isspace():
+        raise SprintStatusError(line, "expected a space after ':'")
+    rest = rest.strip()
+    if not rest or rest.startswith("#"):
+        return key, None
+    if rest[0] in "'\"":
+        value, after = _quoted(rest, line)
+        _expect_end(after, line)
+        return key, value
+    return key, _plain(rest)
+
+
+def parse_sprint_status(text: str) -> list[SprintEntry]:
+    """The ``development_status`` entries of a ``sprint-status.yaml`` text, in file order.
+
+    Other top-level keys (``generated:``, ``project:`` …) and their indented blocks are
+    passed over.
+
+    Raises:
+        SprintStatusError: a line does not fit the file's shape (tabs in indentation, a
+            nested block under ``development_status``, an unterminated quote, a duplicate
+            entry), or there is no ``development_status`` mapping.
+    """
+    entries: list[SprintEntry] = []
+    seen: dict[str, int] = {}
+    found = in_status = False
+    status_indent: int | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        body = raw.lstrip(" ")
+        indent = len(raw) - len(body)
+        if body.startswith("\t"):
+            raise SprintStatusError(number, "tab in indentation (YAML allows spaces only)")
+        if indent == 0:
+            if stripped in ("---", "..."):
+                continue
+            key, value = _pair(body, number)
+            in_status = key == "development_status"
+            if in_status:
+                if found:
+                    raise SprintStatusError(number, "development_status appears twice")
+                found = True
+                if value == "{}":
+                    in_status = False
+                elif value is not None:
+                    raise SprintStatusError(number, "development_status must be a mapping")
+            continue
+        if not in_status:
+            continue
+        if status_indent is None:
+            status_indent = indent
+        if indent != status_indent:
+            raise SprintStatusError(
+                number, f"unexpected indentation under development_status ({indent} spaces)"
+            )
+        key, value = _pair(body, number)
+        if value is None or value in _BLOCK_SCALARS:
+            raise SprintStatusError(number, f"'{key}' has no status")
+        if key in seen:
+            raise SprintStatusError(number, f"'{key}' appears twice (first on line {seen[key]})")
+        seen[key] = number
+        entries.append(SprintEntry(key, value, number))
+    if not found:
+        raise SprintStatusError(0, "no development_status mapping")
+    return entries
