@@ -36,6 +36,7 @@ import atexit
 import contextlib
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ SCHEMA_VERSION = 1
 FLUSH_EVERY = 256
 """New counts are written in batches of this many (and at exit, and on :meth:`flush`)."""
 BUSY_TIMEOUT_MS = 2000
+CLOSE_TRIES = 20
+"""How often :meth:`TokenCache.close` tries again while another process holds the write lock."""
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS counts ("
@@ -151,7 +154,9 @@ class TokenCache:
                 self._remove_files()
                 self._db = self._connect()
         except (OSError, sqlite3.Error, _Foreign) as exc:
-            self._disable(exc)
+            if not _is_busy(exc):
+                self._disable(exc)
+            # Busy: another process is creating or writing the file; try again next time.
         return self._db
 
     def _remove_files(self) -> None:
@@ -199,7 +204,8 @@ class TokenCache:
                     (encoding, digest),
                 ).fetchone()
             except Exception as exc:
-                self._failed(exc)
+                if not _is_busy(exc):  # busy: a miss this time, the cache stays on
+                    self._failed(exc)
                 return None
         if row is None or not isinstance(row[0], int):
             self.misses += 1
@@ -248,12 +254,24 @@ class TokenCache:
                         db.execute("ROLLBACK")
                     raise
             except Exception as exc:
+                if _is_busy(exc):
+                    # Another process held the write lock longer than the busy timeout (a
+                    # loaded machine): keep the counts for the next flush, never turn off.
+                    self._pending = rows + self._pending
+                    return
                 self._failed(exc)
 
     def close(self) -> None:
-        """Flush and close (the cache reopens on next use)."""
-        self.flush()
+        """Flush and close (the cache reopens on next use); while another process holds the
+        write lock, try again a few times, then leave the counts uncached (never an error)."""
+        for attempt in range(CLOSE_TRIES):
+            self.flush()
+            with self._lock:
+                if not self._pending or self.disabled is not None:
+                    break
+            time.sleep(0.05 * (attempt + 1))
         with self._lock:
+            self._pending.clear()
             if self._db is not None:
                 # At exit, a broken connection must not raise.
                 with contextlib.suppress(Exception):
@@ -263,6 +281,14 @@ class TokenCache:
 
 class _Foreign(Exception):
     """The file is an SQLite database, but not this cache's."""
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """Another connection holds the lock: a passing state, not a broken cache."""
+    import sqlite3
+
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def _is_corrupt(exc: BaseException) -> bool:

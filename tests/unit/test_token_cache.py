@@ -290,3 +290,22 @@ def test_the_test_suite_never_uses_the_real_user_cache() -> None:
     path = default_path()
     assert path is not None
     assert not str(path).startswith(str(Path.home() / ".cache"))
+
+
+def test_a_write_lock_held_elsewhere_keeps_the_counts_and_the_cache_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("promptdeck.core.token_cache.BUSY_TIMEOUT_MS", 50)
+    path = tmp_path / "counts.sqlite3"
+    store = TokenCache(path)
+    store.put("o200k_base", b"a".ljust(32, b"."), 3)
+    store.flush()  # the file exists, with this cache's schema
+    other = sqlite3.connect(path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")  # another process writing, longer than the busy timeout
+    store.put("o200k_base", b"b".ljust(32, b"."), 4)
+    store.flush()
+    assert store.disabled is None  # busy is a passing state, not a broken cache
+    other.execute("ROLLBACK")
+    other.close()
+    store.close()  # the kept count is written now
+    assert TokenCache(path).get("o200k_base", b"b".ljust(32, b"."), 10) == 4
