@@ -12,6 +12,7 @@ Usage: ``python bench/run_memory.py [--mb N]``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -30,12 +31,11 @@ STORY = "# Story 1.1: Parse lines\n\nStatus: ready-for-dev\n\n## Tasks\n\n- [ ] 
 
 
 def _rss_kb(pid: int) -> int:
-    try:
+    # The process may have ended between samples: no reading then, not an error.
+    with contextlib.suppress(OSError):
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
-    except OSError:
-        pass
     return 0
 
 

@@ -11,6 +11,7 @@ never silently.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -219,13 +220,13 @@ def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
     consecutive = 0 if rules.present else before.consecutive + 1
     health = RulesHealth(rules.path, rules.status, consecutive, before.alert_after)
     path = _health_path(workspace)
-    try:
+    # A count that cannot be written (a read-only project) is left as it was: the alert is
+    # advice, never a reason to fail the run.
+    with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(
             json.dumps({"path": rules.path, "status": rules.status, "consecutive": consecutive})
             + "\n",
             encoding="utf-8",
         )
-    except OSError:
-        pass
     return health
