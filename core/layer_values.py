@@ -19,6 +19,7 @@ from .prompt_layers import JOINER
 
 
 def as_text(value: Any) -> str:
+    """A context value as text: a string as it is (without outer newlines), else sorted JSON."""
     if isinstance(value, str):
         return value.strip("\n")
     return json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2)
@@ -109,6 +110,8 @@ def _verify_commands(compose_input: ComposeInput) -> tuple[str, ...]:
 def contract_template(
     compose_input: ComposeInput, values: dict[str, str], templates: TemplateSet
 ) -> TemplateText:
+    """Layer-2's template, with its values added to ``values``: a phase's signal lines, or
+    the output schema of the seed's entries."""
     if compose_input.entrypoint in PHASE_NAMES:
         phase = get_phase(compose_input.entrypoint)
         ident = values["epic_id"] if phase.scope == "epic" else values["story_id"]

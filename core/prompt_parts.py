@@ -32,6 +32,7 @@ from .workspace import Workspace
 
 
 def epic_stories(catalog: StoryCatalog, story: Story) -> tuple[Story, ...]:
+    """The stories of ``story``'s epic (at least ``story`` itself)."""
     return catalog.in_group(story.group) or (story,)
 
 
@@ -46,6 +47,7 @@ def phase_injection(
     scan_secrets: bool,
     emit: Emit | None = None,
 ) -> Injection:
+    """The injection of one phase: the story's own, or (epic scope) every story file of the epic."""
     if phase.scope == "story":
         return build_story_injection(
             workspace,
@@ -72,6 +74,7 @@ def epic_injection(
     scan_secrets: bool = True,
     emit: Emit | None = None,
 ) -> Injection:
+    """One injection of every story key and story file of ``epic``."""
     keys = tuple(s.id for s in epic if s.source == "bmad")
     files: list[str] = []
     for member in epic:
@@ -105,6 +108,7 @@ def transfers_text(
     summarised: tuple[str, ...] = (),
     injected: frozenset[str] = frozenset(),
 ) -> str:
+    """The phase's transfers (seed 002), from its template, for Layer-5."""
     retro, handoff = retro_paths(story.group, config.paths_retro, config.paths_handoff)
     record = story.record_path
     values = {
@@ -199,6 +203,7 @@ def retro_section(
 
 
 def user_message(phase: Phase, story: Story) -> str:
+    """The user turn: the phase's task for ``story``."""
     return phase.task.format(
         id=story.id, title=story.title, epic_label=epic_label(story.group, story.group_title)
     )

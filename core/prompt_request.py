@@ -115,6 +115,11 @@ class ComposedPrompt:
 
 
 def check_request(request: PromptRequest) -> Phase:
+    """The request's phase.
+
+    Raises:
+        UsageError: an unknown phase or mode, or a retry reason outside optimize mode.
+    """
     phase = get_phase(request.phase)
     if request.mode not in MODES:
         raise UsageError(f"unknown mode '{request.mode}' (one of: {', '.join(MODES)})")
