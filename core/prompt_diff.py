@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .composer import JOINER
 from .errors import UsageError
 from .prompt import ComposedPrompt
+from .prompt_layers import JOINER
 from .records import RunInfo, list_runs
 
 _FILE_BLOCK = re.compile(r'^  <file path="([^"]*)">\n(.*?)\n  </file>$', re.DOTALL | re.MULTILINE)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from promptdeck.core.artifact_match import names_holding_keys
 from promptdeck.core.demo import prepare_demo
-from promptdeck.core.injection import _names_holding_keys
 from promptdeck.core.keys import key_pattern
 from promptdeck.core.listing import folder_names, one_scan
 from promptdeck.core.prompt import PromptRequest, compose_prompt
@@ -89,4 +89,4 @@ def test_one_pass_over_all_names_finds_what_a_search_per_name_finds(
             if key_pattern(key).search(name) is not None:
                 expected[name] = key
                 break
-    assert _names_holding_keys(names, keys) == expected
+    assert names_holding_keys(names, keys) == expected
