@@ -90,9 +90,10 @@ def names_holding_keys(names: list[str], keys: list[str]) -> dict[str, str]:
     cannot occur in a file name, so it separates them (and no key holds it).
     """
     # Case folding may change a name's length, never its count of NULs: indexes stay right.
-    # The dotless i is the one letter a case-insensitive ASCII pattern matches that folding
-    # leaves alone.
-    blob = "\0".join(names).casefold().replace("\u0131", "i")
+    # Two letters a case-insensitive pattern matches with "i" fold to something else: the
+    # dotless i (left alone) and the dotted capital İ (to "i" and a combining dot). Both
+    # become a plain "i" first; the other such letters (ſ, the Kelvin sign) fold to s and k.
+    blob = "\0".join(names).replace("\u0130", "i").casefold().replace("\u0131", "i")
     candidates: set[int] = set()
     for key in keys:
         parts = [re.escape(part.casefold()) for part in normalize_key(key).split("-") if part]
