@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..textfit import one_line_preview
 from .base import (
     INFO,
     RESULT,
@@ -27,16 +26,12 @@ from .base import (
     AgentEvent,
     Usage,
     make_event,
+    tool_preview,
 )
 
-PREVIEW_CHARS = 200
 ROLLOUT_TAIL_BYTES = 1 << 20
 """How much of a rollout file's end is read for its last ``token_count``."""
 _RECONNECTING = re.compile(r"reconnecting", re.IGNORECASE)
-
-
-def _preview(text: str) -> str:
-    return one_line_preview(text, PREVIEW_CHARS)
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:
@@ -165,14 +160,14 @@ class CodexJsonParser:
         if kind == "agent_message":
             return [AgentEvent(TEXT, str(item.get("text", "")))]
         if kind == "reasoning":
-            return [AgentEvent(INFO, _preview(str(item.get("text", ""))))]
+            return [AgentEvent(INFO, tool_preview(str(item.get("text", ""))))]
         if kind == "command_execution":
             return [
-                AgentEvent(TOOL_USE, f"shell: {_preview(str(item.get('command', '')))}"),
+                AgentEvent(TOOL_USE, f"shell: {tool_preview(str(item.get('command', '')))}"),
                 AgentEvent(
                     TOOL_RESULT,
                     f"exit {item.get('exit_code')}: "
-                    + _preview(str(item.get("aggregated_output", ""))),
+                    + tool_preview(str(item.get("aggregated_output", ""))),
                 ),
             ]
         if kind == "file_change":
@@ -184,15 +179,15 @@ class CodexJsonParser:
         if kind == "mcp_tool_call":
             return [AgentEvent(TOOL_USE, f"{item.get('server')}.{item.get('tool')}")]
         if kind == "web_search":
-            return [AgentEvent(TOOL_USE, f"web search: {_preview(str(item.get('query', '')))}")]
+            return [AgentEvent(TOOL_USE, f"web search: {tool_preview(str(item.get('query', '')))}")]
         if kind == "todo_list":
             entries = [
                 f"[{'x' if entry.get('completed') else ' '}] {entry.get('text', '')}"
                 for entry in item.get("items") or []
                 if isinstance(entry, dict)
             ]
-            return [AgentEvent(INFO, _preview("todo: " + "; ".join(entries)))]
+            return [AgentEvent(INFO, tool_preview("todo: " + "; ".join(entries)))]
         if kind == "error":
             return [AgentEvent(INFO, f"error: {item.get('message', '')}")]
         rest = {k: v for k, v in item.items() if k not in ("id", "type")}
-        return [AgentEvent(INFO, _preview(f"{kind}: {json.dumps(rest, ensure_ascii=False)}"))]
+        return [AgentEvent(INFO, tool_preview(f"{kind}: {json.dumps(rest, ensure_ascii=False)}"))]
