@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="write the prompt files, print the argv and their paths and sizes; launch nothing",
+        help="write the prompt files and print the confirmation the app shows; launch nothing",
     )
     parser.add_argument(
         "--mode",
