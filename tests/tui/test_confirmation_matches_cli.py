@@ -100,13 +100,18 @@ async def _app_rows(root: Path, story_id: str) -> tuple[list[str], ConfirmRunScr
     return rows, confirm
 
 
-@pytest.mark.parametrize("story_id", ["1-1", "2-2"])
+@pytest.mark.parametrize(
+    ("story_id", "budget"), [("1-1", None), ("1-1", 100), ("2-2", None)], ids=str
+)
 @run_async
 async def test_dry_run_prints_the_apps_confirmation_row_by_row(
-    demo_root: Path, story_id: str
+    demo_root: Path, story_id: str, budget: int | None
 ) -> None:
     # A likely credential next to story 1-1: the scan flags it on both faces.
     (demo_root / SECRET_NOTES).write_text("# Ops\n\naws: AKIAIOSFODNN7EXAMPLE\n")
+    if budget is not None:
+        with (demo_root / ".promptdeck" / "config.toml").open("a", encoding="utf-8") as config:
+            config.write(f"\n[budget]\ndev = {budget}\n")
     _commit(demo_root, "ops notes")
     done = _cli_dry_run(demo_root, story_id)
     rows, confirm = await _app_rows(demo_root, story_id)
@@ -119,7 +124,14 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
         == f"Run dev for story {story_id} (create, attempt 1) with the replay (simulation) agent"
     )
     assert "AKIAIOSFODNN7EXAMPLE" not in done.stdout
-    if story_id == "1-1":
+    if budget is not None:
+        # Over its budget: refused on both faces; the dry run warns and exits 0 (README).
+        assert done.returncode == 0 and "a run would be refused (exit 9)" in done.stderr
+        assert plan.blocked and plan.argv
+        assert rows[2].startswith("budget 100 tok: ") and "OVER" in rows[2]
+        assert rows[-2].startswith("Cannot run: the dev prompt is ")
+        assert not any("AWS Access Key" in row for row in rows)
+    elif story_id == "1-1":
         assert done.returncode == 0, done.stderr
         assert f"  • {SECRET_NOTES}:3: AWS Access Key" in rows
         assert f"The command that will run (run folder {DRY_RUN_FOLDER}):" in rows
