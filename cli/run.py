@@ -19,10 +19,10 @@ import argparse
 import dataclasses
 import math
 import os
-import shlex
 import signal
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.agents import resolve_agent_name
@@ -30,14 +30,15 @@ from ..core.agents.base import agent_label
 from ..core.budget import check_budget, enforce_budget, phase_budget
 from ..core.catalog import load_catalog
 from ..core.config import AGENTS
-from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, Interrupted, UsageError
 from ..core.flow import Suggestion, last_failure, run_auto
 from ..core.images import check_images
 from ..core.locks import holding
 from ..core.optional_phases import auto_plan, parse_with
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from ..core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from ..core.run_plan import confirmation_blocks, describe_plan, plan_run
+from ..core.runner import RunEvent, RunHandle, RunResult, start_run
 from ..core.signals import match_line
 from ..core.stories import Story, StoryCatalog
 from ..core.terminal import printable, printable_line
@@ -86,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="write the prompt files, print the argv and their paths and sizes; launch nothing",
+        help="write the prompt files and print the confirmation the app shows; launch nothing",
     )
     parser.add_argument(
         "--mode",
@@ -278,42 +279,60 @@ def _compose(
     return prompt
 
 
+_SPACED_BLOCKS = frozenset({"secrets", "refusal", "command"})
+"""Blocks the confirmation screen sets off with a blank line (their ``margin-top``)."""
+
+
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
-    prepared = prepare_run(
+    """Print the run's confirmation exactly as the app shows it, and launch nothing.
+
+    The prompt files go to ``.promptdeck/runs/dry-run/`` (the run folder the confirmation
+    names). Over the error line nothing is written: the refusal, with what would bring the
+    injection under, is printed and the exit code is 3.
+    """
+    if not prompt.counted:
+        # The confirmation shows the system prompt's tokens, as the app's does; the run's own
+        # compose counts them only when a budget needs them.
+        prompt = compose_prompt(workspace, None, prompt.request)
+    planned = plan_run(
         workspace,
         prompt,
         agent=args.agent,
+        images=args.checked_images,
         replay_script=args.replay_script,
         dry_run=True,
-        images=args.checked_images,
     )
-    spec = prepared.spec
-    payload: dict[str, Any] = {
-        "agent": prepared.agent.name,
-        **spec.to_dict(),
-        "system_file": {
-            "path": str(prepared.system_path),
-            "bytes": prepared.system_path.stat().st_size,
-        },
-        "user_file": {"path": str(prepared.user_path), "bytes": prepared.user_path.stat().st_size},
-    }
+    plan = describe_plan(workspace, planned, agent=args.agent, images=args.checked_images)
     if args.json:
+        payload = plan.to_dict()
+        prepared = planned.prepared
+        if prepared is not None:
+            payload["launch"] = {
+                "agent": prepared.agent.name,
+                **{k: v for k, v in prepared.spec.to_dict().items() if k != "argv"},
+                "system_file": _file_entry(prepared.system_path),
+                "user_file": _file_entry(prepared.user_path),
+            }
         print_json(payload)
-        return EXIT_OK
-    print(f"agent:  {prepared.agent.name}")
-    print(f"argv:   {shlex.join(spec.argv)}")
-    print(f"cwd:    {spec.cwd}")
-    if spec.env:
-        print(f"env:    {', '.join(sorted(spec.env))}")
-    stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
-    print(f"stdin:  {stdin}")
-    if spec.system_channel:
-        print(f"prompt: {spec.system_channel}")
-    print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
-    print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
-    for warning in prompt.warnings:
-        print(f"promptdeck: warning: {warning}", file=sys.stderr)
+    else:
+        for block in confirmation_blocks(plan):
+            if block.kind in _SPACED_BLOCKS:
+                print()
+            print(block.text)
+    injection = prompt.injection
+    if planned.prepared is None:
+        # The same one line and exit code as a run refused for its size.
+        raise InjectionTooLarge(
+            injection.size_bytes,
+            injection.error_bytes,
+            injection.command_name,
+            injection.largest(None),
+        )
     return EXIT_OK
+
+
+def _file_entry(path: Path) -> dict[str, Any]:
+    return {"path": str(path), "bytes": path.stat().st_size}
 
 
 def _run_one(

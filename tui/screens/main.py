@@ -30,6 +30,7 @@ from promptdeck.core.records import list_runs
 from promptdeck.core.rules import find_rules_path, rules_health
 from promptdeck.core.run_plan import PlannedRun, discard_plan, plan_run
 from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
+from promptdeck.core.size_advice import SizeOption, size_options
 from promptdeck.core.stories import Story, StoryCatalog
 from promptdeck.core.textfiles import read_text_file
 from rich.text import Text
@@ -51,7 +52,6 @@ from ..format import (
     printable_line,
 )
 from ..preview_composer import PreviewComposer
-from ..size_advice import SizeOption, size_options
 from ..story_filter import filter_stories
 from ..widgets.composition_chart import CompositionChart
 from ..widgets.files_table import FilesTable
