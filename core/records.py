@@ -31,11 +31,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from .errors import UsageError
 from .processes import pid_alive
+from .run_schema import RunMeta, RunResult
+from .signals import Signal
+from .vocabulary import SUCCESS, RunState
 from .workspace import ensure_inside
 
 RUNS_RELPATH = ".promptdeck/runs"
@@ -326,6 +330,10 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 class RunInfo:
     """One run as read back from its folder.
 
+    The typed views :attr:`run_meta` and :attr:`run_result` are the run's schema
+    (:mod:`promptdeck.core.run_schema`); ``meta`` and ``result`` are the JSON as it is on
+    disk, for showing a record whole.
+
     Attributes:
         id: the run id (the folder name).
         dir: the run folder.
@@ -340,34 +348,51 @@ class RunInfo:
     result: Mapping[str, Any] | None
     signals: tuple[Mapping[str, Any], ...]
 
+    @cached_property
+    def run_meta(self) -> RunMeta:
+        """``meta.json`` read into its schema (missing values take their defaults)."""
+        return RunMeta.from_dict(self.meta)
+
+    @cached_property
+    def run_result(self) -> RunResult | None:
+        """``result.json`` read into its schema; None while there is none, or when it names
+        no outcome promptdeck knows."""
+        if self.result is None:
+            return None
+        signals = tuple(Signal.from_dict(signal) for signal in self.signals)
+        try:
+            return RunResult.from_dict(self.result, self.dir, signals, meta=self.run_meta)
+        except ValueError:
+            return None
+
     @property
     def story(self) -> str:
         """The story id."""
-        return str(self.meta.get("story", ""))
+        return self.run_meta.story
 
     @property
     def phase(self) -> str:
         """The phase."""
-        return str(self.meta.get("phase", ""))
+        return self.run_meta.phase
 
     @property
     def attempt(self) -> int:
         """The attempt number."""
-        value = self.meta.get("attempt", 1)
-        return value if isinstance(value, int) else 1
+        return self.run_meta.attempt
 
     @property
     def started(self) -> float:
         """Start time (epoch seconds)."""
-        value = self.meta.get("started_ts", 0.0)
-        return float(value) if isinstance(value, int | float) else 0.0
+        return self.run_meta.started_ts
 
     @property
-    def outcome(self) -> str:
-        """The result's outcome; ``running`` or ``interrupted`` for a run with no result."""
+    def outcome(self) -> RunState:
+        """The result's outcome; ``running`` or ``interrupted`` for a run with no result,
+        ``unknown`` for a result that names no outcome promptdeck knows."""
         if self.result is not None:
-            return str(self.result.get("outcome", "unknown"))
-        return "running" if pid_alive(self.meta.get("pid")) else "interrupted"
+            result = self.run_result
+            return result.outcome if result is not None else "unknown"
+        return "running" if pid_alive(self.run_meta.pid) else "interrupted"
 
     @property
     def signal(self) -> Mapping[str, Any] | None:
@@ -379,24 +404,25 @@ class RunInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``runs --json`` rows."""
-        result = self.result or {}
+        meta, result = self.run_meta, self.run_result
         signal = self.signal or {}
+        usage = result.usage if result is not None else None
         return {
             "id": self.id,
             "story": self.story,
             "phase": self.phase,
             "attempt": self.attempt,
-            "mode": self.meta.get("mode"),
-            "variant": self.meta.get("variant", "standard"),
-            "agent": self.meta.get("agent"),
-            "started": self.meta.get("started"),
+            "mode": meta.mode,
+            "variant": meta.variant,
+            "agent": meta.agent,
+            "started": meta.started,
             "outcome": self.outcome,
             "signal": signal.get("name"),
             "reason": signal.get("reason"),
-            "duration_s": result.get("duration_s"),
-            "cost_usd": result.get("cost_usd"),
-            "tokens": result.get("usage"),
-            "exit_code": result.get("exit_code"),
+            "duration_s": result.duration_s if result is not None else None,
+            "cost_usd": result.cost_usd if result is not None else None,
+            "tokens": usage.to_dict() if usage is not None else None,
+            "exit_code": result.exit_code if result is not None else None,
         }
 
 
@@ -442,9 +468,9 @@ def next_attempt(root: Path, story_id: str, phase: str) -> int:
     count)."""
     attempt = 1
     for run in list_runs(root, story_id):
-        if run.phase != phase or run.meta.get("mode") == "chat" or run.outcome == "cancelled":
+        if run.phase != phase or run.run_meta.mode == "chat" or run.outcome == "cancelled":
             continue
-        attempt = 1 if run.outcome == "success" else attempt + 1
+        attempt = 1 if run.outcome == SUCCESS else attempt + 1
     return attempt
 
 
