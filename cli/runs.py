@@ -119,33 +119,30 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json(payload)
         return EXIT_OK
-    result = info.result or {}
+    meta, result = info.run_meta, info.run_result
     print(f"run      {info.id}")
-    print(
-        f"story    {info.story} · phase {info.phase} · attempt {info.attempt} "
-        f"· mode {info.meta.get('mode')}"
-    )
-    agent = agent_label(str(info.meta.get("agent") or ""))
-    print(f"agent    {agent}: {' '.join(info.meta.get('argv') or [])}")
-    if info.meta.get("env_names"):
-        print(f"env      {', '.join(info.meta['env_names'])}")
-    print(f"started  {info.meta.get('started')}")
-    print(f"outcome  {info.outcome}: {result.get('message', '')}")
-    for key, label in (
-        ("duration_s", "duration"),
-        ("cost_usd", "cost"),
-        ("usage", "tokens"),
-        ("session_id", "session"),
-        ("sha_before", "sha before"),
-        ("sha_after", "sha after"),
-        ("commit", "commit"),
-    ):
-        if result.get(key) is not None:
-            print(f"{label:<8} {result[key]}")
-    if result.get("staged_stat"):
-        print("staged\n" + str(result["staged_stat"]))
-    for warning in result.get("warnings") or []:
-        print(f"warning  {warning}")
+    print(f"story    {info.story} · phase {info.phase} · attempt {info.attempt} · mode {meta.mode}")
+    print(f"agent    {agent_label(meta.agent or '')}: {' '.join(meta.argv)}")
+    if meta.env_names:
+        print(f"env      {', '.join(meta.env_names)}")
+    print(f"started  {meta.started}")
+    print(f"outcome  {info.outcome}: {result.message if result is not None else ''}")
+    if result is not None:
+        for label, value in (
+            ("duration", result.duration_s),
+            ("cost", result.cost_usd),
+            ("tokens", result.usage.to_dict() if result.usage is not None else None),
+            ("session", result.session_id),
+            ("sha before", result.sha_before),
+            ("sha after", result.sha_after),
+            ("commit", result.commit),
+        ):
+            if value is not None:
+                print(f"{label:<8} {value}")
+        if result.staged_stat:
+            print("staged\n" + result.staged_stat)
+        for warning in result.warnings:
+            print(f"warning  {warning}")
     for signal in info.signals:
         print(f"signal   {signal.get('at')} {signal.get('line')}")
     print(f"folder   {info.dir}")

@@ -402,6 +402,12 @@ class RunInfo:
             return value if isinstance(value, Mapping) else None
         return self.signals[-1] if self.signals else None
 
+    @property
+    def run_signal(self) -> Signal | None:
+        """:attr:`signal` read into its schema."""
+        signal = self.signal
+        return Signal.from_dict(signal) if signal is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         """The shape of ``runs --json`` rows."""
         meta, result = self.run_meta, self.run_result
