@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .agents import get_agent, resolve_agent_name
 from .agents.base import Agent, LaunchRequest, LaunchSpec
 from .errors import InjectionTooLarge
-from .records import RunRecord
+from .run_record import RunRecord
 from .workspace import Workspace
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from .agents.base import (
     Usage,
     fast_factory,
 )
-from .records import RunRecord
+from .run_record import RunRecord
 from .run_schema import RunResult
 from .signals import Signal, SignalParser
 from .vocabulary import RunEventKind, Stream

@@ -32,11 +32,12 @@ from .agents.base import is_simulation
 from .learnings import learnings_path, start_learnings
 from .locks import StoryLock
 from .locks import acquire as acquire_lock
-from .records import iso_time, list_runs, next_attempt
+from .records import list_runs, next_attempt
 from .rules import note_rules_read
 from .run_handle import RunControl, RunHandle, RunSupervisor
 from .run_policy import CHANGED_PATHS_KEPT, RunPolicy, story_rewritten
 from .run_prepare import PreparedRun, check_size, prepare_run
+from .run_record import iso_time
 from .run_schema import RunMeta, RunResult
 from .run_stream import LINE_CAP, LineSplitter, Listener, RunEvent, StreamProcessor
 from .status_writeback import write_start
