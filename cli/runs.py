@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.agents.base import agent_label
+from ..core.agents.base import Usage, agent_label
 from ..core.errors import EXIT_OK
 from ..core.records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
@@ -54,44 +54,43 @@ RUN_COLUMNS = (
 """What ``runs`` shows; at 80 columns cost, tokens and agent step aside first."""
 
 
-def _tokens(row: dict[str, Any]) -> str:
-    tokens = row.get("tokens") or {}
-    total = sum(v for v in tokens.values() if isinstance(v, int))
-    return f"{total:,}" if tokens else "-"
+def _tokens(usage: Usage | None) -> str:
+    if usage is None:
+        return "-"
+    return f"{sum(usage.to_dict().values()):,}"
 
 
 def run_list(args: argparse.Namespace) -> int:
     """Handle ``promptdeck runs``."""
     workspace = workspace_from(args)
-    rows = [r.to_dict() for r in list_runs(workspace.root, args.story)]
+    runs = list_runs(workspace.root, args.story)
     if args.json:
-        print_json({"runs": rows})
+        print_json({"runs": [run.to_dict() for run in runs]})
         return EXIT_OK
-    if not rows:
+    if not runs:
         if args.story:
             print(f"No runs for story {args.story}.")
         else:
             print("No runs yet.")
         return EXIT_OK
     records = []
-    for row in rows:
-        signal = row["signal"] or "-"
-        if row["reason"]:
-            signal += f": {row['reason']}"
-        duration = row["duration_s"]
-        cost = row["cost_usd"]
+    for run in runs:
+        meta, result, deciding = run.run_meta, run.run_result, run.run_signal
+        signal = (deciding.name if deciding else "") or "-"
+        if deciding is not None and deciding.reason:
+            signal += f": {deciding.reason}"
         records.append(
             [
-                row["id"],
-                row["story"],
-                row["phase"],
-                str(row["attempt"]),
-                agent_label(str(row["agent"] or "")),
-                row["outcome"],
+                run.id,
+                run.story,
+                run.phase,
+                str(run.attempt),
+                agent_label(meta.agent or ""),
+                run.outcome,
                 signal,
-                f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
-                f"${cost:.4f}" if isinstance(cost, int | float) else "—",
-                _tokens(row),
+                f"{result.duration_s:.1f}s" if result is not None else "-",
+                f"${result.cost_usd:.4f}" if result and result.cost_usd is not None else "—",
+                _tokens(result.usage if result is not None else None),
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())

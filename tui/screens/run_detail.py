@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo
+from promptdeck.core.signals import Signal
 from promptdeck.core.stream_view import readable_stream, shown_line
 from promptdeck.core.textfiles import TextProblem, read_file_bytes
 from promptdeck.core.vocabulary import FAILURE
@@ -125,10 +126,10 @@ class RunDetailScreen(Screen[None]):
         """Fill the readable stream and mark the signals the run counted."""
         lines = readable_stream(self.run, self.context.workspace.config)
         log = self.query_one("#detail-log", PhaseLog)
-        for signal in self.run.signals:
-            line = signal.get("line")
-            if isinstance(line, str):
-                log.mark_signal(line, signal.get("outcome") != FAILURE)
+        for recorded in self.run.signals:
+            signal = Signal.from_dict(recorded)
+            if signal.line:
+                log.mark_signal(signal.line, signal.outcome != FAILURE)
         log.write_batch(shown_line(line) for line in lines)
 
 
