@@ -23,7 +23,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from ..core.agents import resolve_agent_name
 from ..core.agents.base import agent_label
@@ -42,6 +42,7 @@ from ..core.runner import RunEvent, RunHandle, RunResult, start_run
 from ..core.signals import match_line
 from ..core.stories import Story, StoryCatalog
 from ..core.terminal import printable, printable_line
+from ..core.vocabulary import SUCCESS, Outcome
 from ..core.workspace import Workspace
 from .common import (
     EventLog,
@@ -194,8 +195,7 @@ class Printer:
             usage = result.usage
             total = usage.context_tokens + usage.output_tokens
             parts.append(f"{total:,} tokens")
-        code = {"success": "1;32", "failure": "1;31"}.get(result.outcome, "1;33")
-        outcome = self._paint(result.outcome, code, self.err_color)
+        outcome = self._paint(result.outcome, outcome_colour(result.outcome), self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
             f"{agent_label(result.agent)}) → {outcome}: {printable_line(result.message)} "
@@ -203,6 +203,29 @@ class Printer:
             f"· run {result.run_id}",
             file=self.err,
         )
+
+
+def outcome_colour(outcome: Outcome) -> str:
+    """The SGR colour an outcome is printed in: green a success, red a failure signal,
+    yellow every other end (no signal, a timeout, a crash, a git step or a record that
+    failed)."""
+    match outcome:
+        case "success":
+            return "1;32"
+        case "failure":
+            return "1;31"
+        case (
+            "no-signal"
+            | "timeout"
+            | "cancelled"
+            | "crashed"
+            | "launch-failed"
+            | "git-failed"
+            | "unsaved"
+        ):
+            return "1;33"
+        case _:
+            assert_never(outcome)
 
 
 def seconds(text: str) -> float:
@@ -509,7 +532,7 @@ def _report_optional(result: RunResult, workspace: Workspace, printer: Printer |
             f"promptdeck: ▶ failure analysis recommends {recommendation} — {effect}",
             file=sys.stderr,
         )
-    elif phase in ("kickoff", "uat", "retro") and result.outcome != "success":
+    elif phase in ("kickoff", "uat", "retro") and result.outcome != SUCCESS:
         after = {
             "kickoff": "the flow continues to dev",
             "uat": "the flow continues",

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
+from promptdeck.cli.run import outcome_colour
+from promptdeck.core.vocabulary import OUTCOMES, Outcome
 
 PROMPTDECK = [
     sys.executable,
@@ -243,3 +245,9 @@ def test_chat_warns_about_missing_rules_once_before_the_first_turn(tmp_path: Pat
         "promptdeck: initial injection: system prompt file + phase message"
     )
     assert "counters: initial=1 reinjections=0 failures=1" in done.stderr
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_every_outcome_has_a_colour_in_the_summary(outcome: Outcome) -> None:
+    expected = {"success": "1;32", "failure": "1;31"}.get(outcome, "1;33")
+    assert outcome_colour(outcome) == expected

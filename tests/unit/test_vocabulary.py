@@ -39,3 +39,15 @@ def test_a_signal_outcome_is_a_run_outcome_except_info() -> None:
 
 def test_the_flow_states_are_the_vocabulary() -> None:
     assert STATES == vocabulary.PHASE_STATES
+
+
+def test_a_recorded_run_state_is_an_outcome_or_one_of_three_words_before_one() -> None:
+    named = [value for part in get_args(vocabulary.RunState) for value in get_args(part)]
+    assert tuple(named) == vocabulary.RUN_STATES
+    assert set(vocabulary.RUN_STATES) - set(vocabulary.OUTCOMES) == {
+        "running",
+        "interrupted",
+        "unknown",
+    }
+    assert all(vocabulary.is_outcome(outcome) for outcome in vocabulary.OUTCOMES)
+    assert not vocabulary.is_outcome("running") and not vocabulary.is_outcome(None)
