@@ -22,7 +22,7 @@ from .budget import check_budget
 from .images import ImageFile
 from .prompt import ComposedPrompt
 from .records import next_attempt
-from .runner import PreparedRun, prepare_run
+from .run_prepare import PreparedRun, prepare_run
 from .size_advice import SizeOption, size_options
 from .terminal import printable_line
 from .units import human_bytes, human_tokens

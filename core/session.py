@@ -30,8 +30,9 @@ from typing import Any
 from .config import Config
 from .errors import AssetMissing, UsageError
 from .instructions import InstructionsFile, load_instructions
-from .records import iso_time, list_runs
+from .records import list_runs
 from .rules import RulesFile, note_rules_read, read_rules, rules_health
+from .run_record import iso_time
 from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
