@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import socket
 import struct
 import subprocess
@@ -27,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_responses import FakeResponses
+from loopback_api import agent_env
 
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
@@ -64,25 +64,19 @@ def _config(spec: dict[str, Any], fake: FakeResponses) -> str:
 
 
 def _env(spec: dict[str, Any], fake: FakeResponses) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("OPENAI_", "CODEX_", "PROMPTDECK_"))
-        and key.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
-    }
     home = Path(spec["home"])
     (home / ".codex").mkdir(parents=True, exist_ok=True)
-    env.update(
-        HOME=str(home),
+    return agent_env(
+        home,
+        ("OPENAI_", "CODEX_"),
+        ("http_proxy", "https_proxy", "all_proxy", "no_proxy"),
         CODEX_HOME=str(home / ".codex"),
         FAKE_KEY="sk-test-dummy",
         HTTPS_PROXY=fake.proxy_url,
         HTTP_PROXY=fake.proxy_url,
         ALL_PROXY=fake.proxy_url,
         NO_PROXY="127.0.0.1,localhost",
-        NO_COLOR="1",
     )
-    return env
 
 
 def session(spec: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,55 +21,32 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import commit_all
-from fake_responses import RecordedRequest
+from e2e_project import PNG, PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
+from fake_responses import ResponsesRequest, is_model_request, is_outbound
 from loopback_session import session
 
 pytestmark = pytest.mark.e2e
 
-CODEX = os.environ.get("PROMPTDECK_CODEX_BIN") or shutil.which("codex")
-if CODEX is None:
-    pytest.skip(
-        "the codex CLI is not on PATH (`make test` installs @openai/codex with npm into "
-        ".tools/npm when npm is present)",
-        allow_module_level=True,
-    )
-
-PROMPTDECK = [
-    sys.executable,
-    "-c",
-    "import sys; from promptdeck.cli import main; sys.exit(main())",
-]
-STORY_REL = "_bmad-output/implementation-artifacts/1-2-parse-lines.md"
-STORY = "# Story 1.2: Parse lines\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] Parser\n"
-TIMEOUT = 180
-# A 1×1 PNG: the smallest real image for --image.
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
-)
+CODEX = agent_cli("codex", "@openai/codex")
+LOOPBACK_SESSION = Path(__file__).with_name("loopback_session.py")
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    story = root / STORY_REL
-    story.parent.mkdir(parents=True)
-    story.write_text(STORY)
-    (root / ".promptdeck").mkdir()
-    (root / ".promptdeck" / "rules.md").write_text("  Keep functions small. Überprüfe alles.\n\n")
-    (root / "docs").mkdir()
-    (root / "docs" / "screen.png").write_bytes(PNG)
-    commit_all(root)
-    return root
+    rules = "  Keep functions small. Überprüfe alles.\n\n"
+    return make_project(tmp_path, rules, {"docs/screen.png": PNG})
+
+
+def _in_namespace(*args: str) -> list[str]:
+    """The argv running ``loopback_session.py args`` in a network namespace of its own."""
+    return ["unshare", "-rn", sys.executable, str(LOOPBACK_SESSION), *args]
 
 
 def _isolated() -> bool:
     """True when ``unshare -rn`` can give the run a network namespace of its own."""
-    unshare = shutil.which("unshare")
-    if unshare is None:
+    if shutil.which("unshare") is None:
         return False
-    probe = [unshare, "-rn", sys.executable, str(Path(__file__).with_name("loopback_session.py"))]
-    done = subprocess.run([*probe, "--probe"], capture_output=True, timeout=60)
+    done = subprocess.run(_in_namespace("--probe"), capture_output=True, timeout=60)
     return done.returncode == 0
 
 
@@ -82,13 +58,13 @@ class Session:
     """What a loopback session gave: the commands' results and the fake's requests."""
 
     results: list[dict[str, Any]]
-    requests: list[RecordedRequest]
+    requests: list[ResponsesRequest]
 
-    def model_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.method == "POST" and r.path.endswith("/responses")]
+    def model_requests(self) -> list[ResponsesRequest]:
+        return [r for r in self.requests if is_model_request(r)]
 
-    def outbound(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.method == "CONNECT" or "://" in r.path]
+    def outbound(self) -> list[ResponsesRequest]:
+        return [r for r in self.requests if is_outbound(r)]
 
 
 def _session(root: Path, home: Path, replies: list[str], *commands: list[str]) -> Session:
@@ -105,9 +81,8 @@ def _session(root: Path, home: Path, replies: list[str], *commands: list[str]) -
     if ISOLATED:
         spec_file, out_file = home.parent / "spec.json", home.parent / "out.json"
         spec_file.write_text(json.dumps(spec))
-        script = Path(__file__).with_name("loopback_session.py")
         done = subprocess.run(
-            ["unshare", "-rn", sys.executable, str(script), str(spec_file), str(out_file)],
+            _in_namespace(str(spec_file), str(out_file)),
             capture_output=True,
             text=True,
             timeout=TIMEOUT * 3,
@@ -117,25 +92,14 @@ def _session(root: Path, home: Path, replies: list[str], *commands: list[str]) -
         assert out["interfaces"] == ["lo"]
     else:
         out = session(spec)
-    return Session(out["results"], [RecordedRequest(**r) for r in out["requests"]])
+    return Session(out["results"], [ResponsesRequest(**r) for r in out["requests"]])
 
 
-def _compose(root: Path, *extra: str) -> str:
-    done = subprocess.run(
-        [*PROMPTDECK, "compose", "1.2", "--phase", "dev", "--part", "system", *extra],
-        cwd=root,
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.decode("utf-8")
-
-
-def _developer_parts(request: RecordedRequest) -> list[str]:
+def _developer_parts(request: ResponsesRequest) -> list[str]:
     return [text for message in request.texts("developer") for text in message]
 
 
-def _check_delivery(request: RecordedRequest, system: str, user: str) -> None:
+def _check_delivery(request: ResponsesRequest, system: str, user: str) -> None:
     developer = request.texts("developer")
     # Codex's own base prompt first, kept; then promptdeck's system prompt, exact, as the
     # first part of the next developer message.
@@ -161,7 +125,7 @@ def _no_leftovers(home: Path, seen: Session) -> None:
 def test_run_delivers_the_exact_system_prompt_as_developer_instructions(
     project: Path, tmp_path: Path
 ) -> None:
-    system = _compose(project)
+    system = compose(project)
     home = tmp_path / "home"
     reply = "Implemented the parser.\nIMPLEMENTATION COMPLETE: 1.2"
     seen = _session(project, home, [reply], ["run", "1.2", "--phase", "dev"])
@@ -178,7 +142,7 @@ def test_run_delivers_the_exact_system_prompt_as_developer_instructions(
 
 
 def test_a_failure_signal_exits_4(project: Path, tmp_path: Path) -> None:
-    system = _compose(project)
+    system = compose(project)
     home = tmp_path / "home"
     reply = "I could not finish.\nIMPLEMENTATION BLOCKED: 1.2 - no fixture"
     seen = _session(project, home, [reply], ["run", "1.2", "--phase", "dev"])
@@ -191,7 +155,7 @@ def test_a_failure_signal_exits_4(project: Path, tmp_path: Path) -> None:
 def test_a_140_kb_system_prompt_and_an_image_arrive_whole(project: Path, tmp_path: Path) -> None:
     line = "The ledger keeps every amount in cents; never round twice.\n"
     (project / "big-context.md").write_text(line * (140 * 1024 // len(line) + 1))
-    system = _compose(project, "--file", "big-context.md")
+    system = compose(project, "--file", "big-context.md")
     assert len(system.encode("utf-8")) > 140 * 1024  # over MAX_ARG_STRLEN: argv could not
     home = tmp_path / "home"
     argv = ["run", "1.2", "--phase", "dev", "--file", "big-context.md"]
@@ -210,7 +174,7 @@ def test_a_140_kb_system_prompt_and_an_image_arrive_whole(project: Path, tmp_pat
 
 
 def test_chat_sends_the_system_prompt_once(project: Path, tmp_path: Path) -> None:
-    system = _compose(project)
+    system = compose(project)
     home = tmp_path / "home"
     replies = ["Started on the parser.", "Done.\nIMPLEMENTATION COMPLETE: 1.2"]
     argv = ["chat", "1.2", "-m", "Start with the parser.", "-m", "Finish."]
