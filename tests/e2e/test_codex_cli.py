@@ -6,7 +6,8 @@ tests check the recorded requests: what ``promptdeck compose --part system`` pri
 exactly as Codex developer instructions (Codex's own base prompt kept ahead of it), the user
 message arrives alone as the user's turn, a 140 KB system prompt included; the reply's signal
 sets the exit code; a second ``chat`` turn carries only its message. The process's HTTPS proxy
-is the fake itself, so anything meant to leave the loopback is recorded, and none may be.
+is the fake itself, so anything meant to leave the loopback is recorded and refused (Codex does
+try other hosts, see docs/CODEX.md): nothing reaches them.
 """
 
 from __future__ import annotations
