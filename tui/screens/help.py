@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
+from promptdeck.core.story_filter import status_legend
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,7 +14,6 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..story_filter import status_legend
 from ..widgets.phase_panel import STATE_MARKS
 
 
