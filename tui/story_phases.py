@@ -52,6 +52,15 @@ def read_flow(workspace: Workspace, catalog: StoryCatalog, story: Story) -> Flow
     return FlowReading(story.id, flow, attempts, last_failure(workspace, story.id, runs))
 
 
+def phases_title(story: Story | None, phase: str, mode: str, *, solo: bool = False) -> str:
+    """``Phases · 1-2 · dev · create``; alone on screen (``solo``) the phases must still say
+    whose they are, so the story's title follows."""
+    if story is None:
+        return "Phases"
+    title = f"Phases · {story.id} · {phase} · {mode}"
+    return f"{title} · {story.title}" if solo else title
+
+
 class PhaseChoice:
     """The flow of the selected story and the variant chosen per phase.
 

@@ -33,7 +33,7 @@ async def test_an_attached_image_is_confirmed_and_recorded(demo_root: Path) -> N
             await wait_for(pilot, lambda: isinstance(app.screen, FilePickerScreen), "the picker")
             await app.screen.dismiss(path)
             await wait_for(pilot, lambda: app.screen is screen, "the main screen again")
-        assert [i.path for i in screen.images] == ["docs/screen.png"]  # the fake was refused
+        assert [i.path for i in screen.runs.images] == ["docs/screen.png"]  # the fake was refused
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
         confirm = app.screen

@@ -11,65 +11,49 @@ confirmation shows). The blocking steps run in thread workers; core does the wor
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
 
-from promptdeck.core.agents.base import agent_label
 from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.flow import StoryFlow
-from promptdeck.core.images import ImageFile, check_image
 from promptdeck.core.injection import Selection
 from promptdeck.core.party import PARTY_PHASES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
-from promptdeck.core.run_plan import PlannedRun, discard_plan
-from promptdeck.core.runner import RunEvent, RunHandle, RunResult, start_run
+from promptdeck.core.runner import RunResult
 from promptdeck.core.stories import Story, StoryCatalog
-from promptdeck.core.story_filter import filter_stories
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..preview_composer import PreviewComposer
-from ..run_confirmation import Confirmation, describe_image, prepare_confirmation
-from ..story_phases import FlowReading, PhaseChoice, read_flow
+from ..run_control import RunControl
+from ..story_phases import FlowReading, PhaseChoice, phases_title, read_flow
 from ..widgets.key_footer import KeyFooter
 from ..widgets.phase_panel import PhaseList, PhasePanel
 from ..widgets.preview_pane import PreviewPane
-from ..widgets.story_tree import StoryTree
-from ..widgets.view_bar import ViewBar, ViewState
+from ..widgets.stories_pane import StoriesPane
+from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
-from .confirm_run import ConfirmRunScreen
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
 from .help import HelpScreen
 from .notices import NoticesScreen
-from .quit_confirm import QuitConfirmScreen
 from .run_history import RunHistoryScreen
 from .text_view import TextViewScreen
-
-FOLLOW_CURSOR_SECONDS = 0.15
-"""How long the tree cursor rests on a story before the preview follows it."""
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
 
 PHASES = PHASE_NAMES
-QUIT_WAIT_SECONDS = 15.0
-"""How long quitting waits for a cancelled phase to stop before leaving anyway."""
 VIEWS = ("all", "stories", "preview", "phases")
 
 
@@ -96,21 +80,22 @@ class MainScreen(Screen[None]):
         self.context = context
         """The session this screen works in."""
         self.catalog: StoryCatalog | None = None
-        self.preview = PreviewPane(context.workspace, id="preview")
+        self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
         self.phases = PhaseChoice(context.workspace.config)
         """The selected story's flow and the variant chosen per phase."""
-        self._filter_query = ""
-        self.run_handle: RunHandle | None = None
-        """The phase running now, if any."""
-        self.running: tuple[str, str] | None = None
-        """(story id, phase) of the running phase."""
-        self.images: tuple[ImageFile, ...] = ()
-        """Images sent with the next runs' messages (``i`` attaches and detaches)."""
-        self.last_result: RunResult | None = None
-        """How the last run of this session ended."""
-        self._follow_timer: Timer | None = None
+        self.stories_pane = StoriesPane(id="stories")
+        """The Stories region: the filter box and the story tree."""
+        self.phase_panel = PhasePanel(
+            context_window=context.workspace.config.agent_claude_context_window,
+            duration=context.duration,
+            id="phase-panel",
+        )
+        self.runs = RunControl(
+            self, context, self.phase_panel, started=self._run_started, failed=self._show_error
+        )
+        """The session's runs: plan, confirm, start, cancel, quit."""
 
     @property
     def prompt(self) -> ComposedPrompt | None:
@@ -123,9 +108,9 @@ class MainScreen(Screen[None]):
         return self.preview.counted
 
     @property
-    def flow(self) -> StoryFlow | None:
-        """The selected story's phase states and suggestion, from the run records."""
-        return self.phases.flow
+    def last_result(self) -> RunResult | None:
+        """How the last run of this session ended."""
+        return self.runs.last_result
 
     # ---------------------------------------------------------------- layout
 
@@ -134,26 +119,18 @@ class MainScreen(Screen[None]):
         yield WorkspaceHeader(id="header")
         yield ViewBar(id="view-bar")
         with Horizontal(id="regions"):
-            with Vertical(id="stories"):
-                yield Static("Stories", classes="region-title", id="stories-title")
-                yield Input(placeholder="filter stories…", id="story-filter")
-                yield StoryTree(id="story-tree")
+            yield self.stories_pane
             yield self.preview
             with Vertical(id="phases"):
                 yield Static("Phases", classes="region-title", id="phases-title", markup=False)
-                yield PhasePanel(
-                    context_window=self.context.workspace.config.agent_claude_context_window,
-                    duration=self.context.duration,
-                    id="phase-panel",
-                )
+                yield self.phase_panel
         yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
         self.query_one(WorkspaceHeader).info = header_info(self.context)
-        self.query_one("#story-filter", Input).display = False
         self._apply_width(self.size.width)
-        self.query_one(PhasePanel).show_phases(self.phases.rows(), self.phase)
+        self.phase_panel.show_phases(self.phases.rows(), self.phase)
         self._load_catalog()
 
     def on_resize(self) -> None:
@@ -164,28 +141,11 @@ class MainScreen(Screen[None]):
         self.set_class(width < NARROW_WIDTH, "-narrow")
         self._show_view_bar()
 
-    def shown_regions(self) -> tuple[str, ...]:
-        """The regions on screen now: one in a solo view, two when narrow, else three."""
-        if self.view != "all":
-            return (self.view,)
-        if self.has_class("-narrow"):
-            return ("stories", "preview")
-        return VIEWS[1:]
-
     def _show_view_bar(self) -> None:
-        bar = self.query_one(ViewBar)
-        shown = self.shown_regions()
-        # The bar is there whenever a region is hidden: it says which and how to reach it.
-        bar.display = len(shown) < len(VIEWS) - 1
-        note = ""
         suggestion = self.phases.suggestion
-        if self.running is not None:
-            note = f"{self.running[1]} running"
-        elif self.last_result is not None:
-            note = f"{self.last_result.phase} {self.last_result.outcome}"
-        elif suggestion is not None:
-            note = f"next {suggestion.phase}"
-        bar.state = ViewState(shown, note)
+        note = self.runs.note() or (f"next {suggestion.phase}" if suggestion else "")
+        shown = shown_regions(self.view, self.has_class("-narrow"))
+        self.query_one(ViewBar).state = ViewState(shown, note)
 
     @on(ViewBar.ViewChosen)
     def _view_chosen(self, event: ViewBar.ViewChosen) -> None:
@@ -202,7 +162,7 @@ class MainScreen(Screen[None]):
         self._show_view_bar()
         self._show_phases_title()
         if view == "stories":
-            self.query_one(StoryTree).focus()
+            self.stories_pane.focus_tree()
         elif view == "preview":
             self.preview.focus_table()
         elif view == "phases":
@@ -231,16 +191,15 @@ class MainScreen(Screen[None]):
         current = self.story.id if self.story else None
         kept = next((s for s in catalog.stories if s.id == current), None)
         chosen = kept or (catalog.stories[0] if catalog.stories else None)
-        shown = filter_stories(catalog.stories, self._filter_query)
-        self.query_one(StoryTree).show_stories(shown, chosen.id if chosen else None)
+        # The cursor's story first: the tree is rebuilt with the cursor on it.
+        self.stories_pane.current = chosen.id if chosen else None
+        self.stories_pane.stories = catalog.stories
         if not reload:
             # One toast for them all; the notices screen (w) keeps each of them.
             self.context.board.add_notices("loading the stories", list(catalog.warnings))
         if chosen is None:
             # Nothing to compose: the preview says what promptdeck looks for instead.
-            lines = tuple(where_stories_come_from(self.context.workspace))
-            self.preview.no_stories = lines
-            self.context.board.add_notices("loading the stories", [lines[0]])
+            self.preview.no_stories = tuple(where_stories_come_from(self.context.workspace))
             return
         if kept is not None:
             # Same story, fresh data (a run may have changed its file): keep the choices.
@@ -254,53 +213,15 @@ class MainScreen(Screen[None]):
 
     def action_filter(self) -> None:
         """Open the filter box."""
-        box = self.query_one("#story-filter", Input)
-        box.display = True
-        box.focus()
-
-    @on(Input.Changed, "#story-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self._filter_query = event.value
-        if self.catalog is None:
-            return
-        current = self.story.id if self.story else None
-        self.query_one(StoryTree).show_stories(
-            filter_stories(self.catalog.stories, event.value), current
-        )
-
-    @on(Input.Submitted, "#story-filter")
-    def _filter_submitted(self) -> None:
-        self.query_one(StoryTree).focus()
+        self.stories_pane.open_filter()
 
     def key_escape(self) -> None:
         """Escape in the filter clears and closes it."""
-        box = self.query_one("#story-filter", Input)
-        if box.display:
-            box.value = ""
-            box.display = False
-            self.query_one(StoryTree).focus()
+        self.stories_pane.close_filter()
 
-    @on(StoryTree.StorySelected)
-    def _story_selected(self, event: StoryTree.StorySelected) -> None:
-        self._stop_follow()
+    @on(StoriesPane.StoryChosen)
+    def _story_chosen(self, event: StoriesPane.StoryChosen) -> None:
         self.select_story(event.story)
-
-    @on(StoryTree.StoryHighlighted)
-    def _story_highlighted(self, event: StoryTree.StoryHighlighted) -> None:
-        # The preview follows the cursor, once it rests: holding a key down composes once.
-        self._stop_follow()
-        if self.story is not None and event.story.id == self.story.id:
-            return
-        story = event.story
-        self._follow_timer = self.set_timer(
-            FOLLOW_CURSOR_SECONDS, lambda: self.select_story(story), name="follow-cursor"
-        )
-
-    def _stop_follow(self) -> None:
-        timer = self._follow_timer
-        if timer is not None:
-            timer.stop()
-            self._follow_timer = None
 
     def select_story(self, story: Story) -> None:
         """Preview ``story`` (its additions and mode start afresh)."""
@@ -314,7 +235,7 @@ class MainScreen(Screen[None]):
         # Set without watchers: the story change composes once, below.
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
         self.set_reactive(MainScreen.mode, "create")
-        self.query_one(StoryTree).mark_current(story.id if story else None)
+        self.stories_pane.current = story.id if story else None
         self.phases.reading = None
         self._load_flow(follow=True)
 
@@ -369,7 +290,6 @@ class MainScreen(Screen[None]):
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message
-        self.context.board.add_notices("error", [message], "error")
 
     @on(PreviewPane.TextChosen)
     def _text_chosen(self, event: PreviewPane.TextChosen) -> None:
@@ -423,20 +343,8 @@ class MainScreen(Screen[None]):
         """``i``: pick an image of the project to send with the next run (again: detach)."""
 
         def chosen(path: str | None) -> None:
-            if not path:
-                return
-            kept = tuple(i for i in self.images if i.path != path)
-            if len(kept) < len(self.images):
-                self.images = kept
-                self.notify(f"image detached: {path}")
-                return
-            try:
-                image = check_image(self.context.workspace, path)
-            except PromptdeckError as exc:
-                self.notify(str(exc), severity="error", timeout=8)
-                return
-            self.images = (*self.images, image)
-            self.notify(f"image attached: {describe_image(image)}")
+            if path:
+                self.runs.toggle_image(path)
 
         self.app.push_screen(FilePickerScreen(self.context.workspace), chosen)
 
@@ -499,7 +407,7 @@ class MainScreen(Screen[None]):
             return
         self.phases.reading = reading
         suggestion = reading.flow.suggestion
-        if follow and suggestion is not None and self.running is None:
+        if follow and suggestion is not None and self.runs.running is None:
             # Follow the flow: preview (and ``r`` runs) what comes next.
             self.set_reactive(MainScreen.phase, suggestion.phase)
             self.set_reactive(MainScreen.mode, suggestion.mode)
@@ -508,23 +416,17 @@ class MainScreen(Screen[None]):
 
     def _show_flow(self) -> None:
         running = None
-        if self.running is not None and self.story and self.running[0] == self.story.id:
-            running = self.running[1]
-        panel = self.query_one(PhasePanel)
+        if self.runs.running is not None and self.story and self.runs.running[0] == self.story.id:
+            running = self.runs.running[1]
+        panel = self.phase_panel
         panel.show_phases(self.phases.rows(running), self.phase)
         self._show_phases_title()
         self._show_view_bar()
-        if self.running is None and self.last_result is None:
+        if self.runs.running is None and self.last_result is None:
             panel.show_status(self.phases.note())
 
     def _show_phases_title(self) -> None:
-        # Alone on screen the phases must still say whose they are.
-        story = self.story
-        title = "Phases"
-        if story is not None:
-            title += f" · {story.id} · {self.phase} · {self.mode}"
-            if self.view == "phases":
-                title += f" · {story.title}"
+        title = phases_title(self.story, self.phase, self.mode, solo=self.view == "phases")
         self.query_one("#phases-title", Static).update(title, layout=False)
 
     # ---------------------------------------------------------------- runs
@@ -532,13 +434,13 @@ class MainScreen(Screen[None]):
     def action_run_phase(self) -> None:
         """``r``: confirm, then run the selected phase."""
         request = self.current_request()
-        if request is None or self._refuse_if_running():
+        if request is None or self.runs.refuse_if_running():
             return
-        self._plan_run(request)
+        self.runs.plan(request, self.catalog)
 
     def action_run_suggested(self) -> None:
         """``n``: confirm, then run the phase the flow suggests."""
-        if self.story is None or self._refuse_if_running():
+        if self.story is None or self.runs.refuse_if_running():
             return
         flow = self.phases.flow
         suggestion = flow.suggestion if flow else None
@@ -546,150 +448,34 @@ class MainScreen(Screen[None]):
             note = flow.note if flow else "the phase flow is still loading"
             self.notify(note or "nothing to suggest", severity="warning")
             return
-        if (self.phase, self.mode) != (suggestion.phase, suggestion.mode):
+        pair = (suggestion.phase, suggestion.mode)
+        if (self.phase, self.mode) != pair:
             self.set_reactive(MainScreen.phase, suggestion.phase)
             self.set_reactive(MainScreen.mode, suggestion.mode)
             self._show_flow()
             self.request_compose()
-        self._plan_run(
-            replace(
-                suggestion.request(self.story.id, self.selection),
-                variant=self.variant_of(suggestion.phase),
-            )
-        )
-
-    def _refuse_if_running(self) -> bool:
-        if self.running is None:
-            return False
-        story, phase = self.running
-        self.notify(f"{phase} of {story} is running: cancel it first (c)", severity="warning")
-        return True
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="plan",
-        exit_on_error=False,
-        description="Preparing the run",
-    )
-    def _plan_run(self, request: PromptRequest) -> None:
-        try:
-            confirmation = prepare_confirmation(self.context, self.catalog, request, self.images)
-        except PromptdeckError as exc:
-            self.app.call_from_thread(self._show_error, str(exc))
-            return
-        for notice, severity in confirmation.notices:
-            self.app.call_from_thread(self.notify, notice, severity=severity, timeout=8)
-        self.app.call_from_thread(self._confirm_run, confirmation)
-
-    def _confirm_run(self, confirmation: Confirmation) -> None:
-        plan, planned = confirmation.plan, confirmation.planned
-
-        def answered(start: bool | None) -> None:
-            if start and not plan.blocked:
-                panel = self.query_one(PhasePanel)
-                panel.forget_feed()
-                self._start_run(planned, panel.listen)
-            else:
-                discard_plan(planned)
-
-        self.app.push_screen(ConfirmRunScreen(plan), answered)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="start",
-        exit_on_error=False,
-        description="Starting the run",
-    )
-    def _start_run(self, planned: PlannedRun, listener: Callable[[RunEvent], None]) -> None:
-        deck = self.context
-        try:
-            handle = start_run(
-                deck.workspace,
-                planned.prompt,
-                agent=deck.agent,
-                listener=listener,
-                use_git=deck.use_git,
-                images=self.images,
-                prepared=planned.prepared,
-            )
-        except PromptdeckError as exc:
-            discard_plan(planned)
-            self.app.call_from_thread(self._show_error, str(exc))
-            return
-        self.app.call_from_thread(self._run_started, handle, planned.prompt)
-
-    def _run_started(self, handle: RunHandle, prompt: ComposedPrompt) -> None:
-        self.run_handle = handle
-        self.running = (prompt.story.id, prompt.request.phase)
-        self.last_result = None
-        label = self.context.run_label(handle.run_id)
-        agent = agent_label(self.context.agent)
-        self.query_one(PhasePanel).begin_run(f"{prompt.request.phase} running · {agent} {label}")
-        self._show_flow()
-        if self.has_class("-narrow") and self.view == "all":
-            self.view = "phases"
+        # The flow's own request: it carries the retry reason and the failure.
+        self.runs.plan(self.phases.request(self.story.id, *pair, self.selection), self.catalog)
 
     @on(PhasePanel.RunFinished)
     def _run_finished(self, event: PhasePanel.RunFinished) -> None:
-        result = event.result
-        self.run_handle = None
-        self.running = None
-        self.last_result = result
-        for screen in self.app.screen_stack:
-            if isinstance(screen, QuitConfirmScreen):
-                screen.run_finished(result.outcome)
-        messages = list(result.warnings)
-        if result.message and result.outcome != "success":
-            messages.insert(0, result.message)
-        self.context.board.add_notices(
-            f"run {result.story_id} {result.phase} #{result.attempt}", messages
-        )
+        self.runs.finished(event.result)
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
 
+    def _run_started(self) -> None:
+        self._show_flow()
+        if self.has_class("-narrow") and self.view == "all":
+            self.view = "phases"
+
     def action_cancel_run(self) -> None:
         """``c``: cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""
-        handle = self.run_handle
-        if handle is None:
-            self.notify("no phase is running", severity="warning")
-            return
-        handle.cancel()
-        self.query_one(PhasePanel).show_status("cancelling…", "running")
+        self.runs.cancel()
 
     def action_quit(self) -> None:
         """``q``: quit; while a phase runs, ask first and cancel it cleanly."""
-        if self.run_handle is None:
-            self.app.exit()
-            return
-
-        def answered(quit_now: bool | None) -> None:
-            if quit_now and self.run_handle is None:
-                # The run ended while the question was open: nothing to cancel.
-                self.app.exit()
-            elif quit_now:
-                self.query_one(PhasePanel).show_status("cancelling before quitting…", "running")
-                self._cancel_and_exit()
-
-        story, phase = self.running or ("", "a phase")
-        self.app.push_screen(QuitConfirmScreen(f"{phase} of {story}"), answered)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="quit",
-        exit_on_error=False,
-        description="Cancelling before quitting",
-    )
-    def _cancel_and_exit(self) -> None:
-        handle = self.run_handle
-        if handle is not None:
-            handle.cancel()
-            with contextlib.suppress(TimeoutError):
-                handle.wait(QUIT_WAIT_SECONDS)
-        self.app.call_from_thread(self.app.exit)
+        self.runs.quit()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed with an unexpected error says so instead of vanishing."""
@@ -708,17 +494,7 @@ class MainScreen(Screen[None]):
 
     def action_copy_system(self) -> None:
         """``y``: the exact system prompt to the clipboard."""
-        if self.prompt is None:
-            return
-        # Imported on first use: the clipboard library probes the system when loaded.
-        from ..clipboard import copy_text
-
-        reached, message = copy_text(
-            self.prompt.system,
-            self.app.copy_to_clipboard,
-            f"system prompt ({self.prompt.system_meter.bytes:,} bytes)",
-        )
-        self.notify(message, severity="information" if reached else "warning", markup=False)
+        self.preview.copy_system()
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
@@ -737,31 +513,7 @@ class MainScreen(Screen[None]):
         if self.prompt is None or self.story is None:
             self.notify("the prompt is still being composed", severity="warning")
             return
-        self._show_prompt_diff(self.prompt)
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="diff",
-        exit_on_error=False,
-        description="Comparing with the last run",
-    )
-    def _show_prompt_diff(self, prompt: ComposedPrompt) -> None:
-        story, phase = prompt.story.id, prompt.request.phase
-        run = last_run_of(self.context.workspace.root, story, phase)
-        if run is None:
-            self.app.call_from_thread(
-                self.notify, f"no earlier {phase} run of story {story} to compare with"
-            )
-            return
-        try:
-            diff = compare(side_of_run(run), side_of_prompt(prompt, "the prompt now"))
-        except PromptdeckError as exc:
-            self.app.call_from_thread(self._show_error, str(exc))
-            return
-        title = f"Diff · {story} · {phase} · {len(diff.changed)} of {len(diff.parts)} parts differ"
-        text = "\n".join(diff_text(diff))
-        self.app.call_from_thread(self.app.push_screen, TextViewScreen(title, text))
+        self.preview.compare_with_last_run(self.prompt)
 
     def action_notices(self) -> None:
         """``w``: every notice of the session."""

@@ -3,8 +3,8 @@
 Data comes down as reactives: the screen sets :attr:`PreviewPane.prompt` (with
 :attr:`~PreviewPane.counted` and :attr:`~PreviewPane.delta`), :attr:`~PreviewPane.error` or
 :attr:`~PreviewPane.no_stories`, and the watchers paint. What the user asks for goes up as a
-message: Enter on a layer or a file posts :class:`PreviewPane.TextChosen` with the full text,
-which the screen shows.
+message: Enter on a layer or a file (and ``D``, the diff with the last run) posts
+:class:`PreviewPane.TextChosen` with the full text, which the screen shows.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 
 from promptdeck.core.budget import check_budget
 from promptdeck.core.config import Config
+from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.prompt import ComposedPrompt
+from promptdeck.core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
 from promptdeck.core.textfiles import read_text_file
-from promptdeck.core.workspace import Workspace
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,6 +28,7 @@ from textual.reactive import var
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ..context import DeckContext
 from ..format import printable, printable_line
 from .composition_chart import CompositionChart
 from .files_table import FilesTable
@@ -72,8 +74,8 @@ class PreviewPane(Vertical):
     the messages and the composition; the notes and the meter below them.
 
     Args:
-        workspace: the workspace the prompts come from (its files are read on Enter; its
-            config holds the token budget).
+        deck: the session: its workspace (files are read on Enter; the config holds the
+            token budget) and its notice board (every error shown is kept there too).
         id: the widget id.
     """
 
@@ -85,10 +87,11 @@ class PreviewPane(Vertical):
     delta: var[str] = var("", init=False)
     """The change the last toggle made, as the meter shows it (``+38.2 KiB  +9.6k tok``)."""
     error: var[str] = var("", always_update=True, init=False)
-    """A compose that failed: shown in the notes, in the error colour, until the next prompt."""
+    """A step that failed: shown in the notes, in the error colour, until the next prompt, and
+    kept on the notice board."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
-    workspace that has none."""
+    workspace that has none (the first line is kept on the notice board)."""
 
     @dataclass
     class TextChosen(Message):
@@ -96,11 +99,11 @@ class PreviewPane(Vertical):
 
         title: str
         text: str
-        subtitle: str
+        subtitle: str = ""
 
-    def __init__(self, workspace: Workspace, *, id: str | None = None) -> None:
+    def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._workspace = workspace
+        self._deck = deck
 
     def compose(self) -> ComposeResult:
         """Title, tabs, notes and meter, top to bottom."""
@@ -136,7 +139,7 @@ class PreviewPane(Vertical):
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen.
-        notes.update(notes_text(prompt, self._workspace.config), layout=False)
+        notes.update(notes_text(prompt, self._deck.workspace.config), layout=False)
         self.query_one("#preview-title", Static).update(preview_title(prompt), layout=False)
         self._refresh_active_text()
 
@@ -153,6 +156,7 @@ class PreviewPane(Vertical):
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
         notes.add_class("-error")
+        self._deck.board.add_notices("error", [message], "error")
 
     def watch_no_stories(self, lines: tuple[str, ...]) -> None:
         """Nothing to compose: say what promptdeck looks for and how to start, in place of the
@@ -165,6 +169,7 @@ class PreviewPane(Vertical):
         notes.add_class("-error")
         self.query_one(MeterLine).placeholder = "no story to compose"
         self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
+        self._deck.board.add_notices("loading the stories", [lines[0]])
 
     def _show_meter(self) -> None:
         prompt = self.prompt
@@ -229,6 +234,49 @@ class PreviewPane(Vertical):
             return files[table.cursor_row]
         return None
 
+    def copy_system(self) -> None:
+        """The exact system prompt shown to the clipboard; a toast says where it went."""
+        prompt = self.prompt
+        if prompt is None:
+            return
+        # Imported on first use: the clipboard library probes the system when loaded.
+        from ..clipboard import copy_text
+
+        reached, message = copy_text(
+            prompt.system,
+            self.app.copy_to_clipboard,
+            f"system prompt ({prompt.system_meter.bytes:,} bytes)",
+        )
+        self.notify(message, severity="information" if reached else "warning", markup=False)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="diff",
+        exit_on_error=False,
+        description="Comparing with the last run",
+    )
+    def compare_with_last_run(self, prompt: ComposedPrompt) -> None:
+        """``prompt`` against the one the last run of its phase sent, part by part, posted as
+        :class:`TextChosen` (off the UI thread: it reads the run record)."""
+        story, phase = prompt.story.id, prompt.request.phase
+        run = last_run_of(self._deck.workspace.root, story, phase)
+        if run is None:
+            self.app.call_from_thread(
+                self.notify, f"no earlier {phase} run of story {story} to compare with"
+            )
+            return
+        try:
+            diff = compare(side_of_run(run), side_of_prompt(prompt, "the prompt now"))
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._fail, str(exc))
+            return
+        title = f"Diff · {story} · {phase} · {len(diff.changed)} of {len(diff.parts)} parts differ"
+        self.post_message(self.TextChosen(title, "\n".join(diff_text(diff))))
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+
     # ---------------------------------------------------------------- events up
 
     @on(LayersTable.LayerChosen)
@@ -256,7 +304,7 @@ class PreviewPane(Vertical):
     def _read_file(self, item: InjectedFile) -> None:
         # A read never runs on the UI thread: whatever the file is, q still quits.
         subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
-        workspace = self._workspace
+        workspace = self._deck.workspace
         path = workspace.path(item.path)
         if item.status == "outside-project" or not workspace.contains(path):
             text = "(outside the project: not read)"
@@ -271,7 +319,7 @@ class PreviewPane(Vertical):
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A read that failed with an unexpected error says so instead of vanishing."""
+        """A read or a diff that failed with an unexpected error says so instead of vanishing."""
         if event.state == WorkerState.ERROR:
             self.notify(
                 f"{event.worker.description or event.worker.name} failed: {event.worker.error!r}",
