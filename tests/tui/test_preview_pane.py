@@ -6,12 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from app_helpers import run_async, wait_for
+from app_helpers import NoticeList, deck_on, run_async, wait_for
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.injection import Selection
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
 from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.format import printable
 from promptdeck.tui.screens.notices import Notice
@@ -28,16 +27,6 @@ from textual.widgets import Static, TabbedContent
 COUNTER = TokenCounter("o200k_base")
 
 
-class Board:
-    def __init__(self) -> None:
-        self.notices: list[Notice] = []
-
-    def add_notices(
-        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
-    ) -> None:
-        self.notices.extend(Notice(source, m, severity) for m in messages)
-
-
 class PaneApp(App[None]):
     def __init__(self, deck: DeckContext) -> None:
         super().__init__()
@@ -52,22 +41,6 @@ class PaneApp(App[None]):
         self.chosen.append(event)
 
 
-def deck_on(root: Path, **config: int) -> DeckContext:
-    workspace = open_workspace(root)
-    if config:
-        workspace = replace(workspace, config=replace(workspace.config, **config))
-    return DeckContext(
-        workspace=workspace,
-        counter=COUNTER,
-        agent="replay",
-        encoding="o200k_base",
-        workspace_label="demo",
-        stable=True,
-        use_git=False,
-        board=Board(),
-    )
-
-
 def composed(deck: DeckContext, *, counted: bool = True, **selection: bool) -> ComposedPrompt:
     workspace = deck.workspace
     catalog = load_catalog(workspace)
@@ -80,7 +53,7 @@ def text_of(pane: PreviewPane, selector: str) -> str:
 
 
 def board_of(deck: DeckContext) -> list[Notice]:
-    assert isinstance(deck.board, Board)
+    assert isinstance(deck.board, NoticeList)
     return deck.board.notices
 
 

@@ -1,11 +1,12 @@
 """The main screen: Stories (left), Preview (centre), Phases (right).
 
-The screen routes. Each region is a widget of its own, fed by reactives (the preview pane's
-``prompt``, the phase panel's rows) and telling the screen what the user did by messages; the
-logic that needs no widget lives in plain units: :class:`~..preview_composer.PreviewComposer`
-(debounce, delta, the two compose passes), :class:`~..story_phases.PhaseChoice` (the flow, the
-variants, the request), :func:`~..run_confirmation.prepare_confirmation` (what a run's
-confirmation shows). The blocking steps run in thread workers; core does the work.
+The screen routes. It holds what makes the request — the story, what is included — and the
+view; each region is a widget of its own, fed by reactives and telling the screen what the user
+did by messages (:class:`~..widgets.stories_pane.StoriesPane`,
+:class:`~..widgets.preview_pane.PreviewPane`, :class:`~..widgets.phases_pane.PhasesPane`). The
+rest is in plain units: :class:`~..preview_composer.PreviewComposer` (debounce, delta, the two
+compose passes) and :class:`~..run_control.RunControl` (plan, confirm, start, cancel, quit).
+Core does the work.
 """
 
 from __future__ import annotations
@@ -26,23 +27,23 @@ from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.widgets import Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..preview_composer import PreviewComposer
 from ..run_control import RunControl
-from ..story_phases import FlowReading, PhaseChoice, phases_title, read_flow
 from ..widgets.key_footer import KeyFooter
-from ..widgets.phase_panel import PhaseList, PhasePanel
+from ..widgets.phase_panel import PhasePanel
+from ..widgets.phases_pane import PhasesPane
 from ..widgets.preview_pane import PreviewPane
 from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
+from ..workers import report_failure
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
 from .help import HelpScreen
@@ -68,10 +69,6 @@ class MainScreen(Screen[None]):
     """The story previewed."""
     selection: var[Selection] = var(Selection(), init=False)
     """What the injection includes beyond the story's own files."""
-    phase: var[str] = var("dev", init=False)
-    """The phase previewed and run by ``r``."""
-    mode: var[str] = var("create", init=False)
-    """``create`` or ``optimize``."""
     view: reactive[str] = reactive("all", init=False)
     """Which regions show: all, or one of stories, preview, phases."""
 
@@ -83,17 +80,17 @@ class MainScreen(Screen[None]):
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
-        self.phases = PhaseChoice(context.workspace.config)
-        """The selected story's flow and the variant chosen per phase."""
         self.stories_pane = StoriesPane(id="stories")
         """The Stories region: the filter box and the story tree."""
-        self.phase_panel = PhasePanel(
+        panel = PhasePanel(
             context_window=context.workspace.config.agent_claude_context_window,
             duration=context.duration,
             id="phase-panel",
         )
+        self.phases = PhasesPane(context, panel, id="phases")
+        """The Phases region: the phase and mode chosen, the flow followed, the run shown."""
         self.runs = RunControl(
-            self, context, self.phase_panel, started=self._run_started, failed=self._show_error
+            self, context, panel, started=self._run_started, failed=self._show_error
         )
         """The session's runs: plan, confirm, start, cancel, quit."""
 
@@ -106,6 +103,16 @@ class MainScreen(Screen[None]):
     def prompt_counted(self) -> bool:
         """True once :attr:`prompt` carries token counts."""
         return self.preview.counted
+
+    @property
+    def phase(self) -> str:
+        """The phase previewed and run by ``r``."""
+        return self.phases.phase
+
+    @property
+    def mode(self) -> str:
+        """``create`` or ``optimize``."""
+        return self.phases.mode
 
     @property
     def last_result(self) -> RunResult | None:
@@ -121,16 +128,13 @@ class MainScreen(Screen[None]):
         with Horizontal(id="regions"):
             yield self.stories_pane
             yield self.preview
-            with Vertical(id="phases"):
-                yield Static("Phases", classes="region-title", id="phases-title", markup=False)
-                yield self.phase_panel
+            yield self.phases
         yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
         self.query_one(WorkspaceHeader).info = header_info(self.context)
         self._apply_width(self.size.width)
-        self.phase_panel.show_phases(self.phases.rows(), self.phase)
         self._load_catalog()
 
     def on_resize(self) -> None:
@@ -142,7 +146,7 @@ class MainScreen(Screen[None]):
         self._show_view_bar()
 
     def _show_view_bar(self) -> None:
-        suggestion = self.phases.suggestion
+        suggestion = self.phases.choice.suggestion
         note = self.runs.note() or (f"next {suggestion.phase}" if suggestion else "")
         shown = shown_regions(self.view, self.has_class("-narrow"))
         self.query_one(ViewBar).state = ViewState(shown, note)
@@ -160,13 +164,13 @@ class MainScreen(Screen[None]):
         for name in VIEWS[1:]:
             self.set_class(view == name, f"-solo-{name}")
         self._show_view_bar()
-        self._show_phases_title()
+        self.phases.solo = view == "phases"
         if view == "stories":
             self.stories_pane.focus_tree()
         elif view == "preview":
             self.preview.focus_table()
         elif view == "phases":
-            self.query_one("#phase-log").focus()
+            self.phases.focus_log()
 
     # ---------------------------------------------------------------- stories
 
@@ -205,7 +209,7 @@ class MainScreen(Screen[None]):
             # Same story, fresh data (a run may have changed its file): keep the choices.
             self.set_reactive(MainScreen.story, kept)
             if follow_flow:
-                self._load_flow(follow=True)
+                self.phases.follow(kept, catalog)
             else:
                 self.request_compose()
         else:
@@ -234,22 +238,21 @@ class MainScreen(Screen[None]):
         self._composer.forget_delta()
         # Set without watchers: the story change composes once, below.
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
-        self.set_reactive(MainScreen.mode, "create")
         self.stories_pane.current = story.id if story else None
-        self.phases.reading = None
-        self._load_flow(follow=True)
+        if story is not None and self.catalog is not None:
+            self.phases.follow(story, self.catalog)
 
     # ---------------------------------------------------------------- preview
 
     def variant_of(self, phase: str) -> str:
         """The variant ``phase`` runs in: the user's choice, else the workspace default."""
-        return self.phases.variant_of(phase)
+        return self.phases.choice.variant_of(phase)
 
     def current_request(self) -> PromptRequest | None:
         """The request the preview shows, from the screen's state."""
         if self.story is None:
             return None
-        return self.phases.request(self.story.id, self.phase, self.mode, self.selection)
+        return self.phases.choice.request(self.story.id, self.phase, self.mode, self.selection)
 
     def request_compose(self, *, story_changed: bool = False) -> None:
         """Recompose the preview (debounced when changes come in a burst)."""
@@ -286,7 +289,6 @@ class MainScreen(Screen[None]):
         preview.delta = self._composer.delta(prompt, counted=counted)
         preview.counted = counted
         preview.prompt = prompt
-        self._show_phases_title()
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message
@@ -352,28 +354,20 @@ class MainScreen(Screen[None]):
 
     def action_previous_phase(self) -> None:
         """``[``: the previous phase."""
-        self.phase = PHASES[(PHASES.index(self.phase) - 1) % len(PHASES)]
+        self.phases.phase = PHASES[(PHASES.index(self.phase) - 1) % len(PHASES)]
 
     def action_next_phase(self) -> None:
         """``]``: the next phase."""
-        self.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
-
-    @on(PhaseList.PhaseChosen)
-    def _phase_clicked(self, event: PhaseList.PhaseChosen) -> None:
-        self.phase = event.phase
-
-    def watch_phase(self) -> None:
-        """A new phase: show it selected and recompose."""
-        self._show_flow()
-        self.request_compose()
+        self.phases.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
 
     def action_toggle_mode(self) -> None:
         """``m``: create ↔ optimize."""
-        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.phases.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
 
-    def watch_mode(self) -> None:
-        """A new mode: recompose."""
-        self.request_compose()
+    @on(PhasesPane.Changed)
+    def _phases_changed(self, event: PhasesPane.Changed) -> None:
+        self._show_view_bar()
+        self.request_compose(story_changed=event.followed)
 
     def action_toggle_variant(self) -> None:
         """``v``: the selected phase's standard ↔ party variant (seed 002's party mode)."""
@@ -384,50 +378,9 @@ class MainScreen(Screen[None]):
                 severity="warning",
             )
             return
-        variant = self.phases.toggle_variant(self.phase)
+        variant = self.phases.choice.toggle_variant(self.phase)
         self.notify(f"{self.phase}: {variant} variant", timeout=3)
         self.request_compose()
-
-    @work(
-        thread=True,
-        exclusive=True,
-        group="flow",
-        exit_on_error=False,
-        description="Reading the phase flow",
-    )
-    def _load_flow(self, follow: bool) -> None:
-        story, catalog = self.story, self.catalog
-        if story is None or catalog is None:
-            return
-        reading = read_flow(self.context.workspace, catalog, story)
-        self.app.call_from_thread(self._flow_loaded, reading, follow)
-
-    def _flow_loaded(self, reading: FlowReading, follow: bool) -> None:
-        if self.story is None or self.story.id != reading.story_id:
-            return
-        self.phases.reading = reading
-        suggestion = reading.flow.suggestion
-        if follow and suggestion is not None and self.runs.running is None:
-            # Follow the flow: preview (and ``r`` runs) what comes next.
-            self.set_reactive(MainScreen.phase, suggestion.phase)
-            self.set_reactive(MainScreen.mode, suggestion.mode)
-        self._show_flow()
-        self.request_compose(story_changed=follow)
-
-    def _show_flow(self) -> None:
-        running = None
-        if self.runs.running is not None and self.story and self.runs.running[0] == self.story.id:
-            running = self.runs.running[1]
-        panel = self.phase_panel
-        panel.show_phases(self.phases.rows(running), self.phase)
-        self._show_phases_title()
-        self._show_view_bar()
-        if self.runs.running is None and self.last_result is None:
-            panel.show_status(self.phases.note())
-
-    def _show_phases_title(self) -> None:
-        title = phases_title(self.story, self.phase, self.mode, solo=self.view == "phases")
-        self.query_one("#phases-title", Static).update(title, layout=False)
 
     # ---------------------------------------------------------------- runs
 
@@ -440,7 +393,8 @@ class MainScreen(Screen[None]):
 
     def action_run_suggested(self) -> None:
         """``n``: confirm, then run the phase the flow suggests."""
-        if self.story is None or self.runs.refuse_if_running():
+        story = self.story
+        if story is None or self.runs.refuse_if_running():
             return
         flow = self.phases.flow
         suggestion = flow.suggestion if flow else None
@@ -448,24 +402,27 @@ class MainScreen(Screen[None]):
             note = flow.note if flow else "the phase flow is still loading"
             self.notify(note or "nothing to suggest", severity="warning")
             return
-        pair = (suggestion.phase, suggestion.mode)
-        if (self.phase, self.mode) != pair:
-            self.set_reactive(MainScreen.phase, suggestion.phase)
-            self.set_reactive(MainScreen.mode, suggestion.mode)
-            self._show_flow()
+        if (self.phase, self.mode) != (suggestion.phase, suggestion.mode):
+            self.phases.select(suggestion.phase, suggestion.mode)
+            self._show_view_bar()
             self.request_compose()
         # The flow's own request: it carries the retry reason and the failure.
-        self.runs.plan(self.phases.request(self.story.id, *pair, self.selection), self.catalog)
+        request = self.phases.choice.request(story.id, self.phase, self.mode, self.selection)
+        self.runs.plan(request, self.catalog)
 
     @on(PhasePanel.RunFinished)
     def _run_finished(self, event: PhasePanel.RunFinished) -> None:
         self.runs.finished(event.result)
+        self.phases.status_kept = True
+        self.phases.running = None
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
 
     def _run_started(self) -> None:
-        self._show_flow()
+        self.phases.status_kept = False
+        self.phases.running = self.runs.running
+        self._show_view_bar()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"
 
@@ -479,12 +436,7 @@ class MainScreen(Screen[None]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A worker that failed with an unexpected error says so instead of vanishing."""
-        if event.state == WorkerState.ERROR:
-            self.notify(
-                f"{event.worker.description or event.worker.name} failed: {event.worker.error!r}",
-                severity="error",
-                timeout=15,
-            )
+        report_failure(self, event)
 
     # ---------------------------------------------------------------- other screens
 

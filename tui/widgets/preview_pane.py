@@ -26,10 +26,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from ..context import DeckContext
 from ..format import printable, printable_line
+from ..workers import report_failure
 from .composition_chart import CompositionChart
 from .files_table import FilesTable
 from .layers_table import LayersTable
@@ -320,9 +321,4 @@ class PreviewPane(Vertical):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A read or a diff that failed with an unexpected error says so instead of vanishing."""
-        if event.state == WorkerState.ERROR:
-            self.notify(
-                f"{event.worker.description or event.worker.name} failed: {event.worker.error!r}",
-                severity="error",
-                timeout=15,
-            )
+        report_failure(self, event)
