@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from promptdeck.core.config import Config
 from promptdeck.core.flow import StoryFlow, Suggestion, flow_for, last_failure
 from promptdeck.core.injection import Selection
-from promptdeck.core.party import default_variant
+from promptdeck.core.party import PARTY_PHASES, default_variant
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import FailureInfo, PromptRequest
 from promptdeck.core.records import list_runs
@@ -89,10 +89,19 @@ class PhaseChoice:
         """The variant ``phase`` runs in: the user's choice, else the workspace default."""
         return self.variants.get(phase) or default_variant(self._config, phase)
 
-    def toggle_variant(self, phase: str) -> str:
-        """Switch ``phase`` between standard and party; return the variant it now runs in."""
+    def toggle_variant(self, phase: str) -> str | None:
+        """Switch ``phase`` between standard and party; return the variant it now runs in
+        (None, and nothing changed, for a phase without a party variant)."""
+        if phase not in PARTY_PHASES:
+            return None
         self.variants[phase] = "standard" if self.variant_of(phase) == "party" else "party"
         return self.variants[phase]
+
+    def why_nothing_suggested(self) -> str:
+        """Why the flow suggests no phase: its note, or that it is still being read."""
+        if self.reading is None:
+            return "the phase flow is still loading"
+        return self.reading.flow.note or "nothing to suggest"
 
     def request(self, story_id: str, phase: str, mode: str, selection: Selection) -> PromptRequest:
         """The request of ``phase`` in ``mode``: the flow's own when it suggests exactly that

@@ -23,6 +23,7 @@ def test_a_fresh_story_suggests_its_kickoff_and_the_request_follows_the_suggesti
     story = catalog.find("1-3")
     choice = PhaseChoice(workspace.config)
     assert choice.flow is None and choice.note() == "no run yet"
+    assert choice.why_nothing_suggested() == "the phase flow is still loading"
     assert [row.state for row in choice.rows()] == ["pending"] * 6
 
     choice.reading = read_flow(workspace, catalog, story)
@@ -67,6 +68,8 @@ def test_a_variant_chosen_for_a_phase_is_kept_and_goes_into_its_request(demo_roo
     assert choice.request("1-1", "review", "create", Selection()).variant == "party"
     assert choice.variant_of("dev") == "standard"
     assert choice.toggle_variant("review") == "standard"
+    # dev has no party variant: nothing changes.
+    assert choice.toggle_variant("dev") is None and "dev" not in choice.variants
 
 
 def test_the_phases_title_says_whose_phases_they_are(demo_root: Path) -> None:
@@ -76,3 +79,13 @@ def test_the_phases_title_says_whose_phases_they_are(demo_root: Path) -> None:
     assert phases_title(story, "dev", "create") == "Phases · 1-1 · dev · create"
     solo = phases_title(story, "review", "optimize", solo=True)
     assert solo == f"Phases · 1-1 · review · optimize · {story.title}"
+
+
+def test_a_done_story_says_why_nothing_is_suggested(demo_root: Path) -> None:
+    workspace = open_workspace(demo_root)
+    catalog = load_catalog(workspace)
+    choice = PhaseChoice(workspace.config)
+    choice.reading = read_flow(workspace, catalog, catalog.find("1-1"))
+    assert choice.suggestion is None
+    assert choice.why_nothing_suggested() == (choice.reading.flow.note or "nothing to suggest")
+    assert choice.note() == (choice.reading.flow.note or "no run yet")

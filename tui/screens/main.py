@@ -11,7 +11,6 @@ Core does the work.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import ClassVar
 
@@ -46,7 +45,7 @@ from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
-from .help import HelpScreen
+from .help import HelpScreen, as_bound_now
 from .notices import NoticesScreen
 from .run_history import RunHistoryScreen
 from .text_view import TextViewScreen
@@ -266,29 +265,21 @@ class MainScreen(Screen[None]):
     async def _compose_preview(
         self, request: PromptRequest, catalog: StoryCatalog, delay: float
     ) -> None:
-        # A newer request cancels this worker while it sleeps: that is the debounce.
-        if delay:
-            await asyncio.sleep(delay)
+        # A newer request cancels this worker while it waits: that is the debounce.
+        deck = self.context
         try:
-            final = await self._composer.compose(
-                self.context.workspace,
-                catalog,
-                request,
-                self.context.counter,
-                lambda quick: self._show_prompt(quick, counted=False),
+            await self._composer.show(
+                deck.workspace, catalog, request, deck.counter, delay, self._show_prompt
             )
         except PromptdeckError as exc:
             self._show_error(str(exc))
-            return
-        self._show_prompt(final, counted=True)
 
-    def _show_prompt(self, prompt: ComposedPrompt, *, counted: bool) -> None:
+    def _show_prompt(self, prompt: ComposedPrompt, counted: bool, delta: str) -> None:
         # The header shows the instructions and rules in force for the prompt on screen.
         self.query_one(WorkspaceHeader).info = header_info(self.context, prompt)
-        preview = self.preview
-        preview.delta = self._composer.delta(prompt, counted=counted)
-        preview.counted = counted
-        preview.prompt = prompt
+        self.preview.delta = delta
+        self.preview.counted = counted
+        self.preview.prompt = prompt
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message
@@ -371,14 +362,12 @@ class MainScreen(Screen[None]):
 
     def action_toggle_variant(self) -> None:
         """``v``: the selected phase's standard ↔ party variant (seed 002's party mode)."""
-        if self.phase not in PARTY_PHASES:
-            self.notify(
-                f"the {self.phase} phase has no party variant "
-                f"(party phases: {', '.join(PARTY_PHASES)})",
-                severity="warning",
-            )
-            return
         variant = self.phases.choice.toggle_variant(self.phase)
+        if variant is None:
+            party = ", ".join(PARTY_PHASES)
+            message = f"the {self.phase} phase has no party variant (party phases: {party})"
+            self.notify(message, severity="warning")
+            return
         self.notify(f"{self.phase}: {variant} variant", timeout=3)
         self.request_compose()
 
@@ -396,11 +385,9 @@ class MainScreen(Screen[None]):
         story = self.story
         if story is None or self.runs.refuse_if_running():
             return
-        flow = self.phases.flow
-        suggestion = flow.suggestion if flow else None
+        suggestion = self.phases.choice.suggestion
         if suggestion is None:
-            note = flow.note if flow else "the phase flow is still loading"
-            self.notify(note or "nothing to suggest", severity="warning")
+            self.notify(self.phases.choice.why_nothing_suggested(), severity="warning")
             return
         if (self.phase, self.mode) != (suggestion.phase, suggestion.mode):
             self.phases.select(suggestion.phase, suggestion.mode)
@@ -473,10 +460,5 @@ class MainScreen(Screen[None]):
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
-        order = {binding.id: index for index, binding in enumerate(MAIN_BINDINGS)}
-        # The active bindings carry the user's keymap (Textual applies it per lookup).
-        current = [
-            active.binding for active in self.active_bindings.values() if active.binding.id in order
-        ]
-        current.sort(key=lambda binding: order[binding.id])
-        self.app.push_screen(HelpScreen(current))
+        active = (active.binding for active in self.active_bindings.values())
+        self.app.push_screen(HelpScreen(as_bound_now(MAIN_BINDINGS, active)))
