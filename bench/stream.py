@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from promptdeck.core.agents.claude import StreamJsonParser
-from promptdeck.core.records import RunRecord
+from promptdeck.core.run_record import RunRecord
 from promptdeck.core.runner import READ_CHUNK, RunEvent, StreamProcessor
 
 

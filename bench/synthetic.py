@@ -330,7 +330,7 @@ def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -
 
 SETTLE_SECONDS = 2.1
 """promptdeck caches a folder's key matches only once the folder has been unchanged for two
-seconds (``injection._RACY_SECONDS``): people toggle in folders that are not being written."""
+seconds (``artifact_match._RACY_SECONDS``): people toggle in folders that are not being written."""
 
 
 def settle(folder: Path) -> None:

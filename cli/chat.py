@@ -91,7 +91,7 @@ def _messages(args: argparse.Namespace) -> Iterator[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``promptdeck chat``."""
-    from .compose import request_from
+    from .compose import refuse_secrets, request_from
 
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
@@ -113,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
             workspace, load_catalog(workspace), request, count_tokens=False, emit=events
         )
         plan = session.plan(message, prompt.user, prompt.rules)
+        if plan.initial:
+            # The session's first turn sends the injection, so it is refused as `run` is.
+            refuse_secrets(prompt, args.allow_secrets)
         if plan.initial and printer is not None:
             for warning in prompt.warnings:  # as run does: missing rules are never silent
                 warn(warning)

@@ -48,12 +48,13 @@ def run(args: argparse.Namespace) -> int:
         from ..core.tokens import get_counter
 
         catalog = load_catalog(workspace)
-        mode = str(old_run.meta.get("mode") or "create")
+        old_meta = old_run.run_meta
+        mode = old_meta.mode or "create"
         request = PromptRequest(
             story_id=old_run.story,
             phase=old_run.phase,
             mode="create" if mode == "chat" else mode,
-            retry_reason=old_run.meta.get("retry_reason"),
+            retry_reason=old_meta.retry_reason,
             selection=Selection(
                 project_context=not args.no_project_context,
                 discovery=args.discovery,

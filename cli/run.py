@@ -19,28 +19,30 @@ import argparse
 import dataclasses
 import math
 import os
-import shlex
 import signal
 import sys
 from dataclasses import replace
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, TextIO, assert_never
 
 from ..core.agents import resolve_agent_name
 from ..core.agents.base import agent_label
 from ..core.budget import check_budget, enforce_budget, phase_budget
 from ..core.catalog import load_catalog
 from ..core.config import AGENTS
-from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, Interrupted, UsageError
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, Interrupted, UsageError
 from ..core.flow import Suggestion, last_failure, run_auto
 from ..core.images import check_images
 from ..core.locks import holding
 from ..core.optional_phases import auto_plan, parse_with
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from ..core.runner import RunEvent, RunHandle, RunResult, prepare_run, start_run
+from ..core.run_plan import confirmation_blocks, describe_plan, plan_run
+from ..core.runner import RunEvent, RunHandle, RunResult, start_run
 from ..core.signals import match_line
 from ..core.stories import Story, StoryCatalog
 from ..core.terminal import printable, printable_line
+from ..core.vocabulary import SUCCESS, Outcome
 from ..core.workspace import Workspace
 from .common import (
     EventLog,
@@ -86,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="write the prompt files, print the argv and their paths and sizes; launch nothing",
+        help="write the prompt files and print the confirmation the app shows; launch nothing",
     )
     parser.add_argument(
         "--mode",
@@ -193,8 +195,7 @@ class Printer:
             usage = result.usage
             total = usage.context_tokens + usage.output_tokens
             parts.append(f"{total:,} tokens")
-        code = {"success": "1;32", "failure": "1;31"}.get(result.outcome, "1;33")
-        outcome = self._paint(result.outcome, code, self.err_color)
+        outcome = self._paint(result.outcome, outcome_colour(result.outcome), self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
             f"{agent_label(result.agent)}) → {outcome}: {printable_line(result.message)} "
@@ -202,6 +203,29 @@ class Printer:
             f"· run {result.run_id}",
             file=self.err,
         )
+
+
+def outcome_colour(outcome: Outcome) -> str:
+    """The SGR colour an outcome is printed in: green a success, red a failure signal,
+    yellow every other end (no signal, a timeout, a crash, a git step or a record that
+    failed)."""
+    match outcome:
+        case "success":
+            return "1;32"
+        case "failure":
+            return "1;31"
+        case (
+            "no-signal"
+            | "timeout"
+            | "cancelled"
+            | "crashed"
+            | "launch-failed"
+            | "git-failed"
+            | "unsaved"
+        ):
+            return "1;33"
+        case _:
+            assert_never(outcome)
 
 
 def seconds(text: str) -> float:
@@ -278,42 +302,60 @@ def _compose(
     return prompt
 
 
+_SPACED_BLOCKS = frozenset({"secrets", "refusal", "command"})
+"""Blocks the confirmation screen sets off with a blank line (their ``margin-top``)."""
+
+
 def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
-    prepared = prepare_run(
+    """Print the run's confirmation exactly as the app shows it, and launch nothing.
+
+    The prompt files go to ``.promptdeck/runs/dry-run/`` (the run folder the confirmation
+    names). Over the error line nothing is written: the refusal, with what would bring the
+    injection under, is printed and the exit code is 3.
+    """
+    if not prompt.counted:
+        # The confirmation shows the system prompt's tokens, as the app's does; the run's own
+        # compose counts them only when a budget needs them.
+        prompt = compose_prompt(workspace, None, prompt.request)
+    planned = plan_run(
         workspace,
         prompt,
         agent=args.agent,
+        images=args.checked_images,
         replay_script=args.replay_script,
         dry_run=True,
-        images=args.checked_images,
     )
-    spec = prepared.spec
-    payload: dict[str, Any] = {
-        "agent": prepared.agent.name,
-        **spec.to_dict(),
-        "system_file": {
-            "path": str(prepared.system_path),
-            "bytes": prepared.system_path.stat().st_size,
-        },
-        "user_file": {"path": str(prepared.user_path), "bytes": prepared.user_path.stat().st_size},
-    }
+    plan = describe_plan(workspace, planned, agent=args.agent, images=args.checked_images)
     if args.json:
+        payload = plan.to_dict()
+        prepared = planned.prepared
+        if prepared is not None:
+            payload["launch"] = {
+                "agent": prepared.agent.name,
+                **{k: v for k, v in prepared.spec.to_dict().items() if k != "argv"},
+                "system_file": _file_entry(prepared.system_path),
+                "user_file": _file_entry(prepared.user_path),
+            }
         print_json(payload)
-        return EXIT_OK
-    print(f"agent:  {prepared.agent.name}")
-    print(f"argv:   {shlex.join(spec.argv)}")
-    print(f"cwd:    {spec.cwd}")
-    if spec.env:
-        print(f"env:    {', '.join(sorted(spec.env))}")
-    stdin = "none" if spec.stdin is None else f"{len(spec.stdin):,} bytes"
-    print(f"stdin:  {stdin}")
-    if spec.system_channel:
-        print(f"prompt: {spec.system_channel}")
-    print(f"system: {prepared.system_path} ({payload['system_file']['bytes']:,} bytes)")
-    print(f"user:   {prepared.user_path} ({payload['user_file']['bytes']:,} bytes)")
-    for warning in prompt.warnings:
-        print(f"promptdeck: warning: {warning}", file=sys.stderr)
+    else:
+        for block in confirmation_blocks(plan):
+            if block.kind in _SPACED_BLOCKS:
+                print()
+            print(block.text)
+    injection = prompt.injection
+    if planned.prepared is None:
+        # The same one line and exit code as a run refused for its size.
+        raise InjectionTooLarge(
+            injection.size_bytes,
+            injection.error_bytes,
+            injection.command_name,
+            injection.largest(None),
+        )
     return EXIT_OK
+
+
+def _file_entry(path: Path) -> dict[str, Any]:
+    return {"path": str(path), "bytes": path.stat().st_size}
 
 
 def _run_one(
@@ -490,7 +532,7 @@ def _report_optional(result: RunResult, workspace: Workspace, printer: Printer |
             f"promptdeck: ▶ failure analysis recommends {recommendation} — {effect}",
             file=sys.stderr,
         )
-    elif phase in ("kickoff", "uat", "retro") and result.outcome != "success":
+    elif phase in ("kickoff", "uat", "retro") and result.outcome != SUCCESS:
         after = {
             "kickoff": "the flow continues to dev",
             "uat": "the flow continues",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.agents.base import agent_label
+from ..core.agents.base import Usage, agent_label
 from ..core.errors import EXIT_OK
 from ..core.records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from
@@ -54,44 +54,43 @@ RUN_COLUMNS = (
 """What ``runs`` shows; at 80 columns cost, tokens and agent step aside first."""
 
 
-def _tokens(row: dict[str, Any]) -> str:
-    tokens = row.get("tokens") or {}
-    total = sum(v for v in tokens.values() if isinstance(v, int))
-    return f"{total:,}" if tokens else "-"
+def _tokens(usage: Usage | None) -> str:
+    if usage is None:
+        return "-"
+    return f"{sum(usage.to_dict().values()):,}"
 
 
 def run_list(args: argparse.Namespace) -> int:
     """Handle ``promptdeck runs``."""
     workspace = workspace_from(args)
-    rows = [r.to_dict() for r in list_runs(workspace.root, args.story)]
+    runs = list_runs(workspace.root, args.story)
     if args.json:
-        print_json({"runs": rows})
+        print_json({"runs": [run.to_dict() for run in runs]})
         return EXIT_OK
-    if not rows:
+    if not runs:
         if args.story:
             print(f"No runs for story {args.story}.")
         else:
             print("No runs yet.")
         return EXIT_OK
     records = []
-    for row in rows:
-        signal = row["signal"] or "-"
-        if row["reason"]:
-            signal += f": {row['reason']}"
-        duration = row["duration_s"]
-        cost = row["cost_usd"]
+    for run in runs:
+        meta, result, deciding = run.run_meta, run.run_result, run.run_signal
+        signal = (deciding.name if deciding else "") or "-"
+        if deciding is not None and deciding.reason:
+            signal += f": {deciding.reason}"
         records.append(
             [
-                row["id"],
-                row["story"],
-                row["phase"],
-                str(row["attempt"]),
-                agent_label(str(row["agent"] or "")),
-                row["outcome"],
+                run.id,
+                run.story,
+                run.phase,
+                str(run.attempt),
+                agent_label(meta.agent or ""),
+                run.outcome,
                 signal,
-                f"{duration:.1f}s" if isinstance(duration, int | float) else "-",
-                f"${cost:.4f}" if isinstance(cost, int | float) else "—",
-                _tokens(row),
+                f"{result.duration_s:.1f}s" if result is not None else "-",
+                f"${result.cost_usd:.4f}" if result and result.cost_usd is not None else "—",
+                _tokens(result.usage if result is not None else None),
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
@@ -119,33 +118,30 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json(payload)
         return EXIT_OK
-    result = info.result or {}
+    meta, result = info.run_meta, info.run_result
     print(f"run      {info.id}")
-    print(
-        f"story    {info.story} · phase {info.phase} · attempt {info.attempt} "
-        f"· mode {info.meta.get('mode')}"
-    )
-    agent = agent_label(str(info.meta.get("agent") or ""))
-    print(f"agent    {agent}: {' '.join(info.meta.get('argv') or [])}")
-    if info.meta.get("env_names"):
-        print(f"env      {', '.join(info.meta['env_names'])}")
-    print(f"started  {info.meta.get('started')}")
-    print(f"outcome  {info.outcome}: {result.get('message', '')}")
-    for key, label in (
-        ("duration_s", "duration"),
-        ("cost_usd", "cost"),
-        ("usage", "tokens"),
-        ("session_id", "session"),
-        ("sha_before", "sha before"),
-        ("sha_after", "sha after"),
-        ("commit", "commit"),
-    ):
-        if result.get(key) is not None:
-            print(f"{label:<8} {result[key]}")
-    if result.get("staged_stat"):
-        print("staged\n" + str(result["staged_stat"]))
-    for warning in result.get("warnings") or []:
-        print(f"warning  {warning}")
+    print(f"story    {info.story} · phase {info.phase} · attempt {info.attempt} · mode {meta.mode}")
+    print(f"agent    {agent_label(meta.agent or '')}: {' '.join(meta.argv)}")
+    if meta.env_names:
+        print(f"env      {', '.join(meta.env_names)}")
+    print(f"started  {meta.started}")
+    print(f"outcome  {info.outcome}: {result.message if result is not None else ''}")
+    if result is not None:
+        for label, value in (
+            ("duration", result.duration_s),
+            ("cost", result.cost_usd),
+            ("tokens", result.usage.to_dict() if result.usage is not None else None),
+            ("session", result.session_id),
+            ("sha before", result.sha_before),
+            ("sha after", result.sha_after),
+            ("commit", result.commit),
+        ):
+            if value is not None:
+                print(f"{label:<8} {value}")
+        if result.staged_stat:
+            print("staged\n" + result.staged_stat)
+        for warning in result.warnings:
+            print(f"warning  {warning}")
     for signal in info.signals:
         print(f"signal   {signal.get('at')} {signal.get('line')}")
     print(f"folder   {info.dir}")

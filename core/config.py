@@ -16,6 +16,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from .agent_names import AGENT_NAMES
 from .errors import ConfigError
+from .textfiles import TextProblem, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
@@ -365,21 +366,27 @@ def check_toml_shape(text: str, where: str) -> None:
     raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")
 
 
+CONFIG_MAX_BYTES = 1024 * 1024
+"""A larger ``config.toml`` is refused unread: a real one is a few hundred bytes."""
+
+
 def load_config(root: Path) -> Config:
-    """Read ``<root>/.promptdeck/config.toml`` if present; defaults otherwise."""
-    path = root / CONFIG_RELPATH
-    if not path.is_file():
-        return Config()
+    """Read ``<root>/.promptdeck/config.toml`` if present; defaults otherwise.
+
+    The file is read like any other file of a cloned repository (:mod:`.textfiles`): a FIFO,
+    a device, a symlink leading outside the project or a file over :data:`CONFIG_MAX_BYTES`
+    is refused in one line, never opened or read.
+    """
+    text = read_text(root / CONFIG_RELPATH, root.resolve(), limit=CONFIG_MAX_BYTES)
+    if isinstance(text, TextProblem):
+        if text.reason in ("missing", "empty"):
+            return Config()
+        raise ConfigError(CONFIG_RELPATH, None, f"a readable UTF-8 text file ({text})")
     try:
-        text = path.read_text(encoding="utf-8")
         check_toml_shape(text, CONFIG_RELPATH)
         data = tomllib.loads(text)
-    except UnicodeDecodeError:
-        raise ConfigError(CONFIG_RELPATH, None, "UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
     except RecursionError:
         raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
-    except OSError as exc:
-        raise ConfigError(CONFIG_RELPATH, None, f"a readable file ({exc.strerror})") from None
     return config_from_mapping(data, CONFIG_RELPATH)

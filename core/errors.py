@@ -91,7 +91,8 @@ class GitError(PromptdeckError):
 
 
 EXIT_SECRETS = 8
-"""``run`` refused: the injection holds likely secrets and ``--allow-secrets`` was not given."""
+"""``run`` or ``chat`` refused: the injection holds likely secrets and ``--allow-secrets`` was
+not given."""
 
 
 class SecretsInInjection(PromptdeckError):

@@ -154,7 +154,7 @@ class _Replay:
 def _replay(runs: Sequence[RunInfo]) -> _Replay:
     state = _Replay()
     for run in sorted(runs, key=lambda r: (r.started, r.id)):
-        if run.meta.get("mode") == "chat" or run.outcome == CANCELLED:
+        if run.run_meta.mode == "chat" or run.outcome == CANCELLED:
             continue
         if run.outcome == "running":
             state.running = True

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EXIT_GIT, GitError
-from .records import GITIGNORE_RELPATH, RUNS_RELPATH
+from .run_record import GITIGNORE_RELPATH, RUNS_RELPATH
 from .secret_paths import secret_content_reason, secret_name_reason
 
 

@@ -8,6 +8,7 @@ here touches a process, a file or git, so every rule is unit-tested on its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import assert_never
 
 from .errors import EXIT_FAILURE_SIGNAL, EXIT_GIT, EXIT_NO_SIGNAL, EXIT_NOT_SAVED, EXIT_OK
 from .vocabulary import FAILURE, SUCCESS, Outcome
@@ -73,15 +74,19 @@ def settle_outcome(outcome: Outcome, *, git_failed: bool = False, unsaved: bool 
 def exit_code_for(outcome: Outcome) -> int:
     """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
     7 not saved, 5 anything else."""
-    if outcome == SUCCESS:
-        return EXIT_OK
-    if outcome == FAILURE:
-        return EXIT_FAILURE_SIGNAL
-    if outcome == "git-failed":
-        return EXIT_GIT
-    if outcome == "unsaved":
-        return EXIT_NOT_SAVED
-    return EXIT_NO_SIGNAL
+    match outcome:
+        case "success":
+            return EXIT_OK
+        case "failure":
+            return EXIT_FAILURE_SIGNAL
+        case "git-failed":
+            return EXIT_GIT
+        case "unsaved":
+            return EXIT_NOT_SAVED
+        case "no-signal" | "timeout" | "cancelled" | "crashed" | "launch-failed":
+            return EXIT_NO_SIGNAL
+        case _:
+            assert_never(outcome)
 
 
 def outcome_message(

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .composer import JOINER
 from .errors import UsageError
 from .prompt import ComposedPrompt
+from .prompt_layers import JOINER
 from .records import RunInfo, list_runs
 
 _FILE_BLOCK = re.compile(r'^  <file path="([^"]*)">\n(.*?)\n  </file>$', re.DOTALL | re.MULTILINE)
@@ -145,7 +145,7 @@ def side_of_run(run: RunInfo) -> PromptSide:
         user = (run.dir / "user.md").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"run {run.id}: its prompt files cannot be read ({exc})") from exc
-    layers = split_layers(system, list(run.meta.get("layers") or []))
+    layers = split_layers(system, list(run.run_meta.layers))
     if layers is None:
         return PromptSide(
             label, (("system", "system prompt", system), ("user", "user message", user))
@@ -213,7 +213,7 @@ def last_run_of(root: Any, story_id: str, phase: str, before: str | None = None)
     for run in list_runs(root, story_id):
         if before is not None and run.id == before:
             break
-        if run.phase == phase and run.meta.get("mode") != "chat":
+        if run.phase == phase and run.run_meta.mode != "chat":
             found = run
     return found
 

@@ -185,7 +185,7 @@ def _signal(run: RunInfo) -> str:
 
 def story_outcome(story: Story, runs: Sequence[RunInfo]) -> StoryOutcome:
     """Classify ``story`` from its own runs (oldest first) and its status."""
-    mine = [r for r in runs if r.meta.get("mode") != "chat"]
+    mine = [r for r in runs if r.run_meta.mode != "chat"]
     dev_runs = [r for r in mine if r.phase == "dev"]
     last_dev = dev_runs[-1] if dev_runs else None
     after = [r for r in mine if last_dev is None or r.started >= last_dev.started]
@@ -258,7 +258,7 @@ def execution_summary(stories: Sequence[Story], runs: Sequence[RunInfo]) -> Exec
         mine = [r for r in ordered if r.story.lower() == story.id.lower()]
         outcomes.append(story_outcome(story, mine))
         for run in mine:
-            if run.meta.get("mode") == "chat":
+            if run.run_meta.mode == "chat":
                 continue
             count += 1
             value = (run.result or {}).get("duration_s")

@@ -16,9 +16,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any
+
+from .secret_detectors import all_detectors, detectors
 
 SECRET_NAME_PATTERNS = (
     ".env",
@@ -61,21 +61,12 @@ def secret_name_reason(relpath: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _plugins() -> list[dict[str, Any]]:
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-
-    classes: Any = get_mapping_from_secret_type_to_class().values()
-    return [{"name": c.__name__} for c in classes if c.__name__ not in _NOISY_DETECTORS]
-
-
 def scan_text(text: str) -> list[tuple[int, str]]:
     """Credentials found in ``text``: (line number, kind) pairs — never the secret."""
     from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import transient_settings
 
     found: list[tuple[int, str]] = []
-    with transient_settings({"plugins_used": _plugins()}):
+    with detectors(all_detectors() - _NOISY_DETECTORS):
         for number, line in enumerate(text.splitlines(), start=1):
             if len(line) > 10_000:
                 line = line[:10_000]

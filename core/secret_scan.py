@@ -10,9 +10,9 @@ change of order: the indirect-reference filter (``secret = get_key()``) runs a r
 milliseconds on every long prose line before any plugin looks at it, which made a 150 KB story
 take seconds; it is applied here to the lines with a finding only, with the same verdict.
 
-detect-secrets keeps its settings in a process-wide object: they are set once, and scans are
-serialised by a lock; results are cached by the text's hash, so a file is scanned once per
-content (about a millisecond per line).
+detect-secrets keeps its settings in a process-wide object, shared with the staging check of
+:mod:`.secret_paths`: every scan goes through :func:`.secret_detectors.detectors`. Results are
+cached by the text's hash, so a file is scanned once per content (about a millisecond per line).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .secret_detectors import all_detectors, detectors
 
 _CACHE_SIZE = 512
 _LOCK = threading.Lock()
@@ -53,31 +55,12 @@ class SecretFinding:
         return {"path": self.path, "line": self.line, "kind": self.kind}
 
 
-_configured = False
 _INDIRECT_REFERENCE = "detect_secrets.filters.heuristic.is_indirect_reference"
-
-
-def _configure() -> None:
-    global _configured
-    if _configured:
-        return
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import configure_settings_from_baseline
-
-    plugins: list[type] = list(get_mapping_from_secret_type_to_class().values())
-    names = [plugin.__name__ for plugin in plugins]
-    settings = configure_settings_from_baseline(
-        {"plugins_used": [{"name": name} for name in names]}
-    )
-    settings.disable_filters(_INDIRECT_REFERENCE)
-    _configured = True
 
 
 def _scan(path: str, text: str) -> tuple[SecretFinding, ...]:
     from detect_secrets.core.scan import scan_file
     from detect_secrets.filters.heuristic import is_indirect_reference
-
-    _configure()
 
     # detect-secrets scans a file by name (its transformers pick a parser by extension), so
     # the text already read is written to a private temporary copy: the workspace file is
@@ -88,8 +71,9 @@ def _scan(path: str, text: str) -> tuple[SecretFinding, ...]:
         copy = os.path.join(folder, "scanned" + suffix)
         with open(copy, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
-        for secret in scan_file(copy):
-            found.add((secret.line_number, secret.type))
+        with detectors(all_detectors(), frozenset({_INDIRECT_REFERENCE})):
+            for secret in scan_file(copy):
+                found.add((secret.line_number, secret.type))
     lines = text.splitlines()
     return tuple(
         SecretFinding(path, line, kind)

@@ -30,8 +30,9 @@ from typing import Any
 from .config import Config
 from .errors import AssetMissing, UsageError
 from .instructions import InstructionsFile, load_instructions
-from .records import iso_time, list_runs
+from .records import list_runs
 from .rules import RulesFile, note_rules_read, read_rules, rules_health
+from .run_record import iso_time
 from .system_prompt_log import injection_facts, log_injection
 from .workspace import Workspace
 
@@ -267,10 +268,11 @@ def load_session(
     injection).
     """
     for run in reversed(list_runs(root, story_id)):
-        if run.phase != phase or run.result is None:
+        result = run.run_result
+        if run.phase != phase or result is None:
             continue
-        session_id = run.result.get("session_id")
-        if not isinstance(session_id, str) or not session_id:
+        session_id = result.session_id
+        if not session_id:
             continue
         try:
             saved = json.loads((run.dir / SESSION_FILE).read_text(encoding="utf-8"))
@@ -286,12 +288,8 @@ def load_session(
             )
             counters = Counters(**{k: int(v) for k, v in (saved.get("counters") or {}).items()})
             return session_id, state, counters
-        tokens, window = run.result.get("context_tokens"), run.result.get("context_window")
-        used = (
-            tokens / window
-            if isinstance(tokens, int) and isinstance(window, int) and window
-            else None
-        )
+        tokens, window = result.context_tokens, result.context_window
+        used = tokens / window if tokens is not None and window else None
         return session_id, SessionState(1, 1, used), Counters(initial_injections=1)
     return None, SessionState(), Counters()
 

@@ -22,7 +22,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .composer import BUNDLED, TemplateSet, epic_label, render
+from .layer_templates import BUNDLED, TemplateSet, render
+from .layer_values import epic_label
 from .stories import Story, Task
 from .textfiles import TextProblem, read_text
 from .workspace import Workspace

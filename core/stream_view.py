@@ -29,7 +29,7 @@ def readable_stream(run: RunInfo, config: Config) -> list[StreamLine]:
     except OSError as exc:
         return [StreamLine(INFO, f"({path.name}: {exc.strerror or 'not readable'})")]
     try:
-        parser = get_agent(str(run.meta.get("agent") or "claude"), config).output_parser()
+        parser = get_agent(run.run_meta.agent or "claude", config).output_parser()
     except PromptdeckError:
         return [StreamLine(TEXT, line) for line in raw.splitlines()]
     lines: list[StreamLine] = []

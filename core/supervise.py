@@ -5,9 +5,9 @@ reads both pipes in chunks on reader threads, and stops it on a cancel or at its
 SIGINT, then SIGTERM, then SIGKILL to the whole group, with a grace period before each step.
 A watchdog process ends the group should promptdeck itself die without saying goodbye.
 
-What the output means, what the outcome is, what git does and what is recorded is the run's
-policy (:mod:`promptdeck.core.runner`, :mod:`promptdeck.core.outcome`); this module only hands
-the bytes on and says how the process ended.
+What the output means (:mod:`promptdeck.core.run_stream`), what the outcome is, what git does
+and what is recorded (:mod:`promptdeck.core.run_policy`, :mod:`promptdeck.core.outcome`) is
+the run's policy; this module only hands the bytes on and says how the process ended.
 """
 
 from __future__ import annotations

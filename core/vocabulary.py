@@ -8,7 +8,7 @@ spelling.
 
 from __future__ import annotations
 
-from typing import Final, Literal, get_args
+from typing import Final, Literal, TypeGuard, get_args
 
 Outcome = Literal[
     "success",
@@ -85,3 +85,14 @@ RUN_EVENT_KINDS: Final[tuple[RunEventKind, ...]] = get_args(RunEventKind)
 
 Stream = Literal["stdout", "stderr", "promptdeck"]
 """Where a run event's text came from."""
+
+
+def is_outcome(value: object) -> TypeGuard[Outcome]:
+    """True when ``value`` is one of the run outcomes (a record's ``outcome`` read back)."""
+    return value in OUTCOMES
+
+
+RunState = Outcome | Literal["running", "interrupted", "unknown"]
+"""What a recorded run is: its outcome once settled; ``running`` while its promptdeck is
+alive, ``interrupted`` when it died first; ``unknown`` for a result that names no outcome."""
+RUN_STATES: Final[tuple[RunState, ...]] = (*OUTCOMES, "running", "interrupted", "unknown")

@@ -3,33 +3,12 @@
 from __future__ import annotations
 
 from promptdeck.core.terminal import printable, printable_line
+from promptdeck.core.units import human_bytes, human_tokens
 
-__all__ = ["printable", "printable_line"]
+# Re-exported: the screens and widgets take every display helper from here.
+__all__ = ["human_bytes", "human_tokens", "printable", "printable_line"]
 
-KIB = 1024
 BAR_CELLS = "▏▎▍▌▋▊▉█"
-
-
-def human_bytes(size: int) -> str:
-    """``512 B``, ``38.2 KiB``, ``1.4 MiB``."""
-    magnitude = abs(size)
-    if magnitude < KIB:
-        return f"{size} B"
-    if magnitude < KIB * KIB:
-        return f"{size / KIB:.1f} KiB"
-    return f"{size / (KIB * KIB):.1f} MiB"
-
-
-def human_tokens(tokens: int | None) -> str:
-    """``812``, ``9.6k``, ``1.2M``; ``…`` while not counted yet."""
-    if tokens is None:
-        return "…"
-    magnitude = abs(tokens)
-    if magnitude < 1000:
-        return str(tokens)
-    if magnitude < 1_000_000:
-        return f"{tokens / 1000:.1f}k"
-    return f"{tokens / 1_000_000:.1f}M"
 
 
 def signed(text: str, value: float) -> str:

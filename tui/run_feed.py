@@ -6,7 +6,8 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+
+from promptdeck.core.run_stream import RunEvent
 
 FLUSH_INTERVAL = 1 / 30
 """Seconds between flushes of queued lines into the log (~30 Hz)."""
@@ -40,7 +41,7 @@ class FeedBatch:
 
     lines: list[str] = field(default_factory=list)
     dropped: int = 0
-    events: list[Any] = field(default_factory=list)
+    events: list[RunEvent] = field(default_factory=list)
 
 
 class RunFeed:
@@ -48,7 +49,7 @@ class RunFeed:
 
     def __init__(self, max_lines: int = MAX_QUEUED_LINES) -> None:
         self._lines: deque[str] = deque(maxlen=max_lines)
-        self._events: list[Any] = []
+        self._events: list[RunEvent] = []
         self._dropped = 0
         self._lock = threading.Lock()
 
@@ -59,7 +60,7 @@ class RunFeed:
                 self._dropped += 1
             self._lines.append(shown_line(line))
 
-    def push_event(self, event: Any) -> None:
+    def push_event(self, event: RunEvent) -> None:
         """Queue a non-line event (called from the reader thread)."""
         with self._lock:
             self._events.append(event)

@@ -11,11 +11,14 @@ user message through stdin), never as one argv string: Linux refuses any single 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+
+from ..textfit import one_line_preview
 
 TEXT = "text"
 """Event kind: text the agent itself says (signals count here)."""
@@ -229,6 +232,16 @@ class PlainTextParser:
     def parse(self, line: str) -> list[AgentEvent]:
         """One :data:`TEXT` event per line."""
         return [make_event(kind=TEXT, text=line)]
+
+
+TOOL_PREVIEW_CHARS = 200
+"""How much of a tool call's input or output the live stream shows, on one line."""
+
+
+def tool_preview(value: Any) -> str:
+    """A tool call's input or output (text, or JSON for anything else) as one short line."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return one_line_preview(text, TOOL_PREVIEW_CHARS)
 
 
 SIMULATIONS = frozenset({"replay"})

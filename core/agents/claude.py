@@ -22,7 +22,6 @@ from typing import Any
 
 from ..config import Config
 from ..images import sniff
-from ..textfit import one_line_preview
 from .base import (
     INFO,
     RESULT,
@@ -37,12 +36,12 @@ from .base import (
     Usage,
     fast_factory,
     make_event,
+    tool_preview,
 )
 
 BIN_ENV = "PROMPTDECK_CLAUDE_BIN"
 _usage = fast_factory(Usage)
 _decode = json.JSONDecoder().decode
-TOOL_PREVIEW_CHARS = 200
 
 
 def claude_binary(config: Config) -> str:
@@ -65,11 +64,6 @@ def usage_from(data: Any) -> Usage | None:
     ]
     i, o, r, c = (v if isinstance(v, int) else 0 for v in values)
     return _usage(input_tokens=i, output_tokens=o, cache_read_tokens=r, cache_creation_tokens=c)
-
-
-def _preview(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return one_line_preview(text, TOOL_PREVIEW_CHARS)
 
 
 def _tool_result_text(content: Any) -> str:
@@ -137,7 +131,7 @@ class StreamJsonParser:
             elif block.get("type") == "tool_use":
                 name = block.get("name", "tool")
                 events.append(
-                    make_event(kind=TOOL_USE, text=f"{name}: {_preview(block.get('input'))}")
+                    make_event(kind=TOOL_USE, text=f"{name}: {tool_preview(block.get('input'))}")
                 )
         if texts:
             self._last_message_text = "\n".join(texts)
@@ -164,7 +158,7 @@ class StreamJsonParser:
         if not isinstance(message, dict) or not isinstance(message.get("content"), list):
             return []
         return [
-            make_event(kind=TOOL_RESULT, text=_preview(_tool_result_text(block.get("content"))))
+            make_event(kind=TOOL_RESULT, text=tool_preview(_tool_result_text(block.get("content"))))
             for block in message["content"]
             if isinstance(block, dict) and block.get("type") == "tool_result"
         ]

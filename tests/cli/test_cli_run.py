@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
+from promptdeck.cli.run import outcome_colour
+from promptdeck.core.vocabulary import OUTCOMES, Outcome
 
 PROMPTDECK = [
     sys.executable,
@@ -44,16 +46,21 @@ def workspace(root: Path, *, git: bool = True) -> Path:
     return root
 
 
-def test_dry_run_prints_argv_and_prompt_files_and_launches_nothing(tmp_path: Path) -> None:
+def test_dry_run_prints_the_confirmation_and_prompt_files_and_launches_nothing(
+    tmp_path: Path,
+) -> None:
     root = workspace(tmp_path)
     done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "claude", "--dry-run")
     assert done.returncode == 0, done.stderr
-    assert (
-        "argv:   claude -p --output-format stream-json --verbose --append-system-prompt-file"
-        in done.stdout
-    )
     system = root / ".promptdeck" / "runs" / "dry-run" / "system.md"
-    assert f"system: {system} ({system.stat().st_size:,} bytes)" in done.stdout
+    rows = done.stdout.splitlines()
+    assert rows[0] == "Run dev for story 1.2 (create, attempt 1) with the claude agent"
+    assert rows[1].startswith("system 7.") and " tok · user " in rows[1]
+    assert rows[-3:-1] == ["", "The command that will run (run folder .promptdeck/runs/dry-run):"]
+    assert rows[-1].startswith(
+        "claude -p --output-format stream-json --verbose --append-system-prompt-file"
+    )
+    assert f"--append-system-prompt-file {system}" in rows[-1]
     composed = subprocess.run(
         [*PROMPTDECK, "compose", "1.2", "--phase", "dev", "--part", "system"],
         cwd=root,
@@ -65,7 +72,14 @@ def test_dry_run_prints_argv_and_prompt_files_and_launches_nothing(tmp_path: Pat
     listed = json.loads(cli(root, "runs", "--json").stdout)
     assert listed == {"runs": []}
     as_json = json.loads(cli(root, "run", "1.2", "--phase", "dev", "--dry-run", "--json").stdout)
-    assert as_json["agent"] == "replay" and as_json["user_file"]["bytes"] > 0
+    assert (as_json["agent"], as_json["run_folder"], as_json["blocked"]) == (
+        "replay (simulation)",
+        ".promptdeck/runs/dry-run",
+        False,
+    )
+    launch = as_json["launch"]
+    assert launch["agent"] == "replay" and launch["user_file"]["bytes"] > 0
+    assert launch["system_file"] == {"path": str(system), "bytes": system.stat().st_size}
 
 
 def test_run_success_then_runs_and_show(tmp_path: Path) -> None:
@@ -231,3 +245,9 @@ def test_chat_warns_about_missing_rules_once_before_the_first_turn(tmp_path: Pat
         "promptdeck: initial injection: system prompt file + phase message"
     )
     assert "counters: initial=1 reinjections=0 failures=1" in done.stderr
+
+
+@pytest.mark.parametrize("outcome", OUTCOMES)
+def test_every_outcome_has_a_colour_in_the_summary(outcome: Outcome) -> None:
+    expected = {"success": "1;32", "failure": "1;31"}.get(outcome, "1;33")
+    assert outcome_colour(outcome) == expected

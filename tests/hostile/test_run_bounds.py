@@ -103,6 +103,26 @@ def test_hostile_config_is_one_line_exit_2(tmp_path: Path, config: str, said: st
         assert said in one_line(done)
 
 
+@pytest.mark.parametrize("kind", ["fifo", "symlink-outside", "too-large"])
+def test_a_config_that_is_no_plain_file_is_refused_unread(tmp_path: Path, kind: str) -> None:
+    root = cloned_workspace(tmp_path, {STORY_REL: STORY})
+    config = root / ".promptdeck" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    outside = tmp_path / "outside.toml"
+    # A canary: were it read, its invalid key would be reported instead.
+    outside.write_text("[canary]\nread = true\n", encoding="utf-8")
+    if kind == "fifo":
+        os.mkfifo(config)  # opened blocking, this would hang every command
+    elif kind == "symlink-outside":
+        os.symlink(outside, config)
+    else:
+        config.write_text("# padding\n" * 200_000, encoding="utf-8")
+    said = {"fifo": "FIFO", "symlink-outside": "outside-project", "too-large": "too-large"}[kind]
+    done = cli(root, "stories")
+    assert done.code == 2
+    assert said in one_line(done) and "canary" not in one_line(done)
+
+
 def test_export_never_follows_a_symlink_out_of_the_project(tmp_path: Path) -> None:
     from promptdeck.core.errors import UsageError
     from promptdeck.core.export import write_export

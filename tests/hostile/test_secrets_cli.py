@@ -87,6 +87,19 @@ def test_run_refuses_flagged_secrets_unless_allowed(tmp_path: Path) -> None:
     assert_clean(allowed, hostile, (0,))
 
 
+def test_chat_refuses_flagged_secrets_on_the_turn_that_sends_them(tmp_path: Path) -> None:
+    hostile = _hostile(tmp_path)
+    base = ["chat", "1-1", "--agent", "command", "-m", "hello"]
+    refused = run_cli(hostile, base)
+    assert_clean(refused, hostile, (8,))
+    assert "1-1-ops-notes.md:5: AWS Access Key" in refused.stderr
+    assert "--allow-secrets" in refused.stderr
+    assert not (hostile.root / ".promptdeck" / "runs").exists()
+    allowed = run_cli(hostile, [*base, "--allow-secrets"])
+    assert_clean(allowed, hostile, (0,))
+    assert (hostile.root / ".promptdeck" / "runs").is_dir()
+
+
 def test_the_scan_finds_the_usual_credentials() -> None:
     kinds = {f.kind for f in scan_text("notes.yaml", f"aws: {AWS_KEY}\n{SSH_KEY}")}
     assert {"AWS Access Key", "Private Key"} <= kinds

@@ -19,7 +19,7 @@ from promptdeck.core.agents.base import (
     PlainTextParser,
 )
 from promptdeck.core.agents.claude import BIN_ENV, ClaudeAgent, StreamJsonParser
-from promptdeck.core.agents.codex import CodexJsonParser
+from promptdeck.core.agents.codex_stream import CodexJsonParser
 from promptdeck.core.agents.command import CommandAgent
 from promptdeck.core.agents.replay import ReplayAgent, outcome_for, parse_script
 from promptdeck.core.config import Config

@@ -15,16 +15,15 @@ from pathlib import Path
 import pytest
 from builders import commit_all
 from promptdeck.core.agents.base import INFO, RESULT, TEXT, TOOL_USE, USAGE, LaunchRequest
-from promptdeck.core.agents.codex import (
-    BIN_ENV,
+from promptdeck.core.agents.codex import BIN_ENV, CodexAgent
+from promptdeck.core.agents.codex_profile import (
     PROFILE_FILE,
-    CodexAgent,
-    CodexJsonParser,
     linked_profile,
     project_overrides,
     sweep_stale_profiles,
     toml_string,
 )
+from promptdeck.core.agents.codex_stream import CodexJsonParser
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.config import Config, config_from_mapping
 from promptdeck.core.errors import ConfigError, UsageError
@@ -181,7 +180,7 @@ def test_a_link_left_by_a_killed_promptdeck_is_swept_at_the_next_launch(
     target.write_text('developer_instructions = "ours"\n')
     code = (
         "import os, signal, sys; from pathlib import Path\n"
-        "from promptdeck.core.agents.codex import linked_profile, profile_name\n"
+        "from promptdeck.core.agents.codex_profile import linked_profile, profile_name\n"
         f"with linked_profile(Path({str(home)!r}), profile_name('run'), Path({str(target)!r})):\n"
         "    print('linked', flush=True); os.kill(os.getpid(), signal.SIGKILL)\n"
     )

@@ -11,23 +11,16 @@ from typing import Any
 
 import pytest
 from promptdeck.core.composer import (
-    JOINER,
-    LAYER_IDS,
     SCHEMA_FIRST,
     ComposeInput,
-    PromptLayer,
-    TemplateSet,
-    TemplateText,
-    bundled_template,
     compose_messages,
     compose_system_instruction,
-    joiner_count,
-    render,
     signature,
-    system_text,
 )
 from promptdeck.core.errors import ComposeError
 from promptdeck.core.instructions import INSTRUCTIONS_SOURCE
+from promptdeck.core.layer_templates import TemplateSet, TemplateText, bundled_template, render
+from promptdeck.core.prompt_layers import JOINER, LAYER_IDS, PromptLayer, joiner_count, system_text
 from promptdeck.core.rules import RulesFile
 
 
@@ -435,10 +428,10 @@ def test_compose_input_is_frozen() -> None:
 
 
 def test_the_apply_policy_values_leave_the_callers_values_as_they_were() -> None:
-    from promptdeck.core.composer import _apply_values
+    from promptdeck.core.layer_values import apply_policy_values
 
     values = {"story_id": "1-2"}
-    applied = _apply_values(phase_input("review"), values)
+    applied = apply_policy_values(phase_input("review"), values)
     assert values == {"story_id": "1-2"}
     assert applied["story_id"] == "1-2"
     assert {"allow_apply", "requires_validation", "writes", "stage", "validation"} <= set(applied)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.demo import DEMO_SOURCE, installed_name
-from promptdeck.core.injection import render_envelope
+from promptdeck.core.injection_model import render_envelope
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
 from promptdeck.core.workspace import open_workspace
 

@@ -13,13 +13,12 @@ import pytest
 from promptdeck.core import InjectionTooLarge
 from promptdeck.core.config import Config
 from promptdeck.core.injection import (
-    RULE,
     Selection,
     build_injection,
     build_prompt_system_append,
     build_story_injection,
-    render_envelope,
 )
+from promptdeck.core.injection_model import RULE, render_envelope
 from promptdeck.core.stories import Story
 from promptdeck.core.tokens import TokenCounter
 from promptdeck.core.workspace import Workspace

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 from _prompt_workspace import CHANGE, STORY_1_2, make_workspace
 from promptdeck.core.catalog import load_catalog
-from promptdeck.core.composer import JOINER, LAYER_IDS, signature, system_text
+from promptdeck.core.composer import signature
 from promptdeck.core.errors import StoryNotFound, UsageError
 from promptdeck.core.injection import Selection
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from promptdeck.core.prompt_layers import JOINER, LAYER_IDS, system_text
 from promptdeck.core.stories import Story, StoryCatalog, Task
 from promptdeck.core.tokens import TokenCounter
 from promptdeck.core.workspace import open_workspace

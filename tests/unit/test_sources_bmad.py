@@ -9,7 +9,7 @@ import pytest
 from builders import make_workspace
 from promptdeck.core.config import Config
 from promptdeck.core.sources import bmad
-from promptdeck.core.sources.bmad import normalize_status, parse_story_text
+from promptdeck.core.sources.bmad_story_file import normalize_status, parse_story_text
 from promptdeck.core.sources.sprint_status import SprintStatusError, parse_sprint_status
 from promptdeck.core.stories import Task
 from promptdeck.core.workspace import Workspace

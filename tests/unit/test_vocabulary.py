@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import get_args
 
-from promptdeck.core import composer, injection, vocabulary
+from promptdeck.core import injection_model, prompt_layers, vocabulary
 from promptdeck.core.flow import STATES
 from promptdeck.core.phases import PHASE_NAMES, SIGNAL_SPECS
 
@@ -14,7 +14,7 @@ def test_the_phase_names_are_the_phases_in_flow_order() -> None:
 
 
 def test_every_layer_has_a_title_in_the_fixed_order() -> None:
-    assert tuple(composer.LAYER_TITLES) == vocabulary.LAYER_IDS == composer.LAYER_IDS
+    assert tuple(prompt_layers.LAYER_TITLES) == vocabulary.LAYER_IDS == prompt_layers.LAYER_IDS
 
 
 def test_every_signal_says_success_failure_or_info() -> None:
@@ -23,10 +23,10 @@ def test_every_signal_says_success_failure_or_info() -> None:
 
 def test_the_injection_file_statuses_are_the_vocabulary() -> None:
     named = {
-        injection.INCLUDED,
-        injection.DUPLICATE,
-        injection.EXCLUDED,
-        *injection.SKIPPED_STATUSES,
+        injection_model.INCLUDED,
+        injection_model.DUPLICATE,
+        injection_model.EXCLUDED,
+        *injection_model.SKIPPED_STATUSES,
     }
     assert named == set(vocabulary.FILE_STATUSES)
 
@@ -39,3 +39,15 @@ def test_a_signal_outcome_is_a_run_outcome_except_info() -> None:
 
 def test_the_flow_states_are_the_vocabulary() -> None:
     assert STATES == vocabulary.PHASE_STATES
+
+
+def test_a_recorded_run_state_is_an_outcome_or_one_of_three_words_before_one() -> None:
+    named = [value for part in get_args(vocabulary.RunState) for value in get_args(part)]
+    assert tuple(named) == vocabulary.RUN_STATES
+    assert set(vocabulary.RUN_STATES) - set(vocabulary.OUTCOMES) == {
+        "running",
+        "interrupted",
+        "unknown",
+    }
+    assert all(vocabulary.is_outcome(outcome) for outcome in vocabulary.OUTCOMES)
+    assert not vocabulary.is_outcome("running") and not vocabulary.is_outcome(None)

@@ -9,9 +9,9 @@ second, explicit Enter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.run_plan import RunPlan, confirmation_blocks
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,94 +21,21 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from ..format import human_bytes, human_tokens, printable, printable_line, wrap_argv
-from ..size_advice import SizeOption
+from ..format import printable, wrap_argv
 
+# The plan and its wording live in core (``promptdeck run --dry-run`` prints the same blocks);
+# they are re-exported for the screens that build a plan.
+__all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
 
-@dataclass(frozen=True)
-class RunPlan:
-    """Everything the confirmation shows; all of it from core.
-
-    Attributes:
-        story_id: the story.
-        phase: the phase to run.
-        mode: create or optimize.
-        agent: the backend.
-        argv: the exact argv the run will launch (empty when it cannot start).
-        system_bytes: bytes of the system prompt.
-        system_tokens: its tokens, None when not counted yet.
-        user_bytes: bytes of the user message.
-        injection_bytes: the injection size the thresholds compare.
-        level: ``ok``, ``warning`` or ``error``.
-        error_bytes: the error line.
-        largest: the largest injected files (path, bytes).
-        options: what would bring an oversized injection under the line.
-        notes: anything else worth saying (dirty files, a missing binary…).
-        variant: ``standard`` or ``party``.
-        budget: the phase's token budget against the prompt, or "" when none is set.
-        over_budget: why the prompt is refused for its budget, or "" when within it.
-        secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
-        images: the images sent with the user message, described (``--image``).
-        attempt: the attempt number the run is recorded as.
-        run_folder: the run's folder, relative to the workspace.
-    """
-
-    story_id: str
-    phase: str
-    mode: str
-    agent: str
-    argv: tuple[str, ...]
-    system_bytes: int
-    system_tokens: int | None
-    user_bytes: int
-    injection_bytes: int
-    level: str
-    error_bytes: int
-    largest: tuple[tuple[str, int], ...] = ()
-    options: tuple[SizeOption, ...] = ()
-    notes: tuple[str, ...] = ()
-    variant: str = "standard"
-    budget: str = ""
-    over_budget: str = ""
-    secrets: tuple[str, ...] = ()
-    images: tuple[str, ...] = ()
-    attempt: int = 1
-    run_folder: str = ""
-
-    @property
-    def blocked(self) -> bool:
-        """True when the run must not start (over the error line or the token budget)."""
-        return self.level == "error" or bool(self.over_budget)
-
-
-def refusal_lines(plan: RunPlan) -> list[str]:
-    """Why an oversized story cannot run, and what would bring it under."""
-    if plan.level != "error":
-        return [
-            f"Cannot run: {plan.over_budget}.",
-            "Leave files out of the injection, or raise the budget in .promptdeck/config.toml.",
-        ]
-    over = plan.injection_bytes - plan.error_bytes
-    lines = [
-        f"Cannot run: the injection is {human_bytes(plan.injection_bytes)} "
-        f"({plan.injection_bytes:,} bytes), {human_bytes(over)} over the "
-        f"{human_bytes(plan.error_bytes)} error line.",
-    ]
-    if plan.largest:
-        top = ", ".join(
-            f"{printable_line(path)} ({human_bytes(size)})" for path, size in plan.largest
-        )
-        lines.append(f"Largest files: {top}.")
-    fitting = [option for option in plan.options if option.fits]
-    if plan.options:
-        lines.append("What would bring it under:" if fitting else "Each option alone:")
-        lines.extend(f"  • {option.describe()}" for option in plan.options)
-    if not fitting:
-        lines.append(
-            "  • no single inclusion brings it under: the story's own files are too large; "
-            "trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
-        )
-    return lines
+_BODY_IDS = {
+    "budget": "confirm-budget",
+    "images": "confirm-images",
+    "notes": "confirm-notes",
+    "secrets": "confirm-secrets",
+    "refusal": "confirm-refusal",
+    "command": "confirm-argv-title",
+}
+"""The id (and so the style) of each block shown as text in the scrolling body."""
 
 
 class ArgvView(Widget):
@@ -197,53 +124,24 @@ class ConfirmRunScreen(ModalScreen[bool]):
         """True once the user pressed Start a second time to send flagged secrets."""
 
     def compose(self) -> ComposeResult:
-        """Title and sizes on top, buttons at the bottom, the argv scrolling between them."""
+        """Title and sizes on top, buttons at the bottom, the argv scrolling between them.
+
+        Every line is core's (:func:`confirmation_blocks`); the screen only places them.
+        """
         plan = self.plan
-        title = Text.assemble(
-            ("Run ", "bold"),
-            (plan.phase, "bold"),
-            " for story ",
-            (printable_line(plan.story_id), "bold"),
-            f" ({plan.mode}",
-            (", party variant" if plan.variant == "party" else ""),
-            f", attempt {plan.attempt}) with the ",
-            (printable_line(plan.agent), "bold"),
-            " agent",
-        )
+        title, sizes, *body = confirmation_blocks(plan)
         with Vertical():
-            yield Static(title, id="confirm-title")
             yield Static(
-                f"system {human_bytes(plan.system_bytes)} · "
-                f"{human_tokens(plan.system_tokens)} tok · user "
-                f"{human_bytes(plan.user_bytes)} · injection "
-                f"{human_bytes(plan.injection_bytes)} ({plan.level})",
-                id="confirm-sizes",
-                markup=False,
+                Text.assemble(*((text, "bold") if bold else text for text, bold in title.strong)),
+                id="confirm-title",
             )
+            yield Static(sizes.text, id="confirm-sizes", markup=False)
             with VerticalScroll(id="confirm-body"):
-                if plan.budget:
-                    yield Static(printable_line(plan.budget), id="confirm-budget", markup=False)
-                if plan.images:
-                    shown = "\n".join(f"  {image}" for image in plan.images)
-                    yield Static(f"images:\n{shown}", id="confirm-images", markup=False)
-                if plan.notes:
-                    notes = "\n".join(printable_line(note) for note in plan.notes)
-                    yield Static(notes, id="confirm-notes", markup=False)
-                if plan.secrets and not plan.blocked:
-                    lines = [f"⚠ The secret scan flagged {len(plan.secrets)} likely secret(s):"]
-                    lines.extend(f"  • {printable_line(finding)}" for finding in plan.secrets)
-                    lines.append(
-                        "They would be sent to the agent. Start twice to send them anyway."
-                    )
-                    yield Static("\n".join(lines), id="confirm-secrets", markup=False)
-                if plan.blocked:
-                    yield Static("\n".join(refusal_lines(plan)), id="confirm-refusal", markup=False)
-                else:
-                    where = f" (run folder {plan.run_folder})" if plan.run_folder else ""
-                    yield Static(
-                        f"The command that will run{where}:", id="confirm-argv-title", markup=False
-                    )
-                    yield ArgvView(plan.argv, id="confirm-argv")
+                for block in body:
+                    if block.kind == "argv":
+                        yield ArgvView(plan.argv, id="confirm-argv")
+                    else:
+                        yield Static(block.text, id=_BODY_IDS[block.kind], markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("Back  Esc", id="back", compact=True)
                 if not plan.blocked and plan.secrets:

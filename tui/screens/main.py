@@ -5,7 +5,7 @@ view; each region is a widget of its own, fed by reactives and telling the scree
 did by messages (:class:`~..widgets.stories_pane.StoriesPane`,
 :class:`~..widgets.preview_pane.PreviewPane`, :class:`~..widgets.phases_pane.PhasesPane`). The
 rest is in plain units: :class:`~..preview_composer.PreviewComposer` (debounce, delta, the two
-compose passes) and :class:`~..run_control.RunControl` (plan, confirm, start, cancel, quit).
+compose passes) and :class:`~..session_runs.SessionRuns` (plan, confirm, start, cancel, quit).
 Core does the work.
 """
 
@@ -34,7 +34,7 @@ from textual.worker import Worker
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..preview_composer import PreviewComposer
-from ..run_control import RunControl
+from ..session_runs import SessionRuns
 from ..widgets.key_footer import KeyFooter
 from ..widgets.phase_panel import PhasePanel
 from ..widgets.phases_pane import PhasesPane
@@ -88,7 +88,7 @@ class MainScreen(Screen[None]):
         )
         self.phases = PhasesPane(context, panel, id="phases")
         """The Phases region: the phase and mode chosen, the flow followed, the run shown."""
-        self.runs = RunControl(
+        self.runs = SessionRuns(
             self, context, panel, started=self._run_started, failed=self._show_error
         )
         """The session's runs: plan, confirm, start, cancel, quit."""

@@ -9,8 +9,10 @@ from typing import ClassVar
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo
+from promptdeck.core.signals import Signal
 from promptdeck.core.stream_view import readable_stream, shown_line
 from promptdeck.core.textfiles import TextProblem, read_file_bytes
+from promptdeck.core.vocabulary import FAILURE
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -79,23 +81,21 @@ class RunDetailScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Title, summary line, the tabs."""
         run = self.run
-        row = run.to_dict()
-        duration = row.get("duration_s")
-        cost = row.get("cost_usd")
-        agent = agent_label(str(row.get("agent") or ""))
+        meta, result, signal = run.run_meta, run.run_result, run.run_signal
+        agent = agent_label(meta.agent or "")
         yield Static(
             printable_line(f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}"),
             id="detail-title",
             markup=False,
         )
-        signal = row.get("signal") or "no signal"
-        reason = f" — {row['reason']}" if row.get("reason") else ""
+        named = (signal.name if signal else "") or "no signal"
+        reason = f" — {signal.reason}" if signal and signal.reason else ""
         shown_duration = self.context.duration
         label = self.context.run_label
         yield Static(
-            printable_line(f"outcome {row['outcome']} · {signal}{reason} · ")
-            + f"{shown_duration(duration if isinstance(duration, int | float) else None)} · "
-            f"{cost_text(cost if isinstance(cost, int | float) else None)} · {label(run.id)}",
+            printable_line(f"outcome {run.outcome} · {named}{reason} · ")
+            + f"{shown_duration(result.duration_s if result else None)} · "
+            f"{cost_text(result.cost_usd if result else None)} · {label(run.id)}",
             id="detail-summary",
             markup=False,
         )
@@ -104,10 +104,11 @@ class RunDetailScreen(Screen[None]):
             run.dir / STREAM_NAMES[0],
         )
         signals = "\n".join(json.dumps(dict(s), ensure_ascii=False) for s in run.signals)
-        result = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
+        # The result tab shows the record whole, as it is on disk, below its summary.
+        raw = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
         with TabbedContent(id="detail-tabs", initial="detail-result"):
             with TabPane("Result", id="detail-result"):
-                yield TextViewer(printable(result_summary(run) + "\n\n" + result))
+                yield TextViewer(printable(result_summary(run) + "\n\n" + raw))
             with TabPane("Stream", id="detail-stream"):
                 # Read like the live panel: parsed by the run's own agent, signals highlighted.
                 yield PhaseLog(id="detail-log")
@@ -125,37 +126,39 @@ class RunDetailScreen(Screen[None]):
         """Fill the readable stream and mark the signals the run counted."""
         lines = readable_stream(self.run, self.context.workspace.config)
         log = self.query_one("#detail-log", PhaseLog)
-        for signal in self.run.signals:
-            line = signal.get("line")
-            if isinstance(line, str):
-                log.mark_signal(line, signal.get("outcome") != "failure")
+        for recorded in self.run.signals:
+            signal = Signal.from_dict(recorded)
+            if signal.line:
+                log.mark_signal(signal.line, signal.outcome != FAILURE)
         log.write_batch(shown_line(line) for line in lines)
 
 
 def result_summary(run: RunInfo) -> str:
     """The result as a person reads it: the phase's outcome and the process's end apart."""
-    result = run.result or {}
-    if not result:
+    result = run.run_result
+    if result is None:
+        if run.result:
+            return f"The result names no outcome promptdeck knows ({run.outcome})."
         return "No result yet: the run is still going, or it was interrupted."
-    signal = result.get("signal") or {}
+    signal = result.signal
     lines = [
-        f"phase outcome   {result.get('outcome')}"
-        + (f" — {signal.get('name')}" if signal.get("name") else " — no signal"),
+        f"phase outcome   {result.outcome}"
+        + (f" — {signal.name}" if signal and signal.name else " — no signal"),
     ]
-    if signal.get("reason"):
-        lines.append(f"reason          {signal['reason']}")
-    if result.get("message"):
-        lines.append(f"message         {result['message']}")
-    lines.append(f"process exit    {result.get('process_exit')}")
-    for key, label in (
-        ("duration_s", "duration"),
-        ("cost_usd", "cost (USD)"),
-        ("usage", "tokens"),
-        ("session_id", "session"),
-        ("commit", "commit"),
+    if signal and signal.reason:
+        lines.append(f"reason          {signal.reason}")
+    if result.message:
+        lines.append(f"message         {result.message}")
+    lines.append(f"process exit    {result.process_exit}")
+    for label, value in (
+        ("duration", result.duration_s),
+        ("cost (USD)", result.cost_usd),
+        ("tokens", result.usage.to_dict() if result.usage is not None else None),
+        ("session", result.session_id),
+        ("commit", result.commit),
     ):
-        if result.get(key) is not None:
-            lines.append(f"{label:<15} {result[key]}")
-    for warning in result.get("warnings") or []:
+        if value is not None:
+            lines.append(f"{label:<15} {value}")
+    for warning in result.warnings:
         lines.append(f"warning         {warning}")
     return "\n".join(lines)

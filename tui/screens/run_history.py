@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from typing import ClassVar
+from typing import ClassVar, Literal, assert_never
 
 from promptdeck.core.agents.base import agent_label
 from promptdeck.core.records import RunInfo, list_runs
+from promptdeck.core.vocabulary import RunState
 from rich.style import Style
 from rich.text import Text
 from textual import work
@@ -18,16 +19,26 @@ from textual.widgets import DataTable, Footer, Static
 from ..context import DeckContext
 from ..format import cost_text, printable_line
 
-OUTCOME_TONES = {
-    "success": "success",
-    "failure": "error",
-    "no-signal": "warning",
-    "timeout": "warning",
-    "cancelled": "warning",
-    "crashed": "error",
-    "launch-failed": "error",
-}
-"""Which theme colour each outcome is drawn in."""
+Tone = Literal["success", "warning", "error"]
+"""A theme colour an outcome is drawn in."""
+
+
+def outcome_tone(state: RunState) -> Tone | None:
+    """Which theme colour a run's outcome is drawn in; None (dim) while it has none yet.
+
+    A git step or a record that failed is an error like a crash: neither is a success.
+    """
+    match state:
+        case "success":
+            return "success"
+        case "no-signal" | "timeout" | "cancelled":
+            return "warning"
+        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved":
+            return "error"
+        case "running" | "interrupted" | "unknown":
+            return None
+        case _:
+            assert_never(state)
 
 
 HISTORY_COLUMNS = (
@@ -140,8 +151,7 @@ class RunHistoryScreen(Screen[None]):
         stable = self.context.stable
         signal_width = max(self.app.size.width - SIGNAL_ROOM, 12)
         for run in runs:
-            row = run.to_dict()
-            outcome = str(row["outcome"])
+            meta, result, signal = run.run_meta, run.run_result, run.run_signal
             started = (
                 "—"
                 if stable or not run.started
@@ -152,22 +162,27 @@ class RunHistoryScreen(Screen[None]):
                 "story": Text(printable_line(run.story), style="bold"),
                 "phase": Text(printable_line(run.phase)),
                 "attempt": Text(str(run.attempt)),
-                "mode": Text(printable_line(str(row.get("mode") or ""))),
-                "agent": Text(printable_line(agent_label(str(row.get("agent") or "")))),
-                "outcome": Text(printable_line(outcome), style=self._tone(outcome)),
+                "mode": Text(printable_line(meta.mode or "")),
+                "agent": Text(printable_line(agent_label(meta.agent or ""))),
+                "outcome": Text(printable_line(run.outcome), style=self._tone(run.outcome)),
                 "signal": Text(
-                    _cut(printable_line(str(row.get("signal") or "—")), signal_width),
+                    _cut(printable_line((signal.name if signal else "") or "—"), signal_width),
                     no_wrap=True,
                 ),
-                "duration": Text(self._duration(_number(row.get("duration_s"))), justify="right"),
-                "cost": Text(cost_text(_number(row.get("cost_usd"))), justify="right"),
+                "duration": Text(
+                    self._duration(result.duration_s if result is not None else None),
+                    justify="right",
+                ),
+                "cost": Text(
+                    cost_text(result.cost_usd if result is not None else None), justify="right"
+                ),
             }
             table.add_row(*(cells[key] for key in self.columns), key=run.id)
         if runs:
             table.focus()
 
-    def _tone(self, outcome: str) -> Style:
-        tone = OUTCOME_TONES.get(outcome)
+    def _tone(self, state: RunState) -> Style:
+        tone = outcome_tone(state)
         color = getattr(self.app.current_theme, tone, None) if tone else None
         return Style(color=color, bold=True) if color else Style(dim=True)
 
@@ -181,7 +196,3 @@ class RunHistoryScreen(Screen[None]):
 
         if 0 <= event.cursor_row < len(self.runs):
             self.app.push_screen(RunDetailScreen(self.runs[event.cursor_row], self.context))
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

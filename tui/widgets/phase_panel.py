@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal, assert_never
 
-from promptdeck.core.runner import RunEvent, RunResult
+from promptdeck.core.run_schema import RunResult
+from promptdeck.core.run_stream import RunEvent
+from promptdeck.core.vocabulary import FAILURE, Outcome
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -299,7 +301,7 @@ class PhasePanel(Vertical):
         for event in batch.events:
             if event.kind == "signal" and event.signal is not None:
                 shown = printable(event.signal.line)
-                log.mark_signal(shown, event.signal.outcome != "failure")
+                log.mark_signal(shown, event.signal.outcome != FAILURE)
                 self.show_status(f"signal: {shown}", "running")
             elif event.kind == "usage":
                 self.show_context(event.context_tokens, event.context_window or self.context_window)
@@ -308,8 +310,7 @@ class PhasePanel(Vertical):
                 self.post_message(self.RunFinished(event.result))
 
     def _show_finished(self, result: RunResult) -> None:
-        # A cancel is the user's choice, not a failure of the phase.
-        tone = {"success": "success", "cancelled": ""}.get(result.outcome, "failure")
+        tone = finished_tone(result.outcome)
         signal = result.signal.line if result.signal else "no signal"
         process = (
             f"process exit {result.process_exit}"
@@ -327,6 +328,28 @@ class PhasePanel(Vertical):
             f"{cost_text(result.cost_usd)}{tokens}",
             tone,
         )
+
+
+def finished_tone(outcome: Outcome) -> Literal["success", "failure", ""]:
+    """The status line's tone once a run has ended: a cancel is the user's choice, not a
+    failure of the phase, so it has none."""
+    match outcome:
+        case "success":
+            return "success"
+        case "cancelled":
+            return ""
+        case (
+            "failure"
+            | "no-signal"
+            | "timeout"
+            | "crashed"
+            | "launch-failed"
+            | "git-failed"
+            | "unsaved"
+        ):
+            return "failure"
+        case _:
+            assert_never(outcome)
 
 
 def log_line(event: RunEvent) -> str:

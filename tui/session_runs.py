@@ -1,7 +1,7 @@
 """The session's runs, apart from the main screen's layout: plan → confirm → start → end,
 cancel, and quitting while a phase runs.
 
-:class:`RunControl` holds the run state (the handle, what runs, how the last run ended, the
+:class:`SessionRuns` holds the run state (the handle, what runs, how the last run ended, the
 images attached to the next ones) and takes each step: the blocking ones (composing the plan,
 starting the agent, waiting for a cancelled run before quitting) in thread workers of the
 screen that hosts it, the questions as dialogs. The phase panel shows the run; the screen is
@@ -19,13 +19,14 @@ from promptdeck.core.agents.base import agent_label
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.images import ImageFile, check_image
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.run_plan import PlannedRun, discard_plan
+from promptdeck.core.run_plan import PlannedRun, describe_image, discard_plan
 from promptdeck.core.runner import RunHandle, RunResult, start_run
 from promptdeck.core.stories import StoryCatalog
+from promptdeck.core.vocabulary import SUCCESS
 from textual.screen import Screen
 
 from .context import DeckContext
-from .run_confirmation import Confirmation, describe_image, prepare_confirmation
+from .run_confirmation import Confirmation, prepare_confirmation
 from .screens.confirm_run import ConfirmRunScreen
 from .screens.quit_confirm import QuitConfirmScreen
 from .widgets.phase_panel import PhasePanel
@@ -34,7 +35,7 @@ QUIT_WAIT_SECONDS = 15.0
 """How long quitting waits for a cancelled phase to stop before leaving anyway."""
 
 
-class RunControl:
+class SessionRuns:
     """One phase run at a time, from the question to the end.
 
     Args:
@@ -164,7 +165,7 @@ class RunControl:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
         messages = list(result.warnings)
-        if result.message and result.outcome != "success":
+        if result.message and result.outcome != SUCCESS:
             messages.insert(0, result.message)
         self._deck.board.add_notices(
             f"run {result.story_id} {result.phase} #{result.attempt}", messages

@@ -1,16 +1,18 @@
 """What would bring an oversized injection under the error line: each inclusion the user
 could turn off, measured by building the injection without it (the same core call the
-preview makes), largest saving first."""
+preview makes), largest saving first.
+
+The app's run confirmation and ``promptdeck run --dry-run`` both list them under a refusal.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from promptdeck.core.injection import Injection, Selection, build_story_injection
-from promptdeck.core.stories import Story
-from promptdeck.core.workspace import Workspace
-
-from .format import human_bytes
+from .injection import Injection, Selection, build_story_injection
+from .stories import Story
+from .units import human_bytes
+from .workspace import Workspace
 
 
 @dataclass(frozen=True)

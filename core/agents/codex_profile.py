@@ -1,0 +1,197 @@
+"""The Codex profile that carries the system prompt, and what could silently override it.
+
+The run's ``system.md`` goes into ``<run>/codex-profile.toml`` as ``developer_instructions``
+(one exact TOML string); ``$CODEX_HOME/promptdeck-<pid>-<run>.config.toml`` links to it while
+the process runs (:func:`linked_profile`), and links left by a promptdeck that no longer runs
+are swept. A project's ``.codex/config.toml`` setting the instructions would win over the
+profile: :func:`project_overrides` finds such files and whether Codex trusts them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..processes import pid_alive
+
+PROFILE_FILE = "codex-profile.toml"
+"""The profile promptdeck writes into the run folder."""
+PROFILE_PREFIX = "promptdeck-"
+_PROFILE_LINK = re.compile(r"^promptdeck-(\d+)-[A-Za-z0-9_-]+\.config\.toml$")
+OVERRIDING_KEYS = ("developer_instructions", "instructions", "model_instructions_file")
+"""Settings of a project's ``.codex/config.toml`` that change what the model is told."""
+
+
+def codex_home(environ: Mapping[str, str] | None = None) -> Path:
+    """Codex's home: ``CODEX_HOME``, else ``~/.codex``."""
+    env = os.environ if environ is None else environ
+    raw = env.get("CODEX_HOME")
+    if raw:
+        return Path(raw)
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".codex"
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a one-line TOML basic string that parses back to exactly ``text``.
+
+    Raises:
+        ValueError: the text cannot round-trip (never expected; checked rather than assumed).
+    """
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char == '"':
+            out.append('\\"')
+        elif char == "\\":
+            out.append("\\\\")
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\t":
+            out.append("\\t")
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(char)
+    out.append('"')
+    quoted = "".join(out)
+    if tomllib.loads(f"v = {quoted}")["v"] != text:
+        raise ValueError("the system prompt does not round-trip through a TOML string")
+    return quoted
+
+
+def profile_text(system: str) -> str:
+    """The profile file: a comment and ``developer_instructions`` holding ``system`` exactly."""
+    return (
+        "# Written by promptdeck for one run: the run's system.md as Codex developer "
+        "instructions.\n"
+        f"developer_instructions = {toml_string(system)}\n"
+    )
+
+
+@dataclass(frozen=True)
+class ProjectOverride:
+    """A project ``.codex/config.toml`` that changes the instructions Codex sends.
+
+    Attributes:
+        path: the file.
+        keys: the overriding settings it holds.
+        trusted: Codex trusts the project, so the file is in force.
+    """
+
+    path: Path
+    keys: tuple[str, ...]
+    trusted: bool
+
+    def message(self) -> str:
+        """The refusal or the warning, in one line."""
+        keys = ", ".join(self.keys)
+        if self.trusted:
+            return (
+                f"{self.path} sets {keys} in a project Codex trusts: it would silently replace "
+                "promptdeck's system prompt; remove the setting (or the project's trust in "
+                "$CODEX_HOME/config.toml) to run with --agent codex"
+            )
+        return (
+            f"{self.path} sets {keys}; Codex ignores it while the project is not trusted, but "
+            "trusting the project would silently replace promptdeck's system prompt"
+        )
+
+
+def _git_top(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _trusted_folders(home: Path) -> list[Path]:
+    try:
+        data = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    projects = data.get("projects")
+    if not isinstance(projects, dict):
+        return []
+    return [
+        Path(name)
+        for name, entry in projects.items()
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted"
+    ]
+
+
+def project_overrides(root: Path, home: Path) -> list[ProjectOverride]:
+    """Project ``.codex/config.toml`` files that would override the profile's instructions.
+
+    Codex reads ``.codex/config.toml`` from the working folder up to the project's git root, and
+    only in folders it trusts. This errs on the safe side: a file counts as trusted when its
+    folder or any folder above it is trusted in ``$CODEX_HOME/config.toml``.
+    """
+    root = root.resolve()
+    top = _git_top(root) or root
+    folders = [root, *[p for p in root.parents if p.is_relative_to(top)]]
+    trusted = [p.resolve() if p.exists() else p for p in _trusted_folders(home)]
+    found: list[ProjectOverride] = []
+    for folder in folders:
+        path = folder / ".codex" / "config.toml"
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        keys = tuple(key for key in OVERRIDING_KEYS if key in data)
+        if keys:
+            is_trusted = any(folder == t or folder.is_relative_to(t) for t in trusted)
+            found.append(ProjectOverride(path, keys, is_trusted))
+    return found
+
+
+def sweep_stale_profiles(home: Path) -> list[Path]:
+    """Remove profile links left by a promptdeck that no longer runs; returns them.
+
+    Only symlinks named like ours are touched, never a regular file.
+    """
+    removed: list[Path] = []
+    try:
+        entries = list(home.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        match = _PROFILE_LINK.match(entry.name)
+        if match is None or not entry.is_symlink():
+            continue
+        if pid_alive(int(match.group(1))) and entry.exists():
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            entry.unlink()
+            removed.append(entry)
+    return removed
+
+
+def profile_name(run_id: str, pid: int | None = None) -> str:
+    """The ``-p`` name of a run's profile: ``promptdeck-<pid>-<run id>``."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", run_id)  # -p takes a plain name: no dots
+    return f"{PROFILE_PREFIX}{os.getpid() if pid is None else pid}-{safe}"
+
+
+@contextlib.contextmanager
+def linked_profile(home: Path, name: str, target: Path) -> Iterator[Path]:
+    """``$CODEX_HOME/<name>.config.toml`` → ``target`` while the block runs, then removed.
+
+    Raises:
+        OSError: the link cannot be made (an existing file of that name is never replaced).
+    """
+    sweep_stale_profiles(home)
+    home.mkdir(parents=True, exist_ok=True)
+    link = home / f"{name}.config.toml"
+    os.symlink(target, link)  # FileExistsError rather than replacing anything
+    try:
+        yield link
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            if link.is_symlink():
+                link.unlink()
