@@ -217,3 +217,28 @@ def test_the_notes_name_the_budget_and_each_warning_once(demo_root: Path) -> Non
     warned = replace(counted, warnings=("rules: unreadable", "rules: unreadable", "a\x1bb"))
     lines = notes_text(warned, deck_on(demo_root).workspace.config).splitlines()
     assert lines[1:] == ["⚠ rules: unreadable", "⚠ a␛b"]
+
+
+@run_async
+async def test_x_removes_the_added_file_under_the_cursor_else_the_last(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    workspace = deck.workspace
+    catalog = load_catalog(workspace)
+    added = ("README.md", "pyproject.toml")
+    request = PromptRequest(
+        catalog.stories[0].id, phase="dev", selection=Selection(additional_files=added)
+    )
+    prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        await pilot.pause()
+        files = pane.query_one(FilesTable)
+        rows = [f.path for f in files.shown_files]
+        files.move_cursor(row=rows.index("README.md"))
+        assert pane.added_file_to_remove(added) == "README.md"
+        # Not on an added file: the last one added goes.
+        not_added = next(i for i, f in enumerate(files.shown_files) if f.category != "additional")
+        files.move_cursor(row=not_added)
+        assert pane.added_file_to_remove(added) == "pyproject.toml"

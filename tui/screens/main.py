@@ -133,15 +133,12 @@ class MainScreen(Screen[None]):
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
         self.query_one(WorkspaceHeader).info = header_info(self.context)
-        self._apply_width(self.size.width)
+        self.on_resize()
         self._load_catalog()
 
     def on_resize(self) -> None:
         """Fold the phase region away on narrow terminals."""
-        self._apply_width(self.size.width)
-
-    def _apply_width(self, width: int) -> None:
-        self.set_class(width < NARROW_WIDTH, "-narrow")
+        self.set_class(self.size.width < NARROW_WIDTH, "-narrow")
         self._show_view_bar()
 
     def _show_view_bar(self) -> None:
@@ -324,10 +321,7 @@ class MainScreen(Screen[None]):
         if not added:
             self.notify("no added files to remove", severity="warning")
             return
-        row = self.preview.file_under_cursor
-        target = added[-1]
-        if row is not None and row.category == "additional" and row.path in added:
-            target = row.path
+        target = self.preview.added_file_to_remove(added)
         self._change_selection(
             replace(self.selection, additional_files=tuple(p for p in added if p != target))
         )

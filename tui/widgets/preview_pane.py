@@ -10,6 +10,7 @@ message: Enter on a layer or a file (and ``D``, the diff with the last run) post
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptdeck.core.budget import check_budget
@@ -234,6 +235,14 @@ class PreviewPane(Vertical):
         if files and 0 <= table.cursor_row < len(files):
             return files[table.cursor_row]
         return None
+
+    def added_file_to_remove(self, added: Sequence[str]) -> str:
+        """Which of the ``added`` files (not empty) ``x`` removes: the one under the files
+        table's cursor, else the last added."""
+        row = self.file_under_cursor
+        if row is not None and row.category == "additional" and row.path in added:
+            return row.path
+        return added[-1]
 
     def copy_system(self) -> None:
         """The exact system prompt shown to the clipboard; a toast says where it went."""
