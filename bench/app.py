@@ -97,7 +97,7 @@ async def bench_toggles(root: Path, settings_dir: Path) -> dict[str, Any]:
         await _until(lambda: screen.catalog is not None, "the catalog")
         assert screen.catalog is not None
         screen.select_story(screen.catalog.find(BIG_STORY))
-        await _until(lambda: screen.phase == "dev" or screen.flow is not None, "the flow")
+        await _until(lambda: screen.phase == "dev" or screen.phases.flow is not None, "the flow")
         for key in ("t", "d"):
             await pilot.press(key)
         await _until(

@@ -7,17 +7,51 @@ import asyncio
 import functools
 import subprocess
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from promptdeck.core.tokens import TokenCounter
 from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen
+from promptdeck.tui.screens.notices import Notice
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from textual.pilot import Pilot
 
 WAIT_LIMIT_SECONDS = 60.0
 """A safety net so a broken test fails instead of hanging; never a speed assertion."""
+
+
+class NoticeList:
+    """A notice board that only keeps what it is given (for widgets tested without the app)."""
+
+    def __init__(self) -> None:
+        self.notices: list[Notice] = []
+
+    def add_notices(
+        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+    ) -> None:
+        self.notices.extend(Notice(source, message, severity) for message in messages)
+
+
+def deck_on(root: Path, *, stable: bool = True, **config: Any) -> DeckContext:
+    """A session on the workspace at ``root`` with the replay agent and no git, its notices
+    kept in a :class:`NoticeList`; ``config`` overrides settings of the workspace's config."""
+    workspace = open_workspace(root)
+    if config:
+        workspace = replace(workspace, config=replace(workspace.config, **config))
+    return DeckContext(
+        workspace=workspace,
+        counter=TokenCounter("o200k_base"),
+        agent="replay",
+        encoding="o200k_base",
+        workspace_label=root.name,
+        stable=stable,
+        use_git=False,
+        board=NoticeList(),
+    )
 
 
 def set_agent_settings(root: Path, **values: object) -> None:

@@ -14,10 +14,11 @@ from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
+from .bindings import binding_ids, known_binding_ids
 from .commands import PromptdeckCommands
 from .context import DeckContext
 from .format import printable, printable_line
-from .screens.main import MainScreen, binding_ids, known_binding_ids
+from .screens.main import MainScreen
 from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings
 

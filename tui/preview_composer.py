@@ -2,7 +2,7 @@
 compare against (the delta base), and the two compose passes (bytes first, then tokens).
 
 It holds no widget and imports no Textual, so it is tested on its own; the main screen calls
-it and paints what it returns.
+it and hands what it composes to the preview pane.
 """
 
 from __future__ import annotations
@@ -82,6 +82,30 @@ class PreviewComposer:
         if counted:
             self._delta_base = None
         return text
+
+    async def show(
+        self,
+        workspace: Workspace,
+        catalog: StoryCatalog,
+        request: PromptRequest,
+        counter: TokenCounter,
+        delay: float,
+        on_pass: Callable[[ComposedPrompt, bool, str], None],
+    ) -> None:
+        """Wait ``delay``, then compose ``request`` and hand each pass shown to ``on_pass``
+        with whether it is counted and its delta (the counted pass settles the delta).
+
+        Cancelled while it waits, it composes nothing: that is the debounce. A
+        :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
+        """
+        if delay:
+            await asyncio.sleep(delay)
+
+        def quick(prompt: ComposedPrompt) -> None:
+            on_pass(prompt, False, self.delta(prompt, counted=False))
+
+        final = await self.compose(workspace, catalog, request, counter, quick)
+        on_pass(final, True, self.delta(final, counted=True))
 
     @staticmethod
     async def compose(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from promptdeck.core.stories import Story
-from promptdeck.tui.story_filter import StoryGroup
+from promptdeck.core.story_filter import StoryGroup
 
 
 def test_an_epic_without_a_title_shows_its_id_once() -> None:

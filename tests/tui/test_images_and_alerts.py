@@ -9,9 +9,9 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.records import list_runs
+from promptdeck.tui.run_confirmation import injection_notices
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.file_picker import FilePickerScreen
-from promptdeck.tui.screens.main import injection_notices
 from promptdeck.tui.widgets.workspace_header import WorkspaceHeader
 from textual.widgets import Button, Static
 
@@ -33,7 +33,7 @@ async def test_an_attached_image_is_confirmed_and_recorded(demo_root: Path) -> N
             await wait_for(pilot, lambda: isinstance(app.screen, FilePickerScreen), "the picker")
             await app.screen.dismiss(path)
             await wait_for(pilot, lambda: app.screen is screen, "the main screen again")
-        assert [i.path for i in screen.images] == ["docs/screen.png"]  # the fake was refused
+        assert [i.path for i in screen.runs.images] == ["docs/screen.png"]  # the fake was refused
         await pilot.press("r")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
         confirm = app.screen

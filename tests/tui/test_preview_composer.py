@@ -134,3 +134,28 @@ def test_compose_lets_an_unknown_story_raise_its_error(workspace: Workspace) -> 
             )
         )
     assert shown == []
+
+
+def test_show_hands_each_pass_with_its_delta_and_the_counted_one_settles_it(
+    workspace: Workspace,
+) -> None:
+    story = first_story(workspace)
+    before = composed(workspace, PromptRequest(story), counted=True)
+    wider = PromptRequest(story, selection=Selection(discovery=True, tech_spec=True))
+    composer = PreviewComposer(clock=SteppedClock())
+    composer.request(before)
+    passes: list[tuple[ComposedPrompt, bool, str]] = []
+
+    def on_pass(prompt: ComposedPrompt, counted: bool, delta: str) -> None:
+        passes.append((prompt, counted, delta))
+
+    catalog = load_catalog(workspace)
+    asyncio.run(composer.show(workspace, catalog, wider, word_counter(), 0.0, on_pass))
+    *quick, (final, counted, delta) = passes
+    assert counted and final.counted and final.request == wider
+    assert [c for _p, c, _d in quick] == [False] * len(quick) and len(quick) <= 1
+    expected = (
+        composed(workspace, wider, counted=True).system_meter.bytes - before.system_meter.bytes
+    )
+    assert expected != 0 and delta.startswith("+" if expected > 0 else "-")
+    assert composer.delta_base is None

@@ -79,9 +79,9 @@ async def test_dev_run_streams_highlights_the_signal_and_suggests_review(demo_ro
         await wait_for(
             pilot,
             lambda: (
-                screen.flow is not None
-                and screen.flow.suggestion is not None
-                and screen.flow.suggestion.phase == "review"
+                screen.phases.flow is not None
+                and screen.phases.flow.suggestion is not None
+                and screen.phases.flow.suggestion.phase == "review"
             ),
             "the flow to suggest review",
         )
@@ -100,14 +100,14 @@ async def test_cancel_stops_a_running_phase(demo_root: Path) -> None:
         screen = await wait_for_preview(pilot, "1-1")
         screen = await _select_phase(pilot, screen, "dev")
         await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        await wait_for(pilot, lambda: screen.runs.handle is not None, "the run to start")
         await wait_for(pilot, lambda: len(screen.query_one(PhaseLog).lines) > 2, "output")
         rows = {row.name: row.state for row in screen.query_one(PhaseList).rows}
         assert rows["dev"] == "running"
         await pilot.press("c")
         await wait_for(pilot, lambda: screen.last_result is not None, "the cancelled run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "cancelled"
-        assert screen.run_handle is None and screen.running is None
+        assert screen.runs.handle is None and screen.runs.running is None
         runs = list_runs(demo_root)
         assert [run.outcome for run in runs] == ["cancelled"]
 
@@ -134,7 +134,7 @@ async def test_oversized_story_refuses_to_run_and_says_why(demo_root: Path) -> N
         assert app.screen is confirm
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "back to main")
-        assert screen.running is None
+        assert screen.runs.running is None
         assert list_runs(demo_root) == []
 
 
@@ -148,12 +148,12 @@ async def test_quitting_while_running_asks_and_cancels(demo_root: Path, quit_key
         screen = await wait_for_preview(pilot, "1-1")
         screen = await _select_phase(pilot, screen, "dev")
         await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
+        await wait_for(pilot, lambda: screen.runs.handle is not None, "the run to start")
         await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "staying")
-        assert screen.run_handle is not None
+        assert screen.runs.handle is not None
         await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("y")
@@ -238,7 +238,7 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
         assert sorted(p.name for p in runs_folder.iterdir() if p.is_dir()) == folders_before
 
         screen = await _select_phase(pilot, screen, "dev")
-        screen.last_result = None
+        screen.runs.last_result = None
         confirm = await _confirm_and_start(pilot, app)
         plan = confirm.plan
         assert plan.attempt == 2
@@ -260,8 +260,8 @@ async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: 
         screen = await wait_for_preview(pilot, "1-1")
         screen = await _select_phase(pilot, screen, "dev")
         await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.run_handle is not None, "the run to start")
-        handle = screen.run_handle
+        await wait_for(pilot, lambda: screen.runs.handle is not None, "the run to start")
+        handle = screen.runs.handle
         await pilot.press("q")
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         question = app.screen

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from promptdeck.core.story_filter import status_legend
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,13 +14,20 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..story_filter import status_legend
 from ..widgets.phase_panel import STATE_MARKS
 
 
 def key_label(binding: Binding) -> str:
     """How a key reads without an app: ``[``, ``?``, ``ctrl+p``."""
     return binding.key_display or binding.key
+
+
+def as_bound_now(table: Sequence[Binding], active: Iterable[Binding]) -> list[Binding]:
+    """The bindings of ``table`` as a screen has them now (``active``: Textual applies the
+    user's keymap per lookup), in ``table``'s order."""
+    order = {binding.id: index for index, binding in enumerate(table)}
+    current = [binding for binding in active if binding.id in order]
+    return sorted(current, key=lambda binding: order[binding.id])
 
 
 def legend_text() -> Text:

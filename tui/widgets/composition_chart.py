@@ -6,6 +6,7 @@ from __future__ import annotations
 from promptdeck.core.composition import FILLS, chart_lines, composition_of
 from promptdeck.core.prompt import ComposedPrompt
 from rich.text import Text
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -55,6 +56,6 @@ class CompositionChart(Widget):
                 text.highlight_regex(f"{fill}+", style=colour)
         return text
 
-    def get_content_height(self, container, viewport, width: int) -> int:  # type: ignore[no-untyped-def]
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many rows as the chart has lines."""
         return len(self.lines(max(width - SCROLLBAR_ROOM, 30)))

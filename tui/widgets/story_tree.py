@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from promptdeck.core.stories import Story
+from promptdeck.core.story_filter import STATUS_MARKS, group_stories, status_legend
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -14,7 +15,6 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from ..format import printable_line
-from ..story_filter import STATUS_MARKS, group_stories, status_legend
 
 _STATUS_COMPONENT = {
     "done": "story-tree--done",

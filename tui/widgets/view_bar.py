@@ -16,6 +16,16 @@ REGIONS = (("stories", "1", "Stories"), ("preview", "2", "Preview"), ("phases", 
 SEPARATOR = " │ "
 
 
+def shown_regions(view: str, narrow: bool) -> tuple[str, ...]:
+    """The regions on screen: the one of a solo ``view``, two when ``narrow`` (the phases
+    fold away), else all three."""
+    if view != "all":
+        return (view,)
+    if narrow:
+        return ("stories", "preview")
+    return tuple(name for name, _key, _label in REGIONS)
+
+
 @dataclass(frozen=True)
 class ViewState:
     """What the bar shows.
@@ -46,6 +56,11 @@ class ViewBar(Widget):
     """
 
     state: reactive[ViewState] = reactive(ViewState(("stories", "preview", "phases")))
+    """The regions shown and the note on the phases."""
+
+    def watch_state(self, state: ViewState) -> None:
+        """The bar is there whenever a region is hidden: it says which and how to reach it."""
+        self.display = len(state.shown) < len(REGIONS)
 
     @dataclass
     class ViewChosen(Message):

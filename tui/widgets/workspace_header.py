@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.agents.base import agent_label
+from promptdeck.core.prompt import ComposedPrompt
+from promptdeck.core.rules import find_rules_path, rules_health
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ..context import DeckContext
 from ..format import printable_line, short_hash
 
 COMPACT_BELOW = 110
@@ -38,6 +42,35 @@ class HeaderInfo:
     rules_sha256: str | None = None
     rules_status: str = "ok"
     rules_alert: bool = False
+
+
+def header_info(deck: DeckContext, prompt: ComposedPrompt | None = None) -> HeaderInfo:
+    """What the header shows for the session, and for ``prompt`` once one is composed.
+
+    The instructions and rules are read fresh at every compose: with a prompt, the header shows
+    the ones in force for it. Before the first, it says only whether the rules file is there.
+    """
+    if prompt is None:
+        rules_path = find_rules_path(deck.workspace)[0]
+        return HeaderInfo(
+            workspace=deck.workspace_label,
+            encoding=deck.encoding,
+            agent=agent_label(deck.agent),
+            rules_path=rules_path,
+            rules_status="found" if deck.workspace.path(rules_path).is_file() else "missing",
+        )
+    rules = prompt.rules
+    instructions = prompt.instructions
+    return HeaderInfo(
+        workspace=deck.workspace_label,
+        encoding=deck.encoding,
+        agent=agent_label(deck.agent),
+        instructions_sha256=instructions.sha256 if instructions else None,
+        rules_path=rules.path if rules else find_rules_path(deck.workspace)[0],
+        rules_sha256=rules.sha256 if rules else None,
+        rules_status=rules.status if rules else "missing",
+        rules_alert=rules_health(deck.workspace).alert,
+    )
 
 
 class WorkspaceHeader(Widget):

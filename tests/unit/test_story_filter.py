@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from promptdeck.core.stories import Story
-from promptdeck.tui.story_filter import filter_stories, group_stories, story_label
+from promptdeck.core.story_filter import filter_stories, group_stories, story_label
 
 STORIES = (
     Story("1-1", "1-1", "Parse the config", "done", "bmad", "1", "Foundations"),

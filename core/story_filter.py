@@ -1,4 +1,4 @@
-"""Filtering and grouping the story list for the tree: pure functions, no Textual.
+"""Filtering and grouping the story list for the story tree: pure functions, no UI toolkit.
 
 The tree is rebuilt in one pass from what these return, so filtering never edits nodes one
 by one and can be tested without an app.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from promptdeck.core.stories import Story
+from .stories import Story
 
 STATUS_MARKS = {
     "backlog": "·",

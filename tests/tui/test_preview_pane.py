@@ -1,0 +1,244 @@
+"""PreviewPane on its own, without the main screen: reactives in, what it paints out; Enter on
+a layer or a file posts the full text up."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from app_helpers import NoticeList, deck_on, run_async, wait_for
+from promptdeck.core.catalog import load_catalog
+from promptdeck.core.injection import Selection
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from promptdeck.core.tokens import TokenCounter
+from promptdeck.tui.context import DeckContext
+from promptdeck.tui.format import printable
+from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.widgets.composition_chart import CompositionChart
+from promptdeck.tui.widgets.files_table import FilesTable
+from promptdeck.tui.widgets.layers_table import LayersTable
+from promptdeck.tui.widgets.meter_line import MeterLine
+from promptdeck.tui.widgets.preview_pane import PreviewPane, notes_text
+from promptdeck.tui.widgets.text_viewer import TextViewer
+from textual import on
+from textual.app import App, ComposeResult
+from textual.widgets import Static, TabbedContent
+
+COUNTER = TokenCounter("o200k_base")
+
+
+class PaneApp(App[None]):
+    def __init__(self, deck: DeckContext) -> None:
+        super().__init__()
+        self.deck = deck
+        self.chosen: list[PreviewPane.TextChosen] = []
+
+    def compose(self) -> ComposeResult:
+        yield PreviewPane(self.deck, id="preview")
+
+    @on(PreviewPane.TextChosen)
+    def _chosen(self, event: PreviewPane.TextChosen) -> None:
+        self.chosen.append(event)
+
+
+def composed(deck: DeckContext, *, counted: bool = True, **selection: bool) -> ComposedPrompt:
+    workspace = deck.workspace
+    catalog = load_catalog(workspace)
+    request = PromptRequest(catalog.stories[0].id, phase="dev", selection=Selection(**selection))
+    return compose_prompt(workspace, catalog, request, counter=COUNTER, count_tokens=counted)
+
+
+def text_of(pane: PreviewPane, selector: str) -> str:
+    return str(pane.query_one(selector, Static).render())
+
+
+def board_of(deck: DeckContext) -> list[Notice]:
+    assert isinstance(deck.board, NoticeList)
+    return deck.board.notices
+
+
+@run_async
+async def test_a_prompt_fills_the_tables_the_notes_the_title_and_the_meter(
+    demo_root: Path,
+) -> None:
+    deck = deck_on(demo_root)
+    prompt = composed(deck, discovery=True)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.counted = True
+        pane.delta = "+1.0 KiB"
+        pane.prompt = prompt
+        await pilot.pause()
+        assert pane.query_one(LayersTable).shown_layers == prompt.layers
+        assert pane.query_one(FilesTable).shown_files == prompt.injection.files
+        notes = text_of(pane, "#preview-notes")
+        assert notes.startswith("[p] project on  [d] discovery on  [t] tech-spec off")
+        assert not pane.query_one("#preview-notes").has_class("-error")
+        assert text_of(pane, "#preview-title") == f"Preview · {prompt.story.id} · dev · create"
+        reading = pane.query_one(MeterLine).reading
+        assert reading is not None
+        assert reading.system_bytes == prompt.system_meter.bytes
+        assert prompt.system_meter.tokens is not None
+        assert reading.system_tokens == prompt.system_meter.tokens
+        assert reading.injection_bytes == prompt.injection.size_bytes
+        assert reading.delta == "+1.0 KiB"
+
+
+@run_async
+async def test_the_meter_shows_tokens_only_once_the_prompt_is_counted(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    prompt = composed(deck)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        await pilot.pause()
+        reading = pane.query_one(MeterLine).reading
+        assert reading is not None and reading.system_tokens is None
+        pane.counted = True
+        await pilot.pause()
+        reading = pane.query_one(MeterLine).reading
+        assert reading is not None and reading.system_tokens == prompt.system_meter.tokens
+        pane.delta = "-2 B"
+        await pilot.pause()
+        reading = pane.query_one(MeterLine).reading
+        assert reading is not None and reading.delta == "-2 B"
+
+
+@run_async
+async def test_an_error_shows_until_the_next_prompt_and_each_one_is_kept(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    prompt = composed(deck)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        pane.error = "story file vanished"
+        await pilot.pause()
+        notes = pane.query_one("#preview-notes", Static)
+        assert text_of(pane, "#preview-notes") == "story file vanished"
+        assert notes.has_class("-error")
+        pane.prompt = prompt
+        await pilot.pause()
+        assert not notes.has_class("-error")
+        assert text_of(pane, "#preview-notes").startswith("[p] project")
+        # The same failure again is shown again, and kept again.
+        pane.error = "story file vanished"
+        await pilot.pause()
+        assert notes.has_class("-error")
+        assert board_of(deck) == [Notice("error", "story file vanished", "error")] * 2
+
+
+@run_async
+async def test_no_stories_says_where_stories_come_from(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        assert "composing" in str(pane.query_one(MeterLine).render())
+        pane.no_stories = ("no stories found", "add _bmad-output/ or openspec/")
+        await pilot.pause()
+        assert text_of(pane, "#preview-notes") == "no stories found\nadd _bmad-output/ or openspec/"
+        assert pane.query_one("#preview-notes").has_class("-error")
+        assert str(pane.query_one(MeterLine).render()) == "no story to compose"
+        assert text_of(pane, "#preview-title") == "Preview · no stories"
+        assert board_of(deck) == [Notice("loading the stories", "no stories found")]
+
+
+@run_async
+async def test_enter_on_a_layer_or_a_file_posts_its_full_text(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    prompt = composed(deck)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        await pilot.pause()
+        layers = pane.query_one(LayersTable)
+        layers.focus()
+        layers.move_cursor(row=5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.chosen) == 1, "the layer's text")
+        layer = prompt.layers[5]
+        assert app.chosen[0].title == f"{layer.layer_id} · {layer.title}"
+        assert app.chosen[0].text == printable(layer.content)
+        assert f"sha256 {layer.sha256[:12]}" in app.chosen[0].subtitle
+
+        files = pane.query_one(FilesTable)
+        files.focus()
+        files.move_cursor(row=1)
+        assert pane.file_under_cursor == prompt.injection.files[1]
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(app.chosen) == 2, "the file's text")
+        item = prompt.injection.files[1]
+        assert app.chosen[1].title == item.path
+        assert app.chosen[1].text == (demo_root / item.path).read_text(encoding="utf-8")
+
+
+@run_async
+async def test_only_the_open_tab_loads_its_text_and_b_switches_the_chart(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    prompt = composed(deck)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        await pilot.pause()
+        system, user = (
+            pane.query_one("#system-text", TextViewer),
+            pane.query_one("#user-text", TextViewer),
+        )
+        assert system.text == "" and user.text == ""
+        pane.query_one(TabbedContent).active = "tab-system"
+        await pilot.pause()
+        assert system.text == printable(prompt.system) and user.text == ""
+
+        chart = pane.query_one(CompositionChart)
+        pane.toggle_composition()
+        await pilot.pause()
+        assert pane.query_one(TabbedContent).active == "tab-composition"
+        assert chart.prompt is prompt and chart.measure == "tokens"
+        pane.toggle_composition()
+        assert chart.measure == "bytes"
+
+
+def test_the_notes_name_the_budget_and_each_warning_once(demo_root: Path) -> None:
+    deck = deck_on(demo_root, budget_dev=10)
+    counted = composed(deck)
+    tokens = counted.system_meter.tokens
+    assert tokens is not None and counted.user_meter.tokens is not None
+    used = tokens + counted.user_meter.tokens
+    assert f"budget {used:,}/10 tok OVER" in notes_text(counted, deck.workspace.config)
+    quick = composed(deck, counted=False)
+    assert "budget …/10 tok" in notes_text(quick, deck.workspace.config)
+    assert "OVER" not in notes_text(quick, deck.workspace.config)
+
+    warned = replace(counted, warnings=("rules: unreadable", "rules: unreadable", "a\x1bb"))
+    lines = notes_text(warned, deck_on(demo_root).workspace.config).splitlines()
+    assert lines[1:] == ["⚠ rules: unreadable", "⚠ a␛b"]
+
+
+@run_async
+async def test_x_removes_the_added_file_under_the_cursor_else_the_last(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    workspace = deck.workspace
+    catalog = load_catalog(workspace)
+    added = ("README.md", "pyproject.toml")
+    request = PromptRequest(
+        catalog.stories[0].id, phase="dev", selection=Selection(additional_files=added)
+    )
+    prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        pane.prompt = prompt
+        await pilot.pause()
+        files = pane.query_one(FilesTable)
+        rows = [f.path for f in files.shown_files]
+        files.move_cursor(row=rows.index("README.md"))
+        assert pane.added_file_to_remove(added) == "README.md"
+        # Not on an added file: the last one added goes.
+        not_added = next(i for i, f in enumerate(files.shown_files) if f.category != "additional")
+        files.move_cursor(row=not_added)
+        assert pane.added_file_to_remove(added) == "pyproject.toml"

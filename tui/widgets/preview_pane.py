@@ -1,0 +1,333 @@
+"""The Preview region: the composed prompt as layers, files, notes and meter, and its texts.
+
+Data comes down as reactives: the screen sets :attr:`PreviewPane.prompt` (with
+:attr:`~PreviewPane.counted` and :attr:`~PreviewPane.delta`), :attr:`~PreviewPane.error` or
+:attr:`~PreviewPane.no_stories`, and the watchers paint. What the user asks for goes up as a
+message: Enter on a layer or a file (and ``D``, the diff with the last run) posts
+:class:`PreviewPane.TextChosen` with the full text, which the screen shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from promptdeck.core.budget import check_budget
+from promptdeck.core.config import Config
+from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.injection import InjectedFile
+from promptdeck.core.prompt import ComposedPrompt
+from promptdeck.core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
+from promptdeck.core.textfiles import read_text_file
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import var
+from textual.widgets import Static, TabbedContent, TabPane
+from textual.worker import Worker
+
+from ..context import DeckContext
+from ..format import printable, printable_line
+from ..workers import report_failure
+from .composition_chart import CompositionChart
+from .files_table import FilesTable
+from .layers_table import LayersTable
+from .meter_line import MeterLine, MeterReading
+from .text_viewer import TextViewer
+
+
+def notes_text(prompt: ComposedPrompt, config: Config) -> str:
+    """The notes under the tabs: what is included (and the key that changes it), the token
+    budget when one is set, then every warning of the compose, once each."""
+    selection = prompt.request.selection
+    flags = [
+        f"[p] project {'on' if selection.project_context else 'off'}",
+        f"[d] discovery {'on' if selection.discovery else 'off'}",
+        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}",
+    ]
+    if selection.additional_files:
+        flags.append(f"[a] +{len(selection.additional_files)} added")
+    if prompt.variant == "party":
+        flags.append("[v] party")
+    budget = check_budget(prompt, config)
+    if budget.budget:
+        used = "…" if budget.tokens is None else f"{budget.tokens:,}"
+        flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
+    warnings = (*prompt.warnings, *prompt.injection.warnings)
+    line = "  ".join(flags)
+    if warnings:
+        shown = (printable_line(w) for w in dict.fromkeys(warnings))
+        line += "\n⚠ " + "\n⚠ ".join(shown)
+    return line
+
+
+def preview_title(prompt: ComposedPrompt) -> str:
+    """``Preview · 1-2 · dev · create`` (`` · party`` for the party variant)."""
+    request = prompt.request
+    party = " · party" if prompt.variant == "party" else ""
+    return f"Preview · {prompt.story.id} · {request.phase} · {request.mode}{party}"
+
+
+class PreviewPane(Vertical):
+    """The prompt about to be sent: tabs for the layers and files, the system and user texts,
+    the messages and the composition; the notes and the meter below them.
+
+    Args:
+        deck: the session: its workspace (files are read on Enter; the config holds the
+            token budget) and its notice board (every error shown is kept there too).
+        id: the widget id.
+    """
+
+    prompt: var[ComposedPrompt | None] = var(None, always_update=True, init=False)
+    """The prompt shown; every new one repaints the pane (set :attr:`counted` and
+    :attr:`delta` first, or after: either way the meter follows)."""
+    counted: var[bool] = var(False, init=False)
+    """True when :attr:`prompt` carries token counts (the meter shows ``…`` until then)."""
+    delta: var[str] = var("", init=False)
+    """The change the last toggle made, as the meter shows it (``+38.2 KiB  +9.6k tok``)."""
+    error: var[str] = var("", always_update=True, init=False)
+    """A step that failed: shown in the notes, in the error colour, until the next prompt, and
+    kept on the notice board."""
+    no_stories: var[tuple[str, ...]] = var((), init=False)
+    """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
+    workspace that has none (the first line is kept on the notice board)."""
+
+    @dataclass
+    class TextChosen(Message):
+        """The user asked to read a layer's or a file's full text (made printable)."""
+
+        title: str
+        text: str
+        subtitle: str = ""
+
+    def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._deck = deck
+
+    def compose(self) -> ComposeResult:
+        """Title, tabs, notes and meter, top to bottom."""
+        yield Static("Preview", classes="region-title", id="preview-title", markup=False)
+        with TabbedContent(id="preview-tabs", initial="tab-overview"):
+            with TabPane("Layers & files", id="tab-overview"):
+                yield LayersTable(id="layers-table")
+                yield FilesTable(id="files-table")
+            with TabPane("System", id="tab-system"):
+                yield TextViewer(id="system-text")
+            with TabPane("User", id="tab-user"):
+                yield TextViewer(id="user-text")
+            with TabPane("Messages", id="tab-messages"):
+                yield TextViewer(id="messages-text")
+            with (
+                TabPane("Composition", id="tab-composition"),
+                VerticalScroll(id="composition-scroll"),
+            ):
+                yield CompositionChart(id="composition-chart")
+        yield Static("", id="preview-notes", markup=False)
+        yield MeterLine(id="meter-line")
+
+    # ---------------------------------------------------------------- data down
+
+    def watch_prompt(self, prompt: ComposedPrompt | None) -> None:
+        """Paint a new prompt: tables, meter, notes, title and the open text tab."""
+        if prompt is None:
+            return
+        self.query_one(LayersTable).show_layers(prompt.layers, prompt.system_meter.bytes)
+        injection = prompt.injection
+        self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
+        self._show_meter()
+        notes = self.query_one("#preview-notes", Static)
+        notes.remove_class("-error")
+        # Fixed-height regions: repaint without a relayout of the screen.
+        notes.update(notes_text(prompt, self._deck.workspace.config), layout=False)
+        self.query_one("#preview-title", Static).update(preview_title(prompt), layout=False)
+        self._refresh_active_text()
+
+    def watch_counted(self) -> None:
+        """Tokens counted (or not yet): the meter says so."""
+        self._show_meter()
+
+    def watch_delta(self) -> None:
+        """A new change: the meter shows it."""
+        self._show_meter()
+
+    def watch_error(self, message: str) -> None:
+        """Show ``message`` in the notes, in the error colour."""
+        notes = self.query_one("#preview-notes", Static)
+        notes.update(message, layout=False)
+        notes.add_class("-error")
+        self._deck.board.add_notices("error", [message], "error")
+
+    def watch_no_stories(self, lines: tuple[str, ...]) -> None:
+        """Nothing to compose: say what promptdeck looks for and how to start, in place of the
+        preview, instead of composing forever."""
+        if not lines:
+            return
+        notes = self.query_one("#preview-notes", Static)
+        notes.styles.height = "auto"
+        notes.update(Text("\n".join(lines)))
+        notes.add_class("-error")
+        self.query_one(MeterLine).placeholder = "no story to compose"
+        self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
+        self._deck.board.add_notices("loading the stories", [lines[0]])
+
+    def _show_meter(self) -> None:
+        prompt = self.prompt
+        if prompt is None:
+            return
+        injection = prompt.injection
+        self.query_one(MeterLine).reading = MeterReading(
+            system_bytes=prompt.system_meter.bytes,
+            system_tokens=prompt.system_meter.tokens if self.counted else None,
+            injection_bytes=injection.size_bytes,
+            injection_text_bytes=injection.total.bytes,
+            level=injection.level,
+            warn_bytes=injection.warn_bytes,
+            error_bytes=injection.error_bytes,
+            encoding=injection.encoding,
+            delta=self.delta,
+        )
+
+    @on(TabbedContent.TabActivated, "#preview-tabs")
+    def _tab_activated(self) -> None:
+        self._refresh_active_text()
+
+    def _refresh_active_text(self) -> None:
+        # Only the visible tab's text is loaded: a 150 KiB TextArea reload per toggle would
+        # cost more than the compose itself.
+        prompt = self.prompt
+        if prompt is None:
+            return
+        active = self.query_one("#preview-tabs", TabbedContent).active
+        if active == "tab-system":
+            self.query_one("#system-text", TextViewer).show(printable(prompt.system))
+        elif active == "tab-user":
+            self.query_one("#user-text", TextViewer).show(printable(prompt.user))
+        elif active == "tab-composition":
+            self.query_one(CompositionChart).prompt = prompt
+        elif active == "tab-messages":
+            text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
+            self.query_one("#messages-text", TextViewer).show(printable(text))
+
+    # ---------------------------------------------------------------- asked by the screen
+
+    def toggle_composition(self) -> None:
+        """Bring the composition tab forward; when it already is, switch tokens ↔ bytes."""
+        tabs = self.query_one("#preview-tabs", TabbedContent)
+        chart = self.query_one(CompositionChart)
+        if tabs.active == "tab-composition":
+            chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
+        else:
+            tabs.active = "tab-composition"
+        self._refresh_active_text()
+
+    def focus_table(self) -> None:
+        """Put the focus on the layers table (the region shown alone starts there)."""
+        self.query_one(LayersTable).focus()
+
+    @property
+    def file_under_cursor(self) -> InjectedFile | None:
+        """The file the files table's cursor is on, if any."""
+        table = self.query_one(FilesTable)
+        files = table.shown_files
+        if files and 0 <= table.cursor_row < len(files):
+            return files[table.cursor_row]
+        return None
+
+    def added_file_to_remove(self, added: Sequence[str]) -> str:
+        """Which of the ``added`` files (not empty) ``x`` removes: the one under the files
+        table's cursor, else the last added."""
+        row = self.file_under_cursor
+        if row is not None and row.category == "additional" and row.path in added:
+            return row.path
+        return added[-1]
+
+    def copy_system(self) -> None:
+        """The exact system prompt shown to the clipboard; a toast says where it went."""
+        prompt = self.prompt
+        if prompt is None:
+            return
+        # Imported on first use: the clipboard library probes the system when loaded.
+        from ..clipboard import copy_text
+
+        reached, message = copy_text(
+            prompt.system,
+            self.app.copy_to_clipboard,
+            f"system prompt ({prompt.system_meter.bytes:,} bytes)",
+        )
+        self.notify(message, severity="information" if reached else "warning", markup=False)
+
+    @work(
+        thread=True,
+        exclusive=True,
+        group="diff",
+        exit_on_error=False,
+        description="Comparing with the last run",
+    )
+    def compare_with_last_run(self, prompt: ComposedPrompt) -> None:
+        """``prompt`` against the one the last run of its phase sent, part by part, posted as
+        :class:`TextChosen` (off the UI thread: it reads the run record)."""
+        story, phase = prompt.story.id, prompt.request.phase
+        run = last_run_of(self._deck.workspace.root, story, phase)
+        if run is None:
+            self.app.call_from_thread(
+                self.notify, f"no earlier {phase} run of story {story} to compare with"
+            )
+            return
+        try:
+            diff = compare(side_of_run(run), side_of_prompt(prompt, "the prompt now"))
+        except PromptdeckError as exc:
+            self.app.call_from_thread(self._fail, str(exc))
+            return
+        title = f"Diff · {story} · {phase} · {len(diff.changed)} of {len(diff.parts)} parts differ"
+        self.post_message(self.TextChosen(title, "\n".join(diff_text(diff))))
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+
+    # ---------------------------------------------------------------- events up
+
+    @on(LayersTable.LayerChosen)
+    def _layer_chosen(self, event: LayersTable.LayerChosen) -> None:
+        event.stop()
+        layer = event.layer
+        subtitle = f"{layer.source or 'no source'} · {layer.bytes:,} bytes"
+        if layer.tokens is not None:
+            subtitle += f" · {layer.tokens:,} tokens"
+        subtitle += f" · sha256 {layer.sha256[:12]}"
+        self.post_message(
+            self.TextChosen(
+                printable_line(f"{layer.layer_id} · {layer.title}"),
+                printable(layer.content),
+                printable_line(subtitle),
+            )
+        )
+
+    @on(FilesTable.FileChosen)
+    def _file_chosen(self, event: FilesTable.FileChosen) -> None:
+        event.stop()
+        self._read_file(event.file)
+
+    @work(thread=True, group="file-view", exit_on_error=False, description="Reading a file")
+    def _read_file(self, item: InjectedFile) -> None:
+        # A read never runs on the UI thread: whatever the file is, q still quits.
+        subtitle = f"{item.category} · {item.status} · {item.bytes:,} bytes · {item.reason}"
+        workspace = self._deck.workspace
+        path = workspace.path(item.path)
+        if item.status == "outside-project" or not workspace.contains(path):
+            text = "(outside the project: not read)"
+        else:
+            content = read_text_file(
+                path, root=workspace.root, limit=workspace.config.read_max_bytes
+            )
+            text = content if isinstance(content, str) else f"({content})"
+        # Posting a message is safe from this thread.
+        self.post_message(
+            self.TextChosen(printable_line(item.path), printable(text), printable_line(subtitle))
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A read or a diff that failed with an unexpected error says so instead of vanishing."""
+        report_failure(self, event)

@@ -1,0 +1,24 @@
+"""What a worker that failed unexpectedly says.
+
+Textual's ``Worker.StateChanged`` does not bubble, so every screen or widget that runs workers
+reports its own, through :func:`report_failure`, instead of letting a failure vanish.
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+from textual.worker import Worker, WorkerState
+
+FAILURE_TOAST_SECONDS = 15
+"""How long the toast of a failed worker stays."""
+
+
+def report_failure(node: Widget, event: Worker.StateChanged) -> None:
+    """Tell the user, on ``node``, that the worker of ``event`` failed, and with what."""
+    if event.state == WorkerState.ERROR:
+        worker = event.worker
+        node.notify(
+            f"{worker.description or worker.name} failed: {worker.error!r}",
+            severity="error",
+            timeout=FAILURE_TOAST_SECONDS,
+        )
