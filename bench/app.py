@@ -43,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from promptdeck.core.demo import prepare_demo
+from promptdeck.core.trust import trust_config
 from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
@@ -314,6 +315,7 @@ def _stream_workspace(dest: Path) -> Path:
     )
     config.write_text(text, encoding="utf-8")
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "bench agent"], check=True)
+    trust_config(open_workspace(root))  # the bench's own agent (in the bench's config home)
     return root
 
 

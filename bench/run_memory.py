@@ -39,6 +39,11 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
+def _env(root: Path) -> dict[str, str]:
+    """The caller's environment with a config home of the bench's own."""
+    return {**os.environ, "XDG_CONFIG_HOME": str(root.parent / "xdg")}
+
+
 def _workspace(root: Path, mb: int) -> None:
     story = root / "_bmad-output" / "implementation-artifacts" / "1-1-parse-lines.md"
     story.parent.mkdir(parents=True)
@@ -53,6 +58,9 @@ def _workspace(root: Path, mb: int) -> None:
     env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
+    # The bench's own agent: trusted, in a config home of the bench's (not the user's).
+    promptdeck = Path(sys.executable).with_name("promptdeck")
+    subprocess.run([str(promptdeck), "trust"], cwd=root, env=_env(root), check=True)
 
 
 def main() -> int:
@@ -68,6 +76,7 @@ def main() -> int:
         proc = subprocess.Popen(
             [str(promptdeck), "run", "1-1", "--phase", "dev", "--no-git"],
             cwd=root,
+            env=_env(root),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )

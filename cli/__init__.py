@@ -75,7 +75,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "4 the agent signalled failure · 5 no signal, timeout or crash · "
         "6 the git step failed or was refused · 7 the run could not be saved, or another "
         "run holds the story · 8 run refused: likely secrets in the injection "
-        "(--allow-secrets) · 9 run refused: over the phase's token budget · 130 Ctrl-C.",
+        "(--allow-secrets) · 9 run refused: over the phase's token budget · 10 run refused: the "
+        "project's config names the agent's program and is not trusted (promptdeck trust) · "
+        "130 Ctrl-C.",
     )
     parser.add_argument(
         "--version", action=_VersionAction, help="print the installed version and exit"

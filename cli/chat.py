@@ -20,6 +20,7 @@ from ..core.phases import PHASE_NAMES
 from ..core.prompt import PromptRequest, compose_prompt
 from ..core.runner import RunResult, start_run
 from ..core.session import Session
+from ..core.trust import check_trusted
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -97,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     workspace = workspace_from(args)
     args.agent = resolve_agent_name(args.agent, workspace.config)
+    check_trusted(workspace, args.agent)  # before a word is composed (start_run checks again)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id

@@ -5,8 +5,9 @@ promptdeck's own notices to stderr, and the run is recorded in ``.promptdeck/run
 Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a crash;
 6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
 story; 8 likely secrets in the injection without ``--allow-secrets``; 9 the prompt is over its
-phase's token budget (refused); 2 bad input; 3 over the size limit; 130 Ctrl-C (128 + the
-signal for SIGTERM/SIGHUP).
+phase's token budget (refused); 10 the project's config names the agent's program or its
+arguments and is not trusted (refused, see :mod:`promptdeck.core.trust`); 2 bad input; 3 over
+the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
@@ -42,6 +43,7 @@ from ..core.runner import RunEvent, RunHandle, RunResult, start_run
 from ..core.signals import match_line
 from ..core.stories import Story, StoryCatalog
 from ..core.terminal import printable, printable_line
+from ..core.trust import check_trusted
 from ..core.vocabulary import SUCCESS, Outcome
 from ..core.workspace import Workspace
 from .common import (
@@ -410,6 +412,8 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     # Refuse before anything is composed or written: no agent is no run.
     args.agent = resolve_agent_name(args.agent, workspace.config)
+    if not args.dry_run:  # the dry run shows what the config chooses, and starts nothing
+        check_trusted(workspace, args.agent)
     catalog = load_catalog(workspace)
     story = catalog.find(args.story)
     args.story = story.id

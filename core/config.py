@@ -7,9 +7,10 @@ key and what was expected — never a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
@@ -182,6 +183,8 @@ class Config:
 
     source: str | None = field(default=None, compare=False)
     """The file these settings came from, or None for defaults."""
+    source_sha256: str | None = field(default=None, compare=False)
+    """The SHA-256 of that file's text as read: what ``promptdeck trust`` records."""
 
     def validate_values(self) -> None:
         """Check cross-field rules that a type check cannot see."""
@@ -237,7 +240,7 @@ class Config:
                 raise ConfigError(where, key, "text without a NUL byte")
 
 
-_FIELDS = {f.name: f for f in fields(Config) if f.name != "source"}
+_FIELDS = {f.name: f for f in fields(Config) if f.name not in ("source", "source_sha256")}
 # The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
 # only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
 _TYPES: dict[str, Any] = get_type_hints(Config)
@@ -389,4 +392,5 @@ def load_config(root: Path) -> Config:
         raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
     except RecursionError:
         raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
-    return config_from_mapping(data, CONFIG_RELPATH)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)

@@ -114,6 +114,28 @@ class SecretsInInjection(PromptdeckError):
         )
 
 
+EXIT_UNTRUSTED_CONFIG = 10
+"""A run refused: the project's config chooses the agent's program or its arguments, and that
+version of the file has not been trusted (``promptdeck trust``)."""
+
+
+class UntrustedConfig(PromptdeckError):
+    """The project's ``config.toml`` names the program a run would start, or its arguments,
+    and the user has not trusted this version of it.
+
+    The message names each such setting and its value (made printable) and says how to trust.
+    """
+
+    exit_code = EXIT_UNTRUSTED_CONFIG
+
+    def __init__(self, where: str, settings: list[str]) -> None:
+        self.settings = settings
+        super().__init__(
+            f"{where} chooses what a run starts ({'; '.join(settings)}); read it, then run "
+            "`promptdeck trust` to allow this version of the file"
+        )
+
+
 class OverBudget(PromptdeckError):
     """A phase's prompt is over its token budget (``[budget] <phase>``): the run is refused."""
 

@@ -25,6 +25,7 @@ from .records import next_attempt
 from .run_prepare import PreparedRun, prepare_run
 from .size_advice import SizeOption, size_options
 from .terminal import printable_line
+from .trust import config_trust
 from .units import human_bytes, human_tokens
 from .workspace import Workspace
 
@@ -126,6 +127,8 @@ class RunPlan:
         budget: the phase's token budget against the prompt, or "" when none is set.
         over_budget: why the prompt is refused for its budget, or "" when within it.
         secrets: the secret scan's findings, ``path:line: kind`` (never the secret itself).
+        untrusted: the settings of the project's untrusted config that choose what this run
+            starts, ``key = value`` (see :mod:`~promptdeck.core.trust`).
         images: the images sent with the user message, described (``--image``).
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
@@ -149,6 +152,7 @@ class RunPlan:
     budget: str = ""
     over_budget: str = ""
     secrets: tuple[str, ...] = ()
+    untrusted: tuple[str, ...] = ()
     images: tuple[str, ...] = ()
     attempt: int = 1
     run_folder: str = ""
@@ -188,6 +192,7 @@ class RunPlan:
             "budget": self.budget or None,
             "over_budget": self.over_budget or None,
             "secrets": list(self.secrets),
+            "untrusted": list(self.untrusted),
             "images": list(self.images),
             "notes": list(self.notes),
             "blocked": self.blocked,
@@ -222,6 +227,7 @@ def describe_plan(
     if injection.level == "error":
         options = tuple(size_options(workspace, prompt.story, request.selection, injection))
     budget = check_budget(prompt, workspace.config)
+    trust = config_trust(workspace, agent)
     folder = ""
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
@@ -246,6 +252,7 @@ def describe_plan(
         budget=budget.describe() if budget.budget else "",
         over_budget=budget.refusal() if budget.over else "",
         secrets=tuple(str(finding) for finding in injection.secrets),
+        untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
     )
 
@@ -281,7 +288,7 @@ def refusal_lines(plan: RunPlan) -> list[str]:
 
 
 BlockKind = Literal[
-    "title", "sizes", "budget", "images", "notes", "secrets", "refusal", "command", "argv"
+    "title", "sizes", "budget", "images", "notes", "trust", "secrets", "refusal", "command", "argv"
 ]
 """What a block of the confirmation says; the app places and colours each kind."""
 
@@ -327,8 +334,9 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     """The confirmation of ``plan``, block by block, in the order it reads.
 
     Always a title and the sizes; then the budget, images and notes when there are any; the
-    secret scan's findings when the plan could start; and last either why it cannot start
-    (with what would bring it under) or the command that will run.
+    untrusted config's choices and the secret scan's findings when the plan could start; and
+    last either why it cannot start (with what would bring it under) or the command that will
+    run.
     """
     blocks = [
         _title(plan),
@@ -349,6 +357,13 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
         blocks.append(ConfirmationBlock("images", ("images:", *shown)))
     if plan.notes:
         blocks.append(ConfirmationBlock("notes", tuple(printable_line(n) for n in plan.notes)))
+    if plan.untrusted and not plan.blocked:
+        lines = ["⚠ The project's .promptdeck/config.toml chooses what this run starts:"]
+        lines.extend(f"  • {printable_line(setting)}" for setting in plan.untrusted)
+        lines.append(
+            "Read it: start twice to trust this version of the file (or `promptdeck trust`)."
+        )
+        blocks.append(ConfirmationBlock("trust", tuple(lines)))
     if plan.secrets and not plan.blocked:
         lines = [f"⚠ The secret scan flagged {len(plan.secrets)} likely secret(s):"]
         lines.extend(f"  • {printable_line(finding)}" for finding in plan.secrets)

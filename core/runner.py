@@ -44,6 +44,7 @@ from .status_writeback import write_start
 from .supervise import CANCEL_GRACE
 from .supervise import READ_CHUNK as READ_CHUNK
 from .system_prompt_log import injection_facts, log_injection
+from .trust import check_trusted
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ def start_run(
         UsageError: bad agent name or command template (exit 2).
         NoAgentError: no agent named and no real one found (exit 2).
         StoryLocked: another promptdeck run holds the story (exit 7).
+        UntrustedConfig: the project's config names the program or its arguments, and this
+            version of it is not trusted (exit 10).
         OSError: the run folder cannot be written (a read-only project, a full disk).
     """
     config = workspace.config
@@ -118,8 +121,9 @@ def start_run(
     chat = resume_session is not None or user_text is not None
     repo = gitops.require_repo(workspace.root) if use_git else None
     check_size(prompt)
-    resolve_agent_name(agent, config)
     try:
+        # The project's config may name the program this run starts: not without the user.
+        check_trusted(workspace, resolve_agent_name(agent, config))
         lock = acquire_lock(workspace.root, story.id)
     except BaseException:
         if prepared is not None:

@@ -1,7 +1,8 @@
-"""Suite-wide isolation: no test reads or writes the real user's cache folder.
+"""Suite-wide isolation: no test reads or writes the real user's cache or config folder.
 
-The cache folder is pointed at a throwaway one when pytest starts, before any test module is
-collected, so every process-wide token counter, every subprocess and every app test uses it.
+Both are pointed at throwaway ones when pytest starts, before any test module is collected, so
+every process-wide token counter, every trusted-config record, every subprocess and every app
+test uses them (tests that need a folder of their own set it themselves).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import pytest
 
 def pytest_configure(config: pytest.Config) -> None:
     cache_home = tempfile.mkdtemp(prefix="promptdeck-test-cache-")
+    config_home = tempfile.mkdtemp(prefix="promptdeck-test-config-")
     os.environ["XDG_CACHE_HOME"] = cache_home
+    os.environ["XDG_CONFIG_HOME"] = config_home
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
 
     def remove() -> None:
@@ -23,5 +26,6 @@ def pytest_configure(config: pytest.Config) -> None:
 
         shared_cache().close()
         shutil.rmtree(cache_home, ignore_errors=True)
+        shutil.rmtree(config_home, ignore_errors=True)
 
     config.add_cleanup(remove)

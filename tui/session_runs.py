@@ -22,6 +22,7 @@ from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.run_plan import PlannedRun, describe_image, discard_plan
 from promptdeck.core.runner import RunHandle, RunResult, start_run
 from promptdeck.core.stories import StoryCatalog
+from promptdeck.core.trust import trust_config
 from promptdeck.core.vocabulary import SUCCESS
 from textual.screen import Screen
 
@@ -122,15 +123,19 @@ class SessionRuns:
         def answered(start: bool | None) -> None:
             if start and not plan.blocked:
                 self._panel.forget_feed()
-                self._worker(partial(self._start, planned), "start", "Starting the run")
+                # A second Start on a plan listing the config's choices was the user's trust.
+                trust = bool(plan.untrusted)
+                self._worker(partial(self._start, planned, trust), "start", "Starting the run")
             else:
                 discard_plan(planned)
 
         self._host.app.push_screen(ConfirmRunScreen(plan), answered)
 
-    def _start(self, planned: PlannedRun) -> None:
+    def _start(self, planned: PlannedRun, trust: bool = False) -> None:
         deck = self._deck
         try:
+            if trust:
+                trust_config(deck.workspace)
             handle = start_run(
                 deck.workspace,
                 planned.prompt,

@@ -126,6 +126,7 @@ def test_exit_codes_follow_the_outcome(tmp_path: Path, script: str, code: int) -
 def test_missing_agent_binary_is_exit_5_in_one_line(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     (root / ".promptdeck" / "config.toml").write_text('[agent]\nclaude_bin = "/no/such/claude"\n')
+    assert cli(root, "trust").returncode == 0
     done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "claude")
     assert done.returncode == 5
     assert "agent binary not found: /no/such/claude" in done.stderr

@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_responses import FakeResponses
 from loopback_api import agent_env
+from promptdeck.core.trust import trust_config
+from promptdeck.core.workspace import open_workspace
 
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
@@ -85,6 +87,8 @@ def session(spec: dict[str, Any]) -> dict[str, Any]:
     root = Path(spec["root"])
     with FakeResponses(list(spec["replies"])) as fake:
         (root / ".promptdeck" / "config.toml").write_text(_config(spec, fake), encoding="utf-8")
+        # The config names the binary and its arguments: the user trusts this version of it.
+        trust_config(open_workspace(root))
         results = []
         for argv in spec["commands"]:
             done = subprocess.run(

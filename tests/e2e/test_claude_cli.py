@@ -17,6 +17,8 @@ import pytest
 from e2e_project import PNG, PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
 from fake_anthropic import AnthropicRequest, FakeAnthropic
 from loopback_api import agent_env
+from promptdeck.core.trust import trust_config
+from promptdeck.core.workspace import open_workspace
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +29,9 @@ CLAUDE = agent_cli("claude", "@anthropic-ai/claude-code")
 def project(tmp_path: Path) -> Path:
     config = f'[agent]\nclaude_bin = "{CLAUDE}"\ntimeout = 150.0\n'
     rules = "Keep functions small. Überprüfe alles.\n"
-    return make_project(tmp_path, rules, {".promptdeck/config.toml": config})
+    root = make_project(tmp_path, rules, {".promptdeck/config.toml": config})
+    trust_config(open_workspace(root))  # the config names the binary: the user trusts it
+    return root
 
 
 def _env(fake: FakeAnthropic, home: Path) -> dict[str, str]:

@@ -73,10 +73,12 @@ def cloned_workspace(
     files: Mapping[str, str | bytes],
     *,
     empty: bool = False,
+    trusted: bool = True,
 ) -> Path:
     """``files`` committed in an origin repository, then ``git clone``d: the clone's path.
     ``empty``: an origin with no commit at all (the files are then written into the clone,
-    uncommitted)."""
+    uncommitted). ``trusted``: the user has run ``promptdeck trust`` in the clone, so a run
+    may start the agent its config names (these cases drive their own ``command`` agent)."""
     origin = tmp_path / "origin"
     origin.mkdir()
     everything = dict(files)
@@ -89,6 +91,9 @@ def cloned_workspace(
     git(tmp_path, "clone", "-q", str(origin), str(target))
     if empty:
         _write(target, everything)
+    if trusted and ".promptdeck/config.toml" in everything:
+        done = cli(target, "trust")
+        assert done.code == 0 or "config.toml" in done.stderr, done.stderr
     return target
 
 

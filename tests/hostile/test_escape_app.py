@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from hostile._read_helpers import ARTIFACTS, PLANNING, has_terminal_controls, make_cloned
+from promptdeck.core.trust import trust_config
+from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.widgets.files_table import FilesTable
@@ -77,6 +79,7 @@ async def test_escapes_markup_and_secrets_in_the_app(tmp_path: Path) -> None:
         },
         base=False,
     )
+    trust_config(open_workspace(hostile.root))  # the user trusts the clone's agent
     app = make_app(hostile.root, agent="command", use_git=False)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")

@@ -34,7 +34,7 @@ sys.stdout.write("IMPLEMENTATION COMPLETE: 1-1\\n")
 
 
 def _hostile(tmp_path: Path):  # type: ignore[no-untyped-def]
-    return make_cloned(
+    hostile = make_cloned(
         tmp_path,
         {
             f"{ARTIFACTS}/1-1-parse-rows.md": STORY,
@@ -46,6 +46,9 @@ def _hostile(tmp_path: Path):  # type: ignore[no-untyped-def]
         },
         base=False,
     )
+    # The user has read the clone's config and trusted it: its agent may run.
+    assert run_cli(hostile, ["trust"]).code == 0
+    return hostile
 
 
 def test_story_text_is_shown_with_controls_visible_and_never_as_markup(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ AGENT = 'import sys\nprint("IMPLEMENTATION COMPLETE: 1-1")\n'
 
 
 def _hostile(tmp_path: Path):  # type: ignore[no-untyped-def]
-    return make_cloned(
+    hostile = make_cloned(
         tmp_path,
         {
             f"{ARTIFACTS}/1-1-deploy.env": KEYS,
@@ -39,6 +39,9 @@ def _hostile(tmp_path: Path):  # type: ignore[no-untyped-def]
             ),
         },
     )
+    # The user has read the clone's config and trusted it: its agent may run.
+    assert run_cli(hostile, ["trust"]).code == 0
+    return hostile
 
 
 def _no_secret(text: str) -> None:

@@ -17,6 +17,7 @@ from promptdeck.core.injection import Selection
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
 from promptdeck.core.records import list_runs
 from promptdeck.core.runner import RunEvent, start_run, story_rewritten
+from promptdeck.core.trust import trust_config
 from promptdeck.core.workspace import Workspace, open_workspace
 
 STORY = """# Story 1.2: Parse lines
@@ -42,7 +43,9 @@ def make_workspace(root: Path, *, git: bool = True, config: str = "") -> Workspa
     )
     if git:
         commit_all(root)
-    return open_workspace(root)
+    workspace = open_workspace(root)
+    trust_config(workspace)  # the tests' own agent scripts: the user trusts this config
+    return workspace
 
 
 def compose(ws: Workspace, phase: str = "dev", **kwargs: object) -> ComposedPrompt:

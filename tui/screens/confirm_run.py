@@ -31,6 +31,7 @@ _BODY_IDS = {
     "budget": "confirm-budget",
     "images": "confirm-images",
     "notes": "confirm-notes",
+    "trust": "confirm-trust",
     "secrets": "confirm-secrets",
     "refusal": "confirm-refusal",
     "command": "confirm-argv-title",
@@ -97,7 +98,7 @@ class ConfirmRunScreen(ModalScreen[bool]):
     ConfirmRunScreen #confirm-notes {
         color: $warning;
     }
-    ConfirmRunScreen #confirm-secrets {
+    ConfirmRunScreen #confirm-trust, ConfirmRunScreen #confirm-secrets {
         color: $error;
         text-style: bold;
         margin-top: 1;
@@ -122,6 +123,9 @@ class ConfirmRunScreen(ModalScreen[bool]):
         self.plan = plan
         self.secrets_confirmed = False
         """True once the user pressed Start a second time to send flagged secrets."""
+        self.trust_confirmed = False
+        """True once the user pressed Start a second time to trust the project's config; the
+        caller records the trust before the run starts."""
 
     def compose(self) -> ComposeResult:
         """Title and sizes on top, buttons at the bottom, the argv scrolling between them.
@@ -144,7 +148,11 @@ class ConfirmRunScreen(ModalScreen[bool]):
                         yield Static(block.text, id=_BODY_IDS[block.kind], markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("Back  Esc", id="back", compact=True)
-                if not plan.blocked and plan.secrets:
+                if not plan.blocked and plan.untrusted:
+                    yield Button(
+                        "Trust the config…  Enter", id="start", variant="error", compact=True
+                    )
+                elif not plan.blocked and plan.secrets:
                     yield Button(
                         "Start with secrets…  Enter", id="start", variant="error", compact=True
                     )
@@ -176,6 +184,20 @@ class ConfirmRunScreen(ModalScreen[bool]):
         if self.plan.blocked:
             why = "over its token budget" if self.plan.over_budget else "over the error line"
             self.notify(f"{why}: this story cannot run as it is", severity="error")
+            return
+        if self.plan.untrusted and not self.trust_confirmed:
+            # One Enter never runs a program the repository chose.
+            self.trust_confirmed = True
+            start = self.query_one("#start", Button)
+            if self.plan.secrets:
+                start.label = "Yes, trust it; then the secrets… (Enter)"
+            else:
+                start.label = "Yes, trust this config and start (Enter)"
+            self.notify(
+                "the project's config chooses what this run starts: press Start again to trust "
+                "this version of it",
+                severity="warning",
+            )
             return
         if self.plan.secrets and not self.secrets_confirmed:
             # The second, explicit confirmation: one Enter never sends a flagged secret.

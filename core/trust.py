@@ -1,0 +1,195 @@
+"""Which settings of a project's own config a run may act on without the user's word.
+
+Reading a cloned repository executes nothing of it, but a run starts a program, and
+``.promptdeck/config.toml`` — a file of the repository, written by whoever wrote the
+repository — can name that program (``[agent] claude_bin``, ``codex_bin``, ``command_argv``)
+or its arguments (``claude_args``, ``codex_args``, ``codex_sandbox``: the flags that set what
+the agent may do without asking). A run whose agent would act on such a setting starts only
+once the user has trusted that version of the file: ``promptdeck trust``, or the second Start
+of the app's confirmation, records the file's SHA-256 for the project in
+``$XDG_CONFIG_HOME/promptdeck/trusted.json`` — the user's own folder, which no repository
+writes. A changed file needs trusting again. Settings at their defaults, a binary named by the
+user's own environment variable and the replay simulation need nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .config import CONFIG_RELPATH, Config
+from .errors import UntrustedConfig, UsageError
+from .terminal import printable_line
+from .textfit import one_line_preview
+from .workspace import Workspace
+
+TRUST_FILENAME = "trusted.json"
+_FORMAT = 1
+
+# For each agent, the settings that choose its program or its powers, and the environment
+# variable (the user's own) that overrides the binary when set.
+_PROGRAM_SETTINGS: dict[str, tuple[str, ...]] = {
+    "claude": ("agent_claude_bin", "agent_claude_args"),
+    "codex": ("agent_codex_bin", "agent_codex_args", "agent_codex_sandbox"),
+    "command": ("agent_command_argv",),
+    "replay": (),
+}
+_BIN_ENV = {"agent_claude_bin": "PROMPTDECK_CLAUDE_BIN", "agent_codex_bin": "PROMPTDECK_CODEX_BIN"}
+_DEFAULTS = Config()
+
+
+def trust_store_path(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/promptdeck/trusted.json``, default ``~/.config/promptdeck/``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or ""
+    root = Path(base).expanduser() if base.strip() else Path.home() / ".config"
+    return root / "promptdeck" / TRUST_FILENAME
+
+
+@dataclass(frozen=True)
+class ConfigTrust:
+    """What a project's config chooses for a run of one agent, and whether the user said yes.
+
+    Attributes:
+        settings: ``key = value`` for each setting the file sets away from its default that
+            the agent would act on, made printable and shortened for one line.
+        trusted: the user has trusted this version of the file for this project.
+        where: the config file, as shown in messages.
+    """
+
+    settings: tuple[str, ...]
+    trusted: bool
+    where: str = CONFIG_RELPATH
+
+    @property
+    def needed(self) -> bool:
+        """True when a run must not start before the user trusts the file."""
+        return bool(self.settings) and not self.trusted
+
+
+def program_settings(config: Config, agent: str | None = None) -> tuple[str, ...]:
+    """The settings of ``config`` away from their defaults that choose what a run of
+    ``agent`` starts (of any agent when None), as ``key = value`` lines; none for a config
+    that is not a file."""
+    if config.source is None:
+        return ()
+    names = (
+        _PROGRAM_SETTINGS.get(agent, ())
+        if agent is not None
+        else tuple(name for names in _PROGRAM_SETTINGS.values() for name in names)
+    )
+    shown: list[str] = []
+    for name in names:
+        value = getattr(config, name)
+        if value == getattr(_DEFAULTS, name):
+            continue
+        if name in _BIN_ENV and os.environ.get(_BIN_ENV[name]):
+            continue  # the user's own variable names the binary: the file's is not used
+        text = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        key = name.replace("_", ".", 1)
+        shown.append(f"{key} = {one_line_preview(printable_line(text), 120)}")
+    return tuple(shown)
+
+
+def _load_store(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot read the trusted configs ({exc})") from None
+    configs = data.get("configs") if isinstance(data, dict) else None
+    if not isinstance(configs, dict):
+        return {}
+    return {str(k): str(v) for k, v in configs.items() if isinstance(v, str)}
+
+
+def _key(workspace: Workspace) -> str:
+    return str(workspace.root.resolve())
+
+
+def config_trust(workspace: Workspace, agent: str) -> ConfigTrust:
+    """Whether a run of ``agent`` in ``workspace`` may act on the project's config as it is."""
+    settings = program_settings(workspace.config, agent)
+    where = workspace.config.source or CONFIG_RELPATH
+    if not settings:
+        return ConfigTrust((), True, where)
+    digest = workspace.config.source_sha256
+    trusted = digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
+    return ConfigTrust(settings, trusted, where)
+
+
+def check_trusted(workspace: Workspace, agent: str) -> None:
+    """Stop a run that would act on settings of an untrusted project config.
+
+    Raises:
+        UntrustedConfig: the file sets such settings and this version is not trusted (exit 10).
+    """
+    verdict = config_trust(workspace, agent)
+    if verdict.needed:
+        raise UntrustedConfig(verdict.where, list(verdict.settings))
+
+
+def _write_store(path: Path, configs: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload: dict[str, Any] = {"format": _FORMAT, "configs": dict(sorted(configs.items()))}
+    fd, temporary = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2)
+            handle.write("\n")
+        os.replace(temporary, path)  # whole or not at all: a crash leaves the old file
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def trust_config(workspace: Workspace) -> str | None:
+    """Record the user's trust in the project's config as it is now; its SHA-256, or None
+    when the project has no config file (nothing to trust).
+
+    Raises:
+        UsageError: the user's trust file cannot be read or written.
+    """
+    digest = workspace.config.source_sha256
+    if digest is None:
+        return None
+    path = trust_store_path()
+    configs = _load_store(path)
+    configs[_key(workspace)] = digest
+    try:
+        _write_store(path, configs)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot record the trust ({exc.strerror})") from None
+    return digest
+
+
+def forget_config(workspace: Workspace) -> bool:
+    """Withdraw the trust in the project's config; True when there was one."""
+    path = trust_store_path()
+    configs = _load_store(path)
+    if configs.pop(_key(workspace), None) is None:
+        return False
+    try:
+        _write_store(path, configs)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot withdraw the trust ({exc.strerror})") from None
+    return True
+
+
+__all__ = [
+    "TRUST_FILENAME",
+    "ConfigTrust",
+    "check_trusted",
+    "config_trust",
+    "forget_config",
+    "program_settings",
+    "trust_config",
+    "trust_store_path",
+]
