@@ -29,7 +29,8 @@ from .common import (
     warn,
     workspace_from,
 )
-from .run import Printer, add_run_options, raise_if_interrupted, wait_interruptibly
+from .run import add_run_options
+from .run_output import Printer, raise_if_interrupted, wait_interruptibly
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,21 +17,17 @@ the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
-import os
-import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO, assert_never
+from typing import Any
 
 from ..core.agents import resolve_agent_name
-from ..core.agents.base import agent_label
 from ..core.budget import check_budget, enforce_budget, phase_budget
 from ..core.catalog import load_catalog
 from ..core.config import AGENTS
-from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, Interrupted, UsageError
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, UsageError
 from ..core.flow import Suggestion, last_failure, run_auto
 from ..core.images import check_images
 from ..core.locks import holding
@@ -39,12 +35,10 @@ from ..core.optional_phases import auto_plan, parse_with
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
 from ..core.run_plan import confirmation_blocks, describe_plan, plan_run
-from ..core.runner import RunEvent, RunHandle, RunResult, start_run
-from ..core.signals import match_line
+from ..core.runner import RunResult, start_run
 from ..core.stories import Story, StoryCatalog
-from ..core.terminal import printable, printable_line
 from ..core.trust import check_trusted
-from ..core.vocabulary import SUCCESS, Outcome
+from ..core.vocabulary import SUCCESS
 from ..core.workspace import Workspace
 from .common import (
     EventLog,
@@ -56,6 +50,7 @@ from .common import (
     workspace_from,
 )
 from .compose import refuse_secrets, request_from
+from .run_output import Printer, raise_if_interrupted, wait_interruptibly
 from .variants import add_variant_options, ignored_variant_flags, party_phases
 
 
@@ -149,87 +144,6 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class Printer:
-    """Prints run events: agent text on stdout, everything else on stderr."""
-
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out = out
-        self.err = err
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
-        self.err_color = err.isatty() and "NO_COLOR" not in os.environ
-
-    def _paint(self, text: str, code: str, on: bool) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if on else text
-
-    def __call__(self, event: RunEvent) -> None:
-        # Shown text only: the run folder keeps the agent's raw bytes.
-        event = dataclasses.replace(event, text=printable(event.text))
-        if event.kind == "line":
-            self._line(event)
-        elif event.kind == "notice":
-            for line in event.text.splitlines():
-                print(self._paint(f"promptdeck: {line}", "2", self.err_color), file=self.err)
-
-    def _line(self, event: RunEvent) -> None:
-        if event.stream == "stderr":
-            print(event.text, file=self.err)
-            return
-        if event.line_kind == "text" or event.line_kind == "info":
-            for line in event.text.splitlines() or [""]:
-                signal = match_line(line) if event.agent_text else None
-                if signal is not None and self.color:
-                    code = "1;31" if signal.outcome == "failure" else "1;32"
-                    line = self._paint(line, code, True)
-                print(line, file=self.out)
-            self.out.flush()
-        elif event.line_kind in ("tool_use", "tool_result"):
-            mark = "⏺" if event.line_kind == "tool_use" else "⎿"
-            print(self._paint(f"  {mark} {event.text}", "2", self.err_color), file=self.err)
-
-    def summary(self, result: RunResult) -> None:
-        """One line: the phase, the outcome and its signal or reason, duration, cost, tokens."""
-        parts = [f"{result.duration_s:.1f} s"]
-        if result.cost_usd is not None:
-            parts.append(f"${result.cost_usd:.4f}")
-        elif result.simulation:
-            parts.append("cost —")
-        if result.usage is not None:
-            usage = result.usage
-            total = usage.context_tokens + usage.output_tokens
-            parts.append(f"{total:,} tokens")
-        outcome = self._paint(result.outcome, outcome_colour(result.outcome), self.err_color)
-        print(
-            f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
-            f"{agent_label(result.agent)}) → {outcome}: {printable_line(result.message)} "
-            f"({', '.join(parts)}) "
-            f"· run {result.run_id}",
-            file=self.err,
-        )
-
-
-def outcome_colour(outcome: Outcome) -> str:
-    """The SGR colour an outcome is printed in: green a success, red a failure signal,
-    yellow every other end (no signal, a timeout, a crash, a git step or a record that
-    failed)."""
-    match outcome:
-        case "success":
-            return "1;32"
-        case "failure":
-            return "1;31"
-        case (
-            "no-signal"
-            | "timeout"
-            | "cancelled"
-            | "crashed"
-            | "launch-failed"
-            | "git-failed"
-            | "unsaved"
-        ):
-            return "1;33"
-        case _:
-            assert_never(outcome)
-
-
 def seconds(text: str) -> float:
     """argparse type for ``--timeout``: a finite number of seconds greater than 0."""
     try:
@@ -239,35 +153,6 @@ def seconds(text: str) -> float:
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0: {text}")
     return value
-
-
-def wait_interruptibly(handle: RunHandle) -> RunResult:
-    """Wait for the run; Ctrl-C, SIGTERM or SIGHUP cancel it (SIGINT → SIGTERM → SIGKILL to
-    the agent's group) and the wait goes on until the run has settled.
-
-    The agent runs in a session of its own, so without this a CI job's cancel or a closed
-    terminal would end promptdeck and leave a paid agent running.
-    """
-
-    def on_termination(signum: int, _frame: object) -> None:
-        print(f"promptdeck: {signal.Signals(signum).name}: cancelling the run…", file=sys.stderr)
-        handle.interrupted_by = signum
-        handle.cancel()
-
-    previous = {sig: signal.signal(sig, on_termination) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        while True:
-            try:
-                return handle.wait(0.25)
-            except TimeoutError:
-                continue
-            except KeyboardInterrupt:
-                print("promptdeck: cancelling the run…", file=sys.stderr)
-                handle.interrupted_by = signal.SIGINT
-                handle.cancel()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 def _request(args: argparse.Namespace, workspace: Workspace, phase: str) -> PromptRequest:
@@ -382,22 +267,6 @@ def _run_one(
         printer.summary(result)
     raise_if_interrupted(handle, result)
     return result
-
-
-def raise_if_interrupted(handle: RunHandle, result: RunResult) -> None:
-    """After a run that promptdeck cancelled on a signal: exit 128 + that signal (130 for
-    Ctrl-C), the shell's convention, rather than the run's own exit code.
-
-    Raises:
-        Interrupted: the run was cancelled on SIGINT, SIGTERM or SIGHUP.
-    """
-    if handle.interrupted_by is None:
-        return
-    name = signal.Signals(handle.interrupted_by).name
-    raise Interrupted(
-        f"interrupted ({name}): run {result.run_id} ended {result.outcome}",
-        int(handle.interrupted_by),
-    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
-from promptdeck.cli.run import outcome_colour
+from promptdeck.cli.run_output import outcome_colour
 from promptdeck.core.vocabulary import OUTCOMES, Outcome
 
 PROMPTDECK = [

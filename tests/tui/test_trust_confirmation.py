@@ -13,6 +13,7 @@ from promptdeck.core.trust import config_trust
 from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
+from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 STORY_REL = "_bmad-output/implementation-artifacts/1-1-parse-rows.md"
@@ -20,23 +21,36 @@ STORY = "# Story 1.1: Parse rows\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks
 AGENT = "print('IMPLEMENTATION COMPLETE: 1-1')\n"
 
 
-@run_async
-async def test_the_second_start_trusts_the_config_and_runs(tmp_path: Path) -> None:
+def _project(tmp_path: Path) -> Path:
+    """A committed project whose own config names the agent's argv, not yet trusted."""
     root = tmp_path / "project"
     config = f'[agent]\ncommand_argv = ["{sys.executable}", "agent.py"]\n'
     write_files(root, {STORY_REL: STORY, "agent.py": AGENT, ".promptdeck/config.toml": config})
     commit_all(root)
+    return root
+
+
+async def _confirmation(pilot: Pilot[None]) -> tuple[MainScreen, ConfirmRunScreen]:
+    """Choose the dev phase of story 1.1, press r, and wait for the question."""
+    app = pilot.app
+    screen = await wait_for_preview(pilot, "1.1")
+    while screen.phase != "dev":
+        await pilot.press("right_square_bracket")
+    await wait_for_preview(pilot, "1.1")
+    await pilot.press("r")
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the question")
+    confirm = app.screen
+    assert isinstance(confirm, ConfirmRunScreen)
+    return screen, confirm
+
+
+@run_async
+async def test_the_second_start_trusts_the_config_and_runs(tmp_path: Path) -> None:
+    root = _project(tmp_path)
     assert config_trust(open_workspace(root), "command").needed
     app = make_app(root, agent="command", use_git=False)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1.1")
-        while screen.phase != "dev":
-            await pilot.press("right_square_bracket")
-        await wait_for_preview(pilot, "1.1")
-        await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the question")
-        confirm = app.screen
-        assert isinstance(confirm, ConfirmRunScreen)
+        screen, confirm = await _confirmation(pilot)
         listed = str(confirm.query_one("#confirm-trust", Static).render())
         assert "chooses what this run starts" in listed and "agent.command_argv" in listed
         start = confirm.query_one("#start", Button)
@@ -61,18 +75,10 @@ async def test_the_second_start_trusts_the_config_and_runs(tmp_path: Path) -> No
 
 @run_async
 async def test_going_back_trusts_nothing(tmp_path: Path) -> None:
-    root = tmp_path / "project"
-    config = f'[agent]\ncommand_argv = ["{sys.executable}", "agent.py"]\n'
-    write_files(root, {STORY_REL: STORY, "agent.py": AGENT, ".promptdeck/config.toml": config})
-    commit_all(root)
+    root = _project(tmp_path)
     app = make_app(root, agent="command", use_git=False)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1.1")
-        while screen.phase != "dev":
-            await pilot.press("right_square_bracket")
-        await wait_for_preview(pilot, "1.1")
-        await pilot.press("r")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the question")
+        await _confirmation(pilot)
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("escape")
