@@ -83,7 +83,7 @@ def run_list(args: argparse.Namespace) -> int:
             [
                 run.id,
                 run.story,
-                run.phase,
+                run.phase_label,
                 str(run.attempt),
                 agent_label(meta.agent or ""),
                 run.outcome,
@@ -120,7 +120,10 @@ def run_show(args: argparse.Namespace) -> int:
         return EXIT_OK
     meta, result = info.run_meta, info.run_result
     print(f"run      {info.id}")
-    print(f"story    {info.story} · phase {info.phase} · attempt {info.attempt} · mode {meta.mode}")
+    print(
+        f"story    {info.story} · phase {info.phase_label} · attempt {info.attempt} "
+        f"· mode {meta.mode}"
+    )
     print(f"agent    {agent_label(meta.agent or '')}: {' '.join(meta.argv)}")
     if meta.env_names:
         print(f"env      {', '.join(meta.env_names)}")

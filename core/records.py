@@ -90,6 +90,12 @@ class RunInfo:
         return self.run_meta.phase
 
     @property
+    def phase_label(self) -> str:
+        """The phase as lists show it: ``review (party)`` for a party variant."""
+        variant = self.run_meta.variant
+        return f"{self.phase} ({variant})" if variant and variant != "standard" else self.phase
+
+    @property
     def attempt(self) -> int:
         """The attempt number."""
         return self.run_meta.attempt

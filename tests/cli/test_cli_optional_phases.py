@@ -120,6 +120,13 @@ def test_party_review_through_run_appends_one_party_review_record(tmp_path: Path
     assert shown["meta"]["variant"] == "party"
     rows = json.loads(cli(root, "runs", "--json").stdout)["runs"]
     assert [r["variant"] for r in rows] == ["standard", "party"]
+    # Lists name the variant with the phase; the JSON keeps them apart.
+    records = [line.split("\t") for line in cli(root, "runs").stdout.splitlines()]
+    assert [record[2] for record in records if record[0] in {r["id"] for r in rows}] == [
+        "dev",
+        "review (party)",
+    ]
+    assert "phase review (party)" in cli(root, "show", "last").stdout
 
 
 def test_a_prompt_over_its_token_budget_is_refused_with_exit_9(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.quit_confirm import QuitConfirmScreen
 from promptdeck.tui.screens.run_detail import RunDetailScreen
 from promptdeck.tui.screens.run_history import RunHistoryScreen
+from promptdeck.tui.widgets.key_footer import KeyFooter
 from promptdeck.tui.widgets.phase_panel import PhaseList, PhaseLog
 from promptdeck.tui.widgets.signal_highlighter import SignalHighlighter
 from textual.widgets import Static
@@ -92,6 +93,12 @@ async def test_dev_run_streams_highlights_the_signal_and_suggests_review(demo_ro
         assert "success" in status and signal_line in status
 
 
+def _offers_cancel(screen: MainScreen) -> bool:
+    """Whether the footer shows ``c Cancel`` now."""
+    footer = screen.query_one(KeyFooter)
+    return any(b.action == "cancel_run" for item in footer.shown for b in item.bindings)
+
+
 @run_async
 async def test_cancel_stops_a_running_phase(demo_root: Path) -> None:
     set_agent_settings(demo_root, replay_script="dev=hang")
@@ -99,15 +106,18 @@ async def test_cancel_stops_a_running_phase(demo_root: Path) -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         screen = await _select_phase(pilot, screen, "dev")
+        assert not _offers_cancel(screen)  # nothing to cancel: the key is not offered
         await _confirm_and_start(pilot, app)
         await wait_for(pilot, lambda: screen.runs.handle is not None, "the run to start")
         await wait_for(pilot, lambda: len(screen.query_one(PhaseLog).lines) > 2, "output")
         rows = {row.name: row.state for row in screen.query_one(PhaseList).rows}
         assert rows["dev"] == "running"
+        await wait_for(pilot, lambda: _offers_cancel(screen), "c Cancel in the footer")
         await pilot.press("c")
         await wait_for(pilot, lambda: screen.last_result is not None, "the cancelled run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "cancelled"
         assert screen.runs.handle is None and screen.runs.running is None
+        await wait_for(pilot, lambda: not _offers_cancel(screen), "c Cancel gone again")
         runs = list_runs(demo_root)
         assert [run.outcome for run in runs] == ["cancelled"]
 

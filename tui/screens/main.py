@@ -396,6 +396,7 @@ class MainScreen(Screen[None]):
         self.runs.finished(event.result)
         self.phases.status_kept = True
         self.phases.running = None
+        self.refresh_bindings()
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self._load_catalog(follow_flow=True)
@@ -403,9 +404,16 @@ class MainScreen(Screen[None]):
     def _run_started(self) -> None:
         self.phases.status_kept = False
         self.phases.running = self.runs.running
+        self.refresh_bindings()
         self._show_view_bar()
         if self.has_class("-narrow") and self.view == "all":
             self.view = "phases"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``c`` is offered (in the footer, the palette and as a key) only while a phase runs."""
+        if action == "cancel_run":
+            return self.runs.running is not None
+        return True
 
     def action_cancel_run(self) -> None:
         """``c``: cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""

@@ -84,7 +84,7 @@ class RunDetailScreen(Screen[None]):
         meta, result, signal = run.run_meta, run.run_result, run.run_signal
         agent = agent_label(meta.agent or "")
         yield Static(
-            printable_line(f"Run · {run.story} · {run.phase} #{run.attempt} · {agent}"),
+            printable_line(f"Run · {run.story} · {run.phase_label} #{run.attempt} · {agent}"),
             id="detail-title",
             markup=False,
         )

@@ -160,7 +160,7 @@ class RunHistoryScreen(Screen[None]):
             cells = {
                 "started": Text(started),
                 "story": Text(printable_line(run.story), style="bold"),
-                "phase": Text(printable_line(run.phase)),
+                "phase": Text(printable_line(run.phase_label)),
                 "attempt": Text(str(run.attempt)),
                 "mode": Text(printable_line(meta.mode or "")),
                 "agent": Text(printable_line(agent_label(meta.agent or ""))),
