@@ -27,7 +27,8 @@ from textual.binding import Binding
 from textual.widgets import Button, Static
 
 SIZES = [(80, 24), (100, 30), (160, 45), (220, 50)]
-FIRST_KEYS = ["r Run", "n Next", "c Cancel", "? Help", "q Quit"]
+# ``c Cancel`` joins them only while a phase runs (tests/tui/test_runs.py).
+FIRST_KEYS = ["r Run", "n Next", "? Help", "q Quit"]
 
 
 def _region_visible(screen, name: str) -> bool:  # type: ignore[no-untyped-def]
