@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -121,7 +122,7 @@ class LoopbackHandler(BaseHTTPRequestHandler):
 
 
 @dataclass
-class LoopbackFake(Generic[R]):
+class LoopbackFake(ABC, Generic[R]):
     """A fake API on the loopback; use it as a context manager.
 
     Subclasses set :attr:`request_type` (their kind of :class:`RecordedRequest`),
@@ -159,9 +160,9 @@ class LoopbackFake(Generic[R]):
         with self._lock:
             return [request for request in self.requests if keep(request)]
 
+    @abstractmethod
     def answer(self, exchange: LoopbackHandler, request: R) -> None:
         """Answer ``request``, a recorded ``POST``, through ``exchange``'s send helpers."""
-        raise NotImplementedError
 
     def __enter__(self) -> Self:
         self._server = LoopbackServer(self, self.handler)
