@@ -3,6 +3,8 @@ a layer or a file posts the full text up."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from promptdeck.tui.widgets.preview_pane import PreviewPane, notes_text
 from promptdeck.tui.widgets.text_viewer import TextViewer
 from textual import on
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static, TabbedContent
 
 COUNTER = TokenCounter("o200k_base")
@@ -39,6 +42,20 @@ class PaneApp(App[None]):
     @on(PreviewPane.TextChosen)
     def _chosen(self, event: PreviewPane.TextChosen) -> None:
         self.chosen.append(event)
+
+
+@asynccontextmanager
+async def mounted(
+    deck: DeckContext, prompt: ComposedPrompt | None = None
+) -> AsyncIterator[tuple[Pilot[None], PreviewPane, PaneApp]]:
+    """The pane alone in a 140x40 app; showing ``prompt`` (painted) when one is given."""
+    app = PaneApp(deck)
+    async with app.run_test(size=(140, 40)) as pilot:
+        pane = app.query_one(PreviewPane)
+        if prompt is not None:
+            pane.prompt = prompt
+            await pilot.pause()
+        yield pilot, pane, app
 
 
 def composed(deck: DeckContext, *, counted: bool = True, **selection: bool) -> ComposedPrompt:
@@ -63,9 +80,7 @@ async def test_a_prompt_fills_the_tables_the_notes_the_title_and_the_meter(
 ) -> None:
     deck = deck_on(demo_root)
     prompt = composed(deck, discovery=True)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
+    async with mounted(deck) as (pilot, pane, _app):
         pane.counted = True
         pane.delta = "+1.0 KiB"
         pane.prompt = prompt
@@ -89,11 +104,7 @@ async def test_a_prompt_fills_the_tables_the_notes_the_title_and_the_meter(
 async def test_the_meter_shows_tokens_only_once_the_prompt_is_counted(demo_root: Path) -> None:
     deck = deck_on(demo_root)
     prompt = composed(deck)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
-        pane.prompt = prompt
-        await pilot.pause()
+    async with mounted(deck, prompt) as (pilot, pane, _app):
         reading = pane.query_one(MeterLine).reading
         assert reading is not None and reading.system_tokens is None
         pane.counted = True
@@ -110,9 +121,7 @@ async def test_the_meter_shows_tokens_only_once_the_prompt_is_counted(demo_root:
 async def test_an_error_shows_until_the_next_prompt_and_each_one_is_kept(demo_root: Path) -> None:
     deck = deck_on(demo_root)
     prompt = composed(deck)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
+    async with mounted(deck) as (pilot, pane, _app):
         pane.prompt = prompt
         pane.error = "story file vanished"
         await pilot.pause()
@@ -133,9 +142,7 @@ async def test_an_error_shows_until_the_next_prompt_and_each_one_is_kept(demo_ro
 @run_async
 async def test_no_stories_says_where_stories_come_from(demo_root: Path) -> None:
     deck = deck_on(demo_root)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
+    async with mounted(deck) as (pilot, pane, _app):
         assert "composing" in str(pane.query_one(MeterLine).render())
         pane.no_stories = ("no stories found", "add _bmad-output/ or openspec/")
         await pilot.pause()
@@ -150,11 +157,7 @@ async def test_no_stories_says_where_stories_come_from(demo_root: Path) -> None:
 async def test_enter_on_a_layer_or_a_file_posts_its_full_text(demo_root: Path) -> None:
     deck = deck_on(demo_root)
     prompt = composed(deck)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
-        pane.prompt = prompt
-        await pilot.pause()
+    async with mounted(deck, prompt) as (pilot, pane, app):
         layers = pane.query_one(LayersTable)
         layers.focus()
         layers.move_cursor(row=5)
@@ -180,11 +183,7 @@ async def test_enter_on_a_layer_or_a_file_posts_its_full_text(demo_root: Path) -
 async def test_only_the_open_tab_loads_its_text_and_b_switches_the_chart(demo_root: Path) -> None:
     deck = deck_on(demo_root)
     prompt = composed(deck)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
-        pane.prompt = prompt
-        await pilot.pause()
+    async with mounted(deck, prompt) as (pilot, pane, _app):
         system, user = (
             pane.query_one("#system-text", TextViewer),
             pane.query_one("#user-text", TextViewer),
@@ -229,11 +228,7 @@ async def test_x_removes_the_added_file_under_the_cursor_else_the_last(demo_root
         catalog.stories[0].id, phase="dev", selection=Selection(additional_files=added)
     )
     prompt = compose_prompt(workspace, catalog, request, counter=deck.counter)
-    app = PaneApp(deck)
-    async with app.run_test(size=(140, 40)) as pilot:
-        pane = app.query_one(PreviewPane)
-        pane.prompt = prompt
-        await pilot.pause()
+    async with mounted(deck, prompt) as (_pilot, pane, _app):
         files = pane.query_one(FilesTable)
         rows = [f.path for f in files.shown_files]
         files.move_cursor(row=rows.index("README.md"))
