@@ -3,6 +3,8 @@ message, at once on Enter and once the cursor rests on it."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from app_helpers import run_async, wait_for
@@ -12,6 +14,7 @@ from promptdeck.tui.widgets.stories_pane import StoriesPane
 from promptdeck.tui.widgets.story_tree import StoryTree
 from textual import on
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 
@@ -28,6 +31,15 @@ class PaneApp(App[None]):
         self.chosen.append(event.story.id)
 
 
+@asynccontextmanager
+async def mounted() -> AsyncIterator[tuple[Pilot[None], StoriesPane, StoryTree, PaneApp]]:
+    """The pane alone in a 60x30 app, with its tree."""
+    app = PaneApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        pane = app.query_one(StoriesPane)
+        yield pilot, pane, pane.query_one(StoryTree), app
+
+
 def shown_ids(tree: StoryTree) -> list[str]:
     return [leaf.data.id for group in tree.root.children for leaf in group.children if leaf.data]
 
@@ -37,10 +49,7 @@ async def test_the_tree_shows_the_stories_with_the_cursor_on_the_current_one(
     demo_root: Path,
 ) -> None:
     stories = load_catalog(open_workspace(demo_root)).stories
-    app = PaneApp()
-    async with app.run_test(size=(60, 30)) as pilot:
-        pane = app.query_one(StoriesPane)
-        tree = pane.query_one(StoryTree)
+    async with mounted() as (pilot, pane, tree, app):
         assert not pane.query_one("#story-filter", Input).display
         pane.current = "1-3"
         pane.stories = stories
@@ -54,10 +63,7 @@ async def test_the_tree_shows_the_stories_with_the_cursor_on_the_current_one(
 @run_async
 async def test_the_filter_narrows_the_tree_and_escape_would_clear_it(demo_root: Path) -> None:
     stories = load_catalog(open_workspace(demo_root)).stories
-    app = PaneApp()
-    async with app.run_test(size=(60, 30)) as pilot:
-        pane = app.query_one(StoriesPane)
-        tree = pane.query_one(StoryTree)
+    async with mounted() as (pilot, pane, tree, _app):
         pane.stories = stories
         pane.open_filter()
         box = pane.query_one("#story-filter", Input)
@@ -80,10 +86,7 @@ async def test_enter_picks_a_story_at_once_and_a_resting_cursor_after_a_pause(
     demo_root: Path,
 ) -> None:
     stories = load_catalog(open_workspace(demo_root)).stories
-    app = PaneApp()
-    async with app.run_test(size=(60, 30)) as pilot:
-        pane = app.query_one(StoriesPane)
-        tree = pane.query_one(StoryTree)
+    async with mounted() as (pilot, pane, tree, app):
         pane.current = "1-1"
         pane.stories = stories
         await wait_for(pilot, lambda: tree.cursor_node is tree.node_for("1-1"), "the cursor")
