@@ -272,6 +272,10 @@ class PhasePanel(Vertical):
         self.query_one(PhaseLog).reset()
         self.show_status(status, "running")
 
+    def focus_log(self) -> None:
+        """Put the keyboard on the live log (to scroll it)."""
+        self.query_one(PhaseLog).focus()
+
     def forget_feed(self) -> None:
         """Drop anything queued (before a new run starts feeding)."""
         self.feed.drain()

@@ -122,7 +122,7 @@ class PhasesPane(Vertical):
 
     def focus_log(self) -> None:
         """Put the focus on the run's log (the region shown alone starts there)."""
-        self.panel.query_one("#phase-log").focus()
+        self.panel.focus_log()
 
     def _show(self) -> None:
         story, running = self._story, self.running
