@@ -23,10 +23,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .agents.base import is_session_id
 from .config import Config
 from .errors import AssetMissing, UsageError
 from .instructions import InstructionsFile, load_instructions
@@ -259,6 +260,29 @@ class SessionSnapshot:
         }
 
 
+def _saved_session(path: Path) -> tuple[SessionState, Counters] | None:
+    """A chat's saved state and counters, or None when the file is missing or malformed."""
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        state_data = saved["state"]
+        state = SessionState(
+            turns=int(state_data.get("turns", 1)),
+            turns_since_injection=int(state_data.get("turns_since_injection", 1)),
+            context_used=_fraction(state_data.get("context_used")),
+            crossed=tuple(float(mark) for mark in state_data.get("crossed") or ()),
+        )
+        known = {f.name for f in fields(Counters)}
+        counts = saved.get("counters") or {}
+        counters = Counters(**{k: int(v) for k, v in counts.items() if k in known})
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return state, counters
+
+
+def _fraction(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def load_session(
     root: Path, story_id: str, phase: str
 ) -> tuple[str | None, SessionState, Counters]:
@@ -272,22 +296,13 @@ def load_session(
         if run.phase != phase or result is None:
             continue
         session_id = result.session_id
-        if not session_id:
+        # Run records are files a repository can ship: an id that is not one (a "--flag")
+        # is passed over, never handed to the agent's argv.
+        if not session_id or not is_session_id(session_id):
             continue
-        try:
-            saved = json.loads((run.dir / SESSION_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            saved = None
-        if isinstance(saved, dict) and isinstance(saved.get("state"), dict):
-            state_data = saved["state"]
-            state = SessionState(
-                turns=int(state_data.get("turns", 1)),
-                turns_since_injection=int(state_data.get("turns_since_injection", 1)),
-                context_used=state_data.get("context_used"),
-                crossed=tuple(state_data.get("crossed") or ()),
-            )
-            counters = Counters(**{k: int(v) for k, v in (saved.get("counters") or {}).items()})
-            return session_id, state, counters
+        saved = _saved_session(run.dir / SESSION_FILE)
+        if saved is not None:
+            return session_id, *saved
         tokens, window = result.context_tokens, result.context_window
         used = tokens / window if tokens is not None and window else None
         return session_id, SessionState(1, 1, used), Counters(initial_injections=1)

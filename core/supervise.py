@@ -219,8 +219,12 @@ def start_watchdog(group: int) -> subprocess.Popen[bytes] | None:
     saying goodbye (``kill -9``, a crash): it waits on a pipe only promptdeck holds; end of
     file without the ``q`` written at a normal end means promptdeck is gone."""
     try:
+        # Isolated (-I: no current folder on the import path, no PYTHON* variables, no user
+        # site) and started from "/": with -c, Python would otherwise import a repository's
+        # own signal.py from the folder promptdeck was started in.
         return subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHDOG, str(group)],
+            [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(group)],
+            cwd="/",
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

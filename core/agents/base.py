@@ -12,12 +12,14 @@ user message through stdin), never as one argv string: Linux refuses any single 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from ..errors import UsageError
 from ..textfit import one_line_preview
 
 TEXT = "text"
@@ -242,6 +244,28 @@ def tool_preview(value: Any) -> str:
     """A tool call's input or output (text, or JSON for anything else) as one short line."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return one_line_preview(text, TOOL_PREVIEW_CHARS)
+
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+
+
+def is_session_id(value: str) -> bool:
+    """True when ``value`` can be an agent's session id (a UUID, a thread id): letters,
+    digits, ``-`` and ``_``, starting with a letter or digit. Session ids are read back from
+    run records, files a repository can ship: one that starts with ``-`` would reach the
+    agent's argv as a flag of the repository's choosing."""
+    return _SESSION_ID.fullmatch(value) is not None
+
+
+def check_session_id(value: str) -> str:
+    """``value`` if it is a session id (:func:`is_session_id`).
+
+    Raises:
+        UsageError: it is not (exit 2).
+    """
+    if not is_session_id(value):
+        raise UsageError(f"not a session id to resume: {value[:60]!r}")
+    return value
 
 
 SIMULATIONS = frozenset({"replay"})

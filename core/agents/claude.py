@@ -34,6 +34,7 @@ from .base import (
     LaunchRequest,
     LaunchSpec,
     Usage,
+    check_session_id,
     fast_factory,
     make_event,
     tool_preview,
@@ -236,7 +237,7 @@ class ClaudeAgent:
             argv += ["--model", self.config.agent_claude_model]
         argv += list(self.config.agent_claude_args)
         if request.resume_session:
-            argv += ["--resume", request.resume_session]
+            argv += ["--resume", check_session_id(request.resume_session)]
         stdin = request.user_file.read_bytes()
         if request.images:
             argv += ["--input-format", "stream-json"]

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..errors import UsageError
-from .base import LaunchRequest, LaunchSpec
+from .base import LaunchRequest, LaunchSpec, check_session_id
 from .codex_profile import (
     OVERRIDING_KEYS,
     PROFILE_FILE,
@@ -119,7 +119,7 @@ class CodexAgent:
         argv += [f"--image={path}" for path in request.images]
         if request.resume_session:
             # The thread replays the first turn's developer instructions by itself.
-            argv += ["resume", request.resume_session, "-"]
+            argv += ["resume", check_session_id(request.resume_session), "-"]
             return LaunchSpec(
                 argv=tuple(argv),
                 cwd=request.root,

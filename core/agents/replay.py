@@ -78,8 +78,11 @@ class ReplayAgent:
     def launch(self, request: LaunchRequest) -> LaunchSpec:
         """``python -m promptdeck.core.agents.replay_main`` with the run's details on argv."""
         phase = "chat" if request.resume_session else request.phase
+        # -P: the project root (the process's cwd) is not put on the import path, so a
+        # repository's own json.py or promptdeck/ package is never imported by the simulation.
         argv = [
             sys.executable,
+            "-P",
             "-m",
             ENTRY_MODULE,
             "--phase",

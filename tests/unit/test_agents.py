@@ -249,7 +249,8 @@ def test_command_template_errors_are_usage_errors(request_: LaunchRequest) -> No
 
 def test_replay_runs_as_a_python_subprocess(request_: LaunchRequest) -> None:
     spec = ReplayAgent(Config(agent_replay_delay=0.0), script="dev=blocked").launch(request_)
-    assert spec.argv[:3] == (sys.executable, "-m", "promptdeck.core.agents.replay_main")
+    # -P: the project root (its cwd) is never on the simulation's import path.
+    assert spec.argv[:4] == (sys.executable, "-P", "-m", "promptdeck.core.agents.replay_main")
     assert spec.argv[spec.argv.index("--outcome") + 1] == "blocked"
     assert spec.argv[spec.argv.index("--story-file") + 1] == "stories/1-2.md"
 

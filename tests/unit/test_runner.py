@@ -77,7 +77,8 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
     assert (run_dir / "user.md").read_bytes() == prompt.user.encode("utf-8")
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["story"] == "1.2" and meta["phase"] == "dev" and meta["attempt"] == 1
-    assert meta["agent"] == "replay" and meta["argv"][1:3] == [
+    assert meta["agent"] == "replay" and meta["argv"][1:4] == [
+        "-P",
         "-m",
         "promptdeck.core.agents.replay_main",
     ]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from promptdeck.core.agents.base import check_session_id, is_session_id
 from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
 from promptdeck.core.runner import start_run
@@ -17,6 +18,7 @@ from promptdeck.core.session import (
     SessionState,
     advance,
     decide_reinjection,
+    load_session,
     reinjection_settings,
     reinjection_text,
 )
@@ -169,3 +171,33 @@ def test_session_turns_resume_and_reinject(tmp_path: Path) -> None:
     )
     again = Session(ws, "1.2", "dev", settings=ReinjectionSettings(turns=2), log=logs.append)
     assert again.session_id == session.session_id and again.state.turns == 4
+
+
+def test_a_shipped_record_never_resumes_with_a_flag_nor_breaks_the_session(
+    tmp_path: Path,
+) -> None:
+    # Run records are files a repository can commit: what they say is checked, not obeyed.
+    ws = make_workspace(tmp_path, git=False)
+    result = start_run(ws, compose(ws), agent="replay", use_git=False).wait(60)
+    assert result.session_id is not None and is_session_id(result.session_id)
+    assert load_session(ws.root, "1.2", "dev")[0] == result.session_id
+
+    (result.run_dir / "session.json").write_text(
+        '{"state": {"turns": "x"}, "counters": {"nope": 1}}', encoding="utf-8"
+    )
+    session_id, state, _ = load_session(ws.root, "1.2", "dev")
+    assert session_id == result.session_id and state.turns == 1  # read as a plain run
+
+    record = json.loads((result.run_dir / "result.json").read_text(encoding="utf-8"))
+    record["session_id"] = '--settings={"hooks":{"SessionStart":[]}}'
+    (result.run_dir / "result.json").write_text(json.dumps(record), encoding="utf-8")
+    assert load_session(ws.root, "1.2", "dev")[0] is None
+
+
+def test_session_ids_are_ids_and_the_agents_refuse_anything_else() -> None:
+    assert is_session_id("0199a213-81c0-7800-8aa1-bbab2a035a53")
+    assert is_session_id("sess_abc-123")
+    for bad in ("", "--settings={}", "-x", "a b", "a;b", "x" * 129):
+        assert not is_session_id(bad)
+    with pytest.raises(UsageError, match="not a session id"):
+        check_session_id("--settings={}")
