@@ -12,7 +12,13 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import EXIT_OK
-from ..core.trust import forget_config, program_settings, trust_config, trust_store_path
+from ..core.trust import (
+    forget_config,
+    program_files,
+    program_settings,
+    trust_config,
+    trust_store_path,
+)
 from .common import add_workspace_options, print_json, workspace_from
 
 
@@ -40,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     config = workspace.config
     settings = program_settings(config)
+    files = program_files(workspace)
     if args.forget:
         forgotten = forget_config(workspace)
         if args.json:
@@ -52,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
         print_json(
             {
                 "config": config.source,
-                "sha256": digest,
+                "config_sha256": config.source_sha256,
+                "digest": digest,
                 "settings": list(settings),
+                "files": list(files),
                 "store": str(trust_store_path()),
             }
         )
@@ -61,11 +70,13 @@ def run(args: argparse.Namespace) -> int:
     if digest is None:
         print("this project has no .promptdeck/config.toml: nothing to trust")
         return EXIT_OK
-    print(f"trusted {config.source} (sha256 {digest[:12]}…) for {workspace.root}")
+    print(f"trusted {config.source} as it is now (digest {digest[:12]}…) for {workspace.root}")
     if settings:
         print("runs may now use:")
         for line in settings:
             print(f"  {line}")
+        for rel in files:
+            print(f"  {rel} (this project's file, as it is now: a change needs trusting again)")
     else:
         print("it names no program or arguments: runs needed no trust")
     return EXIT_OK

@@ -6,17 +6,22 @@ repository — can name that program (``[agent] claude_bin``, ``codex_bin``, ``c
 or its arguments (``claude_args``, ``codex_args``, ``codex_sandbox``: the flags that set what
 the agent may do without asking). A run whose agent would act on such a setting starts only
 once the user has trusted that version of the file: ``promptdeck trust``, or the second Start
-of the app's confirmation, records the file's SHA-256 for the project in
-``$XDG_CONFIG_HOME/promptdeck/trusted.json`` — the user's own folder, which no repository
-writes. A changed file needs trusting again. Settings at their defaults, a binary named by the
-user's own environment variable and the replay simulation need nothing.
+of the app's confirmation, records for the project a digest of the file's text and of every
+project file its program settings name (a script in ``command_argv``, a ``claude_bin`` of
+``tools/claude``) in ``$XDG_CONFIG_HOME/promptdeck/trusted.json`` — the user's own folder,
+which no repository writes. A changed file, or a changed script, needs trusting again. What
+is shown to be trusted is every program setting of the file, for every agent, in full.
+Settings at their defaults, a binary named by the user's own environment variable and the
+replay simulation need nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +30,6 @@ from typing import Any
 from .config import CONFIG_RELPATH, Config
 from .errors import UntrustedConfig, UsageError
 from .terminal import printable_line
-from .textfit import one_line_preview
 from .workspace import Workspace
 
 TRUST_FILENAME = "trusted.json"
@@ -34,7 +38,7 @@ _FORMAT = 1
 # For each agent, the settings that choose its program or its powers, and the environment
 # variable (the user's own) that overrides the binary when set.
 _PROGRAM_SETTINGS: dict[str, tuple[str, ...]] = {
-    "claude": ("agent_claude_bin", "agent_claude_args"),
+    "claude": ("agent_claude_bin", "agent_claude_args", "agent_claude_model"),
     "codex": ("agent_codex_bin", "agent_codex_args", "agent_codex_sandbox"),
     "command": ("agent_command_argv",),
     "replay": (),
@@ -72,28 +76,94 @@ class ConfigTrust:
         return bool(self.settings) and not self.trusted
 
 
-def program_settings(config: Config, agent: str | None = None) -> tuple[str, ...]:
-    """The settings of ``config`` away from their defaults that choose what a run of
-    ``agent`` starts (of any agent when None), as ``key = value`` lines; none for a config
-    that is not a file."""
+def _set_away_from_default(
+    config: Config, agent: str | None, *, effective: bool
+) -> list[tuple[str, Any]]:
+    """(field name, value) of the program settings ``config`` sets away from their defaults,
+    for ``agent`` (every agent when None); ``effective`` leaves out a binary the user's own
+    variable overrides now."""
     if config.source is None:
-        return ()
+        return []
     names = (
         _PROGRAM_SETTINGS.get(agent, ())
         if agent is not None
         else tuple(name for names in _PROGRAM_SETTINGS.values() for name in names)
     )
-    shown: list[str] = []
+    found: list[tuple[str, Any]] = []
     for name in names:
         value = getattr(config, name)
         if value == getattr(_DEFAULTS, name):
             continue
-        if name in _BIN_ENV and os.environ.get(_BIN_ENV[name]):
-            continue  # the user's own variable names the binary: the file's is not used
+        if effective and name in _BIN_ENV and os.environ.get(_BIN_ENV[name]):
+            continue  # the user's own variable names the binary: the file's is not used now
+        found.append((name, value))
+    return found
+
+
+def program_settings(
+    config: Config, agent: str | None = None, *, effective: bool = False
+) -> tuple[str, ...]:
+    """The settings of ``config`` away from their defaults that choose what a run of
+    ``agent`` starts (of any agent when None), as whole ``key = value`` lines made printable
+    (never shortened: what is trusted is shown in full); none for a config that is not a file.
+
+    ``effective``: only those a run would act on now (a binary named by the user's own
+    ``PROMPTDECK_*_BIN`` is not); what is shown to be trusted is never ``effective``, so a
+    later shell without the variable cannot use a binary the user was not shown.
+    """
+    shown: list[str] = []
+    for name, value in _set_away_from_default(config, agent, effective=effective):
         text = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
-        key = name.replace("_", ".", 1)
-        shown.append(f"{key} = {one_line_preview(printable_line(text), 120)}")
+        shown.append(f"{name.replace('_', '.', 1)} = {printable_line(text)}")
     return tuple(shown)
+
+
+def program_files(workspace: Workspace) -> tuple[str, ...]:
+    """The files of the project that the config's program settings name (a ``claude_bin``
+    of ``tools/claude``, a ``command_argv`` running ``.promptdeck/agent.py``): their content
+    is trusted along with the file, so a changed script needs trusting again. Project-relative
+    paths, sorted."""
+    root = workspace.root.resolve()
+    named: set[str] = set()
+    for _name, value in _set_away_from_default(workspace.config, None, effective=False):
+        for word in value if isinstance(value, tuple) else (value,):
+            if not isinstance(word, str) or not word or "\0" in word:
+                continue
+            path = Path(word)
+            try:
+                real = (path if path.is_absolute() else root / path).resolve()
+                if real.is_relative_to(root) and stat.S_ISREG(real.stat().st_mode):
+                    named.add(real.relative_to(root).as_posix())
+            except (OSError, ValueError):
+                continue
+    return tuple(sorted(named))
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return "not-a-file"
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):  # bounded memory whatever the size
+                digest.update(chunk)
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    return digest.hexdigest()
+
+
+def trust_digest(workspace: Workspace) -> str | None:
+    """What trusting the project's config records: the SHA-256 of the file's text as read,
+    with each project file its program settings name (path and content); None without a
+    config file."""
+    text_digest = workspace.config.source_sha256
+    if text_digest is None:
+        return None
+    digest = hashlib.sha256(text_digest.encode())
+    root = workspace.root.resolve()
+    for rel in program_files(workspace):
+        digest.update(f"\0{rel}\0{_file_sha256(root / rel)}".encode())
+    return digest.hexdigest()
 
 
 def _load_store(path: Path) -> dict[str, str]:
@@ -114,14 +184,20 @@ def _key(workspace: Workspace) -> str:
 
 
 def config_trust(workspace: Workspace, agent: str) -> ConfigTrust:
-    """Whether a run of ``agent`` in ``workspace`` may act on the project's config as it is."""
-    settings = program_settings(workspace.config, agent)
-    where = workspace.config.source or CONFIG_RELPATH
-    if not settings:
+    """Whether a run of ``agent`` in ``workspace`` may act on the project's config as it is.
+
+    A run needs trust when the file sets a program setting ``agent`` acts on now; what is
+    then shown, and trusted, is every program setting of the file (for any agent) and the
+    project files they name, since the trust covers the whole file.
+    """
+    config = workspace.config
+    where = config.source or CONFIG_RELPATH
+    if not program_settings(config, agent, effective=True):
         return ConfigTrust((), True, where)
-    digest = workspace.config.source_sha256
+    digest = trust_digest(workspace)
     trusted = digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
-    return ConfigTrust(settings, trusted, where)
+    files = tuple(f"runs the project's {rel} as it is now" for rel in program_files(workspace))
+    return ConfigTrust(program_settings(config) + files, trusted, where)
 
 
 def check_trusted(workspace: Workspace, agent: str) -> None:
@@ -157,7 +233,7 @@ def trust_config(workspace: Workspace) -> str | None:
     Raises:
         UsageError: the user's trust file cannot be read or written.
     """
-    digest = workspace.config.source_sha256
+    digest = trust_digest(workspace)
     if digest is None:
         return None
     path = trust_store_path()
@@ -189,7 +265,9 @@ __all__ = [
     "check_trusted",
     "config_trust",
     "forget_config",
+    "program_files",
     "program_settings",
     "trust_config",
+    "trust_digest",
     "trust_store_path",
 ]

@@ -62,7 +62,8 @@ def test_trust_json_and_forget(tmp_path: Path) -> None:
     shown = cli(root, "trust", "--json")
     assert shown.code == 0
     payload = json.loads(shown.stdout)
-    assert payload["config"] == ".promptdeck/config.toml" and len(payload["sha256"]) == 64
+    assert payload["config"] == ".promptdeck/config.toml" and len(payload["digest"]) == 64
+    assert payload["files"] == ["agent.py"]  # the config runs this file of the project
     assert [s.split(" = ")[0] for s in payload["settings"]] == ["agent.command_argv"]
     forgotten = cli(root, "trust", "--forget")
     assert forgotten.code == 0 and "withdrawn" in forgotten.stdout

@@ -15,8 +15,10 @@ from promptdeck.core.trust import (
     check_trusted,
     config_trust,
     forget_config,
+    program_files,
     program_settings,
     trust_config,
+    trust_digest,
     trust_store_path,
 )
 from promptdeck.core.workspace import open_workspace
@@ -68,7 +70,12 @@ def test_the_users_own_variable_names_the_binary_instead(
 ) -> None:
     root = _project(tmp_path, '[agent]\nclaude_bin = "./tools/claude"\n')
     monkeypatch.setenv("PROMPTDECK_CLAUDE_BIN", "/usr/local/bin/claude")
-    assert program_settings(open_workspace(root).config, "claude") == ()
+    workspace = open_workspace(root)
+    assert program_settings(workspace.config, "claude", effective=True) == ()
+    assert not config_trust(workspace, "claude").needed
+    # What a trust would cover still shows the file's binary: a later shell without the
+    # variable would run it.
+    assert program_settings(workspace.config) == ('agent.claude_bin = "./tools/claude"',)
 
 
 def test_a_run_is_refused_until_this_version_is_trusted(tmp_path: Path) -> None:
@@ -81,7 +88,7 @@ def test_a_run_is_refused_until_this_version_is_trusted(tmp_path: Path) -> None:
     check_trusted(workspace, "replay")  # the simulation starts nothing the config chose
 
     digest = trust_config(workspace)
-    assert digest == workspace.config.source_sha256
+    assert digest == trust_digest(workspace) and digest != workspace.config.source_sha256
     stored = json.loads(trust_store_path().read_text(encoding="utf-8"))
     assert stored["configs"] == {str(root.resolve()): digest}
     check_trusted(open_workspace(root), "command")
@@ -121,3 +128,42 @@ def test_a_broken_trust_file_is_one_line(tmp_path: Path) -> None:
     trust_store_path().write_text("{not json", encoding="utf-8")
     with pytest.raises(UsageError, match="cannot read the trusted configs"):
         check_trusted(open_workspace(root), "command")
+
+
+def test_what_is_shown_and_trusted_is_every_agents_settings_in_full(tmp_path: Path) -> None:
+    padding = "x" * 300
+    root = _project(
+        tmp_path,
+        '[agent]\nclaude_args = ["--permission-mode", "acceptEdits", "--verbose"]\n'
+        'claude_model = "some-model"\n'
+        f'codex_args = ["{padding}", "--dangerously-bypass-approvals-and-sandbox"]\n' + ARGV,
+    )
+    verdict = config_trust(open_workspace(root), "claude")
+    assert verdict.needed
+    keys = [line.split(" = ")[0] for line in verdict.settings]
+    assert keys == [
+        "agent.claude_args",
+        "agent.claude_model",
+        "agent.codex_args",
+        "agent.command_argv",
+    ]
+    # Nothing is cut: the flag after the padding is shown.
+    assert "--dangerously-bypass-approvals-and-sandbox" in verdict.settings[2]
+
+
+def test_a_script_the_config_runs_is_trusted_as_it_is(tmp_path: Path) -> None:
+    root = _project(
+        tmp_path,
+        f'[agent]\ncommand_argv = ["{sys.executable}", "tools/agent.py", "{{story}}"]\n',
+    )
+    (root / "tools").mkdir()
+    script = root / "tools" / "agent.py"
+    script.write_text("print('first')\n", encoding="utf-8")
+    workspace = open_workspace(root)
+    assert program_files(workspace) == ("tools/agent.py",)
+    assert any("tools/agent.py" in line for line in config_trust(workspace, "command").settings)
+    trust_config(workspace)
+    assert not config_trust(open_workspace(root), "command").needed
+    # The config is unchanged, the script it runs is not: trusted again first.
+    script.write_text("print('changed')\n", encoding="utf-8")
+    assert config_trust(open_workspace(root), "command").needed
