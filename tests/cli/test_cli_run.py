@@ -104,7 +104,7 @@ def test_run_success_then_runs_and_show(tmp_path: Path) -> None:
     shown = json.loads(cli(root, "show", "last", "--json").stdout)
     assert shown["id"] == row["id"] and "stream.jsonl" in shown["files"]
     assert (
-        shown["meta"]["argv"][1] == "-m"
+        shown["meta"]["argv"][1:3] == ["-P", "-m"]
         and shown["signals"][0]["kind"] == "implementation-complete"
     )
     text = cli(root, "show", row["id"][:22])

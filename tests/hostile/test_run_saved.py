@@ -102,6 +102,9 @@ def test_one_run_per_story_and_a_killed_run_leaves_no_stuck_lock(tmp_path: Path)
     (root / ".promptdeck" / "agent.py").write_text(
         "import sys\nprint('REVIEW PASSED: ' + sys.argv[1])\n", encoding="utf-8"
     )
+    # The script the config runs has changed: refused until it is trusted again.
+    assert cli(root, "run", "1-1", "--phase", "review", "--no-git").code == 10
+    assert cli(root, "trust").code == 0
     third = cli(root, "run", "1-1", "--phase", "review", "--no-git")
     assert third.code == 0, third.stderr
 
