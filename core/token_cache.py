@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .user_dirs import cache_folder
+
 FILE_NAME = "token-counts.sqlite3"
 ENV_VAR = "PROMPTDECK_TOKEN_CACHE"
 MAX_ENTRIES = 200_000
@@ -69,10 +71,7 @@ def default_path() -> Path | None:
         return None
     if override:
         return Path(override).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    # The XDG spec: a relative value is invalid and must be ignored.
-    folder = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
-    return folder / "promptdeck" / FILE_NAME
+    return cache_folder() / FILE_NAME
 
 
 class TokenCache:

@@ -23,6 +23,7 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 from .config import CONFIG_RELPATH, Config
 from .errors import UntrustedConfig, UsageError
 from .terminal import printable_line
+from .user_dirs import config_folder
 from .workspace import Workspace
 
 TRUST_FILENAME = "trusted.json"
@@ -47,12 +49,9 @@ _BIN_ENV = {"agent_claude_bin": "PROMPTDECK_CLAUDE_BIN", "agent_codex_bin": "PRO
 _DEFAULTS = Config()
 
 
-def trust_store_path(environ: dict[str, str] | None = None) -> Path:
+def trust_store_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CONFIG_HOME/promptdeck/trusted.json``, default ``~/.config/promptdeck/``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or ""
-    root = Path(base).expanduser() if base.strip() else Path.home() / ".config"
-    return root / "promptdeck" / TRUST_FILENAME
+    return config_folder(environ) / TRUST_FILENAME
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,9 @@ class ConfigTrust:
     """What a project's config chooses for a run of one agent, and whether the user said yes.
 
     Attributes:
-        settings: ``key = value`` for each setting the file sets away from its default that
-            the agent would act on, made printable and shortened for one line.
+        settings: what trusting would cover, when a run needs it: ``key = value`` for every
+            program setting the file sets away from its default (any agent's, in full, made
+            printable), then the project files they name; empty when no trust is needed.
         trusted: the user has trusted this version of the file for this project.
         where: the config file, as shown in messages.
     """
@@ -152,16 +152,16 @@ def _file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def trust_digest(workspace: Workspace) -> str | None:
+def trust_digest(workspace: Workspace, files: tuple[str, ...] | None = None) -> str | None:
     """What trusting the project's config records: the SHA-256 of the file's text as read,
-    with each project file its program settings name (path and content); None without a
-    config file."""
+    with each project file its program settings name (path and content; ``files`` when the
+    caller has already listed them); None without a config file."""
     text_digest = workspace.config.source_sha256
     if text_digest is None:
         return None
     digest = hashlib.sha256(text_digest.encode())
     root = workspace.root.resolve()
-    for rel in program_files(workspace):
+    for rel in program_files(workspace) if files is None else files:
         digest.update(f"\0{rel}\0{_file_sha256(root / rel)}".encode())
     return digest.hexdigest()
 
@@ -194,10 +194,11 @@ def config_trust(workspace: Workspace, agent: str) -> ConfigTrust:
     where = config.source or CONFIG_RELPATH
     if not program_settings(config, agent, effective=True):
         return ConfigTrust((), True, where)
-    digest = trust_digest(workspace)
+    files = program_files(workspace)
+    digest = trust_digest(workspace, files)
     trusted = digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
-    files = tuple(f"runs the project's {rel} as it is now" for rel in program_files(workspace))
-    return ConfigTrust(program_settings(config) + files, trusted, where)
+    named = tuple(f"runs the project's {rel} as it is now" for rel in files)
+    return ConfigTrust(program_settings(config) + named, trusted, where)
 
 
 def check_trusted(workspace: Workspace, agent: str) -> None:

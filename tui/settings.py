@@ -7,12 +7,14 @@ as it is — promptdeck does not write over a file it could not read.
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from promptdeck.core.user_dirs import config_folder
 
 SETTINGS_FILENAME = "settings.toml"
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -46,12 +48,9 @@ class LoadedSettings:
     writable: bool = True
 
 
-def settings_path(environ: dict[str, str] | None = None) -> Path:
+def settings_path(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CONFIG_HOME/promptdeck/settings.toml``, default ``~/.config/promptdeck/``."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or ""
-    root = Path(base).expanduser() if base.strip() else Path.home() / ".config"
-    return root / "promptdeck" / SETTINGS_FILENAME
+    return config_folder(environ) / SETTINGS_FILENAME
 
 
 def _read_table(path: Path) -> dict[str, Any]:
