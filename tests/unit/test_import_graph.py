@@ -139,7 +139,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_walk_sees_the_whole_package_and_its_function_local_imports() -> None:
     graph = import_graph()
-    assert "promptdeck.core.config" in graph
+    assert "promptdeck.core.project.config" in graph
     assert "promptdeck.tui.app" in graph
     # A function-local import is an edge like any other.
     tree = ast.parse("def f():\n    from .b import c\n")
