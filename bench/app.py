@@ -50,8 +50,10 @@ from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from promptdeck.tui.widgets.meter_line import MeterLine
 from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
+from rich.console import RenderableType
 from synthetic import ARTIFACTS, BIG_STORY, PROJECT_CONTEXT, make_synthetic_workspace, settle
 from textual import events
+from textual.screen import Screen
 
 TOGGLES = 50
 PACE_SECONDS = 0.15
@@ -122,7 +124,7 @@ async def bench_toggles(root: Path, settings_dir: Path) -> dict[str, Any]:
         drawn: dict[str, float] = {}
         real_display = app._display
 
-        def display(target: Any, renderable: Any) -> None:
+        def display(target: Screen[Any], renderable: RenderableType | None) -> None:
             real_display(target, renderable)
             if renderable is None:
                 return
@@ -132,7 +134,8 @@ async def bench_toggles(root: Path, settings_dir: Path) -> dict[str, Any]:
                     drawn[name] = now
                     del waiting[name]
 
-        app._display = display  # type: ignore[method-assign]
+        # On the instance: every frame the compositor hands over passes through it.
+        setattr(app, "_display", display)  # noqa: B010
         for _ in range(TOGGLES):
             await asyncio.sleep(PACE_SECONDS)
             want = not screen.selection.discovery

@@ -97,7 +97,7 @@ def main() -> None:
         workspace = open_workspace(work)
         catalog = load_catalog(workspace)
         story = catalog.find(str(info["big_story"]))
-        selection = Selection(**info["big_story_inclusion"])  # type: ignore[arg-type]
+        selection = Selection(**info["big_story_inclusion"])
 
         # Cold: a fresh counter, so the encoder is built and nothing is cached.
         start = time.perf_counter()

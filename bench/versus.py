@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import functools
 import json
 import os
 import shutil
@@ -402,8 +403,8 @@ def section_inspect_scaling(sizes: list[int], rounds: int) -> list[tuple[int, fl
 
         results = interleave(
             {
-                "floor": lambda paths=paths: run_timed([PYTHON, "-c", FLOOR, *paths]),
-                "known": lambda argv=argv: run_timed(argv, env),
+                "floor": functools.partial(run_timed, [PYTHON, "-c", FLOOR, *paths]),
+                "known": functools.partial(run_timed, argv, env),
                 "cold": cold,
             },
             rounds,

@@ -28,6 +28,10 @@ from pathlib import Path
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
 
+# One worker builds and installs the wheel once for every test here (the `installed` fixture is
+# module-wide); `make test` runs with `--dist loadgroup`, which keeps a group on one worker.
+pytestmark = pytest.mark.xdist_group("wheel")
+
 CHECKOUT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
 VERSION = PYPROJECT["project"]["version"]
@@ -66,7 +70,7 @@ async def first_paint(root: str) -> None:
                 break
             await pilot.pause(0.05)
         else:
-            notices = [n.message for n in app._notifications]
+            notices = [n.text for n in app.notices]
             raise SystemExit(f"the preview never showed a counted prompt; notices: {notices}")
         main = mains[0]
         print("MODULES", promptdeck.core.__file__, promptdeck.tui.__file__,

@@ -167,7 +167,7 @@ async def test_quitting_while_running_asks_and_cancels(demo_root: Path, quit_key
         await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
     runs = list_runs(demo_root)
     assert [run.outcome for run in runs] == ["cancelled"]
 
@@ -284,7 +284,7 @@ async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: 
         state = str(question.query_one("#quit-state", Static).render())
         assert "finished: cancelled" in state and "is running" not in state
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
 
 
 @run_async

@@ -219,7 +219,9 @@ def test_done_stories_are_flagged_and_not_offered_a_kickoff(tmp_path: Path) -> N
     assert any(w.startswith("story 22-3 is already done") for w in prompt.warnings)
     flow = story_flow(prompt.story, [], ws.config)
     assert flow.done
-    assert flow.suggestion is None or flow.suggestion.phase != "kickoff"
+    # Not told that its whole epic is done, a done story suggests nothing, and says why.
+    assert flow.suggestion is None
+    assert flow.note == "story done; UAT and retro follow once every story of the epic is done"
     review = compose_prompt(ws, None, PromptRequest("32-4"), count_tokens=False)
     assert not any("already done" in w for w in review.warnings)
     assert story_flow(review.story, [], ws.config).suggestion.phase == "kickoff"  # type: ignore[union-attr]
