@@ -97,6 +97,7 @@ def outcome_colour(outcome: Outcome) -> str:
             | "launch-failed"
             | "git-failed"
             | "unsaved"
+            | "status-failed"
         ):
             return "1;33"
         case _:

@@ -12,8 +12,8 @@ from typing import Any
 
 from ..core.agents.base import Usage, agent_label
 from ..core.errors import EXIT_OK
-from ..core.records import RunInfo, list_runs, load_run
-from .common import add_workspace_options, print_json, workspace_from
+from ..core.records import RunInfo, load_run, scan_runs
+from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .table import Column, print_records
 
@@ -63,7 +63,10 @@ def _tokens(usage: Usage | None) -> str:
 def run_list(args: argparse.Namespace) -> int:
     """Handle ``promptdeck runs``."""
     workspace = workspace_from(args)
-    runs = list_runs(workspace.root, args.story)
+    scan = scan_runs(workspace.root, args.story)
+    runs = scan.runs
+    for problem in scan.problems:
+        warn(problem)
     if args.json:
         print_json({"runs": [run.to_dict() for run in runs]})
         return EXIT_OK

@@ -7,6 +7,8 @@ started.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,6 +52,30 @@ def check_size(prompt: ComposedPrompt) -> None:
         )
 
 
+_IMAGE_SUFFIX = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def _confirmed_images(images: tuple[ImageFile, ...], root: Path, run_dir: Path) -> tuple[Path, ...]:
+    """Each image's confirmed bytes, copied into the run folder: read again now (every phase
+    of an ``--auto`` flow) and refused unless they are still what was confirmed, and what
+    the agent reads is the copy — a file swapped after this check reaches no one.
+
+    Raises:
+        UsageError: an image changed since it was confirmed.
+    """
+    sent: list[Path] = []
+    for number, image in enumerate(images, start=1):
+        data = image.confirmed_bytes(root)
+        copy = run_dir / f"image-{number}.{_IMAGE_SUFFIX.get(image.media_type, 'bin')}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with contextlib.suppress(FileNotFoundError):
+            copy.unlink()  # a dry run's folder is reused
+        with os.fdopen(os.open(copy, flags, 0o600), "wb") as handle:
+            handle.write(data)
+        sent.append(copy)
+    return tuple(sent)
+
+
 def prepare_run(
     workspace: Workspace,
     prompt: ComposedPrompt,
@@ -91,6 +117,11 @@ def prepare_run(
     except BaseException:
         record.discard()
         raise
+    try:
+        sent_images = _confirmed_images(images, workspace.root, record.dir)
+    except BaseException:
+        record.discard()
+        raise
     request = LaunchRequest(
         run_dir=record.dir,
         root=workspace.root,
@@ -101,7 +132,7 @@ def prepare_run(
         resume_session=resume_session,
         turn=turn,
         attempt=attempt,
-        images=tuple(image.absolute for image in images),
+        images=sent_images,
     )
     try:
         spec = backend.launch(request)

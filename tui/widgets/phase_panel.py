@@ -350,6 +350,7 @@ def finished_tone(outcome: Outcome) -> Literal["success", "failure", ""]:
             | "launch-failed"
             | "git-failed"
             | "unsaved"
+            | "status-failed"
         ):
             return "failure"
         case _:
