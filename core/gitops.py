@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EXIT_GIT, GitError
+from .programs import resolve_program
 from .run_record import GITIGNORE_RELPATH, RUNS_RELPATH
 from .secret_paths import secret_content_reason, secret_name_reason
 
@@ -98,11 +99,31 @@ _IN_PROGRESS = (
 _OWN_PREFIXES = (RUNS_RELPATH + "/", ".promptdeck/locks/")
 
 
+def git_module(root: Path | None) -> Any:
+    """GitPython, set to run the ``git`` found on an absolute ``PATH`` entry outside the
+    project (:func:`promptdeck.core.programs.resolve_program`): GitPython would otherwise run
+    whatever ``git`` a relative entry (``./bin``) finds in the repository.
+
+    Raises:
+        ImportError: no such ``git`` (GitPython raises the same when it finds none).
+    """
+    executable = resolve_program("git", None if root is None else root.resolve())
+    if executable is None:
+        raise ImportError("git was not found on an absolute PATH entry outside the project")
+    # Set before the import: GitPython runs `git version` with this executable as it loads.
+    os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = executable
+    import git
+
+    if executable != git.Git.GIT_PYTHON_GIT_EXECUTABLE:
+        git.refresh(executable)
+    return git
+
+
 def open_repo(root: Path) -> Any | None:
     """The repository holding ``root``, or None when there is none (or git is unusable)."""
     try:
-        import git
-    except ImportError:  # pragma: no cover - GitPython is a dependency; no git binary lands here
+        git = git_module(root)
+    except ImportError:
         return None
     try:
         return git.Repo(root, search_parent_directories=True)
@@ -134,8 +155,10 @@ def head_sha(repo: Any) -> str | None:
 
 
 def _run(repo: Any, *args: str, step: bool = False) -> str:
+    # The absolute git resolved by git_module, never a bare "git" the system would search
+    # for on PATH (a relative entry finds the repository's own bin/git).
     status, out, err = repo.git.execute(
-        ["git", *args],
+        [str(repo.git.GIT_PYTHON_GIT_EXECUTABLE), *args],
         with_extended_output=True,
         with_exceptions=False,
         kill_after_timeout=GIT_TIMEOUT,

@@ -8,6 +8,7 @@ started.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from .agents import get_agent, resolve_agent_name
 from .agents.base import Agent, LaunchRequest, LaunchSpec
 from .errors import InjectionTooLarge
+from .programs import resolve_program
 from .run_record import RunRecord
 from .workspace import Workspace
 
@@ -74,6 +76,19 @@ def _confirmed_images(images: tuple[ImageFile, ...], root: Path, run_dir: Path) 
             handle.write(data)
         sent.append(copy)
     return tuple(sent)
+
+
+def with_resolved_program(spec: LaunchSpec, root: Path) -> LaunchSpec:
+    """``spec`` with its program as the absolute path that will run (found only on absolute
+    ``PATH`` entries outside the project), so the confirmation, ``--dry-run`` and ``meta.json``
+    show it; unchanged when none is found (the start then fails: the supervisor resolves the
+    same way and never lets the system search a relative entry)."""
+    if not spec.argv:
+        return spec
+    program = resolve_program(spec.argv[0], root.resolve())
+    if program is None:
+        return spec
+    return dataclasses.replace(spec, argv=(program, *spec.argv[1:]))
 
 
 def prepare_run(
@@ -139,4 +154,5 @@ def prepare_run(
     except BaseException:
         record.discard()
         raise
+    spec = with_resolved_program(spec, workspace.root)
     return PreparedRun(record, backend, spec, request, system_path, user_path)
