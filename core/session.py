@@ -36,6 +36,7 @@ from .rules import RulesFile, note_rules_read, read_rules, rules_health
 from .run_record import iso_time
 from .system_prompt_log import injection_facts, log_injection
 from .textfiles import TextProblem, read_json_object
+from .units import context_share
 from .workspace import Workspace
 
 THRESHOLDS = (0.25, 0.5, 0.75)
@@ -308,7 +309,7 @@ def load_session(
         if saved is not None:
             return session_id, *saved
         tokens, window = result.context_tokens, result.context_window
-        used = tokens / window if tokens is not None and window else None
+        used = context_share(tokens, window)
         return session_id, SessionState(1, 1, used), Counters(initial_injections=1)
     return None, SessionState(), Counters()
 
