@@ -241,6 +241,7 @@ def describe_plan(
     budget = check_budget(prompt, workspace.config)
     trust = config_trust(workspace, agent)
     folder = ""
+    launch_warnings = planned.prepared.spec.warnings if planned.prepared is not None else ()
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
     return RunPlan(
@@ -257,7 +258,7 @@ def describe_plan(
         error_bytes=injection.error_bytes,
         largest=tuple(injection.largest()),
         options=options,
-        notes=(*prompt.warnings, *_program_notes(planned.argv)),
+        notes=(*prompt.warnings, *launch_warnings, *_program_notes(planned.argv)),
         attempt=planned.attempt,
         run_folder=folder,
         variant=prompt.variant,
