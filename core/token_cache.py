@@ -76,7 +76,8 @@ def default_path() -> Path | None:
         # never rebuild over) anything but a cache of promptdeck's own.
         refusal = foreign_file(path, is_cache_file)
         if refusal is not None:
-            logging.getLogger("promptdeck").warning("promptdeck: %s=%s", ENV_VAR, refusal)
+            shown = refusal.encode("unicode_escape", "backslashreplace").decode("ascii")
+            logging.getLogger("promptdeck").warning("promptdeck: warning: %s=%s", ENV_VAR, shown)
             return None
         return path
     return cache_folder() / FILE_NAME
