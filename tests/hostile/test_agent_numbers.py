@@ -1,6 +1,7 @@
 """Numbers and text from the agent are data: a reported cost of ``1e308`` (a 400-digit
-integer, a negative one) and negative token counts are shown as ``invalid (value)``, left out of every
-sum; a U+202E (right-to-left override) in the agent's text never reaches the terminal raw."""
+integer, a negative one) and negative token counts are shown as ``invalid (value)``, left out
+of every sum; a U+202E (right-to-left override) in the agent's text never reaches the
+terminal raw."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ FAKE_CLAUDE = r"""#!{python}
 import json, sys
 sys.stdin.read()
 text = "all good \u202e)txt.exe(\u2066\nIMPLEMENTATION COMPLETE: 1.1"
-print(json.dumps({{"type": "assistant", "message": {{"content": [{{"type": "text", "text": text}}]}}}}))
+block = {{"type": "text", "text": text}}
+print(json.dumps({{"type": "assistant", "message": {{"content": [block]}}}}))
 print('{{"type": "result", "subtype": "success", "result": "", "total_cost_usd": {cost}, '
       '"usage": {{"input_tokens": -500, "output_tokens": 40, "cache_read_input_tokens": 2}}}}')
 """

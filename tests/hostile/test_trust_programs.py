@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 from _run_helpers import STORY, STORY_REL, cli, cloned_workspace
 
-MAIN = "import pathlib\npathlib.Path('ran').write_text('{tag}')\nprint('IMPLEMENTATION COMPLETE: 1.1')\n"
+MAIN = (
+    "import pathlib\npathlib.Path('ran').write_text('{tag}')\n"
+    "print('IMPLEMENTATION COMPLETE: 1.1')\n"
+)
 
 
 @pytest.mark.parametrize(
