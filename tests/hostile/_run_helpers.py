@@ -153,16 +153,24 @@ def start_cli(
     stdin: bytes | None = None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    stdin_fd: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """Start ``promptdeck ARGS`` in ``root`` (or ``cwd``) with the limits; the caller waits.
-    ``env``: variables set over the fixed environment (a hostile ``PATH``)."""
+    ``env``: variables set over the fixed environment (a hostile ``PATH``); ``stdin_fd``: a
+    descriptor for stdin (a FIFO no one writes to), instead of ``stdin``."""
     home = root.parent / "home"
     home.mkdir(exist_ok=True)
     return subprocess.Popen(
         [str(PROMPTDECK), *args],
         cwd=cwd or root,
         env={**git_env(home), **(env or {})},
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdin=(
+            stdin_fd
+            if stdin_fd is not None
+            else subprocess.PIPE
+            if stdin is not None
+            else subprocess.DEVNULL
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=_limits(memory, file_size),
