@@ -336,3 +336,28 @@ async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path)
         assert table.virtual_size.width <= 80
         started = str(table.get_row_at(0)[0])
         assert len(started) == len("11-22 10:31") and started[2] == "-"
+
+
+@run_async
+async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
+    demo_root: Path,
+) -> None:
+    sprint = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    outside = demo_root.parent / "users-sprint-status.yaml"
+    outside.write_bytes(sprint.read_bytes())
+    sprint.unlink()
+    sprint.symlink_to(outside)
+    before = outside.read_bytes()
+    # Discovery refuses the linked file too, so the story is known by its own file's key.
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1.1")
+        screen = await _select_phase(pilot, screen, "dev")
+        await _confirm_and_start(pilot, app)
+        await wait_for(pilot, lambda: screen.last_result is not None, "the end of the run")
+        result = screen.last_result
+        assert result is not None and result.outcome == "status-failed"
+        toasts = [n for n in app._notifications if "status write-back failed" in n.message]
+        assert len(toasts) == 1 and "sprint-status.yaml" in toasts[0].message
+        assert toasts[0].severity == "error"
+    assert outside.read_bytes() == before
