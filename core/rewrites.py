@@ -113,7 +113,7 @@ def read_for_rewrite(
     if stat_module.S_ISLNK(info.st_mode):
         target = os.path.realpath(path)
         if not _inside(target, root):
-            return TextProblem("outside-project", "a symlink leading outside the project; not read")
+            return TextProblem("outside-project", "a symlink leading outside the project")
         return TextProblem("unreadable", "a symlink; promptdeck only rewrites a file itself")
     data = read_file_bytes(path, root, limit=limit)
     if isinstance(data, TextProblem):
@@ -183,6 +183,17 @@ def _content_hash(name: str, folder: int, shown: str) -> str:
     return digest.hexdigest()
 
 
+def _temporary_name(path: Path) -> str:
+    """A fresh name beside ``path`` that no story source or status reader takes for its own."""
+    return f".{path.name}.{secrets.token_hex(4)}.promptdeck-tmp"
+
+
+def _create(name: str, folder: int, mode: int) -> int:
+    """Create ``name`` in ``folder`` exclusively, never through a link: a descriptor for it."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+    return os.open(name, flags, mode, dir_fd=folder)
+
+
 def rewrite_file(
     path: Path, root: Path, data: bytes, expected: FileIdentity, *, shown: str | None = None
 ) -> None:
@@ -201,19 +212,14 @@ def rewrite_file(
     """
     label = shown or str(path)
     folder = _open_folder(path.parent, root, label)
-    temporary = f".{path.name}.{secrets.token_hex(4)}.promptdeck-tmp"
+    temporary = _temporary_name(path)
     created = False
     try:
         info = _same_file(path.name, folder, expected, label)
         if _content_hash(path.name, folder, label) != expected.sha256:
             raise RewriteRefused(label, "its content changed since it was read")
         try:
-            descriptor = os.open(
-                temporary,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-                0o600,
-                dir_fd=folder,
-            )
+            descriptor = _create(temporary, folder, 0o600)
         except OSError as exc:
             raise RewriteRefused(label, f"no temporary file beside it ({exc.strerror})") from None
         created = True
@@ -254,16 +260,10 @@ def replace_record(path: Path, root: Path, data: bytes) -> None:
         RewriteRefused: the folder leads outside the project.
         OSError: the file cannot be written.
     """
-    label = str(path)
-    folder = _open_folder(path.parent, root, label)
-    temporary = f".{path.name}.{secrets.token_hex(4)}.promptdeck-tmp"
+    folder = _open_folder(path.parent, root, str(path))
+    temporary = _temporary_name(path)
     try:
-        descriptor = os.open(
-            temporary,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
-            0o644,
-            dir_fd=folder,
-        )
+        descriptor = _create(temporary, folder, 0o644)
         try:
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(data)

@@ -58,19 +58,8 @@ def test_a_relative_path_entry_never_runs_the_repositorys_programs(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "bin").symlink_to(root / "bin")
-    away = cli(
-        root,
-        "run",
-        "1-1",
-        "--phase",
-        "dev",
-        "--agent",
-        "replay",
-        "--root",
-        str(root),
-        env=env,
-        cwd=elsewhere,
-    )
+    replay_run = ("run", "1-1", "--phase", "dev", "--agent", "replay")
+    away = cli(root, *replay_run, "--root", str(root), env=env, cwd=elsewhere)
     assert away.code == 0, away.stderr
     assert not canary.exists()
 
@@ -91,30 +80,10 @@ def test_the_dry_run_shows_the_absolute_program_that_would_run(tmp_path: Path) -
     real = tools / "claude"
     real.write_text("#!/bin/sh\nexit 0\n")
     real.chmod(0o755)
-    done = cli(
-        root,
-        "run",
-        "1-1",
-        "--phase",
-        "dev",
-        "--agent",
-        "claude",
-        "--dry-run",
-        "--json",
-        env=_path("./bin", str(tools)),
-    )
+    dry_run = ("run", "1-1", "--phase", "dev", "--agent", "claude", "--dry-run")
+    done = cli(root, *dry_run, "--json", env=_path("./bin", str(tools)))
     assert done.code == 0, done.stderr
     assert json.loads(done.stdout)["argv"][0] == str(real)
-    shown = cli(
-        root,
-        "run",
-        "1-1",
-        "--phase",
-        "dev",
-        "--agent",
-        "claude",
-        "--dry-run",
-        env=_path("./bin", str(tools)),
-    )
+    shown = cli(root, *dry_run, env=_path("./bin", str(tools)))
     assert str(real) in shown.stdout + shown.stderr
     assert not canary.exists()

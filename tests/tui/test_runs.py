@@ -33,6 +33,15 @@ async def _select_phase(pilot, screen: MainScreen, phase: str) -> MainScreen:  #
     return await wait_for_preview(pilot, screen.story.id if screen.story else None)
 
 
+async def _run_dev(pilot, app, story: str, what: str) -> MainScreen:  # type: ignore[no-untyped-def]
+    """Preview ``story``'s dev phase, confirm, start and wait for the run to end."""
+    screen = await wait_for_preview(pilot, story)
+    screen = await _select_phase(pilot, screen, "dev")
+    await _confirm_and_start(pilot, app)
+    await wait_for(pilot, lambda: screen.last_result is not None, what)
+    return screen
+
+
 async def _confirm_and_start(pilot, app) -> ConfirmRunScreen:  # type: ignore[no-untyped-def]
     await pilot.press("r")
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
@@ -225,10 +234,7 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
     set_agent_settings(demo_root, replay_script="dev=blocked")
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1-1")
-        screen = await _select_phase(pilot, screen, "dev")
-        await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
+        screen = await _run_dev(pilot, app, "1-1", "the blocked run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "failure"
         await app.workers.wait_for_complete()
         # The phase's outcome and the process's own end are told apart.
@@ -351,10 +357,7 @@ async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
     # Discovery refuses the linked file too, so the story is known by its own file's key.
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1.1")
-        screen = await _select_phase(pilot, screen, "dev")
-        await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.last_result is not None, "the end of the run")
+        screen = await _run_dev(pilot, app, "1.1", "the end of the run")
         result = screen.last_result
         assert result is not None and result.outcome == "status-failed"
         toasts = [n for n in app._notifications if "status write-back failed" in n.message]
