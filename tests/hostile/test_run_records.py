@@ -10,8 +10,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from _read_helpers import CANARY
 from _run_helpers import STORY, STORY_REL, cli, cloned_workspace, one_line
+from app_helpers import make_app, run_async, wait_for_preview
 
 RUNS = ".promptdeck/runs"
 MEMORY = 768 * 1024**2
@@ -105,3 +107,21 @@ def test_a_codex_config_linked_to_dev_zero_is_one_line_not_a_hang(tmp_path: Path
     shown = (done.stdout + done.stderr).splitlines()
     said = [line for line in shown if ".codex/config.toml" in line]
     assert len(said) == 1 and "device" in said[0], done.stdout + done.stderr
+
+
+def test_the_apps_preview_comes_up_on_a_hostile_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _good = _hostile_history(tmp_path)
+    (root / RUNS / "rules-health.json").unlink()
+    os.mkfifo(root / RUNS / "rules-health.json")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+
+    async def preview() -> None:
+        app = make_app(root)
+        async with app.run_test(size=(140, 40)) as pilot:
+            screen = await wait_for_preview(pilot, "1.1")
+            assert screen.prompt is not None and screen.prompt.system
+            await pilot.press("q")
+
+    run_async(preview)()
