@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import AssetMissing, GitError, UsageError
-from .gitops import git_module
+from .processes import git_module
 
 DEMO_SOURCE = Path(__file__).resolve().parent / "demo" / "workspace"
 """The bundled demo workspace, as shipped (dot-folders under their ``dot-`` names)."""

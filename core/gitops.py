@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import EXIT_GIT, GitError
-from .programs import resolve_program
+from .processes import git_module
 from .run_record import GITIGNORE_RELPATH, RUNS_RELPATH
 from .secret_paths import secret_content_reason, secret_name_reason
 
@@ -97,26 +97,6 @@ _IN_PROGRESS = (
     ("BISECT_LOG", "a bisect"),
 )
 _OWN_PREFIXES = (RUNS_RELPATH + "/", ".promptdeck/locks/")
-
-
-def git_module(root: Path | None) -> Any:
-    """GitPython, set to run the ``git`` found on an absolute ``PATH`` entry outside the
-    project (:func:`promptdeck.core.programs.resolve_program`): GitPython would otherwise run
-    whatever ``git`` a relative entry (``./bin``) finds in the repository.
-
-    Raises:
-        ImportError: no such ``git`` (GitPython raises the same when it finds none).
-    """
-    executable = resolve_program("git", None if root is None else root.resolve())
-    if executable is None:
-        raise ImportError("git was not found on an absolute PATH entry outside the project")
-    # Set before the import: GitPython runs `git version` with this executable as it loads.
-    os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = executable
-    import git
-
-    if executable != git.Git.GIT_PYTHON_GIT_EXECUTABLE:
-        git.refresh(executable)
-    return git
 
 
 def open_repo(root: Path) -> Any | None:

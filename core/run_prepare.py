@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .agents import get_agent, resolve_agent_name
 from .agents.base import Agent, LaunchRequest, LaunchSpec
 from .errors import InjectionTooLarge
-from .programs import resolve_program
+from .processes import resolve_program
 from .run_record import RunRecord
 from .workspace import Workspace
 

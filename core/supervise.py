@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from .agents.base import LaunchSpec
-from .programs import resolve_program
+from .processes import resolve_program
 
 CANCEL_GRACE = (5.0, 5.0)
 """Seconds to wait after SIGINT, then after SIGTERM, before the next step."""

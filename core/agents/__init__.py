@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ..agent_names import AGENT_NAMES
 from ..config import Config
 from ..errors import NoAgentError, UsageError
-from ..programs import resolve_program
+from ..processes import resolve_program
 from .base import Agent
 from .claude import ClaudeAgent, claude_binary
 from .codex import CodexAgent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.agents.base import Usage
-from promptdeck.core.programs import resolve_program, search_path
+from promptdeck.core.processes import resolve_program, search_path
 from promptdeck.core.units import context_share, cost_label, tokens_total, valid_cost
 
 
