@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.agents.base import Usage, agent_label
+from ..core.agents import Usage, agent_label
 from ..core.errors import EXIT_OK
 from ..core.records import RunInfo, load_run, scan_runs
 from ..core.units import cost_label, tokens_total

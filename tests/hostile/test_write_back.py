@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from _run_helpers import STORY, STORY_REL, agent_files, cli, cloned_workspace, git_env, wait_until
-from promptdeck.core.rewrites import RewriteRefused, read_for_rewrite, rewrite_file
+from promptdeck.core.project.rewrites import RewriteRefused, read_for_rewrite, rewrite_file
 
 SPRINT_REL = "_bmad-output/implementation-artifacts/sprint-status.yaml"
 SPRINT = (
