@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..processes import pid_alive
+from ..project.textfiles import TextProblem, read_text
 from ..terminal import printable_line
-from ..textfiles import TextProblem, read_text
 
 CODEX_CONFIG_LIMIT = 1024 * 1024
 """Largest Codex ``config.toml`` read (a real one is a few KiB)."""

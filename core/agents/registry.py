@@ -6,7 +6,6 @@ themselves are :data:`promptdeck.core.agent_names.AGENT_NAMES`.
 
 from __future__ import annotations
 
-
 from collections.abc import Callable
 
 from ..agent_names import AGENT_NAMES

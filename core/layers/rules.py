@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..project.rewrites import RewriteRefused, replace_record
 from ..project.textfiles import TextProblem, read_file_bytes, read_json_object
 from ..project.workspace import Workspace
-from ..project.rewrites import RewriteRefused, replace_record
 
 RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project", "too-large")
 

@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from ..errors import EXIT_FAILURE_SIGNAL, EXIT_GIT, EXIT_NO_SIGNAL, EXIT_NOT_SAVED, EXIT_OK, EXIT_STATUS_WRITE
+from ..errors import (
+    EXIT_FAILURE_SIGNAL,
+    EXIT_GIT,
+    EXIT_NO_SIGNAL,
+    EXIT_NOT_SAVED,
+    EXIT_OK,
+    EXIT_STATUS_WRITE,
+)
 from ..vocabulary import FAILURE, SUCCESS, Outcome
 
 

@@ -19,10 +19,10 @@ from typing import Any
 
 from ..errors import UsageError
 from ..layers.model import JOINER
-from ..records.reader import RunInfo, list_runs
-from .request import ComposedPrompt
-from ..records.writer import RUNS_RELPATH
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, printable_name, read_text
+from ..records.reader import RunInfo, list_runs
+from ..records.writer import RUNS_RELPATH
+from .request import ComposedPrompt
 
 _FILE_BLOCK = re.compile(r'^  <file path="([^"]*)">\n(.*?)\n  </file>$', re.DOTALL | re.MULTILINE)
 _EMPTY_SHA = hashlib.sha256(b"").hexdigest()

@@ -19,6 +19,14 @@ from typing import Any
 from ..errors import UsageError
 from ..phases.signals import Signal
 from ..processes import pid_alive
+from ..project.textfiles import (
+    RECORD_TEXT_LIMIT,
+    TextProblem,
+    printable_name,
+    read_json_object,
+    read_text,
+)
+from ..terminal import printable_line
 from ..vocabulary import SUCCESS, RunState
 from .schema import RunMeta, RunResult
 from .writer import (
@@ -26,8 +34,6 @@ from .writer import (
     RUNS_RELPATH,
     runs_dir,
 )
-from ..terminal import printable_line
-from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, printable_name, read_json_object, read_text
 
 
 def _record_root(folder: Path) -> Path:

@@ -9,8 +9,8 @@ from ..agents.base import INFO, RESULT, TEXT, TOOL_RESULT, TOOL_USE
 from ..agents.registry import get_agent
 from ..errors import PromptdeckError
 from ..project.config import Config
-from .reader import RunInfo, stream_file
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_file_bytes
+from .reader import RunInfo, stream_file
 
 
 @dataclass(frozen=True)

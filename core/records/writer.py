@@ -35,8 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..project.workspace import ensure_inside
 from ..project.textfiles import TextProblem, read_text
+from ..project.workspace import ensure_inside
 
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"

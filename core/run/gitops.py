@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_GIT, GitError
+from ..processes import git_module
 from ..records.writer import GITIGNORE_RELPATH, RUNS_RELPATH
 from ..secrets.paths import secret_content_reason, secret_name_reason
-from ..processes import git_module
 
 
 @dataclass(frozen=True)

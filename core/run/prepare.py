@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from ..agents.base import Agent, LaunchRequest, LaunchSpec
 from ..agents.registry import get_agent, resolve_agent_name
 from ..errors import InjectionTooLarge
+from ..processes import resolve_program
 from ..project.workspace import Workspace
 from ..records.writer import RunRecord
-from ..processes import resolve_program
 
 if TYPE_CHECKING:
     from ..project.images import ImageFile

@@ -32,12 +32,12 @@ from ..errors import AssetMissing, UsageError
 from ..layers.instructions import InstructionsFile, load_instructions
 from ..layers.rules import RulesFile, note_rules_read, read_rules, rules_health
 from ..project.config import Config
+from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..records.reader import list_runs
 from ..records.writer import iso_time
-from .system_prompt_log import injection_facts, log_injection
-from ..project.textfiles import TextProblem, read_json_object
 from ..units import context_share
+from .system_prompt_log import injection_facts, log_injection
 
 THRESHOLDS = (0.25, 0.5, 0.75)
 """Context-use fractions that trigger a re-injection, each once (seed 004 Req 3)."""

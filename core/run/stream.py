@@ -27,8 +27,8 @@ from ..agents.base import (
 from ..phases.signals import Signal, SignalParser
 from ..records.schema import RunResult
 from ..records.writer import RunRecord
-from ..vocabulary import RunEventKind, Stream
 from ..units import context_share
+from ..vocabulary import RunEventKind, Stream
 
 LINE_CAP = 1024 * 1024
 """Bytes of one output line held in memory to parse and show; the record on disk keeps the

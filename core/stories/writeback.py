@@ -25,18 +25,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..project.textfiles import TextProblem, read_file_bytes
+from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
+from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace
 from .keys import normalize_key
 from .model import Story
-from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
 from .sources.markdown import iter_headings, section_lines
 from .sources.sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,
     parse_sprint_status,
 )
-from ..project.textfiles import TextProblem
 
 STATUS_AFTER = {"dev": "review", "review": "done"}
 """The BMAD status a story takes after each phase's success."""

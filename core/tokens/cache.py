@@ -28,7 +28,7 @@ deleted (first in, first out) down to 90 % of the bound.
 Location: ``$XDG_CACHE_HOME/promptdeck/token-counts.sqlite3`` (``~/.cache`` when the variable
 is unset or not absolute). ``PROMPTDECK_TOKEN_CACHE=off`` turns it off;
 ``PROMPTDECK_TOKEN_CACHE=/some/file.sqlite3`` puts it elsewhere, unless that names an existing
-file that is not this cache's (:func:`promptdeck.core.user_dirs.foreign_file`): it is then
+file that is not this cache's (:func:`promptdeck.core.project.user_dirs.foreign_file`): it is then
 refused in one line and left alone, and the cache is off.
 """
 

@@ -93,9 +93,9 @@ PAUSED_WRITE_BACK = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from promptdeck.core.catalog import load_catalog
-    from promptdeck.core.status_writeback import write_back
-    from promptdeck.core.workspace import open_workspace
+    from promptdeck.core.stories.catalog import load_catalog
+    from promptdeck.core.stories.writeback import write_back
+    from promptdeck.core.project.workspace import open_workspace
 
     marker = Path(sys.argv[2])
     real_fsync = os.fsync

@@ -26,7 +26,7 @@ def test_unset_empty_or_relative_values_fall_back_to_the_home_folder() -> None:
 def test_a_path_from_the_environment_naming_a_users_file_is_refused(tmp_path: Path) -> None:
     import os
 
-    from promptdeck.core.user_dirs import foreign_file
+    from promptdeck.core.project.user_dirs import foreign_file
 
     def own(head: bytes) -> bool:
         return head.startswith(b"PROMPTDECK")
