@@ -20,6 +20,7 @@ from ..core.prompt import PromptRequest, compose_prompt
 from ..core.records import RunResult
 from ..core.run import Session, start_run
 from ..core.stories import load_catalog
+from ..core.units import context_share
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -140,11 +141,7 @@ def run(args: argparse.Namespace) -> int:
             if printer is not None:
                 printer.summary(result)
             raise_if_interrupted(handle, result)
-        used = (
-            result.context_tokens / result.context_window
-            if result.context_tokens is not None and result.context_window
-            else None
-        )
+        used = context_share(result.context_tokens, result.context_window)
         session.finish(plan, result.run_dir, result.session_id, used)
         if printer is not None:
             printer.summary(result)

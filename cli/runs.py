@@ -12,8 +12,9 @@ from typing import Any
 
 from ..core.agents import Usage, agent_label
 from ..core.errors import EXIT_OK
-from ..core.records import RunInfo, list_runs, load_run
-from .common import add_workspace_options, print_json, workspace_from
+from ..core.records import RunInfo, load_run, scan_runs
+from ..core.units import cost_label, tokens_total
+from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .table import Column, print_records
 
@@ -57,13 +58,17 @@ RUN_COLUMNS = (
 def _tokens(usage: Usage | None) -> str:
     if usage is None:
         return "-"
-    return f"{sum(usage.to_dict().values()):,}"
+    total, invalid = tokens_total(*usage.to_dict().values())
+    return " + ".join([f"{total:,}", *invalid])
 
 
 def run_list(args: argparse.Namespace) -> int:
     """Handle ``promptdeck runs``."""
     workspace = workspace_from(args)
-    runs = list_runs(workspace.root, args.story)
+    scan = scan_runs(workspace.root, args.story)
+    runs = scan.runs
+    for problem in scan.problems:
+        warn(problem)
     if args.json:
         print_json({"runs": [run.to_dict() for run in runs]})
         return EXIT_OK
@@ -89,7 +94,7 @@ def run_list(args: argparse.Namespace) -> int:
                 run.outcome,
                 signal,
                 f"{result.duration_s:.1f}s" if result is not None else "-",
-                f"${result.cost_usd:.4f}" if result and result.cost_usd is not None else "—",
+                cost_label(result.cost_usd if result is not None else None),
                 _tokens(result.usage if result is not None else None),
             ]
         )
@@ -132,8 +137,8 @@ def run_show(args: argparse.Namespace) -> int:
     if result is not None:
         for label, value in (
             ("duration", result.duration_s),
-            ("cost", result.cost_usd),
-            ("tokens", result.usage.to_dict() if result.usage is not None else None),
+            ("cost", cost_label(result.cost_usd) if result.cost_usd is not None else None),
+            ("tokens", result.usage.describe() if result.usage is not None else None),
             ("session", result.session_id),
             ("sha before", result.sha_before),
             ("sha after", result.sha_after),

@@ -6,11 +6,11 @@ themselves are :data:`promptdeck.core.agent_names.AGENT_NAMES`.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 
 from ..agent_names import AGENT_NAMES
 from ..errors import NoAgentError, UsageError
+from ..processes import resolve_program
 from ..project.config import Config
 from .base import Agent
 from .claude import ClaudeAgent, claude_binary
@@ -40,7 +40,7 @@ def found_default_agent(config: Config) -> str | None:
     its binary is found; None when neither."""
     if config.agent_default:
         return config.agent_default
-    return "claude" if shutil.which(claude_binary(config)) else None
+    return "claude" if resolve_program(claude_binary(config), None) else None
 
 
 def resolve_agent_name(name: str | None, config: Config) -> str:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import AssetMissing, GitError, UsageError
+from ..processes import git_module
 
 DEMO_SOURCE = Path(__file__).resolve().parent / "workspace"
 """The bundled demo workspace, as shipped (dot-folders under their ``dot-`` names)."""
@@ -55,7 +56,7 @@ def _copy_tree(source: Path, target: Path) -> None:
 
 def _init_git(root: Path) -> None:
     try:
-        import git
+        git = git_module(root)
     except ImportError as exc:  # GitPython raises this when no git executable is found
         raise GitError(f"the demo needs git: {exc}") from None
     name, email = DEMO_AUTHOR

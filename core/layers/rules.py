@@ -18,7 +18,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..project.textfiles import TextProblem, read_file_bytes
+from ..project.rewrites import RewriteRefused, replace_record
+from ..project.textfiles import TextProblem, read_file_bytes, read_json_object
 from ..project.workspace import Workspace
 
 RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project", "too-large")
@@ -192,6 +193,10 @@ class RulesHealth:
         )
 
 
+_HEALTH_LIMIT = 64 * 1024
+_MOST_FAILURES = 1_000_000
+
+
 def _health_path(workspace: Workspace) -> Path:
     return workspace.root / ".promptdeck" / "runs" / RULES_HEALTH_FILE
 
@@ -199,11 +204,15 @@ def _health_path(workspace: Workspace) -> Path:
 def rules_health(workspace: Workspace) -> RulesHealth:
     """The recorded health (no failure recorded: 0 in a row)."""
     alert_after = workspace.config.session_rules_alert_after
+    # Through the guarded reader: the record lies in the repository, which may have put a
+    # FIFO or a link to /dev/zero in its place.
+    data = read_json_object(_health_path(workspace), workspace.root.resolve(), limit=_HEALTH_LIMIT)
     try:
-        data = json.loads(_health_path(workspace).read_text(encoding="utf-8"))
-        consecutive = int(data.get("consecutive", 0))
+        if isinstance(data, TextProblem):
+            raise ValueError(str(data))
+        consecutive = min(int(data.get("consecutive", 0)), _MOST_FAILURES)
         status = str(data.get("status", "ok"))
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, OverflowError):
         consecutive, status = 0, "ok"
     return RulesHealth(workspace.config.paths_rules, status, max(0, consecutive), alert_after)
 
@@ -222,11 +231,8 @@ def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
     path = _health_path(workspace)
     # A count that cannot be written (a read-only project) is left as it was: the alert is
     # advice, never a reason to fail the run.
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, RewriteRefused):
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            json.dumps({"path": rules.path, "status": rules.status, "consecutive": consecutive})
-            + "\n",
-            encoding="utf-8",
-        )
+        record = {"path": rules.path, "status": rules.status, "consecutive": consecutive}
+        replace_record(path, workspace.root.resolve(), (json.dumps(record) + "\n").encode())
     return health

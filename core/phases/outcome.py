@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from ..errors import EXIT_FAILURE_SIGNAL, EXIT_GIT, EXIT_NO_SIGNAL, EXIT_NOT_SAVED, EXIT_OK
+from ..errors import (
+    EXIT_FAILURE_SIGNAL,
+    EXIT_GIT,
+    EXIT_NO_SIGNAL,
+    EXIT_NOT_SAVED,
+    EXIT_OK,
+    EXIT_STATUS_WRITE,
+)
 from ..vocabulary import FAILURE, SUCCESS, Outcome
 
 
@@ -58,22 +65,31 @@ def decide_outcome(end: ProcessEnd) -> Outcome:
     return "no-signal"
 
 
-def settle_outcome(outcome: Outcome, *, git_failed: bool = False, unsaved: bool = False) -> Outcome:
-    """The final outcome once git and the record have had their say.
+def settle_outcome(
+    outcome: Outcome,
+    *,
+    git_failed: bool = False,
+    unsaved: bool = False,
+    status_failed: bool = False,
+) -> Outcome:
+    """The final outcome once the status write-back, git and the record have had their say.
 
     A record that could not be written makes any run ``unsaved`` (not saved is not a
-    success); a failed git step turns only a success into ``git-failed``.
+    success); a failed git step turns only a success into ``git-failed``, a failed status
+    write-back only a success into ``status-failed``.
     """
     if unsaved:
         return "unsaved"
     if git_failed and outcome == SUCCESS:
         return "git-failed"
+    if status_failed and outcome == SUCCESS:
+        return "status-failed"
     return outcome
 
 
 def exit_code_for(outcome: Outcome) -> int:
     """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
-    7 not saved, 5 anything else."""
+    7 not saved, 11 status write-back failed, 5 anything else."""
     match outcome:
         case "success":
             return EXIT_OK
@@ -83,6 +99,8 @@ def exit_code_for(outcome: Outcome) -> int:
             return EXIT_GIT
         case "unsaved":
             return EXIT_NOT_SAVED
+        case "status-failed":
+            return EXIT_STATUS_WRITE
         case "no-signal" | "timeout" | "cancelled" | "crashed" | "launch-failed":
             return EXIT_NO_SIGNAL
         case _:

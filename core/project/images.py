@@ -14,11 +14,15 @@ both agents accept, and each is a fixed byte prefix.
 from __future__ import annotations
 
 import base64
+import builtins
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..terminal import printable_line
+from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
@@ -47,20 +51,39 @@ class ImageFile:
         absolute: the resolved file.
         media_type: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp``.
         bytes: its size.
+        sha256: the SHA-256 of the bytes confirmed; every phase that sends the image reads it
+            again and sends it only when it is still these bytes (:meth:`confirmed_bytes`).
     """
 
     path: str
     absolute: Path
     media_type: str
     bytes: int
+    sha256: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """``meta.json``'s record of the image."""
         return {"path": self.path, "type": self.media_type, "bytes": self.bytes}
 
-    def base64(self) -> str:
-        """The file's bytes, base64-encoded (claude's stream-json image block)."""
-        return base64.b64encode(self.absolute.read_bytes()).decode("ascii")
+    def confirmed_bytes(self, root: Path) -> builtins.bytes:
+        """The image's bytes, read again through the guarded reader, when they are still the
+        ones confirmed (same size, same SHA-256): a file swapped since — for a link out of
+        the project, a FIFO, other bytes — is refused, never sent.
+
+        Raises:
+            UsageError: the file is no longer what was confirmed.
+        """
+        where = f"--image {printable_line(self.path)}"
+        data = read_file_bytes(self.absolute, root.resolve(), limit=MAX_IMAGE_BYTES)
+        if isinstance(data, TextProblem):
+            raise UsageError(f"{where}: {data} (it was an image when confirmed); not sent")
+        if len(data) != self.bytes or hashlib.sha256(data).hexdigest() != self.sha256:
+            raise UsageError(f"{where}: changed since it was confirmed; not sent")
+        return data
+
+    def base64(self, root: Path) -> str:
+        """The confirmed bytes, base64-encoded (claude's stream-json image block)."""
+        return base64.b64encode(self.confirmed_bytes(root)).decode("ascii")
 
 
 def check_image(workspace: Workspace, given: str) -> ImageFile:
@@ -78,24 +101,22 @@ def check_image(workspace: Workspace, given: str) -> ImageFile:
     where = f"--image {given}"
     if not workspace.contains(path):
         raise UsageError(f"{where}: outside the project root {workspace.root}")
+    where = f"--image {printable_line(given)}"
     resolved = path.resolve()
-    try:
-        size = resolved.stat().st_size
-        if not resolved.is_file():
-            raise UsageError(f"{where}: not a file")
-        with resolved.open("rb") as handle:
-            head = handle.read(16)
-    except FileNotFoundError:
-        raise UsageError(f"{where}: no such file") from None
-    except OSError as exc:
-        raise UsageError(f"{where}: unreadable ({exc.strerror or exc})") from None
-    media_type = sniff(head)
+    data = read_file_bytes(resolved, workspace.root.resolve(), limit=MAX_IMAGE_BYTES)
+    if isinstance(data, TextProblem):
+        if data.reason == "missing":
+            raise UsageError(f"{where}: no such file")
+        if data.reason == "too-large":
+            raise UsageError(f"{where}: over the {MAX_IMAGE_BYTES:,}-byte limit ({data.detail})")
+        if data.detail in ("is a folder", "not a regular file") or "not a regular" in data.detail:
+            raise UsageError(f"{where}: not a file ({data.detail})")
+        raise UsageError(f"{where}: {data}")
+    media_type = sniff(data[:16])
     if media_type is None:
         raise UsageError(f"{where}: not a PNG, JPEG, GIF or WebP image (judged by its content)")
-    if size > MAX_IMAGE_BYTES:
-        raise UsageError(f"{where}: {size:,} bytes, over the {MAX_IMAGE_BYTES:,}-byte limit")
-    shown = resolved.relative_to(workspace.root).as_posix()
-    return ImageFile(shown, resolved, media_type, size)
+    shown = resolved.relative_to(workspace.root.resolve()).as_posix()
+    return ImageFile(shown, resolved, media_type, len(data), hashlib.sha256(data).hexdigest())
 
 
 def check_images(workspace: Workspace, given: Iterable[str]) -> tuple[ImageFile, ...]:

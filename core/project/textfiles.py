@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import codecs
 import errno
+import json
 import os
 import stat as stat_module
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_READ_LIMIT = 2 * 1024 * 1024
 """Largest file read whole when no limit is given (the ``[read] max_bytes`` default)."""
@@ -327,3 +329,31 @@ def read_text_head(
     if isinstance(result, TextProblem):
         return result
     return result, complete
+
+
+RECORD_JSON_LIMIT = 4 * 1024 * 1024
+"""Largest JSON record read back (``meta.json``, ``result.json``, ``session.json``…): a real
+one is a few KiB; the limit only keeps a planted one from costing memory."""
+RECORD_TEXT_LIMIT = 32 * 1024 * 1024
+"""Largest text record read back (``system.md``, ``signals.jsonl``, a stream): far above any
+real prompt or signal log, and a bound on what a planted file can cost."""
+
+
+def read_json_object(
+    path: str | os.PathLike[str], root: Path | None, *, limit: int = RECORD_JSON_LIMIT
+) -> dict[str, Any] | TextProblem:
+    """A JSON object kept in the project (a run record, a health count), through the guarded
+    reader: a FIFO, a device, a link out of the project or a file over ``limit`` is refused
+    before a byte is read, and anything but a JSON object is ``not-json``."""
+    text = read_text(path, root, limit=limit)
+    if isinstance(text, TextProblem):
+        return text
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return TextProblem("not-json", str(exc).split(":", 1)[0])
+    except RecursionError:
+        return TextProblem("not-json", "nested too deeply")
+    if not isinstance(data, dict):
+        return TextProblem("not-json", f"a JSON {type(data).__name__}, not an object")
+    return data

@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -118,37 +119,97 @@ def program_settings(
     return tuple(shown)
 
 
+_MODULE_FLAG = re.compile(r"^-m(?P<module>[A-Za-z_][\w.]*)?$")
+_MOST_TREE_FILES = 10_000
+"""The most files of a named folder the digest reads; a larger tree is recorded as such."""
+
+
+def _named_words(value: Any) -> list[str]:
+    """The words of a setting that may name something that runs: each argument, and the
+    top-level package of a ``-m pkg`` module (Python imports it from the folder it runs in,
+    the project root)."""
+    words = [w for w in (value if isinstance(value, tuple) else (value,)) if isinstance(w, str)]
+    named: list[str] = []
+    for index, word in enumerate(words):
+        if not word or "\0" in word:
+            continue
+        match = _MODULE_FLAG.match(word)
+        if match is not None:
+            module = match.group("module") or (words[index + 1] if index + 1 < len(words) else "")
+            top = module.split(".", 1)[0]
+            if top.isidentifier():
+                named += [top, f"{top}.py"]
+            continue
+        named.append(word)
+    return named
+
+
 def program_files(workspace: Workspace) -> tuple[str, ...]:
-    """The files of the project that the config's program settings name (a ``claude_bin``
-    of ``tools/claude``, a ``command_argv`` running ``.promptdeck/agent.py``): their content
-    is trusted along with the file, so a changed script needs trusting again. Project-relative
-    paths, sorted."""
+    """The files and folders of the project that the config's program settings name (a
+    ``claude_bin`` of ``tools/claude``, a ``command_argv`` running ``.promptdeck/agent.py``, a
+    folder ``tools/agent`` given to ``python3``, the package of ``python -m pkg``): their
+    content is trusted along with the file, so a changed script — or any changed file of a
+    named folder or package — needs trusting again. Project-relative paths, sorted; a folder
+    ends with ``/``."""
     root = workspace.root.resolve()
     named: set[str] = set()
     for _name, value in _set_away_from_default(workspace.config, None, effective=False):
-        for word in value if isinstance(value, tuple) else (value,):
-            if not isinstance(word, str) or not word or "\0" in word:
-                continue
+        for word in _named_words(value):
             path = Path(word)
             try:
                 real = (path if path.is_absolute() else root / path).resolve()
-                if real.is_relative_to(root) and stat.S_ISREG(real.stat().st_mode):
-                    named.add(real.relative_to(root).as_posix())
-            except (OSError, ValueError):
+                if not real.is_relative_to(root) or real == root:
+                    continue
+                mode = real.stat().st_mode
+            except (OSError, ValueError, RuntimeError):
                 continue
+            rel = real.relative_to(root).as_posix()
+            if stat.S_ISREG(mode):
+                named.add(rel)
+            elif stat.S_ISDIR(mode):
+                named.add(rel + "/")
     return tuple(sorted(named))
 
 
 def _file_sha256(path: Path) -> str:
+    """The SHA-256 of a regular file, read in chunks (bounded memory whatever its size), never
+    through a link and never blocking on a FIFO put in its place."""
     digest = hashlib.sha256()
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            return "not-a-file"
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):  # bounded memory whatever the size
-                digest.update(chunk)
+        descriptor = os.open(path, flags)
     except OSError as exc:
         return f"unreadable:{exc.errno}"
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return "not-a-file"
+        while chunk := os.read(descriptor, 1 << 20):
+            digest.update(chunk)
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    finally:
+        os.close(descriptor)
+    return digest.hexdigest()
+
+
+def _tree_sha256(folder: Path) -> str:
+    """One digest over every file of ``folder`` (names and contents, links not followed)."""
+    digest = hashlib.sha256()
+    count = 0
+    for current, folders, names in os.walk(folder):
+        folders.sort()
+        for name in sorted(names):
+            count += 1
+            if count > _MOST_TREE_FILES:
+                return f"over-{_MOST_TREE_FILES}-files:{digest.hexdigest()}"
+            path = Path(current) / name
+            rel = path.relative_to(folder).as_posix()
+            try:
+                is_link = path.is_symlink()
+            except OSError:
+                is_link = False
+            content = f"link:{os.readlink(path)}" if is_link else _file_sha256(path)
+            digest.update(f"\0{rel}\0{content}".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -162,7 +223,8 @@ def trust_digest(workspace: Workspace, files: tuple[str, ...] | None = None) -> 
     digest = hashlib.sha256(text_digest.encode())
     root = workspace.root.resolve()
     for rel in program_files(workspace) if files is None else files:
-        digest.update(f"\0{rel}\0{_file_sha256(root / rel)}".encode())
+        content = _tree_sha256(root / rel) if rel.endswith("/") else _file_sha256(root / rel)
+        digest.update(f"\0{rel}\0{content}".encode())
     return digest.hexdigest()
 
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from ..errors import UsageError
 from ..layers.model import JOINER
+from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, printable_name, read_text
 from ..records.reader import RunInfo, list_runs
+from ..records.writer import RUNS_RELPATH
 from .request import ComposedPrompt
 
 _FILE_BLOCK = re.compile(r'^  <file path="([^"]*)">\n(.*?)\n  </file>$', re.DOTALL | re.MULTILINE)
@@ -140,11 +142,17 @@ def side_of_run(run: RunInfo) -> PromptSide:
     """A recorded run's prompt, as parts (the whole system text when its layers cannot be
     found again)."""
     label = f"run {run.id} ({run.phase} #{run.attempt})"
-    try:
-        system = (run.dir / "system.md").read_text(encoding="utf-8")
-        user = (run.dir / "user.md").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"run {run.id}: its prompt files cannot be read ({exc})") from exc
+    root = run.dir.parent.parent.parent.resolve()
+    texts: list[str] = []
+    for name in ("system.md", "user.md"):
+        # Guarded: a record is a file the repository can ship (a FIFO, a link to /dev/zero).
+        text = read_text(run.dir / name, root, limit=RECORD_TEXT_LIMIT)
+        if isinstance(text, TextProblem) and text.reason == "empty":
+            text = ""
+        if isinstance(text, TextProblem):
+            raise UsageError(f"{RUNS_RELPATH}/{printable_name(run.id)}/{name}: {text}")
+        texts.append(text)
+    system, user = texts
     layers = split_layers(system, list(run.run_meta.layers))
     if layers is None:
         return PromptSide(

@@ -74,8 +74,9 @@ class Verification:
 
 
 def _read(path: Path) -> str | None:
-    # The guarded reader: regular files under _MAX_BYTES only, checked from stat.
-    text = read_text(path, None, limit=_MAX_BYTES)
+    # The guarded reader: regular files under _MAX_BYTES only, checked from stat, and never
+    # one that leads out of the project (its folder is the project root).
+    text = read_text(path, path.parent.resolve(), limit=_MAX_BYTES)
     return None if isinstance(text, TextProblem) else text
 
 

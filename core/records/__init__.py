@@ -4,7 +4,7 @@ records back, and a recorded stream as the live panel showed it.
 
 from __future__ import annotations
 
-from .reader import RunInfo, list_runs, load_run
+from .reader import RunInfo, list_runs, load_run, scan_runs
 from .schema import RunMeta, RunResult
 from .stream_view import readable_stream, shown_line
 
@@ -15,5 +15,6 @@ __all__ = [
     "list_runs",
     "load_run",
     "readable_stream",
+    "scan_runs",
     "shown_line",
 ]

@@ -8,8 +8,8 @@ here as well.
 
 from __future__ import annotations
 
-import contextlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,20 +19,27 @@ from typing import Any
 from ..errors import UsageError
 from ..phases.signals import Signal
 from ..processes import pid_alive
+from ..project.textfiles import (
+    RECORD_TEXT_LIMIT,
+    TextProblem,
+    printable_name,
+    read_json_object,
+    read_text,
+)
+from ..terminal import printable_line
 from ..vocabulary import SUCCESS, RunState
 from .schema import RunMeta, RunResult
 from .writer import (
     DRY_RUN_DIR,
+    RUNS_RELPATH,
     runs_dir,
 )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+def _record_root(folder: Path) -> Path:
+    """The project root a run folder ``<root>/.promptdeck/runs/<id>`` belongs to (resolved):
+    every file of the record is read only when it lies inside it."""
+    return folder.parent.parent.parent.resolve()
 
 
 @dataclass(frozen=True)
@@ -147,40 +154,96 @@ class RunInfo:
         }
 
 
-def load_run_dir(folder: Path) -> RunInfo | None:
-    """Read one run folder; None when it holds no ``meta.json``."""
-    meta = _read_json(folder / "meta.json")
-    if meta is None:
-        return None
+@dataclass(frozen=True)
+class RunScan:
+    """Every run folder read back: the runs, and one line for each record that is not one.
+
+    Attributes:
+        runs: the readable runs, oldest first.
+        problems: ``<folder>/<file>: <reason>`` for each folder whose ``meta.json`` is
+            refused (a FIFO, a device, a link out of the project, too large, not JSON).
+    """
+
+    runs: list[RunInfo]
+    problems: list[str]
+
+
+def _signals(folder: Path, root: Path) -> tuple[Mapping[str, Any], ...]:
+    # No signals.jsonl (or one refused) is a run that printed no signal (or was killed first).
+    text = read_text(folder / "signals.jsonl", root, limit=RECORD_TEXT_LIMIT)
+    if isinstance(text, TextProblem):
+        return ()
     signals: list[Mapping[str, Any]] = []
-    # No signals.jsonl is a run that printed no signal (or was killed before one).
-    with contextlib.suppress(OSError):
-        for line in (folder / "signals.jsonl").read_text(encoding="utf-8").splitlines():
-            try:
-                item = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(item, dict):
-                signals.append(item)
-    return RunInfo(folder.name, folder, meta, _read_json(folder / "result.json"), tuple(signals))
-
-
-def list_runs(root: Path, story_id: str | None = None) -> list[RunInfo]:
-    """Every run of the workspace, oldest first; only one story's when ``story_id`` is given."""
-    base = runs_dir(root)
-    if not base.is_dir():
-        return []
-    runs: list[RunInfo] = []
-    for folder in sorted(base.iterdir()):
-        if folder.name == DRY_RUN_DIR or not folder.is_dir():
+    for line in text.splitlines():
+        try:
+            item = json.loads(line)
+        except (ValueError, RecursionError):
             continue
-        info = load_run_dir(folder)
-        if info is None:
+        if isinstance(item, dict):
+            signals.append(item)
+    return tuple(signals)
+
+
+def read_run_dir(folder: Path, root: Path | None = None) -> RunInfo | TextProblem:
+    """Read one run folder through the guarded reader; why not, when its ``meta.json`` is
+    missing or refused. ``root``: the resolved project root (found from ``folder``)."""
+    base = _record_root(folder) if root is None else root
+    meta = read_json_object(folder / "meta.json", base)
+    if isinstance(meta, TextProblem):
+        return meta
+    result = read_json_object(folder / "result.json", base)
+    return RunInfo(
+        folder.name,
+        folder,
+        meta,
+        None if isinstance(result, TextProblem) else result,
+        _signals(folder, base),
+    )
+
+
+def load_run_dir(folder: Path) -> RunInfo | None:
+    """Read one run folder; None when its ``meta.json`` is missing or refused."""
+    info = read_run_dir(folder)
+    return None if isinstance(info, TextProblem) else info
+
+
+def scan_runs(root: Path, story_id: str | None = None) -> RunScan:
+    """Every run of the workspace, oldest first (one story's when ``story_id`` is given), and
+    a line for each folder that holds no readable record: a hostile ``.promptdeck/runs/``
+    costs one line per bad record, and the rest of the history still reads."""
+    base = runs_dir(root)
+    real_root = root.resolve()
+    runs: list[RunInfo] = []
+    problems: list[str] = []
+    try:
+        entries = sorted(os.scandir(base), key=lambda entry: entry.name)
+    except OSError:
+        return RunScan(runs, problems)
+    for entry in entries:
+        if entry.name == DRY_RUN_DIR:
+            continue
+        try:
+            if not entry.is_dir():  # a file, a FIFO or a link to one: not a run folder
+                continue
+        except OSError:
+            continue
+        folder = Path(entry.path)
+        info = read_run_dir(folder, real_root)
+        if isinstance(info, TextProblem):
+            if info.reason != "missing":
+                shown = printable_line(printable_name(f"{RUNS_RELPATH}/{entry.name}/meta.json"))
+                problems.append(f"{shown}: {info}; run skipped")
             continue
         if story_id is not None and info.story.lower() != story_id.lower():
             continue
         runs.append(info)
-    return runs
+    return RunScan(runs, problems)
+
+
+def list_runs(root: Path, story_id: str | None = None) -> list[RunInfo]:
+    """Every run of the workspace, oldest first; only one story's when ``story_id`` is given.
+    Folders without a readable record are passed over (:func:`scan_runs` names them)."""
+    return scan_runs(root, story_id).runs
 
 
 def next_attempt(root: Path, story_id: str, phase: str) -> int:

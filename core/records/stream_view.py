@@ -9,6 +9,7 @@ from ..agents.base import INFO, RESULT, TEXT, TOOL_RESULT, TOOL_USE
 from ..agents.registry import get_agent
 from ..errors import PromptdeckError
 from ..project.config import Config
+from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_file_bytes
 from .reader import RunInfo, stream_file
 
 
@@ -24,10 +25,11 @@ class StreamLine:
 def readable_stream(run: RunInfo, config: Config) -> list[StreamLine]:
     """The run's stream parsed into readable lines (raw lines when its agent is unknown)."""
     path = stream_file(run)
-    try:
-        raw = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        return [StreamLine(INFO, f"({path.name}: {exc.strerror or 'not readable'})")]
+    # Guarded and bounded: the record may be a FIFO or a link to /dev/zero from the repository.
+    data = read_file_bytes(path, run.dir.parent.parent.parent.resolve(), limit=RECORD_TEXT_LIMIT)
+    if isinstance(data, TextProblem):
+        return [StreamLine(INFO, f"({path.name}: {data})")]
+    raw = data.decode("utf-8", errors="replace")
     try:
         parser = get_agent(run.run_meta.agent or "claude", config).output_parser()
     except PromptdeckError:

@@ -23,6 +23,7 @@ reading records back is :mod:`promptdeck.core.records`.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -34,6 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import ensure_inside
 
 RUNS_RELPATH = ".promptdeck/runs"
@@ -47,6 +49,9 @@ def runs_dir(root: Path) -> Path:
     return root / RUNS_RELPATH
 
 
+_GITIGNORE_LIMIT = 1024 * 1024
+
+
 def ensure_gitignore(root: Path) -> bool:
     """Make sure ``.promptdeck/.gitignore`` ignores ``runs/`` and ``exports/``; True when it
     was changed.
@@ -58,10 +63,11 @@ def ensure_gitignore(root: Path) -> bool:
     ensure_inside(root, path, "the file")  # before any mkdir: never create outside
     path.parent.mkdir(parents=True, exist_ok=True)
     ensure_inside(root, path, "the file")
-    try:
-        current = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = ""
+    # Guarded: the repository may have put a FIFO or a link to a device in its place.
+    read = read_text(path, root.resolve(), limit=_GITIGNORE_LIMIT)
+    if isinstance(read, TextProblem) and read.reason not in ("missing", "empty"):
+        raise OSError(errno.EINVAL, f"{GITIGNORE_RELPATH}: {read}", str(path))
+    current = read if isinstance(read, str) else ""
     present = {line.strip().strip("/") for line in current.splitlines()}
     missing = [line for line in GITIGNORE_LINES if line.strip("/") not in present]
     if not missing:

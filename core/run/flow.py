@@ -421,8 +421,14 @@ def run_auto(
             on_suggestion(suggestion)
         result = run_step(story, catalog, suggestion)
         steps.append(AutoStep(suggestion, result))
-        # Cancelled, a refused git step, an unsaved record: running on would only repeat it.
-        if getattr(result, "outcome", None) in ("cancelled", "git-failed", "unsaved"):
+        # Cancelled, a refused git step, an unsaved record, a status that could not be
+        # written: running on would only repeat it.
+        if getattr(result, "outcome", None) in (
+            "cancelled",
+            "git-failed",
+            "unsaved",
+            "status-failed",
+        ):
             break
         catalog = load(workspace)
         story = catalog.find(story_id)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_GIT, GitError
+from ..processes import git_module
 from ..records.writer import GITIGNORE_RELPATH, RUNS_RELPATH
 from ..secrets.paths import secret_content_reason, secret_name_reason
 
@@ -101,8 +102,8 @@ _OWN_PREFIXES = (RUNS_RELPATH + "/", ".promptdeck/locks/")
 def open_repo(root: Path) -> Any | None:
     """The repository holding ``root``, or None when there is none (or git is unusable)."""
     try:
-        import git
-    except ImportError:  # pragma: no cover - GitPython is a dependency; no git binary lands here
+        git = git_module(root)
+    except ImportError:
         return None
     try:
         return git.Repo(root, search_parent_directories=True)
@@ -134,8 +135,10 @@ def head_sha(repo: Any) -> str | None:
 
 
 def _run(repo: Any, *args: str, step: bool = False) -> str:
+    # The absolute git resolved by git_module, never a bare "git" the system would search
+    # for on PATH (a relative entry finds the repository's own bin/git).
     status, out, err = repo.git.execute(
-        ["git", *args],
+        [str(repo.git.GIT_PYTHON_GIT_EXECUTABLE), *args],
         with_extended_output=True,
         with_exceptions=False,
         kill_after_timeout=GIT_TIMEOUT,

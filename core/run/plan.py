@@ -12,6 +12,7 @@ prints them. Neither face words a line of its own.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from dataclasses import dataclass
@@ -204,6 +205,17 @@ def describe_image(image: ImageFile) -> str:
     return f"{image.path} ({image.media_type}, {human_bytes(image.bytes)})"
 
 
+def _program_notes(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """A note when the program is not found: argv[0] is then not the absolute path that would
+    run, because there is none (only absolute PATH entries outside the project are searched)."""
+    if not argv or os.path.isabs(argv[0]):
+        return ()
+    return (
+        f"{printable_line(argv[0])}: not found on an absolute PATH entry outside the project "
+        "(relative entries such as ./bin are never searched); the run would fail to start",
+    )
+
+
 def describe_plan(
     workspace: Workspace,
     planned: PlannedRun,
@@ -229,6 +241,7 @@ def describe_plan(
     budget = check_budget(prompt, workspace.config)
     trust = config_trust(workspace, agent)
     folder = ""
+    launch_warnings = planned.prepared.spec.warnings if planned.prepared is not None else ()
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
     return RunPlan(
@@ -245,7 +258,7 @@ def describe_plan(
         error_bytes=injection.error_bytes,
         largest=tuple(injection.largest()),
         options=options,
-        notes=tuple(prompt.warnings),
+        notes=(*prompt.warnings, *launch_warnings, *_program_notes(planned.argv)),
         attempt=planned.attempt,
         run_folder=folder,
         variant=prompt.variant,

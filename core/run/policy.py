@@ -30,10 +30,11 @@ from ..phases.outcome import (
     settle_outcome,
 )
 from ..phases.signals import Signal, deciding_signal
+from ..project.textfiles import TextProblem, read_file_bytes
 from ..project.workspace import Workspace
 from ..records.schema import RunResult
 from ..stories.keys import normalize_key
-from ..stories.writeback import write_back
+from ..stories.writeback import StatusUpdate, write_back
 from ..vocabulary import SUCCESS, Outcome
 from . import gitops
 from .stream import StreamProcessor
@@ -145,10 +146,7 @@ class RunPolicy:
         will (not) do: changes already there, a repository mid-merge, a simulation."""
         story_file = self._story_file()
         if story_file is not None:
-            try:
-                self.story_before = story_file.read_bytes()
-            except OSError:
-                self.story_before = None
+            self.story_before = self._story_bytes(story_file)
         before = self.before
         if before is not None and before.dirty and not self.chat:
             shown = ", ".join(before.dirty[:5])
@@ -195,19 +193,30 @@ class RunPolicy:
         story_flag = self._guarded("check the story file", self._check_story, False)
         # After the append-only check (a Status line is earlier content) and before git, so
         # the new status is staged and committed with the phase's work.
-        update = self._guarded(
-            "write the story's status back",
-            lambda: write_back(
-                self.workspace,
-                self.prompt.story,
-                phase,
-                outcome == SUCCESS and not self.chat and self._writes_status(),
-                self.record.dir,
-            ),
-            None,
-        )
+        status_failures: list[str] = []
+
+        def status_step() -> StatusUpdate | None:
+            try:
+                update = write_back(
+                    self.workspace,
+                    self.prompt.story,
+                    phase,
+                    outcome == SUCCESS and not self.chat and self._writes_status(),
+                    self.record.dir,
+                )
+            except Exception as exc:
+                status_failures.append(str(exc))
+                raise
+            if update is not None:
+                status_failures.extend(update.failures)
+            return update
+
+        update = self._guarded("write the story's status back", status_step, None)
         if update is not None:
             self.notice("status written back:\n" + update.summary())
+        status_failure = (
+            f"status write-back failed: {status_failures[0]}" if status_failures else None
+        )
         changed = self._guarded("list the phase's changes", self._changes, None)
         git_failure: list[str] = []
 
@@ -222,7 +231,11 @@ class RunPolicy:
         error = facts.error
         if git_failure and outcome == SUCCESS:
             error = error or git_failure[0]
-        outcome = settle_outcome(outcome, git_failed=bool(git_failure))
+        if status_failure is not None and outcome == SUCCESS:
+            error = error or status_failure
+        outcome = settle_outcome(
+            outcome, git_failed=bool(git_failure), status_failed=status_failure is not None
+        )
         message = error or outcome_message(
             outcome,
             signal_line=deciding.line if deciding is not None else None,
@@ -343,6 +356,14 @@ class RunPolicy:
                 self.notice(f"warning: {warning}")
             return fallback
 
+    def _story_bytes(self, story_file: Path) -> bytes | None:
+        """The story file's bytes through the guarded reader (an agent may have left a FIFO
+        or a link out of the project in its place), or None."""
+        data = read_file_bytes(
+            story_file, self.workspace.root.resolve(), limit=self.workspace.config.read_max_bytes
+        )
+        return None if isinstance(data, TextProblem) else data
+
     def _story_file(self) -> Path | None:
         path = self.prompt.story.path
         return self.workspace.root / path if path else None
@@ -351,9 +372,8 @@ class RunPolicy:
         story_file = self._story_file()
         if story_file is None or self.story_before is None:
             return False
-        try:
-            after = story_file.read_bytes()
-        except OSError:
+        after = self._story_bytes(story_file)
+        if after is None:
             after = b""
         if not story_rewritten(self.story_before, after):
             return False

@@ -7,6 +7,9 @@ started.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +17,7 @@ from typing import TYPE_CHECKING
 from ..agents.base import Agent, LaunchRequest, LaunchSpec
 from ..agents.registry import get_agent, resolve_agent_name
 from ..errors import InjectionTooLarge
+from ..processes import resolve_program
 from ..project.workspace import Workspace
 from ..records.writer import RunRecord
 
@@ -48,6 +52,43 @@ def check_size(prompt: ComposedPrompt) -> None:
             injection.command_name,
             injection.largest(None),
         )
+
+
+_IMAGE_SUFFIX = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
+
+
+def _confirmed_images(images: tuple[ImageFile, ...], root: Path, run_dir: Path) -> tuple[Path, ...]:
+    """Each image's confirmed bytes, copied into the run folder: read again now (every phase
+    of an ``--auto`` flow) and refused unless they are still what was confirmed, and what
+    the agent reads is the copy — a file swapped after this check reaches no one.
+
+    Raises:
+        UsageError: an image changed since it was confirmed.
+    """
+    sent: list[Path] = []
+    for number, image in enumerate(images, start=1):
+        data = image.confirmed_bytes(root)
+        copy = run_dir / f"image-{number}.{_IMAGE_SUFFIX.get(image.media_type, 'bin')}"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with contextlib.suppress(FileNotFoundError):
+            copy.unlink()  # a dry run's folder is reused
+        with os.fdopen(os.open(copy, flags, 0o600), "wb") as handle:
+            handle.write(data)
+        sent.append(copy)
+    return tuple(sent)
+
+
+def with_resolved_program(spec: LaunchSpec, root: Path) -> LaunchSpec:
+    """``spec`` with its program as the absolute path that will run (found only on absolute
+    ``PATH`` entries outside the project), so the confirmation, ``--dry-run`` and ``meta.json``
+    show it; unchanged when none is found (the start then fails: the supervisor resolves the
+    same way and never lets the system search a relative entry)."""
+    if not spec.argv:
+        return spec
+    program = resolve_program(spec.argv[0], root.resolve())
+    if program is None:
+        return spec
+    return dataclasses.replace(spec, argv=(program, *spec.argv[1:]))
 
 
 def prepare_run(
@@ -91,6 +132,11 @@ def prepare_run(
     except BaseException:
         record.discard()
         raise
+    try:
+        sent_images = _confirmed_images(images, workspace.root, record.dir)
+    except BaseException:
+        record.discard()
+        raise
     request = LaunchRequest(
         run_dir=record.dir,
         root=workspace.root,
@@ -101,11 +147,12 @@ def prepare_run(
         resume_session=resume_session,
         turn=turn,
         attempt=attempt,
-        images=tuple(image.absolute for image in images),
+        images=sent_images,
     )
     try:
         spec = backend.launch(request)
     except BaseException:
         record.discard()
         raise
+    spec = with_resolved_program(spec, workspace.root)
     return PreparedRun(record, backend, spec, request, system_path, user_path)

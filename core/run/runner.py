@@ -198,6 +198,11 @@ def _launch(
             started_status = write_start(workspace, story, request.phase)
         except OSError as exc:
             warnings.append(f"could not mark story {story.id} in-progress: {exc.strerror}")
+        if started_status is not None:
+            warnings.extend(
+                f"could not mark story {story.id} in-progress: {failure}"
+                for failure in started_status.failures
+            )
     timeout_s = timeout if timeout is not None else config.agent_timeout
     alert = _record_injection(workspace, prompt, record.id, prepared.agent.name, resume_session)
     if alert:

@@ -32,9 +32,11 @@ from ..errors import AssetMissing, UsageError
 from ..layers.instructions import InstructionsFile, load_instructions
 from ..layers.rules import RulesFile, note_rules_read, read_rules, rules_health
 from ..project.config import Config
+from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..records.reader import list_runs
 from ..records.writer import iso_time
+from ..units import context_share
 from .system_prompt_log import injection_facts, log_injection
 
 THRESHOLDS = (0.25, 0.5, 0.75)
@@ -260,10 +262,13 @@ class SessionSnapshot:
         }
 
 
-def _saved_session(path: Path) -> tuple[SessionState, Counters] | None:
-    """A chat's saved state and counters, or None when the file is missing or malformed."""
+def _saved_session(path: Path, root: Path) -> tuple[SessionState, Counters] | None:
+    """A chat's saved state and counters, or None when the file is missing, malformed or
+    refused by the guarded reader (a FIFO, a device, a link out of ``root``)."""
+    saved = read_json_object(path, root.resolve())
+    if isinstance(saved, TextProblem):
+        return None
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
         state_data = saved["state"]
         state = SessionState(
             turns=int(state_data.get("turns", 1)),
@@ -274,7 +279,7 @@ def _saved_session(path: Path) -> tuple[SessionState, Counters] | None:
         known = {f.name for f in fields(Counters)}
         counts = saved.get("counters") or {}
         counters = Counters(**{k: int(v) for k, v in counts.items() if k in known})
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, OverflowError):
         return None
     return state, counters
 
@@ -300,11 +305,11 @@ def load_session(
         # is passed over, never handed to the agent's argv.
         if not session_id or not is_session_id(session_id):
             continue
-        saved = _saved_session(run.dir / SESSION_FILE)
+        saved = _saved_session(run.dir / SESSION_FILE, root)
         if saved is not None:
             return session_id, *saved
         tokens, window = result.context_tokens, result.context_window
-        used = tokens / window if tokens is not None and window else None
+        used = context_share(tokens, window)
         return session_id, SessionState(1, 1, used), Counters(initial_injections=1)
     return None, SessionState(), Counters()
 

@@ -27,6 +27,7 @@ from ..agents.base import (
 from ..phases.signals import Signal, SignalParser
 from ..records.schema import RunResult
 from ..records.writer import RunRecord
+from ..units import context_share
 from ..vocabulary import RunEventKind, Stream
 
 LINE_CAP = 1024 * 1024
@@ -75,9 +76,7 @@ class RunEvent:
     @property
     def context_used(self) -> float | None:
         """Context use as a fraction of the window, when both are known."""
-        if self.context_tokens is None or not self.context_window:
-            return None
-        return self.context_tokens / self.context_window
+        return context_share(self.context_tokens, self.context_window)
 
 
 _event = fast_factory(RunEvent)

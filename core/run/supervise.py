@@ -21,9 +21,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from ..agents.base import LaunchSpec
+from ..processes import resolve_program
 
 CANCEL_GRACE = (5.0, 5.0)
 """Seconds to wait after SIGINT, then after SIGTERM, before the next step."""
@@ -97,9 +99,20 @@ class ProcessSupervisor:
     def run(self) -> ProcessExit:
         """Start, stream and wait; returns once both pipes are drained and closed."""
         spec = self.spec
+        # Resolved here too, whoever built the spec: the system's own search would try a
+        # relative PATH entry (./bin) in the project the agent runs in.
+        program = resolve_program(spec.argv[0], Path(spec.cwd).resolve()) if spec.argv else None
+        if program is None:
+            shown = spec.argv[0] if spec.argv else "(none)"
+            where = (
+                ""
+                if os.sep in shown
+                else " (looked for on absolute PATH entries outside the project only)"
+            )
+            return ProcessExit(None, f"agent binary not found: {shown}{where}")
         try:
             proc = subprocess.Popen(
-                spec.argv,
+                (program, *spec.argv[1:]),
                 cwd=spec.cwd,
                 env={**os.environ, **spec.env},
                 stdin=subprocess.PIPE if spec.stdin is not None else subprocess.DEVNULL,

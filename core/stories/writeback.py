@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..project.textfiles import TextProblem, read_file_bytes
+from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
+from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace
 from .keys import normalize_key
 from .model import Story
@@ -92,6 +93,9 @@ class StatusUpdate:
         status: the status written (BMAD), or None (OpenSpec ticks, or nothing to do).
         edits: every line changed, in order.
         notes: what was left as it was, and why (no entry, no ``Status:`` line …).
+        failures: each file that should have been written and was not, with the reason (a
+            symlink in its place, a folder leading out, a file changed since it was read, a
+            full disk): a write-back with a failure is not a success.
     """
 
     story: str
@@ -99,6 +103,7 @@ class StatusUpdate:
     status: str | None
     edits: tuple[LineEdit, ...] = ()
     notes: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``status.json``."""
@@ -108,12 +113,14 @@ class StatusUpdate:
             "status": self.status,
             "edits": [edit.to_dict() for edit in self.edits],
             "notes": list(self.notes),
+            "failures": list(self.failures),
         }
 
     def summary(self) -> str:
         """One line per edit and note, for the run's notices."""
         lines = [f"{e.path}:{e.line}: {e.before.strip()} → {e.after.strip()}" for e in self.edits]
-        return "\n".join([*lines, *self.notes]) or "nothing to write"
+        failed = [f"failed: {failure}" for failure in self.failures]
+        return "\n".join([*lines, *self.notes, *failed]) or "nothing to write"
 
 
 def _split(text: str) -> list[tuple[str, str]]:
@@ -246,71 +253,104 @@ def tick_group_tasks(text: str, number: str) -> tuple[str, list[tuple[int, str, 
     return "".join(b + e for b, e in lines), ticked
 
 
-def _rewrite(path: Path, text: str) -> None:
-    # Bytes, not text mode: no newline translation, so untouched lines stay byte-identical.
-    path.write_bytes(text.encode("utf-8"))
+class _Files:
+    """The files one write-back reads and rewrites, through the guarded read and rewrite
+    (:mod:`promptdeck.core.project.rewrites`), with what could not be done."""
 
+    def __init__(self, workspace: Workspace) -> None:
+        self.root = workspace.root.resolve()
+        self.limit = workspace.config.read_max_bytes
+        self.read: dict[str, ReadForRewrite] = {}
+        self.notes: list[str] = []
+        self.failures: list[str] = []
 
-def _read(path: Path) -> str | None:
-    # The guarded reader: a FIFO or a device in the story's place is never opened.
-    data = read_file_bytes(path, None)
-    if isinstance(data, TextProblem):
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    def text(self, rel: str) -> str | None:
+        """The file's text, or None (a note when it is missing, a failure otherwise)."""
+        got = read_for_rewrite(self.root / rel, self.root, limit=self.limit)
+        if isinstance(got, TextProblem):
+            if got.reason == "missing":
+                self.notes.append(f"{rel}: missing; not updated")
+            else:
+                self.failures.append(f"{rel}: {got}; not updated")
+            return None
+        try:
+            text = got.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.failures.append(f"{rel}: not UTF-8 (offset {exc.start}); not updated")
+            return None
+        self.read[rel] = got
+        return text
+
+    def write(self, rel: str, text: str) -> bool:
+        """Replace the file read as ``rel``; False (and a failure) when it cannot be."""
+        try:
+            # Bytes, not text mode: no newline translation, so untouched lines stay identical.
+            rewrite_file(
+                self.root / rel, self.root, text.encode("utf-8"), self.read[rel].identity, shown=rel
+            )
+        except RewriteRefused as exc:
+            self.failures.append(str(exc))
+            return False
+        return True
+
+    def update(
+        self, story: Story, phase: str, status: str | None, edits: list[LineEdit]
+    ) -> StatusUpdate:
+        return StatusUpdate(
+            story.id, phase, status, tuple(edits), tuple(self.notes), tuple(self.failures)
+        )
 
 
 def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> StatusUpdate:
     edits: list[LineEdit] = []
-    notes: list[str] = []
+    files = _Files(workspace)
     rel = f"{workspace.config.paths_artifacts.rstrip('/')}/{SPRINT_STATUS_NAME}"
-    sprint = workspace.root / rel
-    text = _read(sprint)
-    if text is None:
-        notes.append(f"{rel}: missing or unreadable; not updated")
-    else:
+    text = files.text(rel)
+    if text is not None:
         try:
             changed = set_sprint_status(text, story.key, status)
         except SprintStatusError as exc:
             changed = None
-            notes.append(f"{rel}: {exc}; not updated")
+            files.notes.append(f"{rel}: {exc}; not updated")
         if changed is not None:
-            _rewrite(sprint, changed[0])
-            edits.append(LineEdit(rel, *changed[1:]))
-        elif not notes:
-            notes.append(f"{rel}: no entry for story {story.id} to change, or already {status}")
+            if files.write(rel, changed[0]):
+                edits.append(LineEdit(rel, *changed[1:]))
+        elif not files.notes:
+            files.notes.append(
+                f"{rel}: no entry for story {story.id} to change, or already {status}"
+            )
     if story.path is None:
-        notes.append(f"story {story.id} has no story file; no Status: line updated")
+        files.notes.append(f"story {story.id} has no story file; no Status: line updated")
     else:
-        path = workspace.root / story.path
-        text = _read(path)
+        text = files.text(story.path)
         changed = set_story_file_status(text, status) if text is not None else None
         if changed is not None:
-            _rewrite(path, changed[0])
-            edits.append(LineEdit(story.path, *changed[1:]))
-        else:
-            notes.append(f"{story.path}: no Status: line to change, or already {status}")
-    return StatusUpdate(story.id, phase, status, tuple(edits), tuple(notes))
+            if files.write(story.path, changed[0]):
+                edits.append(LineEdit(story.path, *changed[1:]))
+        elif text is not None:
+            files.notes.append(f"{story.path}: no Status: line to change, or already {status}")
+    return files.update(story, phase, status, edits)
 
 
 def _openspec(workspace: Workspace, story: Story, phase: str) -> StatusUpdate | None:
     if phase != "dev" or story.path is None:
         return None
     number = story.id.rsplit(":", 1)[-1]
-    path = workspace.root / story.path
-    text = _read(path)
+    files = _Files(workspace)
+    text = files.text(story.path)
     if text is None:
-        return StatusUpdate(story.id, phase, None, notes=(f"{story.path}: unreadable",))
+        return files.update(story, phase, None, [])
     new_text, ticked = tick_group_tasks(text, number)
     if not ticked:
-        note = f"{story.path}: the agent ticked every task of group {number} itself"
-        return StatusUpdate(story.id, phase, None, notes=(note,))
-    _rewrite(path, new_text)
-    edits = tuple(LineEdit(story.path, line, before, after) for line, before, after in ticked)
-    note = f"{story.path}: ticked {len(ticked)} task(s) of group {number} the agent left open"
-    return StatusUpdate(story.id, phase, None, edits, (note,))
+        files.notes.append(f"{story.path}: the agent ticked every task of group {number} itself")
+        return files.update(story, phase, None, [])
+    if not files.write(story.path, new_text):
+        return files.update(story, phase, None, [])
+    edits = [LineEdit(story.path, line, before, after) for line, before, after in ticked]
+    files.notes.append(
+        f"{story.path}: ticked {len(ticked)} task(s) of group {number} the agent left open"
+    )
+    return files.update(story, phase, None, edits)
 
 
 def write_back(

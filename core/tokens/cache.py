@@ -27,20 +27,23 @@ deleted (first in, first out) down to 90 % of the bound.
 
 Location: ``$XDG_CACHE_HOME/promptdeck/token-counts.sqlite3`` (``~/.cache`` when the variable
 is unset or not absolute). ``PROMPTDECK_TOKEN_CACHE=off`` turns it off;
-``PROMPTDECK_TOKEN_CACHE=/some/file.sqlite3`` puts it elsewhere.
+``PROMPTDECK_TOKEN_CACHE=/some/file.sqlite3`` puts it elsewhere, unless that names an existing
+file that is not this cache's (:func:`promptdeck.core.project.user_dirs.foreign_file`): it is then
+refused in one line and left alone, and the cache is off.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from ..project.user_dirs import cache_folder
+from ..project.user_dirs import cache_folder, foreign_file
 
 FILE_NAME = "token-counts.sqlite3"
 ENV_VAR = "PROMPTDECK_TOKEN_CACHE"
@@ -70,8 +73,26 @@ def default_path() -> Path | None:
     if override.lower() in ("off", "0", "no", "false", "none"):
         return None
     if override:
-        return Path(override).expanduser()
+        path = Path(override).expanduser()
+        # A path from the environment may name a file of the user's: never open (and so
+        # never rebuild over) anything but a cache of promptdeck's own.
+        refusal = foreign_file(path, is_cache_file)
+        if refusal is not None:
+            shown = refusal.encode("unicode_escape", "backslashreplace").decode("ascii")
+            logging.getLogger("promptdeck").warning("promptdeck: warning: %s=%s", ENV_VAR, shown)
+            return None
+        return path
     return cache_folder() / FILE_NAME
+
+
+def is_cache_file(head: bytes) -> bool:
+    """True when ``head`` (a file's first bytes) is this cache's: an SQLite database with its
+    application id. An empty file is not: it may be the user's, and SQLite would fill it."""
+    return (
+        head.startswith(b"SQLite format 3\0")
+        and len(head) >= 72
+        and int.from_bytes(head[68:72], "big") == APPLICATION_ID
+    )
 
 
 class TokenCache:

@@ -33,6 +33,15 @@ async def _select_phase(pilot, screen: MainScreen, phase: str) -> MainScreen:  #
     return await wait_for_preview(pilot, screen.story.id if screen.story else None)
 
 
+async def _run_dev(pilot, app, story: str, what: str) -> MainScreen:  # type: ignore[no-untyped-def]
+    """Preview ``story``'s dev phase, confirm, start and wait for the run to end."""
+    screen = await wait_for_preview(pilot, story)
+    screen = await _select_phase(pilot, screen, "dev")
+    await _confirm_and_start(pilot, app)
+    await wait_for(pilot, lambda: screen.last_result is not None, what)
+    return screen
+
+
 async def _confirm_and_start(pilot, app) -> ConfirmRunScreen:  # type: ignore[no-untyped-def]
     await pilot.press("r")
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the confirmation")
@@ -225,10 +234,7 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
     set_agent_settings(demo_root, replay_script="dev=blocked")
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1-1")
-        screen = await _select_phase(pilot, screen, "dev")
-        await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
+        screen = await _run_dev(pilot, app, "1-1", "the blocked run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "failure"
         await app.workers.wait_for_complete()
         # The phase's outcome and the process's own end are told apart.
@@ -336,3 +342,25 @@ async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path)
         assert table.virtual_size.width <= 80
         started = str(table.get_row_at(0)[0])
         assert len(started) == len("11-22 10:31") and started[2] == "-"
+
+
+@run_async
+async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
+    demo_root: Path,
+) -> None:
+    sprint = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    outside = demo_root.parent / "users-sprint-status.yaml"
+    outside.write_bytes(sprint.read_bytes())
+    sprint.unlink()
+    sprint.symlink_to(outside)
+    before = outside.read_bytes()
+    # Discovery refuses the linked file too, so the story is known by its own file's key.
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _run_dev(pilot, app, "1.1", "the end of the run")
+        result = screen.last_result
+        assert result is not None and result.outcome == "status-failed"
+        toasts = [n for n in app._notifications if "status write-back failed" in n.message]
+        assert len(toasts) == 1 and "sprint-status.yaml" in toasts[0].message
+        assert toasts[0].severity == "error"
+    assert outside.read_bytes() == before

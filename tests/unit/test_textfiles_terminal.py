@@ -86,3 +86,11 @@ def test_compose_writes_exact_bytes_to_a_pipe_and_visible_ones_to_a_terminal(
     assert raw.getvalue().decode("utf-8") == (
         "# Story ␛]52;c;eA==␇\n" if tty else "# Story \x1b]52;c;eA==\x07\n"
     )
+
+
+@pytest.mark.parametrize("char", ["\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\ufeff"])
+def test_format_characters_are_made_visible(char: str) -> None:
+    shown = printable(f"name{char}.md")
+    assert char not in shown and f"\\u{ord(char):04x}" in shown
+    assert char not in printable_keep_style(f"\x1b[1m{char}\x1b[0m")
+    assert printable_line("plain é text") == "plain é text"

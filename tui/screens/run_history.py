@@ -34,7 +34,7 @@ def outcome_tone(state: RunState) -> Tone | None:
             return "success"
         case "no-signal" | "timeout" | "cancelled":
             return "warning"
-        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved":
+        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved" | "status-failed":
             return "error"
         case "running" | "interrupted" | "unknown":
             return None

@@ -23,6 +23,7 @@ from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.records import RunResult
 from promptdeck.core.run import PlannedRun, RunHandle, describe_image, discard_plan, start_run
 from promptdeck.core.stories import StoryCatalog
+from promptdeck.core.terminal import printable_line
 from promptdeck.core.vocabulary import SUCCESS
 from textual.screen import Screen
 
@@ -169,6 +170,9 @@ class SessionRuns:
         for screen in self._host.app.screen_stack:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
+        if result.outcome == "status-failed":
+            # The phase's work is done but the story's status is not: say it where it is seen.
+            self._host.notify(printable_line(result.message), severity="error", timeout=10)
         messages = list(result.warnings)
         if result.message and result.outcome != SUCCESS:
             messages.insert(0, result.message)

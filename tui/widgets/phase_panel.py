@@ -8,6 +8,7 @@ from typing import ClassVar, Literal, assert_never
 
 from promptdeck.core.records import RunResult
 from promptdeck.core.run import RunEvent
+from promptdeck.core.units import context_share
 from promptdeck.core.vocabulary import FAILURE, Outcome
 from rich.text import Text
 from textual import events
@@ -128,10 +129,10 @@ class ContextGauge(Static):
 
     def show_use(self, used_tokens: int | None, window_tokens: int) -> None:
         """Show ``used/window`` as a bar; hidden while usage is unknown."""
-        if used_tokens is None or window_tokens <= 0:
+        share = context_share(used_tokens, window_tokens)
+        if used_tokens is None or share is None:
             self.remove_class("-known")
             return
-        share = used_tokens / window_tokens
         self.add_class("-known")
         self.set_class(share >= 0.5, "-high")
         self.update(
@@ -325,8 +326,8 @@ class PhasePanel(Vertical):
         )
         tokens = ""
         if result.usage is not None:
-            total = result.usage.context_tokens + result.usage.output_tokens
-            tokens = f" · {human_tokens(total)} tok"
+            total, invalid = result.usage.checked_total()
+            tokens = f" · {human_tokens(total)} tok" + "".join(f" + {text}" for text in invalid)
         self.show_status(
             # The phase's outcome (from its signal) and the process's own end, apart.
             f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
@@ -352,6 +353,7 @@ def finished_tone(outcome: Outcome) -> Literal["success", "failure", ""]:
             | "launch-failed"
             | "git-failed"
             | "unsaved"
+            | "status-failed"
         ):
             return "failure"
         case _:
