@@ -28,6 +28,7 @@ from ..format import printable, wrap_argv
 __all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
 
 _BODY_IDS = {
+    "cost": "confirm-cost",
     "budget": "confirm-budget",
     "images": "confirm-images",
     "notes": "confirm-notes",
