@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.cache_prefix import DEFAULT_SEQUENCE, CacheMeter, measure_cache
+from ..core.cache_prefix import DEFAULT_SEQUENCE, CacheMeter
+from ..core.cost import CostForecast, forecast, money
 from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
-from ..core.pricing import load_prices, priced_model
+from ..core.pricing import priced_model
 from ..core.tokens import get_counter
 from ..core.workspace import Workspace
 from .common import console, encoding_from, print_json, warn, workspace_from
@@ -27,6 +28,12 @@ def add_cost_options(parser: argparse.ArgumentParser) -> None:
         help="compose every phase of --phases and show, per consecutive pair, the system-prompt "
         "prefix they share (bytes, tokens, where they part), each layer stable or volatile, and "
         "what defeats the cache",
+    )
+    group.add_argument(
+        "--cost",
+        action="store_true",
+        help="predict what each phase of --phases costs, stepped within the cache's lifetime, "
+        "from the price table ([pricing] in .promptdeck/config.toml)",
     )
     group.add_argument(
         "--phases",
@@ -63,27 +70,25 @@ def model_from(args: argparse.Namespace, workspace: Workspace) -> str:
     return str(args.model or priced_model(workspace, workspace.config.agent_default or "claude"))
 
 
-def cache_meter_from(args: argparse.Namespace) -> CacheMeter:
-    """Measure the phase sequence the arguments describe."""
+def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
+    """Measure and price the phase sequence the arguments describe; the price table's
+    problems are warned, one line each, and nothing else stops."""
     from .compose import request_from
 
     workspace = workspace_from(args)
     model = model_from(args, workspace)
-    table = load_prices(workspace)
-    for problem in table.problems:
-        warn(problem)
-    price = table.find(model)
-    encoding = encoding_from(args, workspace)
-    return measure_cache(
+    meter, predicted = forecast(
         workspace,
         args.story,
+        model,
         phases=phases_from(args),
         selection=request_from(args).selection,
         delivery=getattr(args, "delivery", None),
-        counter=get_counter(encoding),
-        minimum_tokens=price.min_cacheable_tokens if price is not None else None,
-        model=model,
+        counter=get_counter(encoding_from(args, workspace)),
     )
+    for problem in predicted.problems:
+        warn(problem)
+    return meter, predicted
 
 
 def _num(value: int | None) -> str:
@@ -151,11 +156,63 @@ def print_cache(meter: CacheMeter) -> None:
         print(f"flag\t{flag}" if plain else f"⚠ {flag}")
 
 
-def run_cache(args: argparse.Namespace) -> int:
-    """``inspect --cache``: print the meter (or its JSON)."""
-    meter = cache_meter_from(args)
-    if args.json:
-        print_json(meter.to_dict())
+COST_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("phase"),
+    Column("cache write", right=True),
+    Column("cache read", right=True),
+    Column("input", right=True),
+    Column("output", right=True),
+    Column("dollars", right=True),
+    Column("output from", keep=2),
+)
+
+
+def print_cost(predicted: CostForecast) -> None:
+    """The forecast as a table, its total and where its prices come from."""
+    plain = not is_terminal()
+    rows = [
+        [
+            "cost",
+            phase.phase,
+            f"{phase.cache_write_tokens:,}",
+            f"{phase.cache_read_tokens:,}",
+            f"{phase.input_tokens:,}",
+            f"{phase.output_tokens:,}",
+            money(phase.dollars),
+            phase.output_source,
+        ]
+        for phase in predicted.phases
+    ]
+    rows.append(["cost", "(total)", "", "", "", "", money(predicted.total), ""])
+    print_records(
+        COST_COLUMNS,
+        rows,
+        title=(
+            f"Predicted cost · {predicted.story_id} · {predicted.model} · cache {predicted.ttl} "
+            f"(tokens: {predicted.encoding}, an estimate for this model)"
+        ),
+        console=console(),
+        plain=plain,
+    )
+    price = predicted.price
+    if price is None:
+        print(f"price\t{predicted.model}: unknown (no usable row in the price table)")
     else:
+        print(f"price\t{price.model}: checked {price.checked}, {price.source}")
+
+
+def run_cache(args: argparse.Namespace) -> int:
+    """``inspect --cache`` / ``--cost``: print the meter, the forecast, or both (or JSON)."""
+    meter, predicted = forecast_from(args)
+    if args.json:
+        if args.cache and args.cost:
+            print_json({"cache": meter.to_dict(), "cost": predicted.to_dict()})
+        else:
+            print_json(meter.to_dict() if args.cache else predicted.to_dict())
+        return EXIT_OK
+    if args.cache:
         print_cache(meter)
+    if args.cost:
+        print_cost(predicted)
     return EXIT_OK

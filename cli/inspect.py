@@ -291,7 +291,7 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
-    if args.cache:
+    if args.cache or args.cost:
         return run_cache(args)
     prompt = compose_from(args, count_tokens=True)
     config = workspace_from(args).config

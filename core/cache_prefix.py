@@ -350,35 +350,3 @@ def measure_cache(
         counter=counter,
     )
     return measure_prompts(prompts, counter, minimum_tokens, model)
-
-
-def cache_row(
-    workspace: Workspace,
-    request: PromptRequest,
-    agent: str,
-    counter: TokenCounter | None = None,
-) -> str:
-    """The app's one-line cacheable-prefix row for ``request``'s story and delivery: each
-    consecutive pair's shared prefix against its system prompt, and how many flags there are
-    (``inspect --cache`` lists them). A story that cannot be composed says why, in the row."""
-    from .errors import PromptdeckError
-    from .pricing import load_prices, priced_model
-
-    model = priced_model(workspace, agent or "claude")
-    price = load_prices(workspace).find(model)
-    phases = DEFAULT_SEQUENCE if request.phase in DEFAULT_SEQUENCE else (request.phase,)
-    try:
-        meter = measure_cache(
-            workspace,
-            request.story_id,
-            phases=phases,
-            selection=request.selection,
-            delivery=request.delivery,
-            counter=counter,
-            minimum_tokens=price.min_cacheable_tokens if price is not None else None,
-            model=model,
-        )
-    except PromptdeckError as exc:
-        return f"cache · not measured: {exc}"
-    flags = f" · ⚠ {len(meter.flags)} flag(s): promptdeck inspect --cache" if meter.flags else ""
-    return f"cache · {meter.delivery} · shared prefix {meter.summary()}{flags}"

@@ -19,7 +19,9 @@ from typing import Any, Literal
 
 from .agents.base import agent_label
 from .budget import check_budget
+from .cost import PhaseCost, cost_line, run_cost
 from .images import ImageFile
+from .pricing import priced_model
 from .prompt import ComposedPrompt
 from .records import next_attempt
 from .run_prepare import PreparedRun, prepare_run
@@ -132,6 +134,8 @@ class RunPlan:
         images: the images sent with the user message, described (``--image``).
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
+        cost: the predicted cost of the run's prompt (see :mod:`~promptdeck.core.cost`);
+            None when not predicted.
     """
 
     story_id: str
@@ -156,6 +160,7 @@ class RunPlan:
     images: tuple[str, ...] = ()
     attempt: int = 1
     run_folder: str = ""
+    cost: PhaseCost | None = None
 
     @property
     def blocked(self) -> bool:
@@ -195,6 +200,7 @@ class RunPlan:
             "untrusted": list(self.untrusted),
             "images": list(self.images),
             "notes": list(self.notes),
+            "cost": None if self.cost is None else self.cost.to_dict(),
             "blocked": self.blocked,
         }
 
@@ -231,6 +237,7 @@ def describe_plan(
     folder = ""
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
+    cost = run_cost(workspace, prompt, priced_model(workspace, agent))
     return RunPlan(
         story_id=prompt.story.id,
         phase=request.phase,
@@ -254,6 +261,7 @@ def describe_plan(
         secrets=tuple(str(finding) for finding in injection.secrets),
         untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
+        cost=cost,
     )
 
 
@@ -288,7 +296,17 @@ def refusal_lines(plan: RunPlan) -> list[str]:
 
 
 BlockKind = Literal[
-    "title", "sizes", "budget", "images", "notes", "trust", "secrets", "refusal", "command", "argv"
+    "title",
+    "sizes",
+    "cost",
+    "budget",
+    "images",
+    "notes",
+    "trust",
+    "secrets",
+    "refusal",
+    "command",
+    "argv",
 ]
 """What a block of the confirmation says; the app places and colours each kind."""
 
@@ -333,10 +351,10 @@ def _title(plan: RunPlan) -> ConfirmationBlock:
 def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     """The confirmation of ``plan``, block by block, in the order it reads.
 
-    Always a title and the sizes; then the budget, images and notes when there are any; the
-    untrusted config's choices and the secret scan's findings when the plan could start; and
-    last either why it cannot start (with what would bring it under) or the command that will
-    run.
+    Always a title and the sizes; then the predicted cost, the budget, images and notes when
+    there are any; the untrusted config's choices and the secret scan's findings when the plan
+    could start; and last either why it cannot start (with what would bring it under) or the
+    command that will run.
     """
     blocks = [
         _title(plan),
@@ -350,6 +368,8 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
             ),
         ),
     ]
+    if plan.cost is not None:
+        blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost),)))
     if plan.budget:
         blocks.append(ConfirmationBlock("budget", (printable_line(plan.budget),)))
     if plan.images:

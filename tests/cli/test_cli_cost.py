@@ -95,3 +95,63 @@ def test_inspect_cache_refuses_an_unknown_phase_in_one_line(root: Path) -> None:
     err = done.stderr.decode().strip().splitlines()
     assert len(err) == 1 and "lunch" in err[0]
     assert b"Traceback" not in done.stderr
+
+
+def test_inspect_cost_json_prices_each_phase_from_the_dated_table(root: Path) -> None:
+    done = run(
+        root,
+        "inspect",
+        "1-2",
+        "--cost",
+        "--json",
+        "--phases",
+        "dev,review",
+        "--delivery",
+        "cache-aware",
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    cost = json.loads(done.stdout)
+    price = cost["price"]
+    assert cost["model"] == price["model"] == "claude-sonnet-4-6"
+    assert price["checked"] and price["source"].startswith("https://")
+    dev, review = cost["phases"]
+    assert review["cache_write_tokens"] == 0 and review["cache_read_tokens"] > 0
+    for phase in cost["phases"]:
+        expected = (
+            phase["input_tokens"] * price["input"]
+            + phase["cache_write_tokens"] * price["cache_write_5m"]
+            + phase["cache_read_tokens"] * price["cache_read"]
+            + phase["output_tokens"] * price["output"]
+        ) / 1e6
+        assert abs(phase["dollars"] - expected) < 1e-9
+    assert abs(cost["total_dollars"] - dev["dollars"] - review["dollars"]) < 1e-9
+    assert "estimate" in cost["estimate"]
+
+
+def test_a_bad_price_table_is_one_line_and_unknown_cost(root: Path) -> None:
+    (root / ".promptdeck" / "config.toml").write_text(
+        '[pricing]\nfile = "prices.toml"\n', encoding="utf-8"
+    )
+    (root / "prices.toml").write_text(
+        '[[model]]\nid = "claude-sonnet-4-6"\ninput = 3.0\noutput = -1.0\n'
+        "cache_write_5m = 3.75\ncache_write_1h = 6.0\ncache_read = 0.3\n",
+        encoding="utf-8",
+    )
+    done = run(root, "inspect", "1-2", "--cost", "--phases", "dev")
+    assert done.returncode == 0
+    warnings = [line for line in done.stderr.decode().splitlines() if "price table" in line]
+    assert len(warnings) == 1 and "output is not a non-negative number" in warnings[0]
+    out = done.stdout.decode()
+    assert "cost\tdev\t" in out and "\tunknown\t" in out
+    assert "price\tclaude-sonnet-4-6: unknown" in out
+
+
+def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None:
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    plan = json.loads(done.stdout)
+    assert plan["cost"]["model"] == "claude-sonnet-4-6"
+    assert plan["cost"]["dollars"] > 0 and plan["cost"]["output_source"] == "default"
+    text = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run")
+    assert "predicted cost $" in text.stdout.decode()
+    assert "token counts are an estimate" in text.stdout.decode()

@@ -22,6 +22,10 @@ async def test_the_cache_row_shows_what_consecutive_phases_share(demo_root: Path
         assert "cache · layered · shared prefix" in pane.cache_line
         assert f"{first.shared_prefix_bytes:,}/{first.system_bytes:,} B" in pane.cache_line
         assert f"parts at {first.parts_at}" in pane.cache_line
+        assert (
+            "· sequence $" in pane.cache_line
+            and "(claude-sonnet-4-6, estimated)" in pane.cache_line
+        )
 
 
 @run_async

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
-from promptdeck.core.cache_prefix import cache_row
 from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
+from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
 from promptdeck.core.party import PARTY_PHASES
