@@ -155,3 +155,20 @@ def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None
     text = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run")
     assert "predicted cost $" in text.stdout.decode()
     assert "token counts are an estimate" in text.stdout.decode()
+
+
+def test_runs_show_the_predicted_and_the_actual_cost(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--no-git")
+    assert done.returncode == 0, done.stderr.decode()
+    listed = json.loads(run(root, "runs", "--json").stdout)["runs"]
+    record = listed[0]["cost_record"]
+    assert record["model"] == "claude-sonnet-4-6"
+    assert record["predicted_dollars"] > 0 and record["actual_dollars"] > 0
+    assert record["miss_cause"] == ["no_previous_run"]
+    line = run(root, "runs").stdout.decode().splitlines()[0].split("\t")
+    assert line[-3:] == [
+        f"${record['predicted_dollars']:.4f}",
+        f"${record['actual_dollars']:.4f}",
+        "no_previous_run",
+    ]
