@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cost import COST_FILE, money, run_prediction
+from .cache_relation import COST_FILE, run_prediction
+from .cost import money
 from .pricing import load_prices, priced_model
 from .prompt_request import ComposedPrompt
 from .reported_usage import ReportedUsage, reported_usage

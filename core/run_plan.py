@@ -19,7 +19,8 @@ from typing import Any, Literal
 
 from .agents.base import agent_label
 from .budget import check_budget
-from .cost import PhaseCost, cost_line, run_cost
+from .cache_relation import run_cost
+from .cost import PhaseCost, cost_line
 from .images import ImageFile
 from .pricing import priced_model
 from .prompt import ComposedPrompt

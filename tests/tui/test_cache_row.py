@@ -19,7 +19,8 @@ async def test_the_cache_row_shows_what_consecutive_phases_share(demo_root: Path
         await wait_for(pilot, lambda: pane.cache_line.startswith("cache · "), "the cache row")
         meter = measure_cache(open_workspace(demo_root), "1-1", phases=DEFAULT_SEQUENCE)
         first = meter.pairs[0]
-        assert "cache · layered · shared prefix" in pane.cache_line
+        assert pane.cache_line.startswith("cache · layered · sequence $")
+        assert " · shared prefix kickoff→dev " in pane.cache_line
         assert f"{first.shared_prefix_bytes:,}/{first.system_bytes:,} B" in pane.cache_line
         assert f"parts at {first.parts_at}" in pane.cache_line
         assert (
