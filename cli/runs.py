@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..core.agents.base import Usage, agent_label
+from ..core.agents import Usage, agent_label
 from ..core.cost import money
 from ..core.cost_record import CostRecord, read_cost
 from ..core.errors import EXIT_OK
