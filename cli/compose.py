@@ -12,9 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..core.delivery import DELIVERIES
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
 from ..core.injection import Selection
+from ..core.layers import DELIVERIES
 from ..core.phases import PHASE_NAMES
 from ..core.project import one_scan
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt

@@ -1,20 +1,19 @@
 """``inspect --cache`` and ``inspect --cost``: what consecutive phases share, and what they cost.
 
-The numbers are core's (:mod:`promptdeck.core.cache_prefix`, :mod:`promptdeck.core.cost`);
-this module only lays them out, as tables on a terminal and tab-separated records in a pipe.
+The numbers are core's (:mod:`promptdeck.core.cost.prefix`,
+:mod:`promptdeck.core.cost.prediction`); this module only lays them out, as tables on a terminal
+and tab-separated records in a pipe.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from ..core.cache_prefix import DEFAULT_SEQUENCE, CacheMeter
-from ..core.cost import CostForecast, forecast, money
+from ..core.cost import DEFAULT_SEQUENCE, CacheMeter, CostForecast, forecast, money
 from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
-from ..core.pricing import priced_model
-from ..core.tokens import get_counter
-from ..core.workspace import Workspace
+from ..core.project import Workspace
+from ..core.tokens import get_counter, priced_model
 from .common import console, encoding_from, print_json, warn, workspace_from
 from .table import Column, is_terminal, print_records
 

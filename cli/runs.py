@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agents import Usage, agent_label
-from ..core.cost import money
-from ..core.cost_record import CostRecord, read_cost
+from ..core.cost import CostRecord, money, read_cost
 from ..core.errors import EXIT_OK
 from ..core.records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from

@@ -186,7 +186,7 @@ class Config:
     """How the layers are sent: ``layered`` (all eight in the system prompt, the seeds' order)
     or ``cache-aware`` (the phase-invariant layers and the injected files in the system
     prompt, the per-phase layers at the head of the user turn; see
-    :mod:`promptdeck.core.delivery`)."""
+    :mod:`promptdeck.core.layers.delivery`)."""
 
     # [pricing]
     pricing_file: str = ""

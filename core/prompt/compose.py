@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..delivery import check_delivery, deliver
 from ..injection.model import Emit, Injection
 from ..layers.composer import compose_messages, compose_system_instruction
+from ..layers.delivery import check_delivery, deliver
 from ..layers.input import ComposeInput, WritePolicy
 from ..layers.instructions import load_instructions
 from ..layers.model import JOINER, joiner_count, signature, system_pieces, system_text

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..delivery import Delivered
 from ..errors import UsageError
 from ..injection.model import Injection, Selection
+from ..layers.delivery import Delivered
 from ..layers.input import MODES, ComposeInput
 from ..layers.instructions import InstructionsFile
 from ..layers.model import PromptLayer
@@ -67,7 +67,7 @@ class PromptRequest:
         failure: the failure phase's input: the failed phase, its signal and message.
         variant: ``standard`` or ``party`` (kickoff, review, failure and retro only); None
             takes the workspace's default (``[party] <phase>``).
-        delivery: ``layered`` or ``cache-aware`` (see :mod:`.delivery`); None takes the
+        delivery: ``layered`` or ``cache-aware`` (see :mod:`.compose.delivery`); None takes the
             workspace's ``delivery`` setting.
     """
 
@@ -89,8 +89,8 @@ class ComposedPrompt:
     ``system_meter.bytes`` equals the sum of the layers' bytes plus ``joiner.bytes`` exactly
     (the joiner row is the bytes of the blank lines between layers); token counts of the
     joiner row are the remainder, so the rows add up to the total in tokens too. In the
-    cache-aware delivery (:mod:`.delivery`) the layers are split between the system prompt and
-    the head of the user turn: ``joiner.bytes`` is then what the two hold beyond the layers and
+    cache-aware delivery (:mod:`.compose.delivery`) the layers are split between the system prompt
+    and the head of the user turn: ``joiner.bytes`` is then what the two hold beyond the layers and
     the task, and its tokens are not counted.
     """
 

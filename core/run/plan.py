@@ -17,10 +17,9 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..cache_relation import run_cost
-from ..cost import PhaseCost, cost_line
-from ..pricing import priced_model
 from ..agents.base import agent_label
+from ..cost.prediction import PhaseCost, cost_line
+from ..cost.relation import run_prediction
 from ..project.images import ImageFile
 from ..project.trust import config_trust
 from ..project.workspace import Workspace
@@ -29,6 +28,7 @@ from ..prompt.budget import check_budget
 from ..prompt.request import ComposedPrompt
 from ..records.reader import next_attempt
 from ..terminal import printable_line
+from ..tokens.pricing import priced_model
 from ..units import human_bytes, human_tokens
 from .prepare import PreparedRun, prepare_run
 
@@ -135,7 +135,8 @@ class RunPlan:
         images: the images sent with the user message, described (``--image``).
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
-        cost: the predicted cost of the run's prompt (see :mod:`~promptdeck.core.cost`);
+        cost: the predicted cost of the run's prompt (see
+        :mod:`~promptdeck.core.cost.prediction`);
             None when not predicted.
     """
 
@@ -238,7 +239,7 @@ def describe_plan(
     folder = ""
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
-    cost = run_cost(workspace, prompt, priced_model(workspace, agent))
+    cost = run_prediction(workspace, prompt, priced_model(workspace, agent))[0]
     return RunPlan(
         story_id=prompt.story.id,
         phase=request.phase,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..agents.base import is_simulation
+from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
 from ..phases.outcome import (
     ProcessEnd,
@@ -36,7 +37,6 @@ from ..stories.keys import normalize_key
 from ..stories.writeback import write_back
 from ..vocabulary import SUCCESS, Outcome
 from . import gitops
-from ..cost_record import record_actual, record_prediction
 from .stream import StreamProcessor
 
 if TYPE_CHECKING:

@@ -12,9 +12,9 @@ import pytest
 from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, make_project
 from fake_anthropic import FakeAnthropic
 from loopback_api import agent_env
-from promptdeck.core.pricing import load_prices
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.tokens.pricing import load_prices
 
 pytestmark = pytest.mark.e2e
 
@@ -88,7 +88,7 @@ def test_an_edited_guardrails_template_is_named_as_the_changed_prefix(
     project: Path, tmp_path: Path
 ) -> None:
     _run(project, tmp_path / "home")
-    bundled = Path(__import__("promptdeck.core.layer_templates").core.layer_templates.__file__)
+    bundled = Path(__import__("promptdeck.core.layers.templates").core.layer_templates.__file__)
     template = (bundled.parent / "templates" / "layer-1-guardrails.md").read_text()
     override = project / ".promptdeck" / "templates" / "layer-1-guardrails.md"
     override.parent.mkdir(parents=True, exist_ok=True)

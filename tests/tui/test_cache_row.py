@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.cache_prefix import DEFAULT_SEQUENCE, measure_cache
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.cost.prefix import DEFAULT_SEQUENCE, measure_cache
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.widgets.preview_pane import PreviewPane
 
 

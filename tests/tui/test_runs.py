@@ -15,7 +15,8 @@ from app_helpers import (
     wait_for,
     wait_for_preview,
 )
-from promptdeck.core.cost import money, read_cost
+from promptdeck.core.cost.prediction import money
+from promptdeck.core.cost.record import read_cost
 from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen

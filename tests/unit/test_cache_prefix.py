@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 from _prompt_workspace import STORY_1_2, make_workspace
-from promptdeck.core.cache_prefix import common_prefix_bytes, compose_sequence, measure_cache
-from promptdeck.core.composer import compose_system_instruction
-from promptdeck.core.config import Config
-from promptdeck.core.delivery import SYSTEM_LAYERS, check_delivery
+from promptdeck.core.cost.prefix import common_prefix_bytes, compose_sequence, measure_cache
 from promptdeck.core.errors import UsageError
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.prompt_layers import system_text
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.layers.composer import compose_system_instruction
+from promptdeck.core.layers.delivery import SYSTEM_LAYERS, check_delivery
+from promptdeck.core.layers.model import system_text
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
 
 PHASES = ("kickoff", "dev", "review")
 
@@ -131,7 +132,7 @@ def test_a_changed_file_is_named_where_two_prompts_part(workspace: Workspace) ->
     path = workspace.root / STORY_1_2
     path.write_text(path.read_text(encoding="utf-8") + "\nA late note.\n", encoding="utf-8")
     after = compose_prompt(workspace, None, PromptRequest("1-2", "dev", delivery="cache-aware"))
-    from promptdeck.core.cache_prefix import part_at
+    from promptdeck.core.cost.prefix import part_at
 
     shared = common_prefix_bytes(before.system.encode(), after.system.encode())
     assert part_at(after, shared) == f"file {STORY_1_2}"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from _prompt_workspace import make_workspace
-from promptdeck.core.config import Config
-from promptdeck.core.cost import DEFAULT_OUTPUT_TOKENS, forecast, money, price_prompt
-from promptdeck.core.pricing import BUNDLED_PRICES, load_prices, parse_prices
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.cost.prediction import DEFAULT_OUTPUT_TOKENS, forecast, money, price_prompt
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.tokens.pricing import BUNDLED_PRICES, load_prices, parse_prices
 
 SONNET = "claude-sonnet-4-6"
 

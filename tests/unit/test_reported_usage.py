@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from promptdeck.core.cost_record import read_cost
-from promptdeck.core.reported_usage import ReportedUsage, reported_usage, token_count
+from promptdeck.core.cost.record import read_cost
+from promptdeck.core.records.usage import ReportedUsage, reported_usage, token_count
 
 
 def _stream(folder: Path, *events: object) -> Path:

@@ -98,7 +98,7 @@ class PreviewPane(Vertical):
     kept on the notice board."""
     cache_line: var[str] = var("", init=False)
     """The cacheable-prefix row under the meter: what consecutive phases of the story share
-    (see :mod:`promptdeck.core.cache_prefix`); empty until measured."""
+    (see :mod:`promptdeck.core.cost.prefix`); empty until measured."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""

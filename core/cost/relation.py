@@ -18,17 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cache_prefix import common_prefix_bytes, part_at
-from .cost import PhaseCost, expected_output, price_prompt
-from .pricing import TTL_SECONDS, ModelPrice, PriceTable, load_prices
-from .prompt_request import ComposedPrompt
-from .records import RunInfo, list_runs
-from .textfiles import TextProblem, read_text
-from .tokens import TokenCounter, get_counter
-from .workspace import Workspace
+from ..project.textfiles import TextProblem, read_text
+from ..project.workspace import Workspace
+from ..prompt.request import ComposedPrompt
+from ..records.reader import RunInfo, list_runs
+from ..tokens.counter import TokenCounter, get_counter
+from ..tokens.pricing import TTL_SECONDS, ModelPrice, PriceTable, load_prices
+from .prediction import PhaseCost, expected_output, price_prompt
+from .prefix import common_prefix_bytes, part_at
 
 COST_FILE = "cost.json"
-"""The run folder's record of its predicted and actual cost (see :mod:`.cost_record`)."""
+"""The run folder's record of its predicted and actual cost (see :mod:`.record`)."""
 
 
 @dataclass(frozen=True)
@@ -157,23 +157,6 @@ def cache_relation(
     return CacheRelation(previous.run_id, gap, length, shared, parts_at, tuple(misses))
 
 
-def run_cost(
-    workspace: Workspace,
-    prompt: ComposedPrompt,
-    model: str,
-    *,
-    counter: TokenCounter | None = None,
-    now: float | None = None,
-    table: PriceTable | None = None,
-    exclude: Path | None = None,
-) -> PhaseCost:
-    """The predicted cost of running ``prompt`` now: what it shares with the project's latest
-    run is a cache read when that run finished within the cache's lifetime on the same model."""
-    return run_prediction(
-        workspace, prompt, model, counter=counter, now=now, table=table, exclude=exclude
-    )[0]
-
-
 def run_prediction(
     workspace: Workspace,
     prompt: ComposedPrompt,
@@ -184,7 +167,9 @@ def run_prediction(
     table: PriceTable | None = None,
     exclude: Path | None = None,
 ) -> tuple[PhaseCost, CacheRelation]:
-    """:func:`run_cost` with the cache relation it rests on."""
+    """The predicted cost of running ``prompt`` now, with the cache relation it rests on: what
+    it shares with the project's latest run is a cache read when that run finished within the
+    cache's lifetime on the same model."""
     table = table or load_prices(workspace)
     price = table.find(model)
     counter = counter or get_counter(workspace.config.tokens_encoding)

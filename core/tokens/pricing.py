@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .textfiles import TextProblem, read_text
-from .workspace import Workspace
+from ..project.textfiles import TextProblem, read_text
+from ..project.workspace import Workspace
 
-BUNDLED_PRICES = Path(__file__).resolve().parent / "assets" / "prices.toml"
+BUNDLED_PRICES = Path(__file__).resolve().parent.parent / "assets" / "prices.toml"
 PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 TTLS = ("5m", "1h")
 TTL_SECONDS = {"5m": 300, "1h": 3600}

@@ -1,10 +1,10 @@
 """The token usage an agent reported for a run, read strictly from its recorded stream.
 
-The agents' own parsers (:mod:`.agents.claude`, :mod:`.agents.codex_stream`) read usage for
-the live panel, where a missing field may count as 0. A bill may not: here every field the
-reconciliation prices must be present and a finite, non-negative whole number
-(:func:`token_count`), else the usage is "unknown" with the reason — never a figure guessed
-from what is there.
+The agents' own parsers (:mod:`promptdeck.core.agents.claude`,
+:mod:`promptdeck.core.agents.codex_stream`) read usage for the live panel, where a missing field may
+count as 0. A bill may not: here every field the reconciliation prices must be present and a finite,
+non-negative whole number (:func:`token_count`), else the usage is "unknown" with the reason — never
+a figure guessed from what is there.
 
 - Claude Code (``stream-json``): the ``result`` line's ``usage``: ``input_tokens``,
   ``cache_creation_input_tokens``, ``cache_read_input_tokens``, ``output_tokens``.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .textfiles import TextProblem, read_text
+from ..project.textfiles import TextProblem, read_text
 
 STREAM_MAX_BYTES = 64 * 1024 * 1024
 """A recorded stream larger than this is not read for its usage (the usage is unknown)."""

@@ -2,11 +2,11 @@
 and why the cache missed.
 
 ``cost.json`` in the run folder is written twice: when the run starts (the model priced, the
-predicted :class:`~.cost.PhaseCost`, and the :class:`~.cost.CacheRelation` to the project's
-latest run, with each miss named: ``ttl_expired``, ``prefix_changed@<layer or file>``,
+predicted :class:`~.prediction.PhaseCost`, and the :class:`~.relation.CacheRelation` to
+the project's latest run, with each miss named: ``ttl_expired``, ``prefix_changed@<layer or file>``,
 ``model_switch``, ``below_minimum``, or ``no_previous_run``), and when it ends (the reported
-usage, read strictly by :mod:`.reported_usage`, priced with the same table). Usage that is
-missing or invalid leaves the actual cost "unknown", with the reason.
+usage, read strictly by :mod:`promptdeck.core.records.usage`, priced with the same table). Usage
+that is missing or invalid leaves the actual cost "unknown", with the reason.
 
 Writing it never fails a run: the run policy calls these through its guarded steps.
 """
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .cache_relation import COST_FILE, run_prediction
-from .cost import money
-from .pricing import load_prices, priced_model
-from .prompt_request import ComposedPrompt
-from .reported_usage import ReportedUsage, reported_usage
-from .textfiles import TextProblem, read_text
-from .tokens import TokenCounter
-from .workspace import Workspace
+from ..project.textfiles import TextProblem, read_text
+from ..project.workspace import Workspace
+from ..prompt.request import ComposedPrompt
+from ..records.usage import ReportedUsage, reported_usage
+from ..tokens.counter import TokenCounter
+from ..tokens.pricing import load_prices, priced_model
+from .prediction import money
+from .relation import COST_FILE, run_prediction
 
 COST_MAX_BYTES = 256 * 1024
 

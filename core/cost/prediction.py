@@ -23,20 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cache_prefix import (
-    DEFAULT_SEQUENCE,
-    CacheMeter,
-    measure_prompts,
-)
-from .cache_prefix import compose_sequence as _compose_sequence
-from .errors import PromptdeckError
-from .injection_model import Selection
-from .pricing import ModelPrice, PriceTable, load_prices, priced_model
-from .prompt_request import ComposedPrompt, PromptRequest
-from .records import RunInfo, list_runs
-from .terminal import printable_line
-from .tokens import TokenCounter, get_counter
-from .workspace import Workspace
+from ..errors import PromptdeckError
+from ..injection.model import Selection
+from ..project.workspace import Workspace
+from ..prompt.request import ComposedPrompt, PromptRequest
+from ..records.reader import RunInfo, list_runs
+from ..terminal import printable_line
+from ..tokens.counter import TokenCounter, get_counter
+from ..tokens.pricing import ModelPrice, PriceTable, load_prices, priced_model
+from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_prompts
+from .prefix import compose_sequence as _compose_sequence
 
 DEFAULT_OUTPUT_TOKENS = 4000
 """The output a phase is expected to write when nothing better is known."""

@@ -27,10 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .compose_input import ComposeInput
-from .errors import UsageError
-from .layer_values import context_pieces
-from .prompt_layers import JOINER, PromptLayer
+from ..errors import UsageError
+from .input import ComposeInput
+from .model import JOINER, PromptLayer
+from .values import context_pieces
 
 Delivery = Literal["layered", "cache-aware"]
 DELIVERIES: tuple[Delivery, ...] = ("layered", "cache-aware")

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from .catalog import load_catalog
-from .delivery import FILES_LABEL
-from .injection_model import Selection
-from .prompt import compose_prompt
-from .prompt_layers import LAYER_TITLES
-from .prompt_request import ComposedPrompt, PromptRequest
-from .tokens import TokenCounter, get_counter
-from .workspace import Workspace
+from ..injection.model import Selection
+from ..layers.delivery import FILES_LABEL
+from ..layers.model import LAYER_TITLES
+from ..project.workspace import Workspace
+from ..prompt.compose import compose_prompt
+from ..prompt.request import ComposedPrompt, PromptRequest
+from ..stories.catalog import load_catalog
+from ..tokens.counter import TokenCounter, get_counter
 
 DEFAULT_SEQUENCE = ("kickoff", "dev", "review", "uat")
 """The phases one story is stepped through, in order."""
@@ -308,7 +308,8 @@ def compose_sequence(
     """Every phase of ``phases`` for ``story_id``, composed as it would be sent.
 
     Raises:
-        StoryNotFound, UsageError, ComposeError: as :func:`~.prompt.compose_prompt`.
+        StoryNotFound, UsageError, ComposeError: as
+        :func:`~promptdeck.core.prompt.compose.compose_prompt`.
     """
     catalog = load_catalog(workspace)
     counter = counter or get_counter(workspace.config.tokens_encoding)
