@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
 from ..core.injection import Selection
+from ..core.layers import DELIVERIES
 from ..core.phases import PHASE_NAMES
 from ..core.project import one_scan
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
@@ -63,6 +64,18 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
     failure.add_argument("--failure-message", metavar="TEXT", help="the failure's message")
     add_variant_options(parser)
+    add_delivery_option(parser)
+
+
+def add_delivery_option(parser: argparse.ArgumentParser) -> None:
+    """``--delivery``: where the layers go (compose, inspect, run)."""
+    parser.add_argument(
+        "--delivery",
+        choices=DELIVERIES,
+        help="layered: all eight layers in the system prompt (the seeds' order); cache-aware: "
+        "the phase-invariant layers and the injected files in the system prompt, the per-phase "
+        "layers at the head of the user turn (default: config `delivery`, else layered)",
+    )
 
 
 def request_from(args: argparse.Namespace) -> PromptRequest:
@@ -86,6 +99,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         retry_reason=args.retry_reason,
         failure=failure,
         variant=variant_from(args, args.phase),
+        delivery=getattr(args, "delivery", None),
     )
 
 

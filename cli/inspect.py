@@ -25,6 +25,7 @@ from .common import (
 )
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
+from .cost_report import add_cost_options, run_cache
 from .table import Column, is_terminal, print_records
 
 HASH_PREFIX = 12
@@ -55,6 +56,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     add_prompt_options(parser)
+    add_cost_options(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
@@ -288,6 +290,8 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
+    if args.cache or args.cost:
+        return run_cache(args)
     prompt = compose_from(args, count_tokens=True)
     config = workspace_from(args).config
     if args.json:

@@ -59,7 +59,7 @@ from .common import (
     print_json,
     workspace_from,
 )
-from .compose import refuse_secrets, request_from
+from .compose import add_delivery_option, refuse_secrets, request_from
 from .run_output import Printer, raise_if_interrupted, wait_interruptibly
 from .variants import add_variant_options, ignored_variant_flags, party_phases
 
@@ -114,6 +114,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="what failed (default: the story's last failed dev or review run)",
     )
     add_variant_options(parser, auto=True)
+    add_delivery_option(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)

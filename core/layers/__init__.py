@@ -6,11 +6,13 @@ the workspace rules (Layer-0B).
 from __future__ import annotations
 
 from .composer import compose_system_instruction
+from .delivery import DELIVERIES
 from .input import MODES, ComposeInput
 from .model import PromptLayer, signature
 from .rules import find_rules_path, rules_health
 
 __all__ = [
+    "DELIVERIES",
     "MODES",
     "ComposeInput",
     "PromptLayer",

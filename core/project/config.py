@@ -181,6 +181,24 @@ class Config:
     budget_retro: int = 0
     """Token budget of the retro prompt."""
 
+    # (top level)
+    delivery: str = "layered"
+    """How the layers are sent: ``layered`` (all eight in the system prompt, the seeds' order)
+    or ``cache-aware`` (the phase-invariant layers and the injected files in the system
+    prompt, the per-phase layers at the head of the user turn; see
+    :mod:`promptdeck.core.layers.delivery`)."""
+
+    # [pricing]
+    pricing_file: str = ""
+    """A project price table (same shape as the bundled ``core/assets/prices.toml``) whose
+    rows add to or replace the bundled ones."""
+    pricing_model: str = ""
+    """The model runs are priced as; empty: the agent's configured model, else its default."""
+    pricing_ttl: str = "5m"
+    """The prompt cache's lifetime the prediction assumes: ``5m`` or ``1h``."""
+    pricing_output_tokens: int = 0
+    """Expected output tokens per phase run; 0: from this project's past runs, else 4,000."""
+
     source: str | None = field(default=None, compare=False)
     """The file these settings came from, or None for defaults."""
     source_sha256: str | None = field(default=None, compare=False)
@@ -213,6 +231,14 @@ class Config:
             )
         if self.agent_codex_context_window < 1:
             raise ConfigError(where, "agent.codex_context_window", "a positive integer")
+        if self.delivery not in ("layered", "cache-aware"):
+            raise ConfigError(where, "delivery", "'layered' or 'cache-aware'")
+        if self.pricing_ttl not in ("5m", "1h"):
+            raise ConfigError(where, "pricing.ttl", "'5m' or '1h'")
+        if self.pricing_output_tokens < 0:
+            raise ConfigError(
+                where, "pricing.output_tokens", "a token count of 0 (past runs) or more"
+            )
         if self.agent_max_attempts < 1:
             raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
         for phase in ("kickoff", "dev", "review", "failure", "uat", "retro"):

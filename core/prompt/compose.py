@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from ..injection.model import Emit, Injection
 from ..layers.composer import compose_messages, compose_system_instruction
+from ..layers.delivery import check_delivery, deliver
 from ..layers.input import ComposeInput, WritePolicy
 from ..layers.instructions import load_instructions
 from ..layers.model import JOINER, joiner_count, signature, system_pieces, system_text
@@ -241,22 +242,38 @@ def compose_prompt(
         counter=layer_counter,
     )
     user = user_message(phase, story)
-    messages = compose_messages(input=compose_input, user_message=user, layers=layers)
-    system = system_text(layers)
+    delivery = check_delivery(request.delivery or config.delivery)
+    delivered = deliver(layers, compose_input, user, delivery)
+    if delivery == "layered":
+        messages = compose_messages(input=compose_input, user_message=user, layers=layers)
+        system = system_text(layers)
+        pieces = system_pieces(layers)
+    else:
+        system, user = delivered.system_text, delivered.user_text
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        pieces = [segment.text for segment in delivered.system]
     # The layers' counts are reused: only the stretches around the joiners are encoded.
     system_meter = Meter(
         len(system.encode("utf-8")),
-        None
-        if layer_counter is None
-        else layer_counter.count_joined(system_pieces(layers), system),
+        None if layer_counter is None else layer_counter.count_joined(pieces, system),
         layer_counter is not None and layer_counter.estimated,
     )
-    joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
-    joiner_tokens = (
-        None
-        if system_meter.tokens is None
-        else system_meter.tokens - sum(layer.tokens or 0 for layer in layers)
-    )
+    if delivery == "layered":
+        joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
+        joiner_tokens = (
+            None
+            if system_meter.tokens is None
+            else system_meter.tokens - sum(layer.tokens or 0 for layer in layers)
+        )
+    else:
+        task_bytes = len(user_message(phase, story).encode("utf-8"))
+        joiner_bytes = (
+            system_meter.bytes
+            + len(user.encode("utf-8"))
+            - task_bytes
+            - sum(layer.bytes for layer in layers)
+        )
+        joiner_tokens = None
     if (
         layer_counter is not None
         and layer_counter.warning
@@ -286,4 +303,5 @@ def compose_prompt(
         verification=verification,
         variant=variant,
         summarised=summarised,
+        delivered=delivered,
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..injection.model import Injection, Selection
+from ..layers.delivery import Delivered
 from ..layers.input import MODES, ComposeInput
 from ..layers.instructions import InstructionsFile
 from ..layers.model import PromptLayer
@@ -66,6 +67,8 @@ class PromptRequest:
         failure: the failure phase's input: the failed phase, its signal and message.
         variant: ``standard`` or ``party`` (kickoff, review, failure and retro only); None
             takes the workspace's default (``[party] <phase>``).
+        delivery: ``layered`` or ``cache-aware`` (see :mod:`.compose.delivery`); None takes the
+            workspace's ``delivery`` setting.
     """
 
     story_id: str
@@ -75,6 +78,7 @@ class PromptRequest:
     retry_reason: str | None = None
     failure: FailureInfo | None = None
     variant: str | None = None
+    delivery: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,10 @@ class ComposedPrompt:
 
     ``system_meter.bytes`` equals the sum of the layers' bytes plus ``joiner.bytes`` exactly
     (the joiner row is the bytes of the blank lines between layers); token counts of the
-    joiner row are the remainder, so the rows add up to the total in tokens too.
+    joiner row are the remainder, so the rows add up to the total in tokens too. In the
+    cache-aware delivery (:mod:`.compose.delivery`) the layers are split between the system prompt
+    and the head of the user turn: ``joiner.bytes`` is then what the two hold beyond the layers and
+    the task, and its tokens are not counted.
     """
 
     story: Story
@@ -107,6 +114,8 @@ class ComposedPrompt:
     """The variant composed: ``standard`` or ``party``."""
     summarised: tuple[str, ...] = ()
     """Retro only: the stories whose files are summarised rather than injected whole."""
+    delivered: Delivered | None = None
+    """Where each layer went (system prompt or user turn), as labelled segments."""
 
     @property
     def counted(self) -> bool:

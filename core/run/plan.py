@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..agents.base import agent_label
+from ..cost.prediction import PhaseCost, cost_line
+from ..cost.relation import run_prediction
 from ..project.images import ImageFile
 from ..project.trust import config_trust
 from ..project.workspace import Workspace
@@ -27,6 +29,7 @@ from ..prompt.budget import check_budget
 from ..prompt.request import ComposedPrompt
 from ..records.reader import next_attempt
 from ..terminal import printable_line
+from ..tokens.pricing import priced_model
 from ..units import human_bytes, human_tokens
 from .prepare import PreparedRun, prepare_run
 
@@ -133,6 +136,9 @@ class RunPlan:
         images: the images sent with the user message, described (``--image``).
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
+        cost: the predicted cost of the run's prompt (see
+        :mod:`~promptdeck.core.cost.prediction`);
+            None when not predicted.
     """
 
     story_id: str
@@ -157,6 +163,7 @@ class RunPlan:
     images: tuple[str, ...] = ()
     attempt: int = 1
     run_folder: str = ""
+    cost: PhaseCost | None = None
 
     @property
     def blocked(self) -> bool:
@@ -196,6 +203,7 @@ class RunPlan:
             "untrusted": list(self.untrusted),
             "images": list(self.images),
             "notes": list(self.notes),
+            "cost": None if self.cost is None else self.cost.to_dict(),
             "blocked": self.blocked,
         }
 
@@ -244,6 +252,7 @@ def describe_plan(
     launch_warnings = planned.prepared.spec.warnings if planned.prepared is not None else ()
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
+    cost = run_prediction(workspace, prompt, priced_model(workspace, agent))[0]
     return RunPlan(
         story_id=prompt.story.id,
         phase=request.phase,
@@ -267,6 +276,7 @@ def describe_plan(
         secrets=tuple(str(finding) for finding in injection.secrets),
         untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
+        cost=cost,
     )
 
 
@@ -301,7 +311,17 @@ def refusal_lines(plan: RunPlan) -> list[str]:
 
 
 BlockKind = Literal[
-    "title", "sizes", "budget", "images", "notes", "trust", "secrets", "refusal", "command", "argv"
+    "title",
+    "sizes",
+    "cost",
+    "budget",
+    "images",
+    "notes",
+    "trust",
+    "secrets",
+    "refusal",
+    "command",
+    "argv",
 ]
 """What a block of the confirmation says; the app places and colours each kind."""
 
@@ -346,10 +366,10 @@ def _title(plan: RunPlan) -> ConfirmationBlock:
 def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     """The confirmation of ``plan``, block by block, in the order it reads.
 
-    Always a title and the sizes; then the budget, images and notes when there are any; the
-    untrusted config's choices and the secret scan's findings when the plan could start; and
-    last either why it cannot start (with what would bring it under) or the command that will
-    run.
+    Always a title and the sizes; then the predicted cost, the budget, images and notes when
+    there are any; the untrusted config's choices and the secret scan's findings when the plan
+    could start; and last either why it cannot start (with what would bring it under) or the
+    command that will run.
     """
     blocks = [
         _title(plan),
@@ -363,6 +383,8 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
             ),
         ),
     ]
+    if plan.cost is not None:
+        blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost),)))
     if plan.budget:
         blocks.append(ConfirmationBlock("budget", (printable_line(plan.budget),)))
     if plan.images:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..agents.base import is_simulation
+from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
 from ..phases.outcome import (
     ProcessEnd,
@@ -166,6 +167,14 @@ class RunPolicy:
             )
         for warning in self.prepared.spec.warnings:
             self.notice(f"warning: {warning}")
+        if not self.chat:
+            self._guarded(
+                "record the predicted cost",
+                lambda: record_prediction(
+                    self.workspace, self.prompt, self.record.dir, self.prepared.agent.name
+                ),
+                None,
+            )
 
     # -- the settling -----------------------------------------------------------------------
 
@@ -316,6 +325,12 @@ class RunPolicy:
             self.record.log(f"end: {result.outcome} ({result.message})")
         except Exception as exc:  # the run folder may be gone; the waiter must still wake
             failures.append(str(exc))
+        if not self.chat:
+            self._guarded(
+                "record the reported cost",
+                lambda: record_actual(self.workspace, self.record.dir, self.prepared.agent.name),
+                None,
+            )
         if self.record.write_error is not None:
             failures.insert(0, self.record.write_error)
         if not failures:

@@ -7,10 +7,12 @@ tiktoken is imported when an encoder is first built, never at import time.
 from __future__ import annotations
 
 from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
+from .pricing import priced_model
 
 __all__ = [
     "ARGV_LIMIT_BYTES",
     "Meter",
     "TokenCounter",
     "get_counter",
+    "priced_model",
 ]

@@ -15,6 +15,8 @@ from app_helpers import (
     wait_for,
     wait_for_preview,
 )
+from promptdeck.core.cost.prediction import money
+from promptdeck.core.cost.record import read_cost
 from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
@@ -24,7 +26,7 @@ from promptdeck.tui.screens.run_history import RunHistoryScreen
 from promptdeck.tui.widgets.key_footer import KeyFooter
 from promptdeck.tui.widgets.phase_panel import PhaseList, PhaseLog
 from promptdeck.tui.widgets.signal_highlighter import SignalHighlighter
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 
 async def _select_phase(pilot, screen: MainScreen, phase: str) -> MainScreen:  # type: ignore[no-untyped-def]
@@ -204,6 +206,12 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
             "replay",
             "success",
         )
+        # Predicted before the run and reported after, side by side, the miss named.
+        record = read_cost(history.runs[0].dir, demo_root)
+        assert record is not None and record.predicted and record.actual
+        table = history.query_one("#history-table", DataTable)
+        cells = [str(cell) for cell in table.get_row(history.runs[0].id)]
+        assert cells[-3:] == [money(record.predicted), money(record.actual), "no_previous_run"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run detail")
         detail = app.screen

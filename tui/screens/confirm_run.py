@@ -29,6 +29,7 @@ from ..format import wrap_argv
 __all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
 
 _BODY_IDS = {
+    "cost": "confirm-cost",
     "budget": "confirm-budget",
     "images": "confirm-images",
     "notes": "confirm-notes",

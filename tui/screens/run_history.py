@@ -6,6 +6,7 @@ import time
 from typing import ClassVar, Literal, assert_never
 
 from promptdeck.core.agents import agent_label
+from promptdeck.core.cost import CostRecord, money, read_cost
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.vocabulary import RunState
 from rich.style import Style
@@ -53,9 +54,12 @@ HISTORY_COLUMNS = (
     "signal",
     "duration",
     "cost",
+    "predicted",
+    "actual",
+    "miss",
 )
 HISTORY_LABELS = {"attempt": "#"}
-NARROW_DROPS = frozenset({"mode", "agent", "cost"})
+NARROW_DROPS = frozenset({"mode", "agent", "cost", "predicted", "actual", "miss"})
 WIDE_HISTORY = 100
 SIGNAL_ROOM = 62
 """Columns the other cells of a narrow history take; the signal gets the rest."""
@@ -177,10 +181,23 @@ class RunHistoryScreen(Screen[None]):
                 "cost": Text(
                     cost_text(result.cost_usd if result is not None else None), justify="right"
                 ),
+                **self._cost_cells(read_cost(run.dir, self._workspace.root)),
             }
             table.add_row(*(cells[key] for key in self.columns), key=run.id)
         if runs:
             table.focus()
+
+    @staticmethod
+    def _cost_cells(record: CostRecord | None) -> dict[str, Text]:
+        # Predicted before the run, reported after: side by side, with the misses named.
+        if record is None:
+            return {"predicted": Text("—"), "actual": Text("—"), "miss": Text("—")}
+        actual = money(record.actual) if record.reported else "—"
+        return {
+            "predicted": Text(money(record.predicted), justify="right"),
+            "actual": Text(actual, justify="right"),
+            "miss": Text(printable_line(", ".join(record.misses) or "—")),
+        }
 
     def _tone(self, state: RunState) -> Style:
         tone = outcome_tone(state)

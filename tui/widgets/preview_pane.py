@@ -96,6 +96,9 @@ class PreviewPane(Vertical):
     error: var[str] = var("", always_update=True, init=False)
     """A step that failed: shown in the notes, in the error colour, until the next prompt, and
     kept on the notice board."""
+    cache_line: var[str] = var("", init=False)
+    """The cacheable-prefix row under the meter: what consecutive phases of the story share
+    (see :mod:`promptdeck.core.cost.prefix`); empty until measured."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -132,6 +135,7 @@ class PreviewPane(Vertical):
                 yield CompositionChart(id="composition-chart")
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
+        yield Static("cache · measuring…", id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
 
@@ -149,6 +153,10 @@ class PreviewPane(Vertical):
         notes.update(notes_text(prompt, self._deck.workspace.config), layout=False)
         self.query_one("#preview-title", Static).update(preview_title(prompt), layout=False)
         self._refresh_active_text()
+
+    def watch_cache_line(self, line: str) -> None:
+        """Show the cacheable-prefix row."""
+        self.query_one("#cache-line", Static).update(printable_line(line), layout=False)
 
     def watch_counted(self) -> None:
         """Tokens counted (or not yet): the meter says so."""
