@@ -14,7 +14,6 @@ from collections.abc import Iterable, Sequence
 
 from ..core.errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
 from ..core.terminal import printable_line
-from .common import safe_output
 
 PROG = "promptdeck"
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
@@ -26,14 +25,43 @@ def installed_version() -> str:
     """The version of the installed ``promptdeck`` distribution (its metadata, not a constant).
 
     Read from the package metadata so it is the version pip installed, editable or not;
-    ``unknown`` when promptdeck runs from files that were never installed.
+    ``unknown`` when promptdeck runs from files that were never installed. The metadata file
+    is looked for on ``sys.path`` first (a directory listing per entry); only if that finds
+    nothing is ``importlib.metadata`` asked, whose import alone costs more than the rest of
+    ``promptdeck --version``.
     """
+    found = _metadata_version()
+    if found is not None:
+        return found
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version(DISTRIBUTION)
     except PackageNotFoundError:
         return "unknown"
+
+
+def _metadata_version() -> str | None:
+    """The ``Version:`` of the first ``promptdeck-*.dist-info/METADATA`` on ``sys.path``."""
+    prefix = f"{DISTRIBUTION}-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not (name.startswith(prefix) and name.endswith(".dist-info")):
+                continue
+            try:
+                with open(os.path.join(entry, name, "METADATA"), encoding="utf-8") as handle:
+                    for line in handle:
+                        if line.startswith("Version:"):
+                            return line.split(":", 1)[1].strip() or None
+                        if not line.strip():
+                            break  # the headers end at the first blank line
+            except OSError:
+                continue
+    return None
 
 
 class _VersionAction(argparse.Action):
@@ -99,7 +127,12 @@ def _did_you_mean(word: str, commands: Iterable[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns (and, as a console script, exits with) the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["--version"]:
+        # Answered before any command module is imported: the whole answer is one file read.
+        print(f"{PROG} {installed_version()}")
+        return 0
     from .commands import COMMAND_MODULES
+    from .common import safe_output
 
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
     first = args_list[0] if args_list else None
