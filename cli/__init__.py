@@ -156,7 +156,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every byte a command prints passes the terminal guard: no control sequence from a
     # cloned repository (a story title, an agent's output) reaches the user's terminal raw.
     with safe_output():
-        return _dispatch(args)
+        code = _dispatch(args)
+        _cache_notice()
+        return code
+
+
+def _cache_notice() -> None:
+    """One line on stderr if the remembered-results file was foreign or damaged (rebuilt)."""
+    store = sys.modules.get("promptdeck.core.result_cache")
+    notice = getattr(store, "result_cache_notice", lambda: None)()
+    if notice:
+        print(f"{PROG}: {printable_line(notice)}", file=sys.stderr)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -90,13 +90,15 @@ ANCHORS: dict[str, str] = {
     "ArtifactoryDetector": r"akc[a-z0-9]{10}|ap[\da-f][a-z0-9]{8}",
     "AzureStorageKeyDetector": r"accountkey=",
     "BasicAuthDetector": r"://[^:/?#\[\]@!$&'()*+,;=\s]+:[^:/?#\[\]@!$&'()*+,;=\s]+@",
-    "CloudantDetector": r"(?:key|pw|pass|token)" + _SEPARATOR + r"[a-z0-9_-]{24}|\.cloudant\.com",
+    "CloudantDetector": (
+        r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9_-]{24}|\.cloudant\.com"
+    ),
     "DiscordBotTokenDetector": r"[mno][a-z\d_-]{23,25}\.[a-z\d_-]{6}\.",
     "GitHubTokenDetector": r"gh[pousr]_",
     "GitLabTokenDetector": r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|gr1348941",
     "Base64HighEntropyString": r"""['"][a-z0-9+/=_\\-]{9,}['"]""",
     "HexHighEntropyString": r"""['"][a-z0-9+/=_\\-]{9,}['"]""",
-    "IbmCloudIamDetector": r"(?:key|pw|pass|token)" + _SEPARATOR + r"[a-z0-9_-]{24}",
+    "IbmCloudIamDetector": r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9_-]{24}",
     "IbmCosHmacDetector": r"key" + _SEPARATOR + r"[a-f0-9]{48}",
     "IPPublicDetector": r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",
     "JwtTokenDetector": r"eyj",
@@ -116,7 +118,7 @@ ANCHORS: dict[str, str] = {
     "SendGridDetector": r"sg\.[a-z0-9_-]{22}\.",
     "SlackDetector": r"xox[abposr]-|hooks\.slack\.com/",
     "SoftlayerDetector": (
-        r"(?:key|pw|pass|token)" + _SEPARATOR + r"[a-z0-9]{24}|api.softlayer.com/soap/"
+        r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9]{24}|api.softlayer.com/soap/"
     ),
     "SquareOAuthDetector": r"sq0csp-",
     "StripeDetector": r"[rs]k_live_",
