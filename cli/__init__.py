@@ -7,13 +7,16 @@ stderr and its documented exit code — never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..core.errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
 from ..core.terminal import printable_line
+
+if TYPE_CHECKING:
+    import argparse
 
 PROG = "promptdeck"
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
@@ -64,36 +67,12 @@ def _metadata_version() -> str | None:
     return None
 
 
-class _VersionAction(argparse.Action):
-    """``--version``: reads the package metadata only when asked, so other commands never pay."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
-        super().__init__(
-            option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help
-        )
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"{PROG} {installed_version()}")
-        parser.exit()
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``promptdeck`` argument parser: every subcommand, or only ``command``'s."""
     from . import commands
+    from .parsing import Parser, VersionAction
 
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description=(
             "A terminal workbench for the prompts that drive coding agents. With no command, "
@@ -108,9 +87,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "130 Ctrl-C.",
     )
     parser.add_argument(
-        "--version", action=_VersionAction, help="print the installed version and exit"
+        "--version", action=VersionAction, help="print the installed version and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in commands.modules(command):
         module.register(sub)
     return parser
@@ -131,6 +110,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before any command module is imported: the whole answer is one file read.
         print(f"{PROG} {installed_version()}")
         return 0
+    from . import answers
+
+    if answers.answerable(args_list):
+        # inspect/compose into a pipe: a remembered answer, proven current, ends it here.
+        replayed = answers.replay(args_list)
+        if replayed is None:
+            code = answers.record(args_list, lambda: _parsed_and_run(args_list))
+        else:
+            code = replayed
+    else:
+        code = _parsed_and_run(args_list)
+    # After the output (and outside any copy of it): the store's rebuild, if there was one.
+    _cache_notice()
+    return code
+
+
+def _parsed_and_run(args_list: list[str]) -> int:
     from .commands import COMMAND_MODULES
     from .common import safe_output
 
@@ -156,9 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every byte a command prints passes the terminal guard: no control sequence from a
     # cloned repository (a story title, an agent's output) reaches the user's terminal raw.
     with safe_output():
-        code = _dispatch(args)
-        _cache_notice()
-        return code
+        return _dispatch(args)
 
 
 def _cache_notice() -> None:
