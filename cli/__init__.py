@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import answers
 
     if answers.answerable(args_list):
-        # inspect/compose into a pipe: a remembered answer, proven current, ends it here.
+        # inspect/compose/stories into a pipe: a remembered answer, proven current, ends it here.
         replayed = answers.replay(args_list)
         if replayed is None:
             code = answers.record(args_list, lambda: _parsed_and_run(args_list))

@@ -1,4 +1,5 @@
-"""Answering ``inspect`` and ``compose`` from a remembered copy (:mod:`..core.answer_cache`).
+"""Answering ``inspect``, ``compose`` and ``stories`` from a remembered copy
+(:mod:`..core.answer_cache`).
 
 A command whose output goes to a pipe or a file is looked up first: when the copy is proven
 current (one ``stat`` per path the first run read), its bytes are written and the command ends
@@ -18,7 +19,7 @@ from typing import Any, TextIO
 
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
 
-ANSWERED_COMMANDS = ("inspect", "compose")
+ANSWERED_COMMANDS = ("inspect", "compose", "stories")
 ENV_VAR = "PROMPTDECK_ANSWER_CACHE"
 
 

@@ -13,7 +13,8 @@ source of input added to the engine later is covered without a change here.
 
 **Proving it current** takes one ``stat`` per recorded path, never a read: the file's type, size,
 inode, device, modification and change times must be what they were (a missing path must still be
-missing; a folder's times change when an entry is added, removed or renamed). The change time
+missing; a listed folder's times change when an entry is added, removed or renamed; a folder only
+looked at — does it exist, where does a link lead — must be the same folder). The change time
 (``ctime``) is set by the kernel on every write and cannot be set back by a program, so equal
 times mean unchanged content — provided nothing changed in the same clock tick as the recording.
 Hence the racy-timestamp rule (git's, for its index): an answer is not remembered at all while
@@ -82,7 +83,11 @@ class Answer(NamedTuple):
     code: int
 
 
-def _signature(info: os.stat_result) -> list[int]:
+def _signature(info: os.stat_result, how: str) -> list[int]:
+    if how != "list" and stat.S_ISDIR(info.st_mode):
+        # A folder that was only looked at (is it there, is it a folder, where does a link
+        # lead): its identity is what was used. Its entries matter only where it was listed.
+        return [stat.S_IFMT(info.st_mode), info.st_ino, info.st_dev]
     return [
         stat.S_IFMT(info.st_mode),
         info.st_size,
@@ -93,9 +98,13 @@ def _signature(info: os.stat_result) -> list[int]:
     ]
 
 
-def _look(path: str, follow: bool) -> list[int] | None:
+HOW = ("stat", "lstat", "list")
+"""How a path was used: looked at (links followed or not), or listed (or opened)."""
+
+
+def _look(path: str, how: str) -> list[int] | None:
     try:
-        return _signature(os.stat(path) if follow else os.lstat(path))
+        return _signature(os.lstat(path) if how == "lstat" else os.stat(path), how)
     except (OSError, ValueError):
         return None
 
@@ -104,7 +113,7 @@ class ReadRecorder:
     """Notes every path the process looks at while :meth:`recording` (all threads)."""
 
     def __init__(self, ignored: Sequence[str] = ()) -> None:
-        self.paths: dict[tuple[str, bool], None] = {}
+        self.paths: dict[tuple[str, str], None] = {}
         self.started = time.time()
         self.ignored = (*(os.path.join(folder, "") for folder in ignored), "/proc/", "/dev/")
         """Folders not recorded: promptdeck's own cache folders (written by every run, never
@@ -116,7 +125,7 @@ class ReadRecorder:
         """The temporary folder itself (the secret scan's private copies are made there; its
         listing is no input) and those copies."""
 
-    def _note(self, path: object, follow: bool = True) -> None:
+    def _note(self, path: object, how: str = "list") -> None:
         if isinstance(path, int):  # a descriptor: its path was noted when it was opened
             return
         try:
@@ -127,9 +136,9 @@ class ReadRecorder:
             return
         if name == self.scratch[0] or name.startswith(self.scratch[1]):
             return
-        self.paths[(name, follow)] = None
-        if follow:  # what a symlink points to can change while the link itself does not
-            self.paths[(name, False)] = None
+        self.paths[(name, how)] = None
+        if how != "lstat":  # what a symlink points to can change while the link does not
+            self.paths[(name, "lstat")] = None
 
     @contextmanager
     def recording(self) -> Iterator[ReadRecorder]:
@@ -139,11 +148,12 @@ class ReadRecorder:
         note = self._note
 
         def stat_(path: Any, *args: Any, **kwargs: Any) -> Any:
-            note(path, kwargs.get("follow_symlinks", True) and kwargs.get("dir_fd") is None)
+            follow = kwargs.get("follow_symlinks", True) and kwargs.get("dir_fd") is None
+            note(path, "stat" if follow else "lstat")
             return real_stat(path, *args, **kwargs)
 
         def lstat_(path: Any, *args: Any, **kwargs: Any) -> Any:
-            note(path, False)
+            note(path, "lstat")
             return real_lstat(path, *args, **kwargs)
 
         def listdir_(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
@@ -172,18 +182,19 @@ class ReadRecorder:
             os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open = saved  # type: ignore[assignment]
 
     def evidence(self) -> list[list[Any]] | None:
-        """``[path, follow, signature]`` of every recorded path as it is now, or None when the
+        """``[path, how, signature]`` of every recorded path as it is now, or None when the
         answer must not be remembered (a path changed within :data:`SETTLE_SECONDS` of the
         recording's start, or too many paths)."""
         if len(self.paths) > MAX_PATHS:
             return None
         settled_before = (self.started - SETTLE_SECONDS) * 1e9
         out: list[list[Any]] = []
-        for path, follow in self.paths:
-            signature = _look(path, follow)
-            if signature is not None and max(signature[2], signature[3]) >= settled_before:
+        for path, how in self.paths:
+            signature = _look(path, how)
+            full = signature is not None and len(signature) == 6
+            if full and max(signature[2], signature[3]) >= settled_before:  # type: ignore[index]
                 return None  # racy: the content may differ from what was read
-            out.append([path, follow, signature])
+            out.append([path, how, signature])
         return out
 
 
@@ -196,7 +207,7 @@ def is_current(evidence: object) -> bool:
             isinstance(item, list)
             and len(item) == 3
             and isinstance(item[0], str)
-            and isinstance(item[1], bool)
+            and item[1] in HOW
             and (item[2] is None or isinstance(item[2], list))
         ):
             return False

@@ -114,6 +114,20 @@ def test_compose_parts_are_answered_exactly(
         assert again == (first[0], first[1], first[2], False), part
 
 
+def test_stories_is_answered_until_a_story_file_appears(
+    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+    root = tmp_path / "ws"
+    _workspace(root)
+    argv = ("stories", "--json", "--root", str(root))
+    first = runs(*argv)
+    assert first[3] and runs(*argv) == (first[0], first[1], first[2], False)
+    write_files(root, {f"{ARTIFACTS}/1-2-sign-out.md": "# Story 1.2: Sign out\n\nStatus: draft\n"})
+    fresh = runs(*argv)
+    assert fresh[3] and "Sign out" in fresh[1] and "Sign out" not in first[1]
+
+
 def test_the_cache_can_be_turned_off(
     tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
