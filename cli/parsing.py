@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core.errors import EXIT_USAGE
+from .version import PROG, installed_version
 
 
 class VersionAction(argparse.Action):
@@ -28,8 +29,6 @@ class VersionAction(argparse.Action):
         values: object,
         option_string: str | None = None,
     ) -> None:
-        from . import PROG, installed_version
-
         print(f"{PROG} {installed_version()}")
         parser.exit()
 
