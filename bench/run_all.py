@@ -10,7 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("budgets", "versus", "discovery", "hostile", "injection", "compose", "stream", "run_memory", "app")
+BENCHES = (
+    "budgets",
+    "versus",
+    "discovery",
+    "hostile",
+    "injection",
+    "compose",
+    "stream",
+    "run_memory",
+    "app",
+)
 
 
 def main() -> int:

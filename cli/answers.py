@@ -65,7 +65,7 @@ def record(argv: Sequence[str], run: Callable[[], int]) -> int:
     recorder = ReadRecorder(ignored)
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     try:
         with recorder.recording():
             code = run()

@@ -173,13 +173,13 @@ class ReadRecorder:
             note(file)
             return real_bopen(file, *args, **kwargs)
 
-        os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_  # type: ignore[assignment]
-        os.open = open_  # type: ignore[assignment]
-        builtins.open = io.open = builtin_open  # type: ignore[assignment]
+        os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_
+        os.open = open_
+        builtins.open = io.open = builtin_open
         try:
             yield self
         finally:
-            os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open = saved  # type: ignore[assignment]
+            os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open = saved
 
     def evidence(self) -> list[list[Any]] | None:
         """``[path, how, signature]`` of every recorded path as it is now, or None when the

@@ -214,11 +214,12 @@ def scan_copy(filename: str, *, prefilter: bool = True) -> set[tuple[int, str]]:
     (its file filters, its parsers, its eager second pass), the detectors seeing only the
     prefilter's lines unless ``prefilter`` is False. Call inside :func:`.detectors`."""
     from detect_secrets.core import scan
+    from detect_secrets.settings import get_plugins
 
     found: set[tuple[int, str]] = set()
     if scan._is_filtered_out(required_filter_parameters=["filename"], filename=filename):
         return found
-    plugins = frozenset(type(plugin).__name__ for plugin in scan.get_plugins())
+    plugins = frozenset(type(plugin).__name__ for plugin in get_plugins())
     for lines in scan._get_lines_from_file(filename):
         for secret in _scanned_lines(lines, filename, plugins, prefilter):
             found.add((secret.line_number, secret.type))
