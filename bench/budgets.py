@@ -42,8 +42,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -230,34 +228,18 @@ def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdict
 # --------------------------------------------------------------------------- app
 
 
-def _tmux_until(command: str, shown: Callable[[str], bool], limit: float = 60.0) -> float:
-    """Seconds from starting ``command`` in a fresh tmux session until ``shown(screen)``."""
-    from app import SOCKET, _start_session
-
-    tmux = shutil.which("tmux")
-    assert tmux is not None
-    session = f"promptdeck-budget-{uuid.uuid4().hex[:8]}"
-    started = _start_session(tmux, session, command)
-    try:
-        while time.perf_counter() - started < limit:
-            screen = subprocess.run(
-                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if shown(screen):
-                return time.perf_counter() - started
-            time.sleep(0.005)
-        raise RuntimeError(f"never shown: {command}")
-    finally:
-        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
-
-
 def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     import asyncio
     import shlex
 
-    from app import _TOKENS_SHOWN, FIRST_STORY, _percentile, bench_toggles, first_paint_workspace
+    from app import (
+        _percentile,
+        app_command,
+        bench_toggles,
+        first_paint_workspace,
+        tmux_until,
+        token_meters_shown,
+    )
 
     print(f"\n== the app  [{load()}]", flush=True)
     settings_dir = WORK / "app-xdg-config"
@@ -278,26 +260,22 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     size = first_paint_workspace(synthetic, root)
     trivial = WORK / "trivial_app.py"
     trivial.write_text(TRIVIAL_APP, encoding="utf-8")
-    variables = {
-        "XDG_CONFIG_HOME": str(settings_dir),
-        "XDG_CACHE_HOME": str(cache_home),
-        "TERM": "xterm-256color",
-    }
+    variables = {"XDG_CONFIG_HOME": str(settings_dir), "XDG_CACHE_HOME": str(cache_home)}
+    deck = app_command(root, variables)
     assigned = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
-    deck = f"env {assigned} {shlex.quote(PROMPTDECK)} --root {shlex.quote(str(root))}"
-    plain = f"env {assigned} {shlex.quote(PYTHON)} {shlex.quote(str(trivial))}"
+    plain = f"env TERM=xterm-256color {assigned} {shlex.quote(PYTHON)} {shlex.quote(str(trivial))}"
 
-    def painted(screen: str) -> bool:
-        return "Layer-6" in screen and bool(_TOKENS_SHOWN.search(screen)) and FIRST_STORY in screen
+    def trivial_painted() -> tuple[float, int]:
+        return tmux_until(plain, lambda s: "trivial app ready" in s, "the trivial app"), 0
 
-    _tmux_until(deck, painted)  # fills the caches
+    def deck_painted() -> tuple[float, int]:
+        return tmux_until(deck, token_meters_shown, "the token meters"), 0
+
+    deck_painted()  # fills the caches
     results = interleave(
         {
-            "trivial Textual app, first paint": lambda: (
-                _tmux_until(plain, lambda s: "trivial app ready" in s),
-                0,
-            ),
-            "promptdeck, token meters painted": lambda: (_tmux_until(deck, painted), 0),
+            "trivial Textual app, first paint": trivial_painted,
+            "promptdeck, token meters painted": deck_painted,
         },
         rounds,
     )

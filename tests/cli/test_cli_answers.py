@@ -51,17 +51,23 @@ class Runs:
 
 
 @pytest.fixture
+def settled(runs: Runs, monkeypatch: pytest.MonkeyPatch) -> Runs:
+    """:func:`runs`, with files written by the test (seconds old at most) counting as settled
+    (the racy rule itself is the subject of the same-second test below)."""
+    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+    return runs
+
+
+@pytest.fixture
 def runs(capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Runs:
     monkeypatch.delenv("PROMPTDECK_ANSWER_CACHE", raising=False)
     return Runs(capfd, monkeypatch)
 
 
 def test_an_unchanged_inspect_is_answered_and_every_change_composes_again(
-    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, settled: Runs
 ) -> None:
-    # Files written by this test are seconds old at most: allow them to count as settled here
-    # (the racy rule itself is the next test's subject).
-    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+    runs = settled
     root = tmp_path / "ws"
     _workspace(root)
     argv = ("inspect", "1-1", "--json", "--root", str(root))
@@ -101,10 +107,8 @@ def test_inputs_changed_within_the_same_second_are_never_remembered(
     assert runs(*argv)[3]  # composed again: nothing was remembered
 
 
-def test_compose_parts_are_answered_exactly(
-    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+def test_compose_parts_are_answered_exactly(tmp_path: Path, settled: Runs) -> None:
+    runs = settled
     root = tmp_path / "ws"
     _workspace(root)
     for part in ("system", "user", "messages", "injection"):
@@ -114,10 +118,8 @@ def test_compose_parts_are_answered_exactly(
         assert again == (first[0], first[1], first[2], False), part
 
 
-def test_stories_is_answered_until_a_story_file_appears(
-    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+def test_stories_is_answered_until_a_story_file_appears(tmp_path: Path, settled: Runs) -> None:
+    runs = settled
     root = tmp_path / "ws"
     _workspace(root)
     argv = ("stories", "--json", "--root", str(root))
@@ -129,9 +131,9 @@ def test_stories_is_answered_until_a_story_file_appears(
 
 
 def test_the_cache_can_be_turned_off(
-    tmp_path: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, settled: Runs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+    runs = settled
     monkeypatch.setenv("PROMPTDECK_ANSWER_CACHE", "off")
     root = tmp_path / "ws"
     _workspace(root)
