@@ -32,9 +32,20 @@ def answerable(argv: Sequence[str]) -> bool:
     if any(arg in ("-h", "--help") for arg in argv):
         return False
     try:
-        return not sys.stdout.isatty()
+        return not _to_terminal()
     except (AttributeError, ValueError):
         return False
+
+
+def _to_terminal() -> bool:
+    """Whether stdout is a terminal, asked the way the tables ask it when their module is
+    already loaded (so that both always agree), else of the stream itself (not importing the
+    table module keeps an answered command light)."""
+    table = sys.modules.get(f"{__package__}.table")
+    check = getattr(table, "is_terminal", None)
+    if callable(check):
+        return bool(check())
+    return sys.stdout.isatty()
 
 
 def replay(argv: Sequence[str]) -> int | None:
