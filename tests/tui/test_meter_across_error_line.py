@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from builders import write_files
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import compose_prompt
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.widgets.meter_line import MeterLine, MeterReading
 
 BODY = "The sync engine keeps a journal of edits and replays it on reconnect.\n"
@@ -105,7 +105,7 @@ async def test_crossing_the_error_line_both_ways_never_shows_a_stale_token_figur
 async def test_the_first_paint_holds_the_byte_pass_back_for_the_counted_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from promptdeck.tui import preview_composer
+    from promptdeck.tui.session import preview_composer
     from promptdeck.tui.widgets.preview_pane import PreviewPane
 
     root = tmp_path / "ws"

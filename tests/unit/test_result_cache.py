@@ -9,14 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from promptdeck.core.result_cache import ResultCache
+from promptdeck.core.tokens.results import ResultCache
 
 SCAN_CHILD = r"""
 import sys
-from promptdeck.core.secret_scan import scan_text
-from promptdeck.core.result_cache import result_cache_notice
+from promptdeck.core.secrets.scan import scan_text
+from promptdeck.core.tokens.results import result_cache_notice, shared_results
 text = "intro\npassword = 'Xq7pL2mN9rT4vB8z'\nmore prose\n"
-print([(f.line, f.kind) for f in scan_text("notes.md", text)])
+print([(f.line, f.kind) for f in scan_text("notes.md", text, shared_results())])
 print("detect_secrets" in sys.modules)
 print(result_cache_notice())
 """
@@ -66,7 +66,7 @@ def test_a_damaged_file_is_rebuilt_and_never_raises(tmp_path: Path) -> None:
 
 
 def test_a_stored_value_of_the_wrong_shape_is_a_miss(tmp_path: Path) -> None:
-    from promptdeck.core import secret_scan
+    from promptdeck.core.secrets import scan as secret_scan
 
     assert secret_scan._from_store([[3, "AWS Access Key"]]) == ((3, "AWS Access Key"),)
     for wrong in ({"a": 1}, [[0, "x"]], [[True, "x"]], [["3", "x"]], [[3]], "[]", None):
@@ -83,7 +83,7 @@ def test_a_stored_value_of_the_wrong_shape_is_a_miss(tmp_path: Path) -> None:
 WRITER = r"""
 import sys
 from pathlib import Path
-from promptdeck.core.result_cache import ResultCache
+from promptdeck.core.tokens.results import ResultCache
 cache = ResultCache(Path(sys.argv[1]))
 for number in range(200):
     cache.put("secret-scan", f"{sys.argv[2]}-{number}".encode(), [[number + 1, "kind"]])
@@ -112,7 +112,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
 
 
 def test_each_kind_is_bounded_oldest_first(tmp_path: Path, monkeypatch: object) -> None:
-    from promptdeck.core import result_cache
+    from promptdeck.core.tokens import results as result_cache
 
     monkeypatch.setitem(result_cache.LIMITS, "composed", 10)  # type: ignore[attr-defined]
     cache = ResultCache(tmp_path / "r.sqlite3")
@@ -125,10 +125,10 @@ def test_each_kind_is_bounded_oldest_first(tmp_path: Path, monkeypatch: object) 
 
 
 def test_turned_off_by_the_environment(monkeypatch: object) -> None:
-    from promptdeck.core import result_cache
+    from promptdeck.core.tokens import results as result_cache
 
     monkeypatch.setenv("PROMPTDECK_RESULT_CACHE", "off")  # type: ignore[attr-defined]
-    assert result_cache.default_path() is None
+    assert result_cache.results_path() is None
     cache = ResultCache(None)
     cache.put("composed", b"k", 1)
     assert cache.get("composed", b"k") is None

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from promptdeck.core import secret_scan
-from promptdeck.core.secret_detectors import all_detectors, detectors
+from promptdeck.core.secrets import scan as secret_scan
+from promptdeck.core.secrets.detectors import all_detectors, detectors
 
 _rng = random.Random(22)
 DIGITS = string.digits
