@@ -32,8 +32,9 @@ def answerable(argv: Sequence[str]) -> bool:
     if any(arg in ("-h", "--help") for arg in argv):
         return False
     try:
+        sys.stdout.fileno()  # a stream that is no file (replaced, captured) is never answered
         return not _to_terminal()
-    except (AttributeError, ValueError):
+    except (AttributeError, OSError, ValueError):
         return False
 
 
