@@ -24,7 +24,7 @@ else
 PYTEST_ENV :=
 endif
 
-.PHONY: demo test lint typecheck pytest bench clean agent-clis claude-cli codex-cli
+.PHONY: demo test lint typecheck pytest bench bench-peers clean agent-clis claude-cli codex-cli
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -95,8 +95,21 @@ ifneq ($(E2E),0)
 	$(call npm_cli,codex,@openai/codex,about 400 MB)
 endif
 
-## bench: run the benchmarks and print their figures
-bench: $(STAMP)
+## bench-peers: repomix, the peer the benchmarks compare with, into .tools/npm (once)
+bench-peers:
+	@if [ -x "$(NPM_PREFIX)/node_modules/.bin/repomix" ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+		echo "make: npm not found; the benchmarks will run without repomix"; \
+	else \
+		echo "make: fetching repomix with npm into .tools/npm (about 60 MB, once)"; \
+		mkdir -p $(NPM_PREFIX) && \
+		npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) repomix >/dev/null 2>&1 \
+		|| echo "make: npm could not install repomix; the benchmarks will run without it"; \
+	fi
+
+## bench: the budgets (fresh processes, interleaved with the floor and the peers; exit 1 when
+## a budget is missed), then every other benchmark's figures
+bench: $(STAMP) bench-peers
 	$(BIN)/python bench/run_all.py
 
 clean:

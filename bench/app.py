@@ -242,62 +242,57 @@ def _start_session(tmux: str, session: str, command: str) -> float:
     raise RuntimeError(f"tmux could not start a session: {done.stderr.decode().strip()}")
 
 
+def tmux_until(command: str, shown: Callable[[str], bool], what: str) -> float:
+    """Seconds from starting ``command`` in a fresh tmux session (interpreter start included)
+    until ``shown(screen text)`` holds; the screen is polled every 5 ms."""
+    tmux = shutil.which("tmux")
+    assert tmux is not None
+    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
+    started = _start_session(tmux, session, command)
+    try:
+        while time.perf_counter() - started < LIMIT_SECONDS:
+            screen = subprocess.run(
+                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
+                capture_output=True,
+                text=True,
+            ).stdout
+            if shown(screen):
+                return time.perf_counter() - started
+            time.sleep(0.005)
+        raise RuntimeError(f"never on screen in tmux: {what}")
+    finally:
+        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+
+
+def app_command(root: Path, variables: dict[str, str]) -> str:
+    """The shell command that opens the app on ``root`` with ``variables`` set."""
+    script = Path(sys.executable).with_name("promptdeck")
+    assigned = [f"{k}={shlex.quote(v)}" for k, v in {"TERM": "xterm-256color", **variables}.items()]
+    return " ".join(["env", *assigned, shlex.quote(str(script)), "--root", shlex.quote(str(root))])
+
+
+def token_meters_shown(screen: str) -> bool:
+    """The first story's layers and its token meters are on screen."""
+    return "Layer-6" in screen and bool(_TOKENS_SHOWN.search(screen)) and FIRST_STORY in screen
+
+
 def bench_first_paint_fresh(
     root: Path, settings_dir: Path, env_extra: dict[str, str]
 ) -> float | None:
     """A fresh ``promptdeck --root ROOT`` in tmux (interpreter start included) until the
     first story's token meters are on screen; None without tmux."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    if shutil.which("tmux") is None:
         return None
-    script = Path(sys.executable).with_name("promptdeck")
-    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
-    variables = {"XDG_CONFIG_HOME": str(settings_dir), "TERM": "xterm-256color", **env_extra}
-    assigned = [f"{k}={shlex.quote(v)}" for k, v in variables.items()]
-    command = " ".join(
-        ["env", *assigned, shlex.quote(str(script)), "--root", shlex.quote(str(root))]
-    )
-    started = _start_session(tmux, session, command)
-    try:
-        while time.perf_counter() - started < LIMIT_SECONDS:
-            screen = subprocess.run(
-                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if "Layer-6" in screen and _TOKENS_SHOWN.search(screen) and FIRST_STORY in screen:
-                return time.perf_counter() - started
-            time.sleep(0.005)
-        raise RuntimeError("the app never painted its token meters in tmux")
-    finally:
-        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+    command = app_command(root, {"XDG_CONFIG_HOME": str(settings_dir), **env_extra})
+    return tmux_until(command, token_meters_shown, "the token meters")
 
 
 def bench_first_paint_tmux(root: Path, settings_dir: Path) -> float | None:
     """``promptdeck --root ROOT`` in tmux until the layers show; None without tmux."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    if shutil.which("tmux") is None:
         return None
-    script = Path(sys.executable).with_name("promptdeck")
-    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
-    command = (
-        f"env XDG_CONFIG_HOME={shlex.quote(str(settings_dir))} TERM=xterm-256color "
-        f"{shlex.quote(str(script))} --root {shlex.quote(str(root))}"
-    )
-    started = _start_session(tmux, session, command)
-    try:
-        while time.perf_counter() - started < LIMIT_SECONDS:
-            screen = subprocess.run(
-                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if "Layer-6" in screen and "Epic 1" in screen:
-                return time.perf_counter() - started
-            time.sleep(0.01)
-        raise RuntimeError("the app never painted its layers in tmux")
-    finally:
-        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+    command = app_command(root, {"XDG_CONFIG_HOME": str(settings_dir)})
+    return tmux_until(command, lambda s: "Layer-6" in s and "Epic 1" in s, "the layers")
 
 
 def _stream_workspace(dest: Path) -> Path:

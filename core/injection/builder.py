@@ -39,6 +39,7 @@ from ..project.workspace import Workspace
 from ..secrets.scan import scan_text
 from ..stories.model import Story
 from ..tokens.counter import Meter, TokenCounter, get_counter
+from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel
 from .candidates import mark_over_budget, plan_candidates, read_candidate, resolve_candidates
 from .model import (
@@ -175,7 +176,7 @@ def _build(
         if candidate.status == INCLUDED:
             read_candidate(candidate, root, config.injection_error_bytes)
             if scan_secrets and candidate.content is not None:
-                candidate.secrets = scan_text(candidate.shown, candidate.content)
+                candidate.secrets = scan_text(candidate.shown, candidate.content, shared_results())
                 if candidate.secrets:
                     candidate.flags = (*candidate.flags, "secrets")
 

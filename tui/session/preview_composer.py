@@ -18,9 +18,19 @@ from promptdeck.core.tokens import TokenCounter
 
 from ..format import delta_text
 
+COUNTED_GRACE_SECONDS = 0.1
+"""How long the byte-only pass, done first, waits for the counted one before it is painted:
+with counts and scans remembered the counted pass lands within it, so the first frame of a
+prompt already has its token meters instead of ``…`` followed by a second paint."""
+
 DEBOUNCE_SECONDS = 0.1
 """A change that follows another within this window waits this long before composing, so a
 burst of key presses composes once; an isolated change composes at once."""
+
+
+def _fully_read(prompt: ComposedPrompt) -> bool:
+    """Every byte the injection's size counts is in the prompt (no file was too large)."""
+    return prompt.injection.size_bytes <= prompt.injection.total.bytes
 
 
 class PreviewComposer:
@@ -76,7 +86,16 @@ class PreviewComposer:
         if base is not None and base.story.id == prompt.story.id:
             token_delta = None
             now, before = prompt.system_meter.tokens, base.system_meter.tokens
-            if counted and base.counted and now is not None and before is not None:
+            # A file too large to read is in the byte figure but not in the count: no token
+            # change can be given across it (it would be the change of the files read only).
+            if (
+                counted
+                and base.counted
+                and now is not None
+                and before is not None
+                and _fully_read(prompt)
+                and _fully_read(base)
+            ):
                 token_delta = now - before
             text = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
         if counted:
@@ -117,8 +136,9 @@ class PreviewComposer:
     ) -> ComposedPrompt:
         """Compose ``request`` twice at once and return the counted prompt.
 
-        The byte-only pass is handed to ``on_quick`` if it finishes before the counted one
-        (tiktoken releases the GIL while it encodes, so both run together). A
+        The byte-only pass is handed to ``on_quick`` if it finishes before the counted one and
+        the counted one is not done within :data:`COUNTED_GRACE_SECONDS` after it (tiktoken
+        releases the GIL while it encodes, so both run together). A
         :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
         """
         quick = asyncio.ensure_future(
@@ -142,6 +162,8 @@ class PreviewComposer:
                 (quick, counted), return_when=asyncio.FIRST_COMPLETED
             )
             if counted not in done:
+                await asyncio.wait((counted,), timeout=COUNTED_GRACE_SECONDS)
+            if not counted.done():
                 on_quick(quick.result())
             return await counted
         finally:

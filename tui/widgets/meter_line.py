@@ -57,6 +57,15 @@ class MeterReading:
             return self.system_bytes
         return self.system_bytes + max(self.injection_bytes - self.injection_text_bytes, 0)
 
+    @property
+    def tokens_text(self) -> str:
+        """The token figure beside :attr:`would_send_bytes`: ``…`` until counted, and ``—``
+        when a file too large to be read is part of those bytes — its tokens were never
+        counted, and the count of the rest would be the figure of the state before it."""
+        if self.would_send_bytes != self.system_bytes:
+            return "—"
+        return human_tokens(self.system_tokens)
+
 
 class MeterLine(Widget):
     """Two lines: the totals with the last delta, then a bar with the three lines marked."""
@@ -115,7 +124,7 @@ class MeterLine(Widget):
             ("system ", "dim"),
             (human_bytes(reading.would_send_bytes), "bold"),
             " ",
-            (human_tokens(reading.system_tokens), "bold"),
+            (reading.tokens_text, "bold"),
             (" tok ", "dim"),
         )
         system_tail = Text(f" argv {human_bytes(ARGV_LIMIT_BYTES)}", style="dim")
