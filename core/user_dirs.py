@@ -1,5 +1,6 @@
 """The user's own folders for promptdeck: ``$XDG_CONFIG_HOME/promptdeck`` (the app's settings,
-the trusted configs) and ``$XDG_CACHE_HOME/promptdeck`` (remembered token counts).
+the trusted configs), ``$XDG_CACHE_HOME/promptdeck`` (remembered token counts) and
+``$XDG_STATE_HOME/promptdeck`` (the notes the user has read, per project).
 
 One rule, the XDG Base Directory one: an unset, empty or relative value is ignored and the
 default under the home folder is used. A relative value would otherwise point into whatever
@@ -28,3 +29,8 @@ def config_folder(environ: Mapping[str, str] | None = None) -> Path:
 def cache_folder(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_CACHE_HOME/promptdeck``, else ``~/.cache/promptdeck``."""
     return _user_folder("XDG_CACHE_HOME", ".cache", environ)
+
+
+def state_folder(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/promptdeck``, else ``~/.local/state/promptdeck``."""
+    return _user_folder("XDG_STATE_HOME", ".local/state", environ)

@@ -1,4 +1,4 @@
-"""Suite-wide isolation: no test reads or writes the real user's cache or config folder.
+"""Suite-wide isolation: no test reads or writes the real user's cache, config or state folder.
 
 Both are pointed at throwaway ones when pytest starts, before any test module is collected, so
 every process-wide token counter, every trusted-config record, every subprocess and every app
@@ -17,8 +17,10 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     cache_home = tempfile.mkdtemp(prefix="promptdeck-test-cache-")
     config_home = tempfile.mkdtemp(prefix="promptdeck-test-config-")
+    state_home = tempfile.mkdtemp(prefix="promptdeck-test-state-")
     os.environ["XDG_CACHE_HOME"] = cache_home
     os.environ["XDG_CONFIG_HOME"] = config_home
+    os.environ["XDG_STATE_HOME"] = state_home
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
 
     def remove() -> None:
@@ -27,5 +29,6 @@ def pytest_configure(config: pytest.Config) -> None:
         shared_cache().close()
         shutil.rmtree(cache_home, ignore_errors=True)
         shutil.rmtree(config_home, ignore_errors=True)
+        shutil.rmtree(state_home, ignore_errors=True)
 
     config.add_cleanup(remove)
