@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import Workspace
 
 from .format import duration_text
 from .screens.notices import KindedNote, Notice
