@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from promptdeck.core.acknowledged_notes import AcknowledgedNotes, acknowledge, load_acknowledged
 from promptdeck.core.agents import found_default_agent
-from promptdeck.core.project import Workspace
+from promptdeck.core.project import AcknowledgedNotes, Workspace, acknowledge, load_acknowledged
 from promptdeck.core.tokens import TokenCounter, get_counter
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App

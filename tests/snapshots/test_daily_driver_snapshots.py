@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from app_helpers import make_app, wait_for, wait_for_preview
-from promptdeck.core.records import runs_dir
+from promptdeck.core.records.writer import runs_dir
 from promptdeck.tui.screens.copy_menu import CopyMenuScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.run_history import RunHistoryScreen

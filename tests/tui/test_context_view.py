@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.context_window import ESTIMATED_CLIENT_OVERHEAD
+from promptdeck.core.tokens.context_window import ESTIMATED_CLIENT_OVERHEAD
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from textual.widgets import Static
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.records import runs_dir
+from promptdeck.core.records.writer import runs_dir
 from promptdeck.tui.settings import UserSettings
 
 

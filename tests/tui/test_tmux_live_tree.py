@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 pytestmark = pytest.mark.tmux
 

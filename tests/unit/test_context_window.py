@@ -3,8 +3,8 @@ estimated, and the rules file a client would read twice."""
 
 from __future__ import annotations
 
-from promptdeck.core.config import Config
-from promptdeck.core.context_window import (
+from promptdeck.core.project.config import Config
+from promptdeck.core.tokens.context_window import (
     ESTIMATED_CLIENT_OVERHEAD,
     context_use,
     rules_read_twice,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptdeck.core.editor import editor_argv
+from promptdeck.core.project.editor import editor_argv
 
 
 def _script(folder: Path, name: str) -> Path:

@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from promptdeck.core.config import Config
-from promptdeck.core.flow import story_flow
-from promptdeck.core.opening_phase import OpeningPhase, last_run_phase, opening_phase
-from promptdeck.core.records import RunInfo
-from promptdeck.core.stories import Story
+from promptdeck.core.project.config import Config
+from promptdeck.core.records.opening import OpeningPhase, last_run_phase, opening_phase
+from promptdeck.core.records.reader import RunInfo
+from promptdeck.core.run.flow import story_flow
+from promptdeck.core.stories.model import Story
 
 STORY = Story(id="1-2", key="1-2", title="Parse", status="in-progress", source="bmad", group="1")
 CONFIG = Config(agent_max_attempts=3)

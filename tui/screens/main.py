@@ -17,16 +17,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
-from promptdeck.core.editor import editor_argv
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
+from promptdeck.core.project import editor_argv
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult
-from promptdeck.core.stories import Story, StoryCatalog, load_catalog, where_stories_come_from
-from promptdeck.core.plan_snapshot import WATCH_LIMIT, PlanSnapshot, plan_paths, take_snapshot
-from promptdeck.core.status_record import unwritten_status
+from promptdeck.core.records import RunResult, unwritten_status
+from promptdeck.core.stories import (
+    WATCH_LIMIT,
+    PlanSnapshot,
+    Story,
+    StoryCatalog,
+    load_catalog,
+    plan_paths,
+    take_snapshot,
+    where_stories_come_from,
+)
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
@@ -66,7 +73,7 @@ when the titles need it (the preview keeps the rest)."""
 
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
-:mod:`promptdeck.core.plan_snapshot` for why this polls)."""
+:mod:`promptdeck.core.stories.plan_snapshot` for why this polls)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")

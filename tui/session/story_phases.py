@@ -11,11 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from promptdeck.core.injection import Selection
-from promptdeck.core.opening_phase import OpeningPhase, opening_phase
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import Config, Workspace
 from promptdeck.core.prompt import PARTY_PHASES, FailureInfo, PromptRequest, default_variant
-from promptdeck.core.records import list_runs
+from promptdeck.core.records import OpeningPhase, list_runs, opening_phase
 from promptdeck.core.run import StoryFlow, Suggestion, flow_for, last_failure
 from promptdeck.core.stories import Story, StoryCatalog
 

@@ -4,7 +4,7 @@ largest first, with the warning, argv and error lines on the same scale (drawn b
 from __future__ import annotations
 
 from promptdeck.core.prompt import FILLS, ComposedPrompt, chart_lines, composition_of
-from promptdeck.core.context_window import ContextUse
+from promptdeck.core.tokens import ContextUse
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive

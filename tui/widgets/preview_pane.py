@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
+from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
 from promptdeck.core.prompt import (
     ComposedPrompt,
@@ -25,8 +26,7 @@ from promptdeck.core.prompt import (
     side_of_prompt,
     side_of_run,
 )
-from promptdeck.core.context_window import context_use, rules_read_twice
-from promptdeck.core.layers import PromptLayer
+from promptdeck.core.tokens import context_use, rules_read_twice
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult

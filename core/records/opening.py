@@ -14,11 +14,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from .flow import CANCELLED, StoryFlow
-from .phases import PHASE_NAMES
-from .records import RunInfo
-from .stories import Story
+from ..phases.table import PHASE_NAMES
+from ..stories.model import Story
+from .reader import RunInfo
+
+CANCELLED = "cancelled"
+"""A run the user stopped: it says nothing about where the story stands."""
+
+
+class NextPhase(Protocol):
+    """What the flow suggests next (:class:`promptdeck.core.run.Suggestion`)."""
+
+    @property
+    def phase(self) -> str:
+        """The phase."""
+
+    @property
+    def mode(self) -> str:
+        """``create`` or ``optimize``."""
+
+
+class FlowState(Protocol):
+    """Where a story stands in the flow (:class:`promptdeck.core.run.StoryFlow`): this module
+    sits below the flow's room, so it reads the flow through these two attributes."""
+
+    @property
+    def done(self) -> bool:
+        """The story's review passed after its last dev run."""
+
+    @property
+    def suggestion(self) -> NextPhase | None:
+        """What to run next, if anything."""
+
 
 DEFAULT_PHASE = "dev"
 """Where a story with nothing else to say opens: the phase that does its work."""
@@ -58,7 +87,7 @@ def last_run_phase(story_id: str, runs: Sequence[RunInfo]) -> str | None:
 
 def opening_phase(
     story: Story,
-    flow: StoryFlow,
+    flow: FlowState,
     runs: Sequence[RunInfo],
     *,
     always: str | None = None,

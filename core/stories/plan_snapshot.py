@@ -9,10 +9,11 @@ Why polling and not an OS file watcher: the watched set is tens to hundreds of f
 ``stat`` each costs microseconds, so a poll every second is cheap; it needs no inotify
 (containers, network mounts and WSL folders often have none or run out of watches), no
 native dependency, and it answers a file swapped for a FIFO, a symlink out of the project or
-a huge file with the guarded reader's own verdict (:func:`~.textfiles.stat_regular`) before
-anything is read. The bound :data:`WATCH_LIMIT` keeps a project with thousands of plan files
-from turning each poll into a crawl: past it, the first files (sprint status and stories in
-catalog order) are watched and the snapshot says how many were left out.
+a huge file with the guarded reader's own verdict
+(:func:`~promptdeck.core.project.textfiles.stat_regular`) before anything is read. The bound
+:data:`WATCH_LIMIT` keeps a project with thousands of plan files from turning each poll into a
+crawl: past it, the first files (sprint status and stories in catalog order) are watched and the
+snapshot says how many were left out.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ import stat as stat_module
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .sources.bmad import SPRINT_STATUS_NAME
-from .stories import StoryCatalog
-from .textfiles import TextProblem, stat_regular
-from .workspace import Workspace
+from ..project.textfiles import TextProblem, stat_regular
+from ..project.workspace import Workspace
+from .model import StoryCatalog
+from .sources.sprint_status import SPRINT_STATUS_NAME
 
 WATCH_LIMIT = 400
 """Most plan files and folders one snapshot stats."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .config import Config
+from ..project.config import Config
 
 ESTIMATED_CLIENT_OVERHEAD = {"claude": 15_000, "codex": 10_000}
 """Tokens a client adds of its own, estimated (Claude Code: its system prompt and tool
