@@ -99,7 +99,9 @@ def console() -> Any:
             raise BrokenPipeError
 
     # Text from the workspace is never Rich markup: a title holding "[/x]" is shown as it is.
-    return _Console(markup=False, emoji=False)
+    # Piped, a line is never broken at Rich's default 80 columns: a reader (grep, a script)
+    # gets each line whole.
+    return _Console(markup=False, emoji=False, soft_wrap=not sys.stdout.isatty())
 
 
 def cell(value: object, style: str = "") -> Any:

@@ -11,9 +11,12 @@ from .catalog import load_catalog, where_stories_come_from
 from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
 from .keys import normalize_key
 from .model import SkippedFile, Story, StoryCatalog, Task
+from .plan_snapshot import WATCH_LIMIT, PlanSnapshot, plan_paths, take_snapshot
 
 __all__ = [
     "STATUS_MARKS",
+    "WATCH_LIMIT",
+    "PlanSnapshot",
     "SkippedFile",
     "Story",
     "StoryCatalog",
@@ -22,6 +25,8 @@ __all__ = [
     "group_stories",
     "load_catalog",
     "normalize_key",
+    "plan_paths",
     "status_legend",
+    "take_snapshot",
     "where_stories_come_from",
 ]
