@@ -153,10 +153,6 @@ def result_summary(run: RunInfo) -> str:
     if result.message:
         lines.append(f"message         {result.message}")
     lines.append(f"process exit    {result.process_exit}")
-    usage = result.usage.to_dict() if result.usage is not None else {}
-    tokens = " · ".join(
-        f"{name.replace('_', ' ')} {value:,}" for name, value in usage.items() if value
-    )
     for label, value in (
         ("duration", f"{result.duration_s:.1f} s" if result.duration_s is not None else None),
         ("cost (USD)", cost_label(result.cost_usd) if result.cost_usd is not None else None),
