@@ -87,6 +87,7 @@ def build_injection(
     *,
     story_files: Sequence[str] = (),
     project_context: Sequence[str] | None = None,
+    nested_keys: Sequence[str] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -112,6 +113,8 @@ def build_injection(
         project_context: the source's own project-context files, every existing one
             injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
             ``paths.project_context``, the first existing one.
+        nested_keys: keys of known stories under ``story_keys`` (``10-1-5`` under
+            ``10-1``): their files are theirs, never candidates here.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -136,6 +139,7 @@ def build_injection(
         reject_over_limit=False,
         scan_secrets=scan_secrets,
         project_context=project_context,
+        nested_keys=nested_keys,
     )
 
 
@@ -154,6 +158,7 @@ def _build(
     reject_over_limit: bool,
     scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
+    nested_keys: Sequence[str] = (),
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -168,7 +173,14 @@ def _build(
     if isinstance(additional_files, str | bytes):
         raise TypeError("additional_files must be a list of paths, not a single string")
     candidates = plan_candidates(
-        root, config, story_keys, *switches, additional_files, story_files, project_context
+        root,
+        config,
+        story_keys,
+        *switches,
+        additional_files,
+        story_files,
+        project_context,
+        nested_keys,
     )
     resolve_candidates(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
@@ -201,7 +213,7 @@ def _build(
             file_tokens += tokens
         files.append(
             InjectedFile(
-                c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags, c.secrets
+                c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags, c.secrets, c.why
             )
         )
 
@@ -327,6 +339,7 @@ def build_story_injection(
         additional_files=selection.additional_files,
         story_files=story.files,
         project_context=source_project_context(workspace, story),
+        nested_keys=story.nested_keys,
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,

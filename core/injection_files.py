@@ -29,8 +29,14 @@ from .injection_model import (
     OUTSIDE,
     TOO_LARGE,
     UNREADABLE,
+    WHY_ADDED,
+    WHY_CHANGE,
+    WHY_CONTEXT,
+    WHY_HEADING,
+    WHY_OWN_KEY,
+    WHY_PATTERN,
 )
-from .keys import normalize_key
+from .keys import leading_key, normalize_key
 from .secret_scan import SecretFinding
 from .textfiles import TextProblem, printable_name, read_file_bytes
 from .vocabulary import FileStatus
@@ -50,6 +56,7 @@ class Candidate:
     content: str | None = None
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
 
 
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
@@ -66,8 +73,15 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
+    nested_keys: Sequence[str] = (),
 ) -> list[Candidate]:
-    """Every candidate in injection order, resolved and classified, nothing read yet."""
+    """Every candidate in injection order, resolved and classified, nothing read yet.
+
+    The story's own files (``story_files``: the story file its source found, an OpenSpec
+    change's documents) are story files whatever the key scan's category for their names;
+    a name starting with one of ``nested_keys`` is that nested story's and never a
+    candidate here.
+    """
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
 
     # 1. Project context: the first configured candidate that exists; or, when the source
@@ -83,6 +97,7 @@ def plan_candidates(
                 "project context" if include_project_context else "project context is off",
                 root / found,
                 include_project_context,
+                why=WHY_CONTEXT,
             )
         )
     if not found_all and include_project_context and contexts:
@@ -93,29 +108,49 @@ def plan_candidates(
                 "no project context file (looked for " + ", ".join(contexts) + ")",
                 root / contexts[0],
                 True,
+                why=WHY_CONTEXT,
             )
         )
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
     keys = [key for key in story_keys if normalize_key(key)]
+    own = list(dict.fromkeys(story_files))
+    own_set = set(own)
+    known = {normalize_key(key) for key in (*keys, *nested_keys)}
     if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        matches = matching_artifacts(artifacts, keys, config.injection_extensions)
+        nested = tuple(normalize_key(key) for key in nested_keys)
+        matches = matching_artifacts(artifacts, keys, config.injection_extensions, nested)
         for name, file_path, key, category in matches:
-            wanted = switches[category]
-            reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
-            groups[category].append(Candidate(shown, category, reason, Path(file_path), wanted))
-
-    # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
-    # one the key scan already found is not listed twice.
-    scanned = {c.shown for c in groups["story"]}
-    for name in story_files:
-        if name not in scanned:
-            groups["story"].append(
-                Candidate(name, "story", "a file of the story", root / name, True)
+            if shown in own_set:
+                continue  # the story's own file: listed below, as a story file
+            wanted = switches[category]
+            starts = leading_key(name, known) == normalize_key(key)
+            why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
+            if not wanted:
+                reason = f"{category} files are off"
+            elif why == WHY_OWN_KEY:
+                reason = f"its name starts with story key {key}"
+            else:
+                reason = f"a {category} file by its name's pattern for story key {key}"
+            groups[category].append(
+                Candidate(shown, category, reason, Path(file_path), wanted, why=why)
             )
+
+    # The story's own files: the story file its source found (in the artifacts folder, a
+    # subfolder or the story_location), an OpenSpec change's documents.
+    for name in own:
+        base = name.rsplit("/", 1)[-1]
+        lead = leading_key(base, known)
+        if not keys:
+            why, reason = WHY_CHANGE, "a document of the story's change"
+        elif lead is not None and lead in {normalize_key(key) for key in keys}:
+            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
+        else:
+            why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
+        groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
 
     # 5. Additional explicit files, relative to the root unless absolute.
     for name in additional_files:
@@ -124,7 +159,9 @@ def plan_candidates(
         if not path.is_absolute():
             path = root / path
             shown = Path(os.path.normpath(name)).as_posix()
-        groups["additional"].append(Candidate(shown, "additional", "added by hand", path, True))
+        groups["additional"].append(
+            Candidate(shown, "additional", "added by hand", path, True, why=WHY_ADDED)
+        )
 
     ordered: list[Candidate] = []
     for category in CATEGORIES:
