@@ -141,7 +141,9 @@ def name_matches_key(name: str, key: str) -> bool:
 # with letters) or ``a-1``, ``ab-2`` (a short letter epic), then a separator and the story
 # number, ended by a separator, a dot or the end of the name. Longer words (``epic-1``,
 # ``notes-2``, ``report-2026``) are words of a name, not keys.
-_LEADING_KEY = re.compile(r"^(?P<key>(?:\d+[a-z]*|[a-z]{1,3})[-._]\d+)(?![a-z0-9])", re.IGNORECASE)
+_LEADING_KEY = re.compile(
+    r"^(?P<key>(?:\d+[a-z]*|[a-z]{1,3})[-._]\d+[a-z]?)(?![a-z0-9])", re.IGNORECASE
+)
 # The prefixes of seed 000's patterns that come before a key: ``sprint-<key>…`` (a discovery
 # note or a story file) and ``tech-spec-<key>…``.
 _PREFIX = re.compile(r"^(?:(?P<sprint>sprint|story)|(?P<tech>tech[-_]?spec))[-._]", re.IGNORECASE)

@@ -51,7 +51,7 @@ from .sprint_status import SprintStatusError, parse_sprint_status, top_level_val
 _EPIC_ENTRY = re.compile(r"^epic-[A-Za-z0-9]+$", re.IGNORECASE)
 _RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORY_NAME_HINT = re.compile(
-    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}(?![a-z0-9])", re.IGNORECASE
+    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}[a-z]?(?![a-z0-9])", re.IGNORECASE
 )
 """A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``) on key boundaries:
 names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
@@ -313,12 +313,13 @@ def _claim(
         winner, loser = first, found
         why = f"both names are as good; {winner.path} comes first by folder and name"
     scan.files[found.key] = winner
-    skipped.append(SkippedFile(loser.path, f"duplicate: story {found.id} is also {winner.path}"))
+    story_id = _dashed(found.id)
+    skipped.append(SkippedFile(loser.path, f"duplicate: story {story_id} is also {winner.path}"))
     scan.losers.append(
         UnreadableEntry(
             loser.path,
             None,
-            f"also claims story {found.id}; {winner.path} is used ({why})",
+            f"also claims story {story_id}; {winner.path} is used ({why})",
             found.key,
         )
     )

@@ -43,7 +43,7 @@ _STORY_HEADING = re.compile(
 STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+[A-Za-z]*|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
 """A sprint-status entry naming a story: its id (``1-2``) and slug (``user-login``)."""
 _STORYISH_NAME = re.compile(
-    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
+    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+[a-z]?|[a-z])[-._]\d+[a-z]?(?![a-z0-9])", re.IGNORECASE
 )
 _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
