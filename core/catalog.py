@@ -50,6 +50,8 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         stories=stories,
         skipped=bmad_result.skipped + openspec_result.skipped,
         warnings=bmad_result.warnings + openspec_result.warnings,
+        unreadable=bmad_result.unreadable + openspec_result.unreadable,
+        unattached=bmad_result.unattached + openspec_result.unattached,
     )
 
 
@@ -83,11 +85,13 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
         change_dir = workspace.root / workspace.config.paths_openspec / "changes" / change
         if change and "/" not in change and change_dir.is_dir():
             result = openspec.load_change(workspace, change_dir)
-            narrowed = StoryCatalog(result.stories, result.skipped, result.warnings)
+            narrowed = StoryCatalog(
+                result.stories, result.skipped, result.warnings, result.unreadable
+            )
             if any(s.id.lower() == wanted.lower() for s in narrowed.stories):
                 return narrowed
     elif normalize_key(wanted):
         result = bmad.load_stories(workspace, only_key=normalize_key(wanted))
         if len(result.stories) == 1 and result.stories[0].path is not None:
-            return StoryCatalog(result.stories, result.skipped, result.warnings)
+            return StoryCatalog(result.stories, result.skipped, result.warnings, result.unreadable)
     return load_catalog(workspace)

@@ -9,6 +9,11 @@ from .keys import normalize_key
 
 STATUSES = ("backlog", "ready-for-dev", "in-progress", "review", "done")
 
+LAYOUTS = ("classic", "spec", "bmad-spec", "v7", "openspec")
+"""How a story is kept on disk: a v6 story file (``classic``), a v6.3+ build spec
+(``spec``), a bmad-spec folder (``bmad-spec``), a v7 initiative ticket (``v7``) or an
+OpenSpec change (``openspec``)."""
+
 
 @dataclass(frozen=True)
 class Task:
@@ -58,6 +63,15 @@ class Story:
             file; for OpenSpec also proposal, design and spec files).
         requirements: OpenSpec requirements and scenarios of the story's change.
         change_dir: OpenSpec change folder, root-relative.
+        layout: how the story is kept on disk, one of :data:`LAYOUTS`.
+        status_source: root-relative ``path:line`` the status was read from ("" when the
+            status is a default, e.g. a story file with no ``Status:`` line).
+        status_drift: one readable line per source that disagrees with ``status``.
+        status_known: False when ``status`` is a value outside every known enum, kept
+            verbatim (never read as backlog or done).
+        off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
+            letter epic); empty when BMAD reads it too.
+        context_files: root-relative files a spec's ``context:`` list asks for.
     """
 
     id: str
@@ -72,6 +86,12 @@ class Story:
     files: tuple[str, ...] = ()
     requirements: tuple[Requirement, ...] = ()
     change_dir: str | None = None
+    layout: str = "classic"
+    status_source: str = ""
+    status_drift: tuple[str, ...] = ()
+    status_known: bool = True
+    off_grammar: str = ""
+    context_files: tuple[str, ...] = ()
 
     @property
     def record_path(self) -> str | None:
@@ -98,6 +118,13 @@ class Story:
             "source": self.source,
             group_key: self.group,
             "path": self.path,
+            "layout": self.layout,
+            "status_source": self.status_source,
+            "status_known": self.status_known,
+            "status_drift": list(self.status_drift),
+            "off_grammar": self.off_grammar,
+            "files": list(self.files),
+            "context_files": list(self.context_files),
         }
 
 
@@ -114,12 +141,49 @@ class SkippedFile:
 
 
 @dataclass(frozen=True)
+class UnreadableEntry:
+    """A plan entry or file that could not be read as a story, and why.
+
+    Attributes:
+        path: root-relative file holding the entry (``sprint-status.yaml``, a story file, a
+            ``tickets.toml``).
+        line: 1-based line of the entry in ``path``, None when the whole file is meant.
+        reason: one readable line.
+        key: the story key the entry names, when it names one.
+    """
+
+    path: str
+    line: int | None
+    reason: str
+    key: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``path:line`` (or ``path`` alone when no line is known)."""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape used under ``"unreadable"``."""
+        return {"path": self.path, "line": self.line, "reason": self.reason, "key": self.key}
+
+
+@dataclass(frozen=True)
 class StoryCatalog:
-    """Every story of a workspace, in display order, and the files passed over."""
+    """Every story of a workspace, in display order, and the files passed over.
+
+    Attributes:
+        stories: every story, once.
+        skipped: files discovery passed over, with their reasons.
+        warnings: loading notes, one line each.
+        unreadable: plan entries and files that could not be read as stories.
+        unattached: root-relative quick specs tied to no story.
+    """
 
     stories: tuple[Story, ...]
     skipped: tuple[SkippedFile, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    unreadable: tuple[UnreadableEntry, ...] = ()
+    unattached: tuple[str, ...] = ()
 
     def find(self, query: str) -> Story:
         """The story whose id is ``query`` (``1.2`` = ``1-2``, case-insensitive).

@@ -5,16 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..stories import SkippedFile, Story
+from ..stories import SkippedFile, Story, UnreadableEntry
 
 
 @dataclass(frozen=True)
 class SourceResult:
-    """What one story source found: its stories in display order, skipped files, warnings."""
+    """What one story source found: its stories in display order, skipped files, warnings,
+    entries it could not read and quick specs tied to no story."""
 
     stories: tuple[Story, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     warnings: tuple[str, ...] = ()
+    unreadable: tuple[UnreadableEntry, ...] = ()
+    unattached: tuple[str, ...] = ()
 
 
 def relpath(root: Path, path: Path) -> str:

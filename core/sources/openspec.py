@@ -351,6 +351,8 @@ def load_change(
                 files=own,
                 requirements=tuple(requirements),
                 change_dir=change_rel,
+                layout="openspec",
+                status_source=tasks_rel,
             )
         )
     return SourceResult(tuple(stories), tuple(skipped), tuple(warnings))

@@ -252,3 +252,26 @@ def test_chat_warns_about_missing_rules_once_before_the_first_turn(tmp_path: Pat
 def test_every_outcome_has_a_colour_in_the_summary(outcome: Outcome) -> None:
     expected = {"success": "1;32", "failure": "1;31"}.get(outcome, "1;33")
     assert outcome_colour(outcome) == expected
+
+
+def test_an_openspec_run_appends_its_records_where_its_prompt_says_they_go(
+    tmp_path: Path,
+) -> None:
+    change = tmp_path / "openspec" / "changes" / "add-auth"
+    change.mkdir(parents=True)
+    tasks = "## 1. Login\n\n- [ ] 1.1 Form\n\n## 2. Logout\n\n- [ ] 2.1 Button\n"
+    (change / "tasks.md").write_text(tasks)
+    (change / "proposal.md").write_text("# Add auth\n\n## Why\n\nUsers.\n")
+    (tmp_path / ".promptdeck").mkdir()
+    (tmp_path / ".promptdeck" / "config.toml").write_text(
+        '[agent]\ndefault = "replay"\nreplay_git = true\nreplay_delay = 0.0\n'
+    )
+    commit_all(tmp_path)
+    prompt = cli(tmp_path, "compose", "add-auth:2", "--phase", "dev")
+    record = "openspec/changes/add-auth/records/group-2.md"
+    assert record in prompt.stdout, prompt.stderr
+    done = cli(tmp_path, "run", "add-auth:2", "--phase", "dev", "--agent", "replay")
+    assert done.returncode == 0, done.stderr
+    assert "## Dev Agent Record" in (tmp_path / record).read_text()
+    # The change's shared task list is no story's record file.
+    assert "Dev Agent Record" not in (change / "tasks.md").read_text()

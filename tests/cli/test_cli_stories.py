@@ -64,7 +64,14 @@ def test_json_shape(root: Path) -> None:
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert set(payload) >= {"stories", "skipped"}
-    assert payload["stories"] == [
+    shown = ("id", "title", "status", "source", "epic", "change", "path")
+    assert [s["layout"] for s in payload["stories"]] == [
+        "classic",
+        "classic",
+        "openspec",
+        "openspec",
+    ]
+    assert [{k: s[k] for k in shown if k in s} for s in payload["stories"]] == [
         {
             "id": "1-1",
             "title": "Login",
