@@ -34,6 +34,8 @@ def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
         "stories": [story.to_dict() for story in catalog.stories],
         "skipped": [skipped.to_dict() for skipped in catalog.skipped],
         "warnings": list(catalog.warnings),
+        "unreadable": [entry.to_dict() for entry in catalog.unreadable],
+        "unattached": list(catalog.unattached),
     }
 
 

@@ -50,6 +50,31 @@ class Candidate:
     content: str | None = None
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    derived: bool = False
+    """The content is text a source read out of a project file (OpenSpec's config ``context``)
+    rather than a whole file: it is set before planning and never read again here."""
+
+
+@dataclass(frozen=True)
+class StoryContextFile:
+    """A file a story's plan asks the agent to load (a spec's ``context:`` list, an epic's
+    compiled context), with the reason and flags its row shows."""
+
+    path: str
+    reason: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DerivedText:
+    """Text taken out of a project file that the agent gets as it is (OpenSpec's config
+    ``context`` and ``rules``): shown as its own row, metered, under ``label``."""
+
+    label: str
+    category: str
+    reason: str
+    text: str
+    wanted: bool
 
 
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
@@ -66,9 +91,27 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
+    context_files: Iterable[StoryContextFile] = (),
+    derived: Iterable[DerivedText] = (),
+    left_out: Iterable[str] = (),
 ) -> list[Candidate]:
-    """Every candidate in injection order, resolved and classified, nothing read yet."""
+    """Every candidate in injection order, resolved and classified, nothing read yet.
+
+    ``left_out`` names files the user left out: each stays a row, excluded, with its size.
+    """
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
+    for text in derived:
+        groups[text.category].append(
+            Candidate(
+                text.label,
+                text.category,
+                text.reason,
+                root,
+                text.wanted,
+                content=text.text,
+                derived=True,
+            )
+        )
 
     # 1. Project context: the first configured candidate that exists; or, when the source
     # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
@@ -117,6 +160,15 @@ def plan_candidates(
                 Candidate(name, "story", "a file of the story", root / name, True)
             )
 
+    # The files the story's plan asks for (a spec's context: list, the epic's context), each
+    # a row of its own; the resolution below marks one outside the project, missing or not
+    # a regular file, and never reads it.
+    for item in context_files:
+        if item.path not in scanned and not any(c.shown == item.path for c in groups["story"]):
+            groups["story"].append(
+                Candidate(item.path, "story", item.reason, root / item.path, True, flags=item.flags)
+            )
+
     # 5. Additional explicit files, relative to the root unless absolute.
     for name in additional_files:
         path = Path(name).expanduser()
@@ -129,7 +181,17 @@ def plan_candidates(
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
+    dropped = set(left_out)
+    for candidate in ordered:
+        if candidate.shown in dropped and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = f"left out ({candidate.reason})"
     return ordered
+
+
+def _lexically_outside(path: Path, root: Path) -> bool:
+    normal = os.path.normpath(path)
+    return normal != str(root) and not normal.startswith(str(root).rstrip(os.sep) + os.sep)
 
 
 def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:
@@ -142,6 +204,16 @@ def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int
             candidate.shown = shown
             candidate.status = NOT_UTF8
             candidate.reason = "file name is not valid UTF-8; not read"
+            continue
+        if candidate.derived:
+            candidate.size = len((candidate.content or "").encode("utf-8"))
+            candidate.status = INCLUDED if candidate.wanted else EXCLUDED
+            continue
+        if candidate.category != "additional" and _lexically_outside(candidate.path, root):
+            # A plan file named it (a spec's context: list): outside the project it is never
+            # looked at, not even to say whether it exists.
+            candidate.status = OUTSIDE
+            candidate.reason = f"{candidate.reason}: outside the project root; not read"
             continue
         if not candidate.wanted:
             candidate.status = EXCLUDED
@@ -248,4 +320,4 @@ def read_candidate(candidate: Candidate, root: Path, limit: int) -> None:
     candidate.content = text
     breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
     if breakers:
-        candidate.flags = ("breaks-envelope",)
+        candidate.flags = (*candidate.flags, "breaks-envelope")

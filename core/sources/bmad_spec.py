@@ -20,16 +20,18 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..keys import leading_key, normalize_key
 from ..listing import folder_names
-from ..stories import Task
+from ..stories import Story, Task, UnreadableEntry
 from ..textfiles import TextProblem, read_text_file, read_text_head
 from ..workspace import Workspace
-from .common import relpath
+from .bmad_epics import epic_of
+from .bmad_story_file import normalize_status
+from .common import SourceResult, natural_key, relpath
 from .frontmatter import PlanYamlError, YamlDocument, load_yaml, read_front_matter, scalar_text
 from .markdown import TaskNestingError, iter_headings, parse_task_list, section_lines
 
@@ -43,17 +45,6 @@ _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 _SPEC_ID = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$")
 PLANNING_SCAN_LIMIT = 5000
 """Most entries of the planning folder looked at to tell whether an epic context is stale."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A plan file, or one entry of it, that could not be read: ``path`` and 1-based ``line``
-    (0: the whole file), why, and the story key it concerns when one is known."""
-
-    path: str
-    line: int
-    reason: str
-    key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,7 +111,7 @@ class SpecScan:
     keyed: list[BuildSpec]
     quick: list[BuildSpec]
     epic_contexts: dict[str, EpicContext]
-    problems: list[Problem]
+    problems: list[UnreadableEntry]
 
 
 def output_folder(workspace: Workspace) -> str:
@@ -168,7 +159,7 @@ def _context_entries(
     workspace: Workspace,
     rel: str,
     key: str | None,
-    problems: list[Problem],
+    problems: list[UnreadableEntry],
     base: str = "",
 ) -> tuple[ContextEntry, ...]:
     value = document.data.get(field) if isinstance(document.data, dict) else None
@@ -176,7 +167,9 @@ def _context_entries(
         return ()
     line = document.line_of(field, 1)
     if not isinstance(value, list):
-        problems.append(Problem(rel, line, f"'{field}' is not a list of paths; not read", key))
+        problems.append(
+            UnreadableEntry(rel, line, f"'{field}' is not a list of paths; not read", key)
+        )
         return ()
     lines = document.item_lines.get(field, ())
     entries: list[ContextEntry] = []
@@ -185,7 +178,9 @@ def _context_entries(
         path = resolve_context_path(item, workspace, base) if isinstance(item, str) else None
         if path is None:
             problems.append(
-                Problem(rel, item_line, f"'{field}' entry is not a usable path; not read", key)
+                UnreadableEntry(
+                    rel, item_line, f"'{field}' entry is not a usable path; not read", key
+                )
             )
             continue
         entries.append(ContextEntry(path, item_line, reason))
@@ -214,11 +209,11 @@ def read_build_spec(
     path: Path,
     rel: str,
     workspace: Workspace,
-    problems: list[Problem],
+    problems: list[UnreadableEntry],
     *,
     name_key: str | None,
 ) -> BuildSpec | None:
-    """Read one spec file; None (and a :class:`Problem`) when it cannot be read.
+    """Read one spec file; None (and an unreadable entry in ``problems``) when it cannot be read.
 
     Args:
         path: the file.
@@ -230,13 +225,13 @@ def read_build_spec(
     """
     text = read_text_file(path, root=workspace.root, limit=workspace.config.read_max_bytes)
     if isinstance(text, TextProblem):
-        problems.append(Problem(rel, 0, str(text), name_key))
+        problems.append(UnreadableEntry(rel, None, str(text), name_key))
         return None
     lines = text.splitlines()
     try:
         front = read_front_matter(lines)
     except PlanYamlError as exc:
-        problems.append(Problem(rel, exc.line, f"front matter: {exc.message}", name_key))
+        problems.append(UnreadableEntry(rel, exc.line, f"front matter: {exc.message}", name_key))
         return None
     fields: dict[str, Any] = front.fields if front else {}
     document = front.document if front else YamlDocument({}, {}, {})
@@ -250,7 +245,7 @@ def read_build_spec(
     try:
         tasks = _tasks(lines)
     except TaskNestingError as exc:
-        problems.append(Problem(rel, 0, f"tasks: {exc}", key))
+        problems.append(UnreadableEntry(rel, None, f"tasks: {exc}", key))
         tasks = ()
     context = _context_entries(document, "context", "context: list", workspace, rel, key, problems)
     return BuildSpec(
@@ -387,7 +382,7 @@ def _story_spec_files(folder: Path, ids: list[str]) -> dict[str, list[str]]:
 
 
 def load_spec_folder(
-    workspace: Workspace, folder: Path, problems: list[Problem]
+    workspace: Workspace, folder: Path, problems: list[UnreadableEntry]
 ) -> list[SpecFolderStory]:
     """The stories of one bmad-spec folder, in ``stories.yaml`` order."""
     root = workspace.root
@@ -399,12 +394,12 @@ def load_spec_folder(
     if spec_rel is not None:
         text = read_text_file(spec_md, root=root, limit=limit)
         if isinstance(text, TextProblem):
-            problems.append(Problem(spec_rel, 0, str(text)))
+            problems.append(UnreadableEntry(spec_rel, None, str(text)))
         else:
             try:
                 front = read_front_matter(text.splitlines())
             except PlanYamlError as exc:
-                problems.append(Problem(spec_rel, exc.line, f"front matter: {exc.message}"))
+                problems.append(UnreadableEntry(spec_rel, exc.line, f"front matter: {exc.message}"))
                 front = None
             if front is not None:
                 companions = _context_entries(
@@ -422,17 +417,17 @@ def load_spec_folder(
     text = read_text_file(stories_path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
-            problems.append(Problem(stories_rel, 0, str(text)))
+            problems.append(UnreadableEntry(stories_rel, None, str(text)))
         return []
     try:
         document = load_yaml(text)
     except PlanYamlError as exc:
-        problems.append(Problem(stories_rel, exc.line, exc.message))
+        problems.append(UnreadableEntry(stories_rel, exc.line, exc.message))
         return []
     if document.data is None:
         return []
     if not isinstance(document.data, list):
-        problems.append(Problem(stories_rel, 1, "not a list of stories"))
+        problems.append(UnreadableEntry(stories_rel, 1, "not a list of stories"))
         return []
     lines = document.item_lines.get("", ())
     entries: list[tuple[str, dict[str, Any], int]] = []
@@ -441,11 +436,15 @@ def load_spec_folder(
         line = lines[index] if index < len(lines) else 1
         entry_id = scalar_text(item.get("id")) if isinstance(item, dict) else None
         if entry_id is None or not _SPEC_ID.match(entry_id) or not isinstance(item, dict):
-            problems.append(Problem(stories_rel, line, "entry has no usable 'id'; not read"))
+            problems.append(
+                UnreadableEntry(stories_rel, line, "entry has no usable 'id'; not read")
+            )
             continue
         if entry_id in seen:
             problems.append(
-                Problem(stories_rel, line, f"id '{entry_id}' appears twice; the first is kept")
+                UnreadableEntry(
+                    stories_rel, line, f"id '{entry_id}' appears twice; the first is kept"
+                )
             )
             continue
         seen.add(entry_id)
@@ -457,9 +456,9 @@ def load_spec_folder(
         names = files.get(entry_id, [])
         if len(names) > 1:
             problems.append(
-                Problem(
+                UnreadableEntry(
                     f"{rel}/stories/{names[1]}",
-                    0,
+                    None,
                     f"story {entry_id} has two spec files; {names[0]} is read (first by name)",
                     entry_id,
                 )
@@ -487,10 +486,10 @@ def load_spec_folder(
     return found
 
 
-def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list[Problem]]:
+def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list[UnreadableEntry]]:
     """Every bmad-spec folder's stories (folders by name), and what could not be read."""
     specs = workspace.root / output_folder(workspace) / "specs"
-    problems: list[Problem] = []
+    problems: list[UnreadableEntry] = []
     if not workspace.contains(specs):
         return [], problems
     names = folder_names(specs) or []
@@ -501,3 +500,225 @@ def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list
             continue
         stories.extend(load_spec_folder(workspace, folder, problems))
     return stories, problems
+
+
+# ------------------------------------------------------------------------- stories
+
+SPEC_STATUSES = {
+    "draft": "backlog",
+    "ready-for-dev": "ready-for-dev",
+    "in-progress": "in-progress",
+    "in-review": "review",
+    "done": "done",
+}
+"""A build spec's ``status`` enum and the story status each one is."""
+
+
+def spec_status(raw: str | None) -> tuple[str, bool]:
+    """``(status, known)`` for a spec's ``status`` value: the spec enum, then BMAD's story
+    words; anything else is kept verbatim and marked unknown (never read as backlog or done).
+    A spec with no status is a draft."""
+    if raw is None:
+        return "backlog", True
+    word = raw.strip().lower()
+    if word in SPEC_STATUSES:
+        return SPEC_STATUSES[word], True
+    known = normalize_status(raw)
+    return (known, True) if known is not None else (raw, False)
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _spec_story(spec: BuildSpec, key: str, workspace: Workspace) -> Story:
+    status, known = spec_status(spec.raw_status)
+    return Story(
+        id=spec.key_text or key,
+        key=key,
+        title=spec.title,
+        status=status,
+        source="bmad",
+        group=epic_of(key),
+        path=spec.path,
+        tasks=spec.tasks,
+        files=(spec.path,),
+        layout="spec",
+        status_source=_where(spec.path, spec.status_line),
+        status_known=known,
+        context_files=tuple(entry.path for entry in spec.context),
+    )
+
+
+def _with_spec(story: Story, spec: BuildSpec) -> Story:
+    """``story`` with ``spec`` attached: its file, its context list, and a drift line when the
+    two statuses disagree. A story known only from sprint-status becomes a ``spec`` story."""
+    files = story.files if spec.path in story.files else (*story.files, spec.path)
+    context = tuple(dict.fromkeys((*story.context_files, *(e.path for e in spec.context))))
+    drift = story.status_drift
+    if spec.raw_status is not None:
+        status, _known = spec_status(spec.raw_status)
+        if status != story.status:
+            drift = (
+                *drift,
+                f"{_where(spec.path, spec.status_line)} says '{spec.raw_status}'",
+            )
+    if story.path is None:
+        return replace(
+            story,
+            path=spec.path,
+            tasks=spec.tasks,
+            files=files,
+            context_files=context,
+            status_drift=drift,
+            layout="spec",
+            title=spec.title,
+        )
+    return replace(story, files=files, context_files=context, status_drift=drift)
+
+
+def _attach_map(workspace: Workspace) -> dict[str, str]:
+    """``[specs] attach`` as {spec path or file name: story id}."""
+    attach: dict[str, str] = {}
+    for item in workspace.config.specs_attach:
+        name, sep, story = item.partition("=")
+        if sep and name.strip() and story.strip():
+            attach[name.strip()] = story.strip()
+    return attach
+
+
+def attach_specs(
+    workspace: Workspace, stories: tuple[Story, ...], scan: SpecScan
+) -> tuple[tuple[Story, ...], tuple[str, ...], tuple[UnreadableEntry, ...], tuple[str, ...]]:
+    """Join the artifacts folder's specs and epic contexts to the v6 stories.
+
+    A build spec attaches to the story with its key, or is a ``spec`` story of its own; a
+    quick spec attaches only where ``[specs] attach`` says so; an epic's compiled context is
+    in the context of each of its stories.
+
+    Returns:
+        The stories (natural key order), the quick specs tied to no story, what could not be
+        read or joined, and notes.
+    """
+    by_key = {story.key: index for index, story in enumerate(stories)}
+    merged = list(stories)
+    problems = list(scan.problems)
+    notes: list[str] = []
+    spec_of: dict[str, str] = {}
+    for spec in scan.keyed:
+        key = spec.key or ""
+        if key in spec_of:
+            problems.append(
+                UnreadableEntry(
+                    spec.path,
+                    None,
+                    f"story {key} already has spec {spec_of[key]} (first by name); not read",
+                    key,
+                )
+            )
+            continue
+        spec_of[key] = spec.path
+        index = by_key.get(key)
+        if index is None:
+            by_key[key] = len(merged)
+            merged.append(_spec_story(spec, key, workspace))
+        else:
+            merged[index] = _with_spec(merged[index], spec)
+    attach = _attach_map(workspace)
+    unattached: list[str] = []
+    for spec in scan.quick:
+        target = attach.get(spec.path) or attach.get(posixpath.basename(spec.path))
+        index = by_key.get(normalize_key(target)) if target else None
+        if index is None:
+            if target:
+                notes.append(f"[specs] attach: {spec.path} names story '{target}', not known")
+            unattached.append(spec.path)
+            continue
+        merged[index] = _with_spec(merged[index], spec)
+    for index, story in enumerate(merged):
+        epic = scan.epic_contexts.get(story.group)
+        if epic is not None and epic.path not in story.context_files:
+            merged[index] = replace(story, context_files=(*story.context_files, epic.path))
+    merged.sort(key=lambda story: natural_key(story.key))
+    return tuple(merged), tuple(unattached), tuple(problems), tuple(notes)
+
+
+def spec_folder_stories(workspace: Workspace) -> SourceResult:
+    """The stories of every bmad-spec folder, as ``bmad-spec`` stories."""
+    found, problems = load_spec_folders(workspace)
+    stories: list[Story] = []
+    for entry in found:
+        name = posixpath.basename(entry.folder)
+        spec = entry.story_spec
+        files = tuple(p for p in (entry.spec_path, spec.path if spec else None) if p)
+        context = tuple(
+            dict.fromkeys(
+                [c.path for c in entry.companions]
+                + [c.path for c in (spec.context if spec else ())]
+            )
+        )
+        if spec is not None:
+            status, known = spec_status(spec.raw_status)
+            source = _where(spec.path, spec.status_line)
+        else:
+            # stories.yaml carries no status: an entry with no story spec yet is planned.
+            status, known = "backlog", True
+            source = f"{entry.folder}/stories.yaml:{entry.line}"
+        stories.append(
+            Story(
+                id=entry.story_id,
+                key=normalize_key(f"{name}-{entry.entry_id}"),
+                title=entry.title,
+                status=status,
+                source="bmad",
+                group=name,
+                group_title=name.removeprefix(SPEC_PREFIX).replace("-", " ").capitalize(),
+                path=spec.path if spec else None,
+                tasks=spec.tasks if spec else (),
+                files=files,
+                layout="bmad-spec",
+                status_source=source,
+                status_known=known,
+                context_files=context,
+            )
+        )
+    return SourceResult(stories=tuple(stories), unreadable=tuple(problems))
+
+
+def context_reason(workspace: Workspace, story: Story, path: str) -> tuple[str, tuple[str, ...]]:
+    """Why a file of ``story.context_files`` is in its prompt, and its flags (``stale``).
+
+    An epic's compiled context is checked against the planning folder now, so the mark is
+    as fresh as the files sent.
+    """
+    name = posixpath.basename(path)
+    epic = EPIC_CONTEXT_NAME.match(name)
+    if epic is not None and posixpath.dirname(path) == workspace.config.paths_artifacts.rstrip("/"):
+        try:
+            mtime = (workspace.root / path).lstat().st_mtime
+        except OSError:
+            return f"epic context of epic {epic.group('epic')}", ()
+        newer = _newest_planning_file(workspace, mtime)
+        found = EpicContext(epic.group("epic"), path, newer)
+        return found.reason, ("stale",) if newer else ()
+    if story.layout == "v7" and name.startswith("epic-"):
+        return "epic file of the ticket's epic", ()
+    if story.layout == "bmad-spec" and story.files and story.files[0].endswith("/SPEC.md"):
+        spec_md = story.files[0]
+        companions: list[UnreadableEntry] = []
+        text = read_text_file(
+            workspace.root / spec_md, root=workspace.root, limit=workspace.config.read_max_bytes
+        )
+        if isinstance(text, str):
+            try:
+                front = read_front_matter(text.splitlines())
+            except PlanYamlError:
+                front = None
+            if front is not None:
+                base = posixpath.dirname(spec_md)
+                listed = _context_entries(
+                    front.document, "companions", "", workspace, spec_md, None, companions, base
+                )
+                if any(entry.path == path for entry in listed):
+                    return "companions: list", ()
+    return "context: list", ()

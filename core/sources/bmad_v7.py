@@ -28,12 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..keys import normalize_key
 from ..listing import folder_names
+from ..stories import Story, Task, UnreadableEntry
 from ..textfiles import TextProblem, read_text_file
 from ..workspace import Workspace
-from .bmad_spec import Problem, output_folder
+from .bmad_spec import output_folder
+from .common import SourceResult
 from .frontmatter import PlanYamlError, read_front_matter, scalar_text
-from .markdown import iter_headings
+from .markdown import TaskNestingError, iter_headings, parse_task_list
 
 CONFIG_LAYERS = (
     "_bmad/custom/config.user.toml",
@@ -81,6 +84,7 @@ class LeafFile:
     title: str | None
     raw_status: str | None
     status_line: int
+    tasks: tuple[Task, ...] = ()
 
 
 @dataclass
@@ -115,23 +119,25 @@ class V7Tree:
 
     initiatives: list[str] = field(default_factory=list)
     tickets: list[V7Ticket] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[UnreadableEntry] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
 def _toml(
-    path: Path, rel: str, root: Path, limit: int, problems: list[Problem]
+    path: Path, rel: str, root: Path, limit: int, problems: list[UnreadableEntry]
 ) -> dict[str, Any] | None:
     text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
-            problems.append(Problem(rel, 0, str(text)))
+            problems.append(UnreadableEntry(rel, None, str(text)))
         return None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
-        problems.append(Problem(rel, int(found.group("line")) if found else 0, f"TOML: {exc}"))
+        problems.append(
+            UnreadableEntry(rel, int(found.group("line")) if found else None, f"TOML: {exc}")
+        )
         return None
 
 
@@ -151,7 +157,9 @@ def active_initiatives(workspace: Workspace, tree: V7Tree) -> list[str]:
                 name = value.strip()
                 if "/" in name or name in (".", "..") or name.startswith("."):
                     tree.problems.append(
-                        Problem(layer, 0, f"active_initiative '{name}' is not a folder name")
+                        UnreadableEntry(
+                            layer, None, f"active_initiative '{name}' is not a folder name"
+                        )
                     )
                     return []
                 return [f"{out}/{name}" if out != "." else name]
@@ -183,20 +191,20 @@ def _id_text(value: Any) -> str | None:
 
 
 def _read_leaf(
-    path: Path, rel: str, workspace: Workspace, problems: list[Problem]
+    path: Path, rel: str, workspace: Workspace, problems: list[UnreadableEntry]
 ) -> LeafFile | None:
     match = _LEAF.match(path.name)
     if match is None:
         return None
     text = read_text_file(path, root=workspace.root, limit=workspace.config.read_max_bytes)
     if isinstance(text, TextProblem):
-        problems.append(Problem(rel, 0, str(text)))
+        problems.append(UnreadableEntry(rel, None, str(text)))
         return None
     lines = text.splitlines()
     try:
         front = read_front_matter(lines)
     except PlanYamlError as exc:
-        problems.append(Problem(rel, exc.line, f"front matter: {exc.message}"))
+        problems.append(UnreadableEntry(rel, exc.line, f"front matter: {exc.message}"))
         return None
     fields = front.fields if front else {}
     is_plan = bool(match.group("plan"))
@@ -208,6 +216,11 @@ def _read_leaf(
         heading = next((h for h in iter_headings(lines[start:]) if h.level == 1), None)
         title = heading.text if heading is not None and heading.text else None
     ticket = _id_text(fields.get("ticket"))
+    try:
+        tasks = parse_task_list(lines[front.body_start if front else 0 :])
+    except TaskNestingError as exc:
+        problems.append(UnreadableEntry(rel, None, f"tasks: {exc}"))
+        tasks = ()
     return LeafFile(
         path=rel,
         kind=match.group("type"),
@@ -217,11 +230,12 @@ def _read_leaf(
         title=title,
         raw_status=raw_status,
         status_line=front.document.line_of(status_field, 0) if front and raw_status else 0,
+        tasks=tasks,
     )
 
 
 def _leaves(
-    folder: Path, rel: str, workspace: Workspace, problems: list[Problem]
+    folder: Path, rel: str, workspace: Workspace, problems: list[UnreadableEntry]
 ) -> list[LeafFile]:
     names = folder_names(folder) or []
     found: list[LeafFile] = []
@@ -234,7 +248,7 @@ def _leaves(
     return found
 
 
-def _join(tickets: list[V7Ticket], leaves: list[LeafFile], problems: list[Problem]) -> None:
+def _join(tickets: list[V7Ticket], leaves: list[LeafFile], problems: list[UnreadableEntry]) -> None:
     """Give each ticket its plan (by ``ticket`` id) and its leaf (the plan's slug, or its own
     ``ticket``); a plan naming no entry is reported, never guessed onto one."""
     by_id = {t.entry_id.lower(): t for t in tickets}
@@ -249,15 +263,13 @@ def _join(tickets: list[V7Ticket], leaves: list[LeafFile], problems: list[Proble
                 if plan.ticket
                 else "no 'ticket' id"
             )
-            problems.append(
-                Problem(plan.path, 1 if plan.ticket else 0, f"plan has {why}; not joined")
-            )
+            problems.append(UnreadableEntry(plan.path, None, f"plan has {why}; not joined"))
             continue
         if ticket.plan is not None:
             problems.append(
-                Problem(
+                UnreadableEntry(
                     plan.path,
-                    0,
+                    None,
                     f"entry {ticket.entry_id} already has plan {ticket.plan.path}; not read",
                 )
             )
@@ -275,7 +287,9 @@ def _join(tickets: list[V7Ticket], leaves: list[LeafFile], problems: list[Proble
             ticket.leaf = leaf
             continue
         problems.append(
-            Problem(leaf.path, 0, "no plan or 'ticket' id joins it to an entry; not read")
+            UnreadableEntry(
+                leaf.path, None, "no plan or 'ticket' id joins it to an entry; not read"
+            )
         )
 
 
@@ -286,30 +300,40 @@ def _entries(
     epic_id: str,
     epic_title: str,
     epic_file: str | None,
-    problems: list[Problem],
+    problems: list[UnreadableEntry],
 ) -> list[V7Ticket]:
     raw = data.get("entry", [])
     if not isinstance(raw, list):
-        problems.append(Problem(rel, 0, "'entry' is not an array of tables"))
+        problems.append(UnreadableEntry(rel, None, "'entry' is not an array of tables"))
         return []
     tickets: list[V7Ticket] = []
     seen: set[str] = set()
     for index, entry in enumerate(raw):
-        line = text_lines[index] if index < len(text_lines) else 0
+        line = text_lines[index] if index < len(text_lines) else None
         entry_id = _id_text(entry.get("id")) if isinstance(entry, dict) else None
         if entry_id is None or not isinstance(entry, dict):
-            problems.append(Problem(rel, line, "entry has no usable 'id'; not read"))
+            problems.append(UnreadableEntry(rel, line, "entry has no usable 'id'; not read"))
             continue
         if entry_id.lower() in seen:
             problems.append(
-                Problem(rel, line, f"entry id '{entry_id}' appears twice; the first is kept")
+                UnreadableEntry(
+                    rel, line, f"entry id '{entry_id}' appears twice; the first is kept"
+                )
             )
             continue
         seen.add(entry_id.lower())
-        kind = entry.get("type") if entry.get("type") in ("story", "spike", "bug") else "story"
-        title = entry.get("title") if isinstance(entry.get("title"), str) else f"Entry {entry_id}"
+        kind = str(entry["type"]) if entry.get("type") in ("story", "spike", "bug") else "story"
+        title = scalar_text(entry.get("title")) or f"Entry {entry_id}"
         tickets.append(
-            V7Ticket(epic_id, entry_id, kind, title.strip(), f"{rel}:{line}", epic_title, epic_file)
+            V7Ticket(
+                epic_id,
+                entry_id,
+                kind,
+                title.strip(),
+                f"{rel}:{line}" if line else rel,
+                epic_title,
+                epic_file,
+            )
         )
     return tickets
 
@@ -334,7 +358,9 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
     root = workspace.root
     folder = root / rel
     if not workspace.contains(folder) or not folder.is_dir():
-        tree.problems.append(Problem(rel, 0, "the active initiative's folder is missing; not read"))
+        tree.problems.append(
+            UnreadableEntry(rel, None, "the active initiative's folder is missing; not read")
+        )
         return
     tree.initiatives.append(rel)
     data = _read_tickets(folder, rel, workspace, tree)
@@ -349,11 +375,11 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
         _join(tickets, _leaves(folder, rel, workspace, tree.problems), tree.problems)
         tree.tickets.extend(tickets)
     if not isinstance(epics, list):
-        tree.problems.append(Problem(toml_rel, 0, "'epic' is not an array of tables"))
+        tree.problems.append(UnreadableEntry(toml_rel, None, "'epic' is not an array of tables"))
         return
     epic_lines = _text_lines(folder / "tickets.toml", workspace, "epic")
     for index, epic in enumerate(epics):
-        line = epic_lines[index] if index < len(epic_lines) else 0
+        line = epic_lines[index] if index < len(epic_lines) else None
         epic_id = _id_text(epic.get("id")) if isinstance(epic, dict) else None
         slug = epic.get("slug") if isinstance(epic, dict) else None
         if (
@@ -362,11 +388,11 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
             or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", slug)
         ):
             tree.problems.append(
-                Problem(toml_rel, line, "epic has no usable 'id' and 'slug'; not read")
+                UnreadableEntry(toml_rel, line, "epic has no usable 'id' and 'slug'; not read")
             )
             continue
         assert isinstance(epic, dict)
-        title = epic.get("title") if isinstance(epic.get("title"), str) else ""
+        title = scalar_text(epic.get("title")) or ""
         epic_rel = f"{rel}/epic-{slug}"
         epic_folder = folder / f"epic-{slug}"
         if not epic_folder.is_dir() or epic_folder.is_symlink():
@@ -428,3 +454,81 @@ def load_tree(workspace: Workspace) -> V7Tree | None:
         return tree if tree.problems else None
     load_backlog(workspace, tree)
     return tree
+
+
+def plan_status(raw: str | None) -> tuple[str, bool]:
+    """``(status, known)`` for a plan's ``status`` on BMAD's board: no plan or a draft is
+    backlog, ``blocked`` sits in in-progress, ``built`` and ``in-review`` in review;
+    ``dropped`` stays ``dropped``; anything else is kept verbatim and marked unknown."""
+    if raw is None:
+        return "backlog", True
+    word = raw.strip().lower()
+    if word in BOARD_COLUMN:
+        return BOARD_COLUMN[word], True
+    if word == "dropped":
+        return "dropped", True
+    return raw, False
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def ticket_story(ticket: V7Ticket) -> Story:
+    """One ticket as a ``v7`` story: ``<epic id>-<entry id>`` (the entry id alone in an
+    initiative with no epics, ``backlog:<slug>`` in the backlog)."""
+    if ticket.epic_id == "backlog":
+        story_id = f"backlog:{ticket.entry_id}"
+    elif ticket.epic_id:
+        story_id = f"{ticket.epic_id}-{ticket.entry_id}"
+    else:
+        story_id = ticket.entry_id
+    plan, leaf = ticket.plan, ticket.leaf
+    if plan is not None:
+        status, known = plan_status(plan.raw_status)
+        source = _where(plan.path, plan.status_line)
+    else:
+        # Status never lives in tickets.toml: an entry with no plan is planned.
+        status, known, source = "backlog", True, ticket.source
+    drift: tuple[str, ...] = ()
+    if leaf is not None and leaf.raw_status is not None:
+        tracked, _ = plan_status(leaf.raw_status)
+        if tracked != status:
+            where = _where(leaf.path, leaf.status_line)
+            drift = (f"{where} says tracker_status '{leaf.raw_status}'",)
+    files = tuple(f.path for f in (leaf, plan) if f is not None)
+    path = leaf.path if leaf is not None else plan.path if plan is not None else None
+    tasks = (leaf.tasks if leaf is not None and leaf.tasks else ()) or (
+        plan.tasks if plan is not None else ()
+    )
+    return Story(
+        id=story_id,
+        key=normalize_key(story_id),
+        title=ticket.title,
+        status=status,
+        source="bmad",
+        group=ticket.epic_id or "initiative",
+        group_title=ticket.epic_title,
+        path=path,
+        tasks=tasks,
+        files=files,
+        layout="v7",
+        status_source=source,
+        status_drift=drift,
+        status_known=known,
+        context_files=(ticket.epic_file,) if ticket.epic_file else (),
+    )
+
+
+def load_stories(workspace: Workspace) -> tuple[SourceResult, tuple[str, ...]] | None:
+    """Every ticket of the active initiative and the backlog as ``v7`` stories, in build
+    order, and the initiative folders read; None when the workspace has no initiative tree.
+    """
+    tree = load_tree(workspace)
+    if tree is None:
+        return None
+    stories = tuple(ticket_story(ticket) for ticket in tree.tickets)
+    result = SourceResult(
+        stories=stories, warnings=tuple(tree.notes), unreadable=tuple(tree.problems)
+    )
+    return result, tuple(tree.initiatives)

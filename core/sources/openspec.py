@@ -116,9 +116,12 @@ def _change_title(
 
 CHANGE_META = ".openspec.yaml"
 DEFAULT_SCHEMA = "spec-driven"
+# OpenSpec's built-in spec-driven schema; its specs are the `spec.md` of each capability
+# folder, however deep (`specs/<area>/<capability>/spec.md`), as OpenSpec's own change
+# parser reads them.
 _DEFAULT_ARTIFACTS = (
     ("proposal", "proposal.md"),
-    ("specs", "specs/**/*.md"),
+    ("specs", "specs/**/spec.md"),
     ("design", "design.md"),
     ("tasks", "tasks.md"),
 )
@@ -291,8 +294,10 @@ def load_change(
     tasks_path = change_dir / schema.tracks
     tasks_rel = relpath(root, tasks_path)
     if not os.path.lexists(tasks_path):
-        if not os.path.lexists(change_dir / CHANGE_META) and not files:
-            reason = "no-tasks: the change has no tasks yet and no .openspec.yaml"
+        if not os.path.lexists(change_dir / CHANGE_META):
+            # Before OpenSpec 1.x wrote .openspec.yaml, a change with no tasks was a proposal
+            # only: listed as passed over, with the reason, never silently left out.
+            reason = "no-tasks: the change has no tasks.md yet, so it has no stories"
             return SourceResult(skipped=(SkippedFile(change_rel + "/", reason),))
         story = Story(
             id=change,
@@ -306,6 +311,8 @@ def load_change(
             files=tuple(files),
             requirements=tuple(requirements),
             change_dir=change_rel,
+            layout="openspec",
+            status_source=relpath(root, change_dir / CHANGE_META),
         )
         return SourceResult((story,), tuple(skipped), tuple(warnings))
     text = read_text_file(tasks_path, root=root, limit=limit)
