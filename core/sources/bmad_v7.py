@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..config import MAX_TOML_DEPTH, check_toml_shape
+from ..errors import ConfigError
 from ..keys import normalize_key
 from ..listing import folder_names
 from ..stories import Story, Task, UnreadableEntry
@@ -132,7 +134,12 @@ def _toml(
             problems.append(UnreadableEntry(rel, None, str(text)))
         return None
     try:
+        # tomllib recurses on nesting: a hostile file is refused before it is parsed.
+        check_toml_shape(text, rel)
         return tomllib.loads(text)
+    except ConfigError:
+        problems.append(UnreadableEntry(rel, None, f"nested deeper than {MAX_TOML_DEPTH} levels"))
+        return None
     except tomllib.TOMLDecodeError as exc:
         found = _TOML_LINE.search(str(exc))
         problems.append(
