@@ -13,7 +13,6 @@ import sys
 from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..core.injection import Selection
 from ..core.listing import one_scan
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
@@ -24,6 +23,7 @@ from .common import (
     add_workspace_options,
     encoding_from,
     print_json,
+    selection_from,
     warn,
     workspace_from,
 )
@@ -77,12 +77,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         story_id=args.story,
         phase=args.phase,
         mode=mode,
-        selection=Selection(
-            project_context=not args.no_project_context,
-            discovery=args.discovery,
-            tech_spec=args.tech_spec,
-            additional_files=tuple(args.files),
-        ),
+        selection=selection_from(args),
         retry_reason=args.retry_reason,
         failure=failure,
         variant=variant_from(args, args.phase),

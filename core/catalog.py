@@ -12,8 +12,9 @@ sort order they share in :mod:`.sources.common`, so the sources never import thi
 from __future__ import annotations
 
 from .keys import normalize_key
-from .sources import bmad, openspec
-from .sources.common import relpath
+from .listing import one_scan
+from .sources import bmad, bmad_spec, bmad_v7, openspec
+from .sources.common import SourceResult, relpath
 from .stories import Story, StoryCatalog
 from .workspace import Workspace
 
@@ -31,6 +32,60 @@ def project_context_path(workspace: Workspace) -> str | None:
     return None
 
 
+def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceResult:
+    """Every BMAD story of the workspace, whichever layout keeps it.
+
+    A v7 initiative ticket tree, when the workspace has one, is the plan: BMAD v7 no longer
+    reads the v6 folders (a migrated project keeps them in ``archive-v6/`` as history), so
+    neither does promptdeck. Otherwise the v6 stories come with the artifacts folder's build
+    specs and epic contexts joined to them, and the bmad-spec folders' stories follow.
+
+    Args:
+        workspace: the workspace to scan.
+        only_key: keep only the story with this normalized key (a one-story lookup).
+    """
+    # The v6 reader and the spec scan both list the artifacts folder: one listing serves both.
+    with one_scan():
+        return _load_bmad_plan(workspace, only_key)
+
+
+def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
+    v7 = bmad_v7.load_stories(workspace)
+    if v7 is not None and v7[1]:
+        result, initiatives = v7
+        notes = result.warnings
+        artifacts = workspace.root / workspace.config.paths_artifacts
+        if (
+            artifacts.is_dir()
+            or (workspace.root / bmad_spec.output_folder(workspace))
+            .joinpath(bmad_v7.ARCHIVE_V6)
+            .is_dir()
+        ):
+            notes = (
+                *notes,
+                f"BMAD v7: the plan is {', '.join(initiatives)}; the v6 folders"
+                f" ({workspace.config.paths_artifacts}, {bmad_v7.ARCHIVE_V6}/) are history"
+                " and not read",
+            )
+        stories = result.stories
+        if only_key is not None:
+            stories = tuple(s for s in stories if s.key == only_key)
+        return SourceResult(stories, result.skipped, notes, result.unreadable)
+    v6 = bmad.load_stories(workspace, only_key=only_key)
+    scan = bmad_spec.scan_artifacts(workspace)
+    stories, unattached, problems, notes = bmad_spec.attach_specs(workspace, v6.stories, scan)
+    folders = bmad_spec.spec_folder_stories(workspace)
+    stories += folders.stories
+    if only_key is not None:
+        stories = tuple(s for s in stories if s.key == only_key)
+    unreadable = v6.unreadable + problems + folders.unreadable
+    if v7 is not None:
+        unreadable += v7[0].unreadable
+    return SourceResult(
+        stories, v6.skipped, v6.warnings + notes, unreadable, v6.unattached + unattached
+    )
+
+
 def load_catalog(workspace: Workspace) -> StoryCatalog:
     """Every story of the workspace, from both sources, and every file passed over.
 
@@ -43,7 +98,7 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
         groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
     """
-    bmad_result = bmad.load_stories(workspace)
+    bmad_result = load_bmad_plan(workspace)
     openspec_result = openspec.load_stories(workspace)
     stories: tuple[Story, ...] = bmad_result.stories + openspec_result.stories
     return StoryCatalog(
@@ -91,7 +146,7 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
             if any(s.id.lower() == wanted.lower() for s in narrowed.stories):
                 return narrowed
     elif normalize_key(wanted):
-        result = bmad.load_stories(workspace, only_key=normalize_key(wanted))
+        result = load_bmad_plan(workspace, only_key=normalize_key(wanted))
         if (
             len(result.stories) == 1
             and result.stories[0].path is not None

@@ -33,6 +33,8 @@ from pathlib import Path
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .injection_files import (
+    DerivedText,
+    StoryContextFile,
     mark_over_budget,
     plan_candidates,
     read_candidate,
@@ -50,10 +52,15 @@ from .injection_model import (
     largest_first,
 )
 from .secret_scan import scan_text
+from .sources import openspec
+from .sources.bmad_spec import context_reason
 from .stories import Story
 from .tokens import Meter, TokenCounter, get_counter
 from .vocabulary import InjectionLevel
 from .workspace import Workspace
+
+KEY_MATCHED_LAYOUTS = ("classic", "spec")
+"""Layouts whose story files are found by key in the artifacts folder."""
 
 # The model is re-exported: this module is where callers have always found it.
 __all__ = [
@@ -87,6 +94,9 @@ def build_injection(
     *,
     story_files: Sequence[str] = (),
     project_context: Sequence[str] | None = None,
+    context_files: Sequence[StoryContextFile] = (),
+    derived: Sequence[DerivedText] = (),
+    left_out: Sequence[str] = (),
     nested_keys: Sequence[str] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
@@ -113,6 +123,11 @@ def build_injection(
         project_context: the source's own project-context files, every existing one
             injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
             ``paths.project_context``, the first existing one.
+        context_files: files the story's plan asks for (a spec's ``context:`` list), each
+            with the reason its row shows.
+        derived: text a source took out of a project file for the agent (OpenSpec's config
+            ``context``), each a row of its own.
+        left_out: paths the user left out: listed, excluded.
         nested_keys: keys of known stories under ``story_keys`` (``10-1-5`` under
             ``10-1``): their files are theirs, never candidates here.
         config: settings to use instead of the workspace's.
@@ -139,6 +154,7 @@ def build_injection(
         reject_over_limit=False,
         scan_secrets=scan_secrets,
         project_context=project_context,
+        extras=(context_files, derived, left_out),
         nested_keys=nested_keys,
     )
 
@@ -158,6 +174,7 @@ def _build(
     reject_over_limit: bool,
     scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
+    extras: tuple[Sequence[StoryContextFile], Sequence[DerivedText], Sequence[str]] = ((), (), ()),
     nested_keys: Sequence[str] = (),
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
@@ -180,6 +197,7 @@ def _build(
         additional_files,
         story_files,
         project_context,
+        *extras,
         nested_keys,
     )
     resolve_candidates(candidates, root, config.injection_error_bytes)
@@ -192,7 +210,7 @@ def _build(
             )
     mark_over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
-        if candidate.status == INCLUDED:
+        if candidate.status == INCLUDED and not candidate.derived:
             read_candidate(candidate, root, config.injection_error_bytes)
             if scan_secrets and candidate.content is not None:
                 candidate.secrets = scan_text(candidate.shown, candidate.content)
@@ -328,7 +346,25 @@ def build_story_injection(
     BMAD stories match files in the artifacts folder by key; an OpenSpec story brings its
     change's files (``Story.files``) instead.
     """
-    keys: tuple[str, ...] = (story.id,) if story.source == "bmad" else ()
+    # Only v6 stories have files named by key in the artifacts folder: a v7 ticket, a
+    # bmad-spec story or an OpenSpec group names its own files.
+    keys: tuple[str, ...] = (story.id,) if story.layout in KEY_MATCHED_LAYOUTS else ()
+    derived: tuple[DerivedText, ...] = ()
+    if story.source == "openspec":
+        derived = tuple(
+            DerivedText(
+                text.label,
+                "project-context",
+                text.reason if selection.project_context else "project context is off",
+                text.text,
+                text.given_when_applying and selection.project_context,
+            )
+            for text in openspec.config_texts(workspace)[0]
+        )
+    context_files = tuple(
+        StoryContextFile(path, *context_reason(workspace, story, path))
+        for path in story.context_files
+    )
     return build_injection(
         workspace,
         command_name,
@@ -339,6 +375,9 @@ def build_story_injection(
         additional_files=selection.additional_files,
         story_files=story.files,
         project_context=source_project_context(workspace, story),
+        context_files=context_files,
+        derived=derived,
+        left_out=selection.left_out,
         nested_keys=story.nested_keys,
         counter=counter,
         emit=emit,

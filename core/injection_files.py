@@ -32,6 +32,7 @@ from .injection_model import (
     WHY_ADDED,
     WHY_CHANGE,
     WHY_CONTEXT,
+    WHY_CONTEXT_LIST,
     WHY_HEADING,
     WHY_OWN_KEY,
     WHY_PATTERN,
@@ -57,6 +58,31 @@ class Candidate:
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
     why: str = ""
+    derived: bool = False
+    """The content is text a source read out of a project file (OpenSpec's config ``context``)
+    rather than a whole file: it is set before planning and never read again here."""
+
+
+@dataclass(frozen=True)
+class StoryContextFile:
+    """A file a story's plan asks the agent to load (a spec's ``context:`` list, an epic's
+    compiled context), with the reason and flags its row shows."""
+
+    path: str
+    reason: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DerivedText:
+    """Text taken out of a project file that the agent gets as it is (OpenSpec's config
+    ``context`` and ``rules``): shown as its own row, metered, under ``label``."""
+
+    label: str
+    category: str
+    reason: str
+    text: str
+    wanted: bool
 
 
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
@@ -73,6 +99,9 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
+    context_files: Iterable[StoryContextFile] = (),
+    derived: Iterable[DerivedText] = (),
+    left_out: Iterable[str] = (),
     nested_keys: Sequence[str] = (),
 ) -> list[Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet.
@@ -80,9 +109,22 @@ def plan_candidates(
     The story's own files (``story_files``: the story file its source found, an OpenSpec
     change's documents) are story files whatever the key scan's category for their names;
     a name starting with one of ``nested_keys`` is that nested story's and never a
-    candidate here.
+    candidate here. ``left_out`` names files the user left out: each stays a row, excluded,
+    with its size.
     """
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
+    for text in derived:
+        groups[text.category].append(
+            Candidate(
+                text.label,
+                text.category,
+                text.reason,
+                root,
+                text.wanted,
+                content=text.text,
+                derived=True,
+            )
+        )
 
     # 1. Project context: the first configured candidate that exists; or, when the source
     # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
@@ -152,6 +194,23 @@ def plan_candidates(
             why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
         groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
 
+    # The files the story's plan asks for (a spec's context: list, the epic's context), each
+    # a row of its own; the resolution below marks one outside the project, missing or not
+    # a regular file, and never reads it.
+    for item in context_files:
+        if item.path not in own_set and not any(c.shown == item.path for c in groups["story"]):
+            groups["story"].append(
+                Candidate(
+                    item.path,
+                    "story",
+                    item.reason,
+                    root / item.path,
+                    True,
+                    flags=item.flags,
+                    why=WHY_CONTEXT_LIST,
+                )
+            )
+
     # 5. Additional explicit files, relative to the root unless absolute.
     for name in additional_files:
         path = Path(name).expanduser()
@@ -166,7 +225,17 @@ def plan_candidates(
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
+    dropped = set(left_out)
+    for candidate in ordered:
+        if candidate.shown in dropped and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = f"left out ({candidate.reason})"
     return ordered
+
+
+def _lexically_outside(path: Path, root: Path) -> bool:
+    normal = os.path.normpath(path)
+    return normal != str(root) and not normal.startswith(str(root).rstrip(os.sep) + os.sep)
 
 
 def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:
@@ -179,6 +248,16 @@ def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int
             candidate.shown = shown
             candidate.status = NOT_UTF8
             candidate.reason = "file name is not valid UTF-8; not read"
+            continue
+        if candidate.derived:
+            candidate.size = len((candidate.content or "").encode("utf-8"))
+            candidate.status = INCLUDED if candidate.wanted else EXCLUDED
+            continue
+        if candidate.category != "additional" and _lexically_outside(candidate.path, root):
+            # A plan file named it (a spec's context: list): outside the project it is never
+            # looked at, not even to say whether it exists.
+            candidate.status = OUTSIDE
+            candidate.reason = f"{candidate.reason}: outside the project root; not read"
             continue
         if not candidate.wanted:
             candidate.status = EXCLUDED
@@ -285,4 +364,4 @@ def read_candidate(candidate: Candidate, root: Path, limit: int) -> None:
     candidate.content = text
     breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
     if breakers:
-        candidate.flags = ("breaks-envelope",)
+        candidate.flags = (*candidate.flags, "breaks-envelope")

@@ -67,6 +67,9 @@ class Selection:
     discovery: bool = False
     tech_spec: bool = False
     additional_files: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
+    """Root-relative paths of files the user left out of this prompt (a spec's ``context:``
+    files, say): each stays listed, excluded, with its size."""
 
 
 @dataclass(frozen=True)

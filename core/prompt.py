@@ -165,7 +165,12 @@ def compose_prompt(
         )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
-    if story.path is None and phase.scope == "story":
+    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
+        warnings.append(
+            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
+            "id, title and the files listed for it"
+        )
+    elif story.path is None and phase.scope == "story":
         warnings.append(
             f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
             f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "

@@ -262,7 +262,72 @@ def _read(path: Path) -> str | None:
         return None
 
 
+FRONT_MATTER_WORDS = {"review": "in-review"}
+"""Where a build spec's or a v7 plan's own word differs from the story status (BMAD's spec
+and plan enums say ``in-review``); every other status is written as it is."""
+
+
+def set_front_matter_status(text: str, status: str) -> tuple[str, int, str, str] | None:
+    """``text`` with its front matter's top-level ``status:`` value set to ``status``, in the
+    old value's quoting.
+
+    Returns:
+        ``(new text, line number, old line, new line)``; None when the file has no front
+        matter ``status:`` or already says ``status``.
+    """
+    lines = _split(text)
+    if not lines or lines[0][0].strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        body, ending = lines[index]
+        if body.strip() in ("---", "..."):
+            return None
+        match = _YAML_VALUE.match(body)
+        if match is None or body.startswith((" ", "\t")):
+            continue
+        if match.group("head").split(":", 1)[0].strip().strip("'\"") != "status":
+            continue
+        old = match.group("value")
+        if old.strip("'\"").lower() == status:
+            return None
+        new_body = match.group("head") + _yaml_scalar(old, status) + match.group("tail")
+        lines[index] = (new_body, ending)
+        return "".join(b + e for b, e in lines), index + 1, body, new_body
+    return None
+
+
+def status_owner(story: Story) -> str | None:
+    """The file whose front matter owns a story's status: a build spec (``spec``,
+    ``bmad-spec``) or a v7 plan; None for a classic story or when there is none yet."""
+    if story.layout == "v7":
+        return next((f for f in story.files if f.endswith("-plan.md")), None)
+    if story.layout in ("spec", "bmad-spec"):
+        return story.path
+    return None
+
+
+def _front_matter(
+    workspace: Workspace, story: Story, status: str
+) -> tuple[list[LineEdit], list[str]]:
+    owner = status_owner(story)
+    if owner is None:
+        what = "plan" if story.layout == "v7" else "spec file"
+        return [], [f"story {story.id} has no {what} yet; its status is not written"]
+    path = workspace.root / owner
+    text = _read(path)
+    word = FRONT_MATTER_WORDS.get(status, status)
+    changed = set_front_matter_status(text, word) if text is not None else None
+    if changed is None:
+        return [], [f"{owner}: no front matter status to change, or already {word}"]
+    _rewrite(path, changed[0])
+    return [LineEdit(owner, *changed[1:])], []
+
+
 def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> StatusUpdate:
+    if story.layout in ("v7", "bmad-spec"):
+        # Their status lives in the plan or the story spec alone: no sprint-status.yaml.
+        owned = _front_matter(workspace, story, status)
+        return StatusUpdate(story.id, phase, status, tuple(owned[0]), tuple(owned[1]))
     edits: list[LineEdit] = []
     notes: list[str] = []
     rel = f"{workspace.config.paths_artifacts.rstrip('/')}/{SPRINT_STATUS_NAME}"
@@ -281,7 +346,11 @@ def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> Status
             edits.append(LineEdit(rel, *changed[1:]))
         elif not notes:
             notes.append(f"{rel}: no entry for story {story.id} to change, or already {status}")
-    if story.path is None:
+    if story.layout == "spec":
+        spec_edits, spec_notes = _front_matter(workspace, story, status)
+        edits.extend(spec_edits)
+        notes.extend(spec_notes)
+    elif story.path is None:
         notes.append(f"story {story.id} has no story file; no Status: line updated")
     else:
         path = workspace.root / story.path

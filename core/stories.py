@@ -108,6 +108,9 @@ class Story:
         story's records pile up in a file other stories share.
         """
         if self.source == "openspec" and self.change_dir:
+            if ":" not in self.id:
+                # A change with no tasks yet is one story of its own.
+                return f"{self.change_dir.rstrip('/')}/records/change.md"
             number = self.id.rsplit(":", 1)[-1]
             return f"{self.change_dir.rstrip('/')}/records/group-{number}.md"
         return self.path
