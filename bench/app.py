@@ -42,9 +42,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings

@@ -30,10 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection, build_story_injection
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.injection.builder import build_story_injection
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import TokenCounter
 from synthetic import make_synthetic_workspace
 
 RUNS = 7

@@ -342,7 +342,7 @@ def settle(folder: Path) -> None:
 
 def _check(dest: Path, big_files: list[str], artifact_files: int) -> None:
     """Fail loudly if the generator drifted from what the benchmarks rely on."""
-    from promptdeck.core.keys import name_matches_key
+    from promptdeck.core.stories.keys import name_matches_key
 
     artifacts = dest / ARTIFACTS
     names = [p.name for p in artifacts.iterdir()]

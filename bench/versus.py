@@ -221,11 +221,13 @@ def section_inspect(root: Path, files: list[str], rounds: int) -> None:
 
 
 def section_in_process(root: Path, runs: int) -> None:
-    from promptdeck.core.catalog import load_catalog
-    from promptdeck.core.injection import Selection, build_story_injection
-    from promptdeck.core.prompt import PromptRequest, compose_prompt
-    from promptdeck.core.tokens import get_counter
-    from promptdeck.core.workspace import open_workspace
+    from promptdeck.core.injection.builder import build_story_injection
+    from promptdeck.core.injection.model import Selection
+    from promptdeck.core.project.workspace import open_workspace
+    from promptdeck.core.prompt.compose import compose_prompt
+    from promptdeck.core.prompt.request import PromptRequest
+    from promptdeck.core.stories.catalog import load_catalog
+    from promptdeck.core.tokens.counter import get_counter
 
     print(f"\n== warm rebuilds in one process (encoder built)  [{load()}]")
     workspace = open_workspace(root)
@@ -302,8 +304,8 @@ def section_in_process(root: Path, runs: int) -> None:
 
 DISCOVERY_CHILD = r"""
 import json, os, sys, time
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.project.workspace import open_workspace
 workspace = open_workspace(sys.argv[1])
 start = time.perf_counter()
 catalog = load_catalog(workspace)

@@ -12,10 +12,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from ..core.config import ENCODINGS
-from ..core.injection_model import Selection
+from ..core.injection import Selection
+from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.terminal import printable_keep_style, printable_line
-from ..core.workspace import Workspace, open_workspace
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -219,7 +218,7 @@ class EventLog:
 
     def attach(self) -> logging.Handler:
         """Forward the system-prompt logger's records; returns the handler (to detach)."""
-        from ..core.system_prompt_log import RECORD_ATTRIBUTE, logger
+        from ..core.run import RECORD_ATTRIBUTE, logger
 
         events = self
 

@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..core.listing import one_scan
 from ..core.phases import PHASE_NAMES
+from ..core.project import one_scan
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from ..core.terminal import printable
 from ..core.tokens import get_counter

@@ -12,10 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.catalog import load_catalog
 from ..core.errors import EXIT_OK
-from ..core.load_notes import group_notes
-from ..core.stories import Story, StoryCatalog
+from ..core.stories import Story, StoryCatalog, group_notes, load_catalog
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
 from .table import Column, is_terminal, print_records

@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.budget import check_budget
-from ..core.config import Config
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
-from ..core.prompt import ComposedPrompt
+from ..core.project import Config
+from ..core.prompt import ComposedPrompt, check_budget
 from ..core.tokens import ARGV_LIMIT_BYTES
 from .common import (
     add_inclusion_options,
@@ -302,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.chart:
         for message in all_warnings(prompt):
             warn(message)
-        from ..core.composition import chart_lines, composition_of
+        from ..core.prompt import chart_lines, composition_of
 
         width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
         for line in chart_lines(composition_of(prompt, args.chart), width):

@@ -14,10 +14,11 @@ import signal
 import sys
 from typing import TextIO, assert_never
 
-from ..core.agents.base import agent_label
+from ..core.agents import agent_label
 from ..core.errors import Interrupted
-from ..core.runner import RunEvent, RunHandle, RunResult
-from ..core.signals import match_line
+from ..core.phases import match_line
+from ..core.records import RunResult
+from ..core.run import RunEvent, RunHandle
 from ..core.terminal import printable, printable_line
 from ..core.vocabulary import Outcome
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.agents.base import Usage, agent_label
+from ..core.agents import Usage, agent_label
 from ..core.errors import EXIT_OK
 from ..core.records import RunInfo, list_runs, load_run
 from .common import add_workspace_options, print_json, workspace_from

@@ -5,14 +5,6 @@ The public API is re-exported here; every face (the CLI, the app) calls these sa
 
 from __future__ import annotations
 
-from .composer import (
-    ComposeInput,
-    PromptLayer,
-    compose_messages,
-    compose_system_instruction,
-    signature,
-)
-from .config import Config, load_config
 from .errors import (
     ComposeError,
     ConfigError,
@@ -22,20 +14,19 @@ from .errors import (
     UsageError,
     WorkspaceError,
 )
-from .injection import (
-    InjectedFile,
-    Injection,
-    Selection,
-    build_injection,
-    build_prompt_system_append,
-    build_story_injection,
-)
-from .keys import name_matches_key, normalize_key
-from .phases import PHASES, SIGNAL_SPECS
-from .prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
-from .stories import SkippedFile, Story, StoryCatalog, Task
-from .tokens import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
-from .workspace import Workspace, find_root, open_workspace
+from .injection.builder import build_injection, build_prompt_system_append, build_story_injection
+from .injection.model import InjectedFile, Injection, Selection
+from .layers.composer import compose_messages, compose_system_instruction
+from .layers.input import ComposeInput
+from .layers.model import PromptLayer, signature
+from .phases.table import PHASES, SIGNAL_SPECS
+from .project.config import Config, load_config
+from .project.workspace import Workspace, find_root, open_workspace
+from .prompt.compose import compose_prompt
+from .prompt.request import ComposedPrompt, FailureInfo, PromptRequest
+from .stories.keys import name_matches_key, normalize_key
+from .stories.model import SkippedFile, Story, StoryCatalog, Task
+from .tokens.counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
 
 __all__ = [
     "ARGV_LIMIT_BYTES",

@@ -11,8 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen

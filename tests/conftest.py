@@ -22,7 +22,7 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
 
     def remove() -> None:
-        from promptdeck.core.token_cache import shared_cache
+        from promptdeck.core.tokens.cache import shared_cache
 
         shared_cache().close()
         shutil.rmtree(cache_home, ignore_errors=True)

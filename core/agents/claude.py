@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
-from ..images import sniff
+from ..project.config import Config
+from ..project.images import sniff
 from .base import (
     INFO,
     RESULT,

@@ -17,8 +17,8 @@ import pytest
 from e2e_project import PNG, PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
 from fake_anthropic import AnthropicRequest, FakeAnthropic
 from loopback_api import agent_env
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 
 pytestmark = pytest.mark.e2e
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from hostile._read_helpers import ARTIFACTS, PLANNING, has_terminal_controls, make_cloned
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.widgets.files_table import FilesTable

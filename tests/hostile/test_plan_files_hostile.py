@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection, build_story_injection
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.injection.builder import build_story_injection
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.stories.catalog import load_catalog
 
 ART = "_bmad-output/implementation-artifacts"
 

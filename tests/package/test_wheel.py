@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -42,7 +42,9 @@ SETUPTOOLS_WARNINGS = (
     "would be ignored",
     "is deprecated",
 )
-MAKE_DEMO = "import sys; from promptdeck.core.demo import prepare_demo; prepare_demo(sys.argv[1])"
+MAKE_DEMO = (
+    "import sys; from promptdeck.core.demo.bundle import prepare_demo; prepare_demo(sys.argv[1])"
+)
 STEP_TIMEOUT = 300  # a safety net against a hung pip or app, never a speed assertion
 
 FIRST_PAINT = """
@@ -50,7 +52,7 @@ import asyncio, sys
 from pathlib import Path
 
 import promptdeck.core, promptdeck.tui, promptdeck.themes
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 

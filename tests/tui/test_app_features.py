@@ -8,10 +8,11 @@ from pathlib import Path
 import pyperclip
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.export import EXPORT_NAMES, export_files, write_export
 from promptdeck.themes import THEMES
 from promptdeck.tui.app import PromptdeckApp
-from promptdeck.tui.screens.export import EXPORT_NAMES, ExportScreen, export_files, write_export
+from promptdeck.tui.screens.export import ExportScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.settings import load_settings, settings_path
 

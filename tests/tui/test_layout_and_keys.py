@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.units import human_bytes
 from promptdeck.tui.app import PromptdeckApp
-from promptdeck.tui.format import human_bytes
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.screens.text_view import TextViewScreen

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.records import list_runs
+from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from textual.widgets import Static

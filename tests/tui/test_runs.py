@@ -15,7 +15,7 @@ from app_helpers import (
     wait_for,
     wait_for_preview,
 )
-from promptdeck.core.records import list_runs
+from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.quit_confirm import QuitConfirmScreen

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.runner import start_run
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
-from promptdeck.tui.story_phases import PhaseChoice, phases_title, read_flow
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.runner import start_run
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.tui.session.story_phases import PhaseChoice, phases_title, read_flow
 from promptdeck.tui.widgets.phase_panel import PhaseRow
 
 

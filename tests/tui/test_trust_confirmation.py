@@ -9,8 +9,8 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from builders import commit_all, write_files
-from promptdeck.core.trust import config_trust
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import config_trust
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from textual.pilot import Pilot

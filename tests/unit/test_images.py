@@ -12,9 +12,9 @@ import pytest
 from builders import make_workspace
 from promptdeck.core.agents.base import LaunchRequest
 from promptdeck.core.agents.claude import ClaudeAgent
-from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
-from promptdeck.core.images import check_image, check_images, sniff
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.images import check_image, check_images, sniff
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="

@@ -10,18 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-from promptdeck.core import InjectionTooLarge
-from promptdeck.core.config import Config
-from promptdeck.core.injection import (
-    Selection,
+from promptdeck.core.errors import InjectionTooLarge
+from promptdeck.core.injection.builder import (
     build_injection,
     build_prompt_system_append,
     build_story_injection,
 )
-from promptdeck.core.injection_model import RULE, render_envelope
-from promptdeck.core.stories import Story
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.injection.model import RULE, Selection, render_envelope
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.stories.model import Story
+from promptdeck.core.tokens.counter import TokenCounter
 
 ART = "_bmad-output/implementation-artifacts"
 CTX = "_bmad-output/planning-artifacts/sprint-project-context.md"

@@ -11,17 +11,18 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.catalog import load_catalog, load_story_catalog
-from promptdeck.core.config import Config
 from promptdeck.core.errors import StoryNotFound
-from promptdeck.core.flow import story_flow
-from promptdeck.core.injection import Selection, build_injection, build_story_injection
-from promptdeck.core.keys import read_entry_keys
-from promptdeck.core.load_notes import group_notes, summary_lines
-from promptdeck.core.sources import bmad
-from promptdeck.core.sources.bmad_epics import clean_epic_title
-from promptdeck.core.story_status import read_status
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.injection.builder import build_injection, build_story_injection
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.run.flow import story_flow
+from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
+from promptdeck.core.stories.keys import read_entry_keys
+from promptdeck.core.stories.notes import group_notes, summary_lines
+from promptdeck.core.stories.sources import bmad
+from promptdeck.core.stories.sources.bmad_epics import clean_epic_title
+from promptdeck.core.stories.status import read_status
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"

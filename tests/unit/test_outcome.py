@@ -10,7 +10,7 @@ from promptdeck.core.errors import (
     EXIT_NOT_SAVED,
     EXIT_OK,
 )
-from promptdeck.core.outcome import (
+from promptdeck.core.phases.outcome import (
     ProcessEnd,
     decide_outcome,
     exit_code_for,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from promptdeck.cli import compose as compose_cli
 from promptdeck.cli.common import SafeStream
+from promptdeck.core.project.textfiles import TextProblem, read_file_bytes, read_text
 from promptdeck.core.terminal import printable, printable_keep_style, printable_line
-from promptdeck.core.textfiles import TextProblem, read_file_bytes, read_text
 
 
 def test_reads_every_byte_of_a_regular_file_inside_the_root(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptdeck.core.trust import trust_store_path
-from promptdeck.core.user_dirs import cache_folder, config_folder
+from promptdeck.core.project.trust import trust_store_path
+from promptdeck.core.project.user_dirs import cache_folder, config_folder
 
 
 def test_an_absolute_value_is_used(tmp_path: Path) -> None:

@@ -2,10 +2,11 @@
 
 The screen routes. It holds what makes the request — the story, what is included — and the
 view; each region is a widget of its own, fed by reactives and telling the screen what the user
-did by messages (:class:`~..widgets.stories_pane.StoriesPane`,
-:class:`~..widgets.preview_pane.PreviewPane`, :class:`~..widgets.phases_pane.PhasesPane`). The
-rest is in plain units: :class:`~..preview_composer.PreviewComposer` (debounce, delta, the two
-compose passes) and :class:`~..session_runs.SessionRuns` (plan, confirm, start, cancel, quit).
+did by messages (:class:`~promptdeck.tui.widgets.stories_pane.StoriesPane`,
+:class:`~promptdeck.tui.widgets.preview_pane.PreviewPane`,
+:class:`~promptdeck.tui.widgets.phases_pane.PhasesPane`). The rest is in plain units:
+:class:`~promptdeck.tui.session.preview_composer.PreviewComposer` (debounce, delta, the two compose
+passes) and :class:`~promptdeck.tui.session.runs.SessionRuns` (plan, confirm, start, cancel, quit).
 Core does the work.
 """
 
@@ -14,16 +15,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
-from promptdeck.core.catalog import load_catalog, where_stories_come_from
-from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
-from promptdeck.core.load_notes import group_notes
-from promptdeck.core.party import PARTY_PHASES
+from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.runner import RunResult
-from promptdeck.core.stories import Story, StoryCatalog
+from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
+from promptdeck.core.records import RunResult
+from promptdeck.core.stories import (
+    Story,
+    StoryCatalog,
+    group_notes,
+    load_catalog,
+    where_stories_come_from,
+)
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -34,8 +38,8 @@ from textual.worker import Worker
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
-from ..preview_composer import PreviewComposer
-from ..session_runs import SessionRuns
+from ..session.preview_composer import PreviewComposer
+from ..session.runs import SessionRuns
 from ..widgets.key_footer import KeyFooter
 from ..widgets.phase_panel import PhasePanel
 from ..widgets.phases_pane import PhasesPane

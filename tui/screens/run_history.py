@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar, Literal, assert_never
 
-from promptdeck.core.agents.base import agent_label
+from promptdeck.core.agents import agent_label
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.vocabulary import RunState
 from rich.style import Style
@@ -16,8 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...core.terminal import printable_line
 from ..context import DeckContext
-from ..format import cost_text, printable_line
+from ..format import cost_text
 
 Tone = Literal["success", "warning", "error"]
 """A theme colour an outcome is drawn in."""

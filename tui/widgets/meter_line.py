@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..format import human_bytes, human_tokens
+from ...core.units import human_bytes, human_tokens
 
 MIN_BAR_CELLS = 8
 """Narrower than this, a bar says nothing: the figures show alone."""

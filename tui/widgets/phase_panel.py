@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, assert_never
 
-from promptdeck.core.run_schema import RunResult
-from promptdeck.core.run_stream import RunEvent
+from promptdeck.core.records import RunResult
+from promptdeck.core.run import RunEvent
 from promptdeck.core.vocabulary import FAILURE, Outcome
 from rich.text import Text
 from textual import events
@@ -18,8 +18,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
-from ..format import cost_text, duration_text, human_tokens, printable, share_bar
-from ..run_feed import FLUSH_INTERVAL, RunFeed
+from ...core.terminal import printable
+from ...core.units import human_tokens
+from ..format import cost_text, duration_text, share_bar
+from ..session.run_feed import FLUSH_INTERVAL, RunFeed
 from .signal_highlighter import SignalHighlighter
 
 LOG_MAX_LINES = 5_000

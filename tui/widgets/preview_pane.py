@@ -13,13 +13,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from promptdeck.core.budget import check_budget
-from promptdeck.core.config import Config
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
-from promptdeck.core.prompt import ComposedPrompt
-from promptdeck.core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
-from promptdeck.core.textfiles import read_text_file
+from promptdeck.core.project import Config, read_text_file
+from promptdeck.core.prompt import (
+    ComposedPrompt,
+    check_budget,
+    compare,
+    diff_text,
+    last_run_of,
+    side_of_prompt,
+    side_of_run,
+)
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,8 +34,8 @@ from textual.reactive import var
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker
 
+from ...core.terminal import printable, printable_line
 from ..context import DeckContext
-from ..format import printable, printable_line
 from ..workers import report_failure
 from .composition_chart import CompositionChart
 from .files_table import FilesTable

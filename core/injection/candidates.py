@@ -1,0 +1,367 @@
+"""The injection's candidate files: which they are, what the file system says of them, and
+their content.
+
+:func:`plan_candidates` lists every candidate in injection order (AC9) without reading
+anything; :func:`resolve_candidates` classifies each from ``stat`` alone (missing, outside the
+project, a duplicate, too large on its own); :func:`mark_over_budget` stops reading once the
+sizes on disk add up past the error line; :func:`read_candidate` reads one fresh from disk.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_module
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..project.config import Config
+from ..project.textfiles import TextProblem, printable_name, read_file_bytes
+from ..secrets.scan import SecretFinding
+from ..stories.keys import leading_key, normalize_key
+from ..vocabulary import FileStatus
+from .artifacts import matching_artifacts
+from .model import (
+    CATEGORIES,
+    DUPLICATE,
+    ENVELOPE_BREAKERS,
+    EXCLUDED,
+    INCLUDED,
+    MISSING,
+    NOT_UTF8,
+    OUTSIDE,
+    TOO_LARGE,
+    UNREADABLE,
+    WHY_ADDED,
+    WHY_CHANGE,
+    WHY_CONTEXT,
+    WHY_CONTEXT_LIST,
+    WHY_HEADING,
+    WHY_OWN_KEY,
+    WHY_PATTERN,
+)
+
+
+@dataclass
+class Candidate:
+    """A file on its way into the injection, before its content is read."""
+
+    shown: str
+    category: str
+    reason: str
+    path: Path
+    wanted: bool
+    status: FileStatus = INCLUDED
+    size: int = 0
+    content: str | None = None
+    flags: tuple[str, ...] = ()
+    secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
+    derived: bool = False
+    """The content is text a source read out of a project file (OpenSpec's config ``context``)
+    rather than a whole file: it is set before planning and never read again here."""
+
+
+@dataclass(frozen=True)
+class StoryContextFile:
+    """A file a story's plan asks the agent to load (a spec's ``context:`` list, an epic's
+    compiled context), with the reason and flags its row shows."""
+
+    path: str
+    reason: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DerivedText:
+    """Text taken out of a project file that the agent gets as it is (OpenSpec's config
+    ``context`` and ``rules``): shown as its own row, metered, under ``label``."""
+
+    label: str
+    category: str
+    reason: str
+    text: str
+    wanted: bool
+
+
+def _sorted_group(items: list[Candidate]) -> list[Candidate]:
+    return sorted(items, key=lambda c: (c.shown.lower(), c.shown))
+
+
+def plan_candidates(
+    root: Path,
+    config: Config,
+    story_keys: Sequence[str],
+    include_project_context: bool,
+    include_discovery: bool,
+    include_tech_spec: bool,
+    additional_files: Iterable[str],
+    story_files: Iterable[str],
+    project_context: Sequence[str] | None = None,
+    context_files: Iterable[StoryContextFile] = (),
+    derived: Iterable[DerivedText] = (),
+    left_out: Iterable[str] = (),
+    nested_keys: Sequence[str] = (),
+) -> list[Candidate]:
+    """Every candidate in injection order, resolved and classified, nothing read yet.
+
+    The story's own files (``story_files``: the story file its source found, an OpenSpec
+    change's documents) are story files whatever the key scan's category for their names;
+    a name starting with one of ``nested_keys`` is that nested story's and never a
+    candidate here. ``left_out`` names files the user left out: each stays a row, excluded,
+    with its size.
+    """
+    groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
+    for text in derived:
+        groups[text.category].append(
+            Candidate(
+                text.label,
+                text.category,
+                text.reason,
+                root,
+                text.wanted,
+                content=text.text,
+                derived=True,
+            )
+        )
+
+    # 1. Project context: the first configured candidate that exists; or, when the source
+    # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
+    contexts = list(config.paths_project_context if project_context is None else project_context)
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if project_context is not None else existing[:1]
+    for found in found_all:
+        groups["project-context"].append(
+            Candidate(
+                found,
+                "project-context",
+                "project context" if include_project_context else "project context is off",
+                root / found,
+                include_project_context,
+                why=WHY_CONTEXT,
+            )
+        )
+    if not found_all and include_project_context and contexts:
+        groups["project-context"].append(
+            Candidate(
+                contexts[0],
+                "project-context",
+                "no project context file (looked for " + ", ".join(contexts) + ")",
+                root / contexts[0],
+                True,
+                why=WHY_CONTEXT,
+            )
+        )
+
+    # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
+    artifacts = root / config.paths_artifacts
+    keys = [key for key in story_keys if normalize_key(key)]
+    own = list(dict.fromkeys(story_files))
+    own_set = set(own)
+    known = {normalize_key(key) for key in (*keys, *nested_keys)}
+    if keys:
+        switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
+        nested = tuple(normalize_key(key) for key in nested_keys)
+        matches = matching_artifacts(artifacts, keys, config.injection_extensions, nested)
+        for name, file_path, key, category in matches:
+            shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
+            if shown in own_set:
+                continue  # the story's own file: listed below, as a story file
+            wanted = switches[category]
+            starts = leading_key(name, known) == normalize_key(key)
+            why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
+            if not wanted:
+                reason = f"{category} files are off"
+            elif why == WHY_OWN_KEY:
+                reason = f"its name starts with story key {key}"
+            else:
+                reason = f"a {category} file by its name's pattern for story key {key}"
+            groups[category].append(
+                Candidate(shown, category, reason, Path(file_path), wanted, why=why)
+            )
+
+    # The story's own files: the story file its source found (in the artifacts folder, a
+    # subfolder or the story_location), an OpenSpec change's documents.
+    for name in own:
+        base = name.rsplit("/", 1)[-1]
+        lead = leading_key(base, known)
+        if not keys:
+            why, reason = WHY_CHANGE, "a document of the story's change"
+        elif lead is not None and lead in {normalize_key(key) for key in keys}:
+            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
+        else:
+            why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
+        groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
+
+    # The files the story's plan asks for (a spec's context: list, the epic's context), each
+    # a row of its own; the resolution below marks one outside the project, missing or not
+    # a regular file, and never reads it.
+    for item in context_files:
+        if item.path not in own_set and not any(c.shown == item.path for c in groups["story"]):
+            groups["story"].append(
+                Candidate(
+                    item.path,
+                    "story",
+                    item.reason,
+                    root / item.path,
+                    True,
+                    flags=item.flags,
+                    why=WHY_CONTEXT_LIST,
+                )
+            )
+
+    # 5. Additional explicit files, relative to the root unless absolute.
+    for name in additional_files:
+        path = Path(name).expanduser()
+        shown = name
+        if not path.is_absolute():
+            path = root / path
+            shown = Path(os.path.normpath(name)).as_posix()
+        groups["additional"].append(
+            Candidate(shown, "additional", "added by hand", path, True, why=WHY_ADDED)
+        )
+
+    ordered: list[Candidate] = []
+    for category in CATEGORIES:
+        ordered.extend(_sorted_group(groups[category]))
+    dropped = set(left_out)
+    for candidate in ordered:
+        if candidate.shown in dropped and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = f"left out ({candidate.reason})"
+    return ordered
+
+
+def _lexically_outside(path: Path, root: Path) -> bool:
+    normal = os.path.normpath(path)
+    return normal != str(root) and not normal.startswith(str(root).rstrip(os.sep) + os.sep)
+
+
+def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:
+    """Set status and size of each candidate from the file system, without reading content."""
+    seen: dict[str, Candidate] = {}
+    for candidate in candidates:
+        shown = printable_name(candidate.shown)
+        if shown != candidate.shown:
+            # The path attribute of the envelope must be text: such a file cannot be named.
+            candidate.shown = shown
+            candidate.status = NOT_UTF8
+            candidate.reason = "file name is not valid UTF-8; not read"
+            continue
+        if candidate.derived:
+            candidate.size = len((candidate.content or "").encode("utf-8"))
+            candidate.status = INCLUDED if candidate.wanted else EXCLUDED
+            continue
+        if candidate.category != "additional" and _lexically_outside(candidate.path, root):
+            # A plan file named it (a spec's context: list): outside the project it is never
+            # looked at, not even to say whether it exists.
+            candidate.status = OUTSIDE
+            candidate.reason = f"{candidate.reason}: outside the project root; not read"
+            continue
+        if not candidate.wanted:
+            candidate.status = EXCLUDED
+            try:
+                candidate.size = candidate.path.stat().st_size
+            except OSError:
+                candidate.size = 0
+            continue
+        try:
+            real = candidate.path.resolve(strict=True)
+        except RuntimeError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a symlink loop; not read"
+            continue
+        except ValueError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a NUL byte in the path; not read"
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                candidate.status = UNREADABLE
+                candidate.reason = "a symlink loop; not read"
+                continue
+            candidate.status = MISSING
+            if not candidate.reason.startswith("no project context"):
+                candidate.reason = "no such file"
+            continue
+        try:
+            inside = real.relative_to(root)
+        except ValueError:
+            candidate.status = OUTSIDE
+            candidate.reason = "outside the project root; not read"
+            continue
+        if candidate.category == "additional":
+            candidate.shown = inside.as_posix()
+        key = str(real)
+        first = seen.get(key)
+        if first is not None:
+            candidate.status = DUPLICATE
+            candidate.reason = f"already included as {first.shown}"
+            candidate.size = first.size
+            continue
+        seen[key] = candidate
+        try:
+            stat = real.stat()
+        except OSError as exc:
+            candidate.status = UNREADABLE
+            candidate.reason = exc.strerror or "cannot stat"
+            continue
+        if not stat_module.S_ISREG(stat.st_mode):
+            # A FIFO or a device would block or never end: it is never opened.
+            candidate.status = UNREADABLE
+            candidate.reason = "not a regular file; not read"
+            continue
+        candidate.size = stat.st_size
+        if stat.st_size > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"{stat.st_size:,} bytes on disk, over the {error_bytes:,}-byte limit on its "
+                "own; not read"
+            )
+
+
+def mark_over_budget(candidates: list[Candidate], error_bytes: int) -> None:
+    """Mark as too large, unread, every included file past the point where the sizes on disk
+    add up over the error line: the verdict comes from ``stat``, and no more than the error
+    line is ever read, however many files match."""
+    running = 0
+    for candidate in candidates:
+        if candidate.status != INCLUDED:
+            continue
+        running += candidate.size
+        if running > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"not read: the files before it and this one are {running:,} bytes on disk, "
+                f"over the {error_bytes:,}-byte limit"
+            )
+
+
+def read_candidate(candidate: Candidate, root: Path, limit: int) -> None:
+    """Read one resolved candidate fresh from disk; mark it if it is not UTF-8 text.
+
+    Every byte is kept (a BOM too): the injection sends the bytes on disk.
+    """
+    data = read_file_bytes(candidate.path, root, limit=limit)
+    if isinstance(data, TextProblem):
+        candidate.status = TOO_LARGE if data.reason == "too-large" else UNREADABLE
+        candidate.reason = str(data)
+        return
+    candidate.size = len(data)
+    nul = data.find(b"\x00")
+    if nul != -1:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"binary (NUL byte at offset {nul})"
+        return
+    try:
+        # Decoded without newline translation: the bytes sent are the bytes on disk.
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        return
+    candidate.content = text
+    breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
+    if breakers:
+        candidate.flags = (*candidate.flags, "breaks-envelope")

@@ -1,0 +1,113 @@
+"""A run before it starts: its folder, its exact prompt files and its launch, built but not
+started.
+
+:func:`prepare_run` is what a confirmation shows (the argv shown is the argv run) and what
+``run --dry-run`` prints; :func:`promptdeck.core.run.runner.start_run` starts a prepared run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..agents.base import Agent, LaunchRequest, LaunchSpec
+from ..agents.registry import get_agent, resolve_agent_name
+from ..errors import InjectionTooLarge
+from ..project.workspace import Workspace
+from ..records.writer import RunRecord
+
+if TYPE_CHECKING:
+    from ..project.images import ImageFile
+    from ..prompt.request import ComposedPrompt
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A run folder with its prompt files written, and the launch built (not started)."""
+
+    record: RunRecord
+    agent: Agent
+    spec: LaunchSpec
+    request: LaunchRequest
+    system_path: Path
+    user_path: Path
+
+
+def check_size(prompt: ComposedPrompt) -> None:
+    """Refuse a prompt whose injection is over the error line.
+
+    Raises:
+        InjectionTooLarge: over the size limit (exit 3).
+    """
+    injection = prompt.injection
+    if injection.level == "error":
+        raise InjectionTooLarge(
+            injection.size_bytes,
+            injection.error_bytes,
+            injection.command_name,
+            injection.largest(None),
+        )
+
+
+def prepare_run(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    *,
+    agent: str | None = None,
+    replay_script: str | None = None,
+    dry_run: bool = False,
+    attempt: int = 1,
+    resume_session: str | None = None,
+    turn: int = 0,
+    user_text: str | None = None,
+    images: tuple[ImageFile, ...] = (),
+) -> PreparedRun:
+    """Write the prompt files and build the launch, without starting anything.
+
+    Args:
+        user_text: send this user message instead of ``prompt.user`` (a chat turn).
+
+    Raises:
+        InjectionTooLarge: the injection is over the error line (exit 3).
+        UsageError: an unknown agent, or an unusable ``command`` template.
+    """
+    check_size(prompt)
+    backend = get_agent(
+        resolve_agent_name(agent, workspace.config), workspace.config, replay_script=replay_script
+    )
+    story = prompt.story
+    phase = prompt.request.phase
+    if dry_run:
+        record = RunRecord.dry_run(workspace.root)
+    else:
+        record = RunRecord.create(
+            workspace.root, story.id, phase, stream_format=backend.stream_format
+        )
+    try:
+        system_path, user_path = record.write_prompt(
+            prompt.system, prompt.user if user_text is None else user_text
+        )
+    except BaseException:
+        record.discard()
+        raise
+    request = LaunchRequest(
+        run_dir=record.dir,
+        root=workspace.root,
+        story_id=story.id,
+        phase=phase,
+        # Where the prompt tells the agent to append its records (an OpenSpec story's own
+        # records/group-<N>.md, not the change's shared tasks.md).
+        story_path=story.record_path,
+        epic=story.group,
+        resume_session=resume_session,
+        turn=turn,
+        attempt=attempt,
+        images=tuple(image.absolute for image in images),
+    )
+    try:
+        spec = backend.launch(request)
+    except BaseException:
+        record.discard()
+        raise
+    return PreparedRun(record, backend, spec, request, system_path, user_path)

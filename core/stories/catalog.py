@@ -1,0 +1,157 @@
+"""The story catalog: both sources side by side.
+
+:func:`load_catalog` asks each adapter (``sources/bmad.py``, ``sources/openspec.py``) for its
+stories and the files it passed over, and returns them as one :class:`StoryCatalog`: BMAD
+stories first, in natural key order (``1-10`` after ``1-9``), then OpenSpec changes
+alphabetically with their task groups in ``tasks.md`` order.
+
+The text-file checks the sources share live in :mod:`promptdeck.core.project.textfiles`; the result
+type, paths and sort order they share in :mod:`.sources.common`, so the sources never import this
+module.
+"""
+
+from __future__ import annotations
+
+from ..project.listing import one_scan
+from ..project.workspace import Workspace
+from .keys import normalize_key
+from .model import Story, StoryCatalog
+from .sources import bmad, bmad_spec, bmad_v7, openspec
+from .sources.common import SourceResult, relpath
+
+
+def project_context_path(workspace: Workspace) -> str | None:
+    """The first configured project-context file that exists, root-relative, or None.
+
+    Args:
+        workspace: the workspace whose ``paths.project_context`` list is checked in order.
+    """
+    for candidate in workspace.config.paths_project_context:
+        path = workspace.root / candidate
+        if path.is_file():
+            return relpath(workspace.root, path)
+    return None
+
+
+def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceResult:
+    """Every BMAD story of the workspace, whichever layout keeps it.
+
+    A v7 initiative ticket tree, when the workspace has one, is the plan: BMAD v7 no longer
+    reads the v6 folders (a migrated project keeps them in ``archive-v6/`` as history), so
+    neither does promptdeck. Otherwise the v6 stories come with the artifacts folder's build
+    specs and epic contexts joined to them, and the bmad-spec folders' stories follow.
+
+    Args:
+        workspace: the workspace to scan.
+        only_key: keep only the story with this normalized key (a one-story lookup).
+    """
+    # The v6 reader and the spec scan both list the artifacts folder: one listing serves both.
+    with one_scan():
+        return _load_bmad_plan(workspace, only_key)
+
+
+def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
+    v7 = bmad_v7.load_stories(workspace)
+    if v7 is not None and v7[1]:
+        result, initiatives = v7
+        notes = result.warnings
+        artifacts = workspace.root / workspace.config.paths_artifacts
+        if (
+            artifacts.is_dir()
+            or (workspace.root / bmad_spec.output_folder(workspace))
+            .joinpath(bmad_v7.ARCHIVE_V6)
+            .is_dir()
+        ):
+            notes = (
+                *notes,
+                f"BMAD v7: the plan is {', '.join(initiatives)}; the v6 folders"
+                f" ({workspace.config.paths_artifacts}, {bmad_v7.ARCHIVE_V6}/) are history"
+                " and not read",
+            )
+        stories = result.stories
+        if only_key is not None:
+            stories = tuple(s for s in stories if s.key == only_key)
+        return SourceResult(stories, result.skipped, notes, result.unreadable)
+    v6 = bmad.load_stories(workspace, only_key=only_key)
+    scan = bmad_spec.scan_artifacts(workspace)
+    stories, unattached, problems, notes = bmad_spec.attach_specs(workspace, v6.stories, scan)
+    folders = bmad_spec.spec_folder_stories(workspace)
+    stories += folders.stories
+    if only_key is not None:
+        stories = tuple(s for s in stories if s.key == only_key)
+    unreadable = v6.unreadable + problems + folders.unreadable
+    if v7 is not None:
+        unreadable += v7[0].unreadable
+    return SourceResult(
+        stories, v6.skipped, v6.warnings + notes, unreadable, v6.unattached + unattached
+    )
+
+
+def load_catalog(workspace: Workspace) -> StoryCatalog:
+    """Every story of the workspace, from both sources, and every file passed over.
+
+    Never raises for a bad story file: each one is a :class:`SkippedFile` with its reason.
+
+    Args:
+        workspace: the workspace to scan.
+
+    Returns:
+        BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
+        groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
+    """
+    bmad_result = load_bmad_plan(workspace)
+    openspec_result = openspec.load_stories(workspace)
+    stories: tuple[Story, ...] = bmad_result.stories + openspec_result.stories
+    return StoryCatalog(
+        stories=stories,
+        skipped=bmad_result.skipped + openspec_result.skipped,
+        warnings=bmad_result.warnings + openspec_result.warnings,
+        unreadable=bmad_result.unreadable + openspec_result.unreadable,
+        unattached=bmad_result.unattached + openspec_result.unattached,
+    )
+
+
+def where_stories_come_from(workspace: Workspace) -> list[str]:
+    """What promptdeck looks for and how to start, for a workspace with no stories (the app's
+    empty preview and ``promptdeck stories`` say the same)."""
+    config = workspace.config
+    return [
+        f"No stories found in {workspace.root}.",
+        "promptdeck looks for:",
+        f"  BMAD: {config.paths_artifacts}/sprint-status.yaml and story files"
+        f" {config.paths_artifacts}/<epic>-<story>-<slug>.md",
+        f"  OpenSpec: {config.paths_openspec}/changes/<change>/tasks.md (## N. task groups)",
+        "To start: create one of those, open another folder (promptdeck --root PATH),"
+        " or try the demo (promptdeck demo).",
+    ]
+
+
+def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
+    """A catalog that is sure to answer ``find(story_id)`` as :func:`load_catalog`'s would.
+
+    A BMAD id is looked up first with a scan narrowed to file names holding its key; an
+    OpenSpec id (``change:N``) reads only that change. Whenever the narrowed scan cannot be
+    sure — no story file found, or not exactly one story — the full catalog is loaded, so the
+    answer and its errors are the full catalog's. This keeps one-story commands (``inspect``,
+    ``compose``, ``run``) from reading every story of a large workspace.
+    """
+    wanted = story_id.strip()
+    if ":" in wanted:
+        change, _, _number = wanted.partition(":")
+        change_dir = workspace.root / workspace.config.paths_openspec / "changes" / change
+        if change and "/" not in change and change_dir.is_dir():
+            result = openspec.load_change(workspace, change_dir)
+            narrowed = StoryCatalog(
+                result.stories, result.skipped, result.warnings, result.unreadable
+            )
+            if any(s.id.lower() == wanted.lower() for s in narrowed.stories):
+                return narrowed
+    elif normalize_key(wanted):
+        result = load_bmad_plan(workspace, only_key=normalize_key(wanted))
+        if (
+            len(result.stories) == 1
+            and result.stories[0].path is not None
+            and not result.unreadable
+        ):
+            return StoryCatalog(result.stories, result.skipped, result.warnings, result.unreadable)
+    return load_catalog(workspace)

@@ -1,0 +1,232 @@
+"""The story model shared by every source, the composer, the runner and the app."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from ..errors import StoryNotFound
+from .keys import normalize_key
+
+STATUSES = ("backlog", "ready-for-dev", "in-progress", "review", "done")
+
+LAYOUTS = ("classic", "spec", "bmad-spec", "v7", "openspec")
+"""How a story is kept on disk: a v6 story file (``classic``), a v6.3+ build spec
+(``spec``), a bmad-spec folder (``bmad-spec``), a v7 initiative ticket (``v7``) or an
+OpenSpec change (``openspec``)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One checkbox of a story's task list; ``children`` are its nested subtasks."""
+
+    text: str
+    done: bool
+    children: tuple[Task, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A ``#### Scenario:`` of an OpenSpec requirement."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A ``### Requirement:`` of an OpenSpec capability spec, with its scenarios."""
+
+    capability: str
+    name: str
+    text: str
+    scenarios: tuple[Scenario, ...] = ()
+
+
+@dataclass(frozen=True)
+class Story:
+    """One unit of work an agent is given.
+
+    Attributes:
+        id: the id users type and records keep: ``1-2`` (BMAD), ``A-1``, ``add-auth:2``
+            (OpenSpec ``<change>:<N>``).
+        key: the canonical key used for file matching (``normalize_key``); for OpenSpec the
+            change name and group number joined by ``-``.
+        title: the story's title.
+        status: one of :data:`STATUSES`.
+        source: ``"bmad"`` or ``"openspec"``.
+        group: the epic id (BMAD, e.g. ``1``) or the change name (OpenSpec).
+        group_title: a readable title for the group.
+        path: root-relative path of the story file (BMAD) or ``tasks.md`` (OpenSpec); None
+            for a story known only from ``sprint-status.yaml``.
+        tasks: the story's tasks, nested.
+        files: root-relative paths of every file that belongs to the story itself (the story
+            file; for OpenSpec also proposal, design and spec files).
+        requirements: OpenSpec requirements and scenarios of the story's change.
+        change_dir: OpenSpec change folder, root-relative.
+        layout: how the story is kept on disk, one of :data:`LAYOUTS`.
+        status_source: root-relative ``path:line`` the status was read from ("" when the
+            status is a default, e.g. a story file with no ``Status:`` line).
+        status_drift: one readable line per source that disagrees with ``status``.
+        status_known: False when ``status`` is a value outside every known enum, kept
+            verbatim (never read as backlog or done).
+        off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
+            letter epic); empty when BMAD reads it too.
+        context_files: root-relative files a spec's ``context:`` list asks for.
+        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``): a
+            file whose name starts with one is that story's, never this one's.
+    """
+
+    id: str
+    key: str
+    title: str
+    status: str
+    source: str
+    group: str
+    group_title: str = ""
+    path: str | None = None
+    tasks: tuple[Task, ...] = ()
+    files: tuple[str, ...] = ()
+    requirements: tuple[Requirement, ...] = ()
+    change_dir: str | None = None
+    layout: str = "classic"
+    status_source: str = ""
+    status_drift: tuple[str, ...] = ()
+    status_known: bool = True
+    off_grammar: str = ""
+    context_files: tuple[str, ...] = ()
+    nested_keys: tuple[str, ...] = ()
+
+    @property
+    def record_path(self) -> str | None:
+        """Where the phases append their records (kickoff insights, Dev Agent Record, review
+        and failure records), root-relative.
+
+        A BMAD story's records go to its story file. An OpenSpec story has no file of its own
+        (its tasks are one group of the change's shared ``tasks.md``), so each story gets one:
+        ``<change>/records/group-<N>.md``, kept with the change and archived with it, so no
+        story's records pile up in a file other stories share.
+        """
+        if self.source == "openspec" and self.change_dir:
+            if ":" not in self.id:
+                # A change with no tasks yet is one story of its own.
+                return f"{self.change_dir.rstrip('/')}/records/change.md"
+            number = self.id.rsplit(":", 1)[-1]
+            return f"{self.change_dir.rstrip('/')}/records/group-{number}.md"
+        return self.path
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape of ``stories --json``."""
+        group_key = "change" if self.source == "openspec" else "epic"
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "source": self.source,
+            group_key: self.group,
+            "path": self.path,
+            "layout": self.layout,
+            "status_source": self.status_source,
+            "status_known": self.status_known,
+            "status_drift": list(self.status_drift),
+            "off_grammar": self.off_grammar,
+            "files": list(self.files),
+            "context_files": list(self.context_files),
+        }
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file discovery passed over, and why (``empty``, ``binary``, ``not-utf8``, …)."""
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The JSON shape used under ``"skipped"``."""
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class UnreadableEntry:
+    """A plan entry or file that could not be read as a story, and why.
+
+    Attributes:
+        path: root-relative file holding the entry (``sprint-status.yaml``, a story file, a
+            ``tickets.toml``).
+        line: 1-based line of the entry in ``path``, None when the whole file is meant.
+        reason: one readable line.
+        key: the story key the entry names, when it names one.
+    """
+
+    path: str
+    line: int | None
+    reason: str
+    key: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``path:line`` (or ``path`` alone when no line is known)."""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape used under ``"unreadable"``."""
+        return {"path": self.path, "line": self.line, "reason": self.reason, "key": self.key}
+
+
+@dataclass(frozen=True)
+class StoryCatalog:
+    """Every story of a workspace, in display order, and the files passed over.
+
+    Attributes:
+        stories: every story, once.
+        skipped: files discovery passed over, with their reasons.
+        warnings: loading notes, one line each.
+        unreadable: plan entries and files that could not be read as stories.
+        unattached: root-relative quick specs tied to no story.
+    """
+
+    stories: tuple[Story, ...]
+    skipped: tuple[SkippedFile, ...] = ()
+    warnings: tuple[str, ...] = field(default=())
+    unreadable: tuple[UnreadableEntry, ...] = ()
+    unattached: tuple[str, ...] = ()
+
+    def find(self, query: str) -> Story:
+        """The story whose id is ``query`` (``1.2`` = ``1-2``, case-insensitive).
+
+        Raises:
+            StoryNotFound: no story, or more than one, matches.
+        """
+        wanted = query.strip().lower()
+        exact = [s for s in self.stories if s.id.lower() == wanted]
+        if len(exact) == 1:
+            return exact[0]
+        if ":" not in wanted:
+            norm = normalize_key(wanted)
+            by_key = [s for s in self.stories if s.source == "bmad" and s.key == norm]
+            if len(by_key) == 1:
+                return by_key[0]
+        raise StoryNotFound(self._not_found(query))
+
+    def _not_found(self, query: str) -> str:
+        """Why ``query`` names no story: the plan entry that could not be read, with its
+        line, or the nearest known ids."""
+        wanted = normalize_key(query)
+        for entry in self.unreadable:
+            named = entry.key == wanted or (
+                entry.key is None and wanted and wanted in normalize_key(entry.reason)
+            )
+            if named:
+                return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
+        ids = [s.id for s in self.stories]
+        near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        if near:
+            return f"no story '{query}' (nearest: {', '.join(near)})"
+        known = ", ".join(ids[:8])
+        more = " …" if len(ids) > 8 else ""
+        return f"no story '{query}' (known: {known or 'none'}{more})"
+
+    def in_group(self, group: str) -> tuple[Story, ...]:
+        """Every story of one epic or change, in order."""
+        return tuple(s for s in self.stories if s.group == group)
