@@ -7,11 +7,10 @@ for the tree, and the status written back to the plan.
 
 from __future__ import annotations
 
-from .catalog import load_catalog, where_stories_come_from
+from .catalog import group_notes, load_catalog, summary_lines, where_stories_come_from
 from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
 from .keys import normalize_key
 from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
-from .notes import group_notes, summary_lines
 
 __all__ = [
     "STATUS_MARKS",

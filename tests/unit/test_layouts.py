@@ -17,12 +17,16 @@ from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.run.flow import story_flow
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
+from promptdeck.core.stories.catalog import (
+    group_notes,
+    load_catalog,
+    load_story_catalog,
+    summary_lines,
+)
 from promptdeck.core.stories.keys import read_entry_keys
-from promptdeck.core.stories.notes import group_notes, summary_lines
+from promptdeck.core.stories.model import read_status
 from promptdeck.core.stories.sources import bmad
-from promptdeck.core.stories.sources.bmad_epics import clean_epic_title
-from promptdeck.core.stories.status import read_status
+from promptdeck.core.stories.sources.bmad import clean_epic_title
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"

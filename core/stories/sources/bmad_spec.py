@@ -30,11 +30,20 @@ from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
 from ..keys import leading_key, normalize_key
 from ..model import Story, Task, UnreadableEntry
-from .bmad_epics import epic_of
+from .bmad import epic_of
 from .bmad_story_file import normalize_status
 from .common import SourceResult, natural_key, relpath
-from .frontmatter import PlanYamlError, YamlDocument, load_yaml, read_front_matter, scalar_text
-from .markdown import TaskNestingError, iter_headings, parse_task_list, section_lines
+from .markdown import (
+    PlanYamlError,
+    TaskNestingError,
+    YamlDocument,
+    iter_headings,
+    load_yaml,
+    parse_task_list,
+    read_front_matter,
+    scalar_text,
+    section_lines,
+)
 
 SPEC_PREFIX = "spec-"
 TECH_SPEC_PREFIX = "tech-spec-"

@@ -21,8 +21,7 @@ from ...project.textfiles import (
     read_text_head,
 )
 from ..keys import normalize_key
-from ..model import SkippedFile, Task
-from ..status import read_status
+from ..model import SkippedFile, Task, read_status
 from .markdown import (
     Heading,
     TaskNestingError,
@@ -54,7 +53,7 @@ _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 
 def normalize_status(raw: str) -> str | None:
     """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None when it
-    is not a known one (see :func:`~promptdeck.core.stories.status.read_status`)."""
+    is not a known one (see :func:`~promptdeck.core.stories.model.read_status`)."""
     reading = read_status(raw)
     return reading.status if reading.known else None
 

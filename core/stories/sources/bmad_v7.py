@@ -37,8 +37,14 @@ from ..keys import normalize_key
 from ..model import Story, Task, UnreadableEntry
 from .bmad_spec import output_folder
 from .common import SourceResult
-from .frontmatter import PlanYamlError, read_front_matter, scalar_text
-from .markdown import TaskNestingError, iter_headings, parse_task_list
+from .markdown import (
+    PlanYamlError,
+    TaskNestingError,
+    iter_headings,
+    parse_task_list,
+    read_front_matter,
+    scalar_text,
+)
 
 CONFIG_LAYERS = (
     "_bmad/custom/config.user.toml",

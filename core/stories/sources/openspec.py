@@ -22,13 +22,16 @@ from ...project.workspace import Workspace
 from ..keys import normalize_key
 from ..model import Requirement, Scenario, SkippedFile, Story
 from .common import SourceResult, relpath
-from .frontmatter import PlanYamlError, YamlDocument, load_yaml, scalar_text
 from .markdown import (
     Heading,
+    PlanYamlError,
     TaskNestingError,
+    YamlDocument,
     count_tasks,
     iter_headings,
+    load_yaml,
     parse_task_list,
+    scalar_text,
     section_lines,
 )
 
