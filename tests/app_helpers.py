@@ -69,10 +69,12 @@ class Toasts:
 
     def __init__(self, app: App[Any]) -> None:
         self.messages: list[str] = []
+        self.severities: list[str] = []
         show = app.notify
 
         def notify(message: str, **options: Any) -> None:
             self.messages.append(message)
+            self.severities.append(str(options.get("severity", "information")))
             show(message, **options)
 
         # An attribute of the instance: every screen and widget notifies through `self.app`.

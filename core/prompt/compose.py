@@ -120,11 +120,17 @@ def compose_prompt(
     if verification.note and phase.apply_policy.requires_validation:
         warnings.append(verification.note)
 
+    if not story.status_known and phase.name in ("kickoff", "dev"):
+        warnings.append(
+            f"story {story.id} has the status '{story.status}', which promptdeck does not know"
+            + (f" ({story.status_source})" if story.status_source else "")
+            + ": check that the work is not already done"
+        )
     if story.status == "done" and phase.name in ("kickoff", "dev"):
         where = (
             "its tasks are all ticked"
             if story.source == "openspec"
-            else ("sprint-status.yaml says so")
+            else f"{story.status_source or 'its tracking'} says so"
         )
         warnings.append(
             f"story {story.id} is already done ({where}): a {phase.name} run would redo "
@@ -155,7 +161,12 @@ def compose_prompt(
         )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
-    if story.path is None and phase.scope == "story":
+    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
+        warnings.append(
+            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
+            "id, title and the files listed for it"
+        )
+    elif story.path is None and phase.scope == "story":
         warnings.append(
             f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
             f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "

@@ -4,7 +4,9 @@ warning of the session."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.screens.notices import Notice, NoticesScreen, notices_text
 from textual.widgets import Static
@@ -74,24 +76,23 @@ async def test_notes_read_once_stay_quiet_in_this_project_until_they_change(
 ) -> None:
     _add_bad_entries(demo_root, 3)
 
-    def loading_toasts(app: object) -> list[str]:
-        return [n.message for n in app._notifications if "loading the stories" in n.message]  # type: ignore[attr-defined]
-
     app = make_app(demo_root)
-    app.toast_limit = 600.0
+    shown = Toasts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_preview(pilot, "1-1")
-        assert loading_toasts(app) == ["loading the stories: 3 new notes · w to read"]
+        assert shown.containing("loading the stories") == [
+            "loading the stories: 3 new notes · w to read"
+        ]
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
         await app.workers.wait_for_complete()
 
     again = make_app(demo_root)
-    again.toast_limit = 600.0
+    shown_again = Toasts(again)
     async with again.run_test(size=(120, 40)) as pilot:
         await wait_for_preview(pilot, "1-1")
         await pilot.pause()
-        assert loading_toasts(again) == []
+        assert shown_again.containing("loading the stories") == []
         assert len(again.notices) == 3  # still there to read
 
     status = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
@@ -99,27 +100,35 @@ async def test_notes_read_once_stay_quiet_in_this_project_until_they_change(
     # One note changes (another entry named): only it is news.
     status.write_text(text.replace("not a story 2:", "not a story 9:"), encoding="utf-8")
     changed = make_app(demo_root)
-    changed.toast_limit = 600.0
+    shown_changed = Toasts(changed)
     async with changed.run_test(size=(200, 50)) as pilot:
         await wait_for_preview(pilot, "1-1")
         await pilot.pause()
-        toasts = loading_toasts(changed)
+        toasts = shown_changed.containing("loading the stories")
         assert len(toasts) == 1 and "'not a story 9'" in toasts[0]
 
 
 @run_async
-async def test_no_toast_outstays_the_limit(demo_root: Path) -> None:
+async def test_no_toast_outstays_the_limit(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from promptdeck.tui.app import TOAST_LIMIT_SECONDS
+    from textual.app import App
 
+    timeouts: dict[str, float | None] = {}
+    show = App.notify
+
+    def recorded(self: App[object], message: str, **options: Any) -> None:
+        # What the app hands Textual's own notify, the toast's real timeout.
+        timeouts[message] = options.get("timeout")
+        show(self, message, **options)
+
+    monkeypatch.setattr(App, "notify", recorded)
     app = make_app(demo_root)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_preview(pilot, "1-1")
         app.notify("a failure", severity="error", timeout=60)
         app.notify("no timeout given", severity="error")
         await pilot.pause()
-        timeouts = [
-            n.timeout
-            for n in app._notifications
-            if "a failure" in n.message or "no timeout" in n.message
-        ]
-        assert timeouts == [TOAST_LIMIT_SECONDS, TOAST_LIMIT_SECONDS]
+    assert timeouts["a failure"] == TOAST_LIMIT_SECONDS
+    assert timeouts["no timeout given"] == TOAST_LIMIT_SECONDS

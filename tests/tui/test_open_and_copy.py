@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyperclip
 import pytest
-from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.screens.copy_menu import CopyMenuScreen
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.layers_table import LayersTable
@@ -23,10 +23,6 @@ def _fake_editor(folder: Path, status: int = 0) -> tuple[Path, Path]:
     return script, record
 
 
-def _toasts(app: object) -> list[str]:
-    return [n.message for n in app._notifications]  # type: ignore[attr-defined]
-
-
 @pytest.mark.parametrize("size", SIZES)
 @run_async
 async def test_o_opens_the_story_file_a_file_and_a_layer_source(
@@ -36,7 +32,7 @@ async def test_o_opens_the_story_file_a_file_and_a_layer_source(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", f"{script} --wait")
     app = make_app(demo_root, stable=True)
-    app.toast_limit = 600.0
+    shown = Toasts(app)
     async with app.run_test(size=size) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.press("o")
@@ -62,7 +58,7 @@ async def test_o_opens_the_story_file_a_file_and_a_layer_source(
         layers.move_cursor(row=2)  # Layer-1: a bundled template, no project file
         await pilot.press("o")
         await pilot.pause()
-        assert any("not a project file" in t for t in _toasts(app))
+        assert any("not a project file" in t for t in shown.messages)
         assert len(record.read_text().splitlines()) == 6
 
 
@@ -73,22 +69,22 @@ async def test_a_missing_or_failing_editor_is_one_line_and_the_app_goes_on(
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("EDITOR", raising=False)
     app = make_app(demo_root, stable=True)
-    app.toast_limit = 600.0
+    shown = Toasts(app)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.press("o")
         await pilot.pause()
-        assert any("set $EDITOR" in t for t in _toasts(app))
+        assert any("set $EDITOR" in t for t in shown.messages)
         monkeypatch.setenv("EDITOR", "no-such-editor-anywhere")
         await pilot.press("o")
         await pilot.pause()
-        assert any("not an executable" in t for t in _toasts(app))
+        assert any("not an executable" in t for t in shown.messages)
         script, _record = _fake_editor(tmp_path, status=3)
         monkeypatch.setenv("EDITOR", str(script))
         await pilot.press("o")
         await pilot.pause()
-        assert any("exited with status 3" in t for t in _toasts(app))
-        assert all("\n" not in t for t in _toasts(app))
+        assert any("exited with status 3" in t for t in shown.messages)
+        assert all("\n" not in t for t in shown.messages)
         assert app.screen is screen and screen.story is not None and screen.story.id == "1-1"
 
 

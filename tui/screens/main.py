@@ -30,6 +30,7 @@ from promptdeck.core.stories import (
     PlanSnapshot,
     Story,
     StoryCatalog,
+    group_notes,
     load_catalog,
     plan_paths,
     take_snapshot,
@@ -268,11 +269,13 @@ class MainScreen(Screen[None]):
         chosen = kept or (catalog.stories[0] if catalog.stories else None)
         # The cursor's story first: the tree is rebuilt with the cursor on it.
         self.stories_pane.current = chosen.id if chosen else None
+        self.stories_pane.unreadable = catalog.unreadable
         self.stories_pane.stories = catalog.stories
         self._fit_stories()
         if not reload:
-            # One toast for them all; the notices screen (w) keeps each of them.
-            self.context.board.add_notices("loading the stories", list(catalog.warnings))
+            # One toast for them all; the notices screen (w) keeps each of them, by kind.
+            notes = [f"{g.kind}: {line}" for g in group_notes(catalog) for line in g.lines]
+            self.context.board.add_notices("loading the stories", notes)
         if chosen is None:
             # Nothing to compose: the preview says what promptdeck looks for instead.
             self.preview.no_stories = tuple(where_stories_come_from(self.context.workspace))

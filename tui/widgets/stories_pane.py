@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptdeck.core.stories import Story, filter_stories
+from promptdeck.core.stories import Story, UnreadableEntry, filter_stories
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -51,6 +51,9 @@ class StoriesPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.unreadable: tuple[UnreadableEntry, ...] = ()
+        """Plan entries that could not be read: shown greyed below the stories (set before
+        :attr:`stories`)."""
         self._query = ""
         self._follow_timer: Timer | None = None
 
@@ -84,7 +87,7 @@ class StoriesPane(Vertical):
         under = tree.cursor_node.data if tree.cursor_node is not None else None
         ids = {story.id for story in shown}
         keep = under.id if under is not None and under.id in ids else self.current
-        tree.show_stories(shown, keep, self.flags)
+        tree.show_stories(shown, keep, self.flags, self.unreadable)
 
     def natural_width(self) -> int:
         """Columns that show every story's id and title whole (0 before the stories load)."""

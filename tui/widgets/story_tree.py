@@ -6,7 +6,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.stories import STATUS_MARKS, Story, group_stories, status_legend
+from promptdeck.core.stories import (
+    STATUS_MARKS,
+    Story,
+    UnreadableEntry,
+    group_stories,
+    status_legend,
+)
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -65,10 +71,12 @@ class StoryTree(Tree[Story | None]):
         stories: Sequence[Story],
         current: str | None = None,
         flags: Mapping[str, str] | None = None,
+        unreadable: Sequence[UnreadableEntry] = (),
     ) -> None:
         """Rebuild the whole tree in one pass from ``stories`` and put the cursor on
         ``current`` when it is among them; ``flags``: story id → a short warning shown after
-        its title (a status a run could not write back)."""
+        its title (a status a run could not write back); plan entries that could not be read
+        follow, greyed, each with its ``file:line`` and why (never silently dropped)."""
         flags = flags or {}
         self.clear()
         self._story_nodes = {}
@@ -83,6 +91,17 @@ class StoryTree(Tree[Story | None]):
                 if story.id in flags:
                     label.append(" ⚠ " + printable_line(flags[story.id]), "bold")
                 self._story_nodes[story.id] = branch.add_leaf(label, data=story)
+        if unreadable:
+            branch = self.root.add(
+                Text(f"Could not be read ({len(unreadable)})", style="bold dim"),
+                data=None,
+                expand=True,
+            )
+            for entry in unreadable:
+                branch.add_leaf(
+                    Text(printable_line(f"{entry.where} — {entry.reason}"), style="dim"),
+                    data=None,
+                )
         if current not in self._story_nodes:
             # The story under the cursor is filtered out: the cursor goes to the first story
             # shown (the preview follows it), never to a row that stays unannounced.
