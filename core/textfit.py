@@ -3,7 +3,6 @@ table and in the app."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 ELLIPSIS = "…"
@@ -48,12 +47,21 @@ def shorten_paths(paths: Sequence[str], width: int) -> list[str]:
         names = sorted({paths[i].rpartition("/")[2] for i in indexes})
         if len(names) < 2:
             continue
-        prefix = len(os.path.commonprefix(names))
-        suffix = len(os.path.commonprefix([name[::-1] for name in names]))
+        prefix = _shared_start(names)
+        suffix = _shared_start([name[::-1] for name in names])
         for index in indexes:
             name = paths[index].rpartition("/")[2]
             shown[index] = _keep_difference(name, width, prefix, suffix)
     return shown
+
+
+def _shared_start(texts: Sequence[str]) -> int:
+    """How many characters every one of ``texts`` starts with alike."""
+    shortest = min(texts, key=len)
+    for index, char in enumerate(shortest):
+        if any(text[index] != char for text in texts):
+            return index
+    return len(shortest)
 
 
 def _keep_difference(name: str, width: int, prefix: int, suffix: int) -> str:

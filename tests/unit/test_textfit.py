@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from promptdeck.core.textfit import ELLIPSIS, shorten_path, shorten_paths
+from promptdeck.core.textfit import shorten_path, shorten_paths
 
 ART = "_bmad-output/implementation-artifacts"
 
