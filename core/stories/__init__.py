@@ -7,11 +7,19 @@ for the tree, and the status written back to the plan.
 
 from __future__ import annotations
 
-from .catalog import group_notes, load_catalog, summary_lines, where_stories_come_from
+from .catalog import (
+    WATCH_LIMIT,
+    PlanSnapshot,
+    group_notes,
+    load_catalog,
+    plan_paths,
+    summary_lines,
+    take_snapshot,
+    where_stories_come_from,
+)
 from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
 from .keys import normalize_key
 from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
-from .plan_snapshot import WATCH_LIMIT, PlanSnapshot, plan_paths, take_snapshot
 
 __all__ = [
     "STATUS_MARKS",

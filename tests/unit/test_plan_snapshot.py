@@ -11,8 +11,7 @@ from pathlib import Path
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.records.status_record import unwritten_status
-from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.stories.plan_snapshot import WATCH_LIMIT, plan_paths, take_snapshot
+from promptdeck.core.stories.catalog import WATCH_LIMIT, load_catalog, plan_paths, take_snapshot
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"

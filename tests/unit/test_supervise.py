@@ -33,15 +33,22 @@ def supervise(
     timeout: float = 60.0,
     argv: tuple[str, ...] | None = None,
     cancel_on_output: bool = False,
+    deadline_on_output: bool = False,
+    cancel_grace: tuple[float, float] = (0.5, 0.5),
 ) -> tuple[ProcessSupervisor, ProcessExit, Seen]:
     seen = Seen()
     cancel = cancel or threading.Event()
     stopper = cancel
+    running: list[ProcessSupervisor] = []
 
     def on_stdout(data: bytes) -> None:
         seen.stdout.extend(data)
         if cancel_on_output:
             stopper.set()
+        if deadline_on_output and running:
+            # The time limit counts from the script's first output, not from its launch: on
+            # a loaded machine the interpreter may take longer than the limit to start.
+            running[0].deadline = time.time() + timeout
 
     spec = LaunchSpec(argv=argv or (sys.executable, "-c", code), cwd=tmp_path, stdin=stdin)
     supervisor = ProcessSupervisor(
@@ -50,12 +57,13 @@ def supervise(
         on_stderr=seen.stderr.extend,
         on_stream_end=seen.ended.append,
         cancel=cancel,
-        deadline=time.time() + timeout,
+        deadline=time.time() + (60.0 if deadline_on_output else timeout),
         timeout=timeout,
-        cancel_grace=(0.5, 0.5),
+        cancel_grace=cancel_grace,
         notice=seen.notices.append,
         log=seen.logs.append,
     )
+    running.append(supervisor)
     return supervisor, supervisor.run(), seen
 
 
@@ -94,7 +102,14 @@ def test_a_cancel_ignored_at_sigint_escalates_to_sigterm(tmp_path: Path) -> None
 
 
 def test_the_deadline_stops_the_process(tmp_path: Path) -> None:
-    supervisor, ended, seen = supervise(tmp_path, "import time; time.sleep(60)", timeout=0.2)
+    # The deadline starts once the script is asleep (it has said so), so the SIGINT finds it
+    # there and not half-started; the SIGINT grace is wide, so a slow exit on a busy machine
+    # is not taken for an ignored signal — an ignored one would still end in SIGTERM.
+    code = "import time; print('asleep', flush=True); time.sleep(60)"
+    supervisor, ended, seen = supervise(
+        tmp_path, code, timeout=0.2, deadline_on_output=True, cancel_grace=(10.0, 0.5)
+    )
+    assert bytes(seen.stdout) == b"asleep\n"
     assert supervisor.timed_out and not supervisor.cancelled
     assert ended.returncode == -signal.SIGINT
     assert seen.notices == ["timeout after 0.2 s: stopping the agent"]

@@ -75,7 +75,7 @@ when the titles need it (the preview keeps the rest)."""
 
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
-:mod:`promptdeck.core.stories.plan_snapshot` for why this polls)."""
+:mod:`promptdeck.core.stories.catalog` for why this polls)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
