@@ -13,7 +13,6 @@ import sys
 from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..core.injection import Selection
 from ..core.listing import one_scan
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
@@ -24,6 +23,8 @@ from .common import (
     add_workspace_options,
     encoding_from,
     print_json,
+    remember_file_choices,
+    selection_from,
     warn,
     workspace_from,
 )
@@ -77,12 +78,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         story_id=args.story,
         phase=args.phase,
         mode=mode,
-        selection=Selection(
-            project_context=not args.no_project_context,
-            discovery=args.discovery,
-            tech_spec=args.tech_spec,
-            additional_files=tuple(args.files),
-        ),
+        selection=selection_from(args),
         retry_reason=args.retry_reason,
         failure=failure,
         variant=variant_from(args, args.phase),
@@ -98,9 +94,11 @@ def compose_from(args: argparse.Namespace, *, count_tokens: bool) -> ComposedPro
     counter = get_counter(encoding_from(args, workspace))
     # One command, one listing of each folder: discovery and the injection share it.
     with one_scan():
-        return compose_prompt(
+        prompt = compose_prompt(
             workspace, None, request_from(args), counter=counter, count_tokens=count_tokens
         )
+    remember_file_choices(args, workspace.root, prompt)
+    return prompt
 
 
 def too_large(prompt: ComposedPrompt) -> InjectionTooLarge:

@@ -9,7 +9,13 @@ from ..core.errors import EXIT_OK, UsageError
 from ..core.prompt import PromptRequest
 from ..core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
 from ..core.records import load_run
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    print_json,
+    selection_from,
+    workspace_from,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give a second RUN or --now, not both")
     if args.now:
         from ..core.catalog import load_catalog
-        from ..core.injection import Selection
         from ..core.prompt import compose_prompt
         from ..core.tokens import get_counter
 
@@ -55,12 +60,7 @@ def run(args: argparse.Namespace) -> int:
             phase=old_run.phase,
             mode="create" if mode == "chat" else mode,
             retry_reason=old_meta.retry_reason,
-            selection=Selection(
-                project_context=not args.no_project_context,
-                discovery=args.discovery,
-                tech_spec=args.tech_spec,
-                additional_files=tuple(args.files),
-            ),
+            selection=selection_from(args),
         )
         prompt = compose_prompt(
             workspace,

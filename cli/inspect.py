@@ -14,12 +14,17 @@ from typing import Any
 
 from ..core.budget import check_budget
 from ..core.config import Config
+from ..core.cut_lines import cut_lines
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
-from ..core.prompt import ComposedPrompt
-from ..core.tokens import ARGV_LIMIT_BYTES
+from ..core.file_choice import normal_path
+from ..core.fit import FitAnswer, agent_window, composed_measure, parse_target, solve
+from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from ..core.terminal import printable_line
+from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
 from .common import (
     add_inclusion_options,
     add_workspace_options,
+    encoding_from,
     print_json,
     warn,
     workspace_from,
@@ -55,10 +60,44 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "first, with the warning, argv and error lines (by tokens, or bytes)"
         ),
     )
+    parser.add_argument(
+        "--fit",
+        metavar="SIZE",
+        help=(
+            "name the fewest files to leave out so the prompt fits SIZE: 120KiB or 150000 "
+            "(bytes), 30000t (tokens), 80%% (of the agent's context window); never the "
+            "story's own files"
+        ),
+    )
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --fit: never propose leaving out this file; repeatable",
+    )
     add_prompt_options(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
+
+
+def fit_answer(args: argparse.Namespace, prompt: ComposedPrompt) -> FitAnswer:
+    """The ``--fit`` answer for ``prompt`` (composes it again for each check)."""
+    workspace = workspace_from(args)
+    target = parse_target(args.fit, agent_window(workspace.config))
+    counted = target.unit == "tokens"
+    if counted and not prompt.counted:
+        prompt = compose_prompt(workspace, None, prompt.request)
+    counter = get_counter(encoding_from(args, workspace))
+
+    def compose(request: PromptRequest) -> ComposedPrompt:
+        return compose_prompt(
+            workspace, None, request, counter=counter, count_tokens=counted, scan_secrets=False
+        )
+
+    measure = composed_measure(compose, prompt.request, target)
+    return solve(prompt, target, measure, keep=[normal_path(p) for p in args.keep])
 
 
 def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dict[str, Any]:
@@ -291,8 +330,14 @@ def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
     prompt = compose_from(args, count_tokens=True)
     config = workspace_from(args).config
+    answer = fit_answer(args, prompt) if args.fit else None
+    client_lines = cut_lines(prompt, workspace_from(args).root)
     if args.json:
-        print_json(inspect_payload(prompt, config))
+        payload = inspect_payload(prompt, config)
+        payload["cut_lines"] = [cut.to_dict() for cut in client_lines]
+        if answer is not None:
+            payload["fit"] = answer.to_dict()
+        print_json(payload)
     elif args.chart:
         for message in all_warnings(prompt):
             warn(message)
@@ -305,4 +350,10 @@ def run(args: argparse.Namespace) -> int:
         for message in all_warnings(prompt):
             warn(message)
         _print_report(prompt, config)
+        for cut in client_lines:
+            mark = "✖" if cut.over else "·"
+            print(f"{mark} {cut.client} {cut.name}: {printable_line(cut.says)}")
+        if answer is not None:
+            for line in answer.lines():
+                print(line)
     return EXIT_TOO_LARGE if prompt.injection.level == "error" else EXIT_OK

@@ -33,6 +33,7 @@ from pathlib import Path
 from .config import Config, load_config
 from .errors import InjectionTooLarge
 from .injection_files import (
+    apply_choices,
     mark_over_budget,
     plan_candidates,
     read_candidate,
@@ -92,6 +93,8 @@ def build_injection(
     emit: Emit | None = None,
     count_tokens: bool = True,
     scan_secrets: bool = True,
+    excluded_files: Sequence[str] = (),
+    included_files: Sequence[str] = (),
 ) -> Injection:
     """Build the injection for ``story_keys`` and report every candidate file.
 
@@ -117,6 +120,8 @@ def build_injection(
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
         count_tokens: False leaves token counts None, for an instant byte-only build.
         scan_secrets: False skips the secret scan (an instant preview; never before a run).
+        excluded_files: root-relative files the user left out (:mod:`.file_choice`).
+        included_files: root-relative files the user took in.
 
     Raises:
         TypeError: ``story_keys`` or ``additional_files`` is a single string rather than a
@@ -136,6 +141,7 @@ def build_injection(
         reject_over_limit=False,
         scan_secrets=scan_secrets,
         project_context=project_context,
+        choices=(excluded_files, included_files),
     )
 
 
@@ -154,6 +160,7 @@ def _build(
     reject_over_limit: bool,
     scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
+    choices: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -170,6 +177,7 @@ def _build(
     candidates = plan_candidates(
         root, config, story_keys, *switches, additional_files, story_files, project_context
     )
+    apply_choices(candidates, root, *choices)
     resolve_candidates(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
@@ -331,6 +339,8 @@ def build_story_injection(
         emit=emit,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
+        excluded_files=selection.excluded,
+        included_files=selection.included,
     )
 
 

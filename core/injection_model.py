@@ -53,6 +53,10 @@ class Selection:
     discovery: bool = False
     tech_spec: bool = False
     additional_files: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    """Root-relative files left out by hand (:mod:`.file_choice`); never the story's own."""
+    included: tuple[str, ...] = ()
+    """Root-relative files taken in by hand although no toggle includes them."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from .agents.base import agent_label
 from .budget import check_budget
+from .file_choice import LEFT_OUT_REASON, TAKEN_IN_REASON
 from .images import ImageFile
 from .prompt import ComposedPrompt
 from .records import next_attempt
@@ -130,6 +131,7 @@ class RunPlan:
         untrusted: the settings of the project's untrusted config that choose what this run
             starts, ``key = value`` (see :mod:`~promptdeck.core.trust`).
         images: the images sent with the user message, described (``--image``).
+        choices: the files left out or taken in by the user's per-file choices, with why.
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
     """
@@ -156,6 +158,7 @@ class RunPlan:
     images: tuple[str, ...] = ()
     attempt: int = 1
     run_folder: str = ""
+    choices: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -186,6 +189,8 @@ class RunPlan:
                     "saving": option.saving,
                     "size_after": option.size_after,
                     "fits": option.fits,
+                    "paths": list(option.paths),
+                    "proof": option.proof,
                 }
                 for option in self.options
             ],
@@ -194,6 +199,7 @@ class RunPlan:
             "secrets": list(self.secrets),
             "untrusted": list(self.untrusted),
             "images": list(self.images),
+            "choices": list(self.choices),
             "notes": list(self.notes),
             "blocked": self.blocked,
         }
@@ -215,6 +221,7 @@ def describe_plan(
 
     Over the error line, this builds the injection again without each optional inclusion (see
     :func:`~promptdeck.core.size_advice.size_options`): blocking, call it off the UI thread.
+    The files the user left out or took in by hand are listed with why (``choices``).
 
     Args:
         agent: the backend's name (shown with its simulation mark).
@@ -225,7 +232,7 @@ def describe_plan(
     injection = prompt.injection
     options: tuple[SizeOption, ...] = ()
     if injection.level == "error":
-        options = tuple(size_options(workspace, prompt.story, request.selection, injection))
+        options = tuple(size_options(workspace, prompt))
     budget = check_budget(prompt, workspace.config)
     trust = config_trust(workspace, agent)
     folder = ""
@@ -254,7 +261,17 @@ def describe_plan(
         secrets=tuple(str(finding) for finding in injection.secrets),
         untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
+        choices=file_choice_lines(prompt),
     )
+
+
+def file_choice_lines(prompt: ComposedPrompt) -> tuple[str, ...]:
+    """``left out by you: a.md (3.3 KiB)``: each file the user's choices moved, and why."""
+    lines = []
+    for item in prompt.injection.files:
+        if item.reason in (LEFT_OUT_REASON, TAKEN_IN_REASON):
+            lines.append(f"{item.reason}: {item.path} ({human_bytes(item.bytes)})")
+    return tuple(lines)
 
 
 def refusal_lines(plan: RunPlan) -> list[str]:
@@ -275,20 +292,32 @@ def refusal_lines(plan: RunPlan) -> list[str]:
             f"{printable_line(path)} ({human_bytes(size)})" for path, size in plan.largest
         )
         lines.append(f"Largest files: {top}.")
-    fitting = [option for option in plan.options if option.fits]
     if plan.options:
-        lines.append("What would bring it under:" if fitting else "Each option alone:")
-        lines.extend(f"  • {printable_line(option.describe())}" for option in plan.options)
-    if not fitting:
+        lines.append("What would bring it under (the fewest files to leave out):")
+        for option in plan.options:
+            lines.append(f"  • {printable_line(option.describe())}")
+            if option.proof:
+                lines.append(f"    {printable_line(option.proof)}")
+    else:
         lines.append(
-            "  • no single inclusion brings it under: the story's own files are too large; "
-            "trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
+            "  • no set of files it may leave out brings it under: the story's own files are "
+            "too large; trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
         )
     return lines
 
 
 BlockKind = Literal[
-    "title", "sizes", "budget", "images", "notes", "trust", "secrets", "refusal", "command", "argv"
+    "title",
+    "sizes",
+    "budget",
+    "images",
+    "choices",
+    "notes",
+    "trust",
+    "secrets",
+    "refusal",
+    "command",
+    "argv",
 ]
 """What a block of the confirmation says; the app places and colours each kind."""
 
@@ -355,6 +384,9 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     if plan.images:
         shown = tuple(f"  {printable_line(image)}" for image in plan.images)
         blocks.append(ConfirmationBlock("images", ("images:", *shown)))
+    if plan.choices:
+        shown = tuple(f"  {printable_line(choice)}" for choice in plan.choices)
+        blocks.append(ConfirmationBlock("choices", ("your file choices:", *shown)))
     if plan.notes:
         blocks.append(ConfirmationBlock("notes", tuple(printable_line(n) for n in plan.notes)))
     if plan.untrusted and not plan.blocked:

@@ -1,16 +1,19 @@
-"""What would bring an oversized injection under the error line: each inclusion the user
-could turn off, measured by building the injection without it (the same core call the
-preview makes), largest saving first.
+"""What would bring an oversized injection under the error line: the files to leave out.
 
-The app's run confirmation and ``promptdeck run --dry-run`` both list them under a refusal.
+The advice is the minimal drop of :mod:`.fit` against the injection's error line: only files
+that are really in the prompt, named one by one, never the story's own; and the size it
+predicts is the size of the prompt composed with them left out (the same core call the preview
+makes). The app's run confirmation and ``promptdeck run --dry-run`` both list it under a
+refusal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from .injection import Injection, Selection, build_story_injection
-from .stories import Story
+from .fit import FitAnswer, composed_measure, error_line_target, solve
+from .prompt import compose_prompt
+from .prompt_request import ComposedPrompt, PromptRequest
 from .units import human_bytes
 from .workspace import Workspace
 
@@ -20,68 +23,50 @@ class SizeOption:
     """One change the user can make, and the injection size it would give.
 
     Attributes:
-        action: what to do, e.g. ``turn off discovery (d)``.
+        action: what to do, naming the files: ``leave out a.md, b.md``.
         saving: bytes it saves.
-        size_after: the injection size after it.
-        fits: True when that alone brings the injection under the error line.
+        size_after: the injection size after it (composed, not estimated).
+        fits: True when it brings the injection under the error line.
+        paths: the files it leaves out.
+        proof: how the set is known to be minimal.
     """
 
     action: str
     saving: int
     size_after: int
     fits: bool
+    paths: tuple[str, ...] = ()
+    proof: str = ""
 
     def describe(self) -> str:
-        """``turn off discovery (d): −38.2 KiB → 120.0 KiB, fits``."""
+        """``leave out a.md (--exclude): −38.2 KiB → 120.0 KiB, under the line``."""
         verdict = "under the line" if self.fits else "still over"
         saving, after = human_bytes(self.saving), human_bytes(self.size_after)
         return f"{self.action}: −{saving} → {after}, {verdict}"
 
 
-def _alternatives(selection: Selection) -> list[tuple[str, Selection]]:
-    options: list[tuple[str, Selection]] = []
-    if selection.discovery:
-        options.append(("turn off discovery files (d)", replace(selection, discovery=False)))
-    if selection.tech_spec:
-        options.append(("turn off tech-spec files (t)", replace(selection, tech_spec=False)))
-    if selection.project_context:
-        options.append(
-            ("leave out the project context (p)", replace(selection, project_context=False))
-        )
-    for path in selection.additional_files:
-        rest = tuple(p for p in selection.additional_files if p != path)
-        options.append(
-            (f"remove the added file {path} (x)", replace(selection, additional_files=rest))
-        )
-    if len(options) > 1:
-        options.append(
-            (
-                "turn off every optional inclusion",
-                Selection(project_context=False, discovery=False, tech_spec=False),
-            )
-        )
-    return options
+def fit_under_error_line(workspace: Workspace, prompt: ComposedPrompt) -> FitAnswer:
+    """The minimal drop that brings ``prompt``'s injection under its error line.
 
-
-def size_options(
-    workspace: Workspace, story: Story, selection: Selection, injection: Injection
-) -> list[SizeOption]:
-    """Every optional inclusion the user could drop, with the size it would leave.
-
-    Blocking (reads file sizes and contents): call it from a worker thread.
+    Blocking (composes the prompt again for each check): call it from a worker thread.
     """
-    found: list[SizeOption] = []
-    for action, alternative in _alternatives(selection):
-        smaller = build_story_injection(
-            workspace,
-            story,
-            alternative,
-            command_name=injection.command_name,
-            count_tokens=False,
-            scan_secrets=False,
-        )
-        saving = injection.size_bytes - smaller.size_bytes
-        if saving <= 0:
-            continue
-        found.append(SizeOption(action, saving, smaller.size_bytes, smaller.level != "error"))
-    return sorted(found, key=lambda option: (-option.saving, option.action))
+    target = error_line_target(prompt)
+
+    def compose(request: PromptRequest) -> ComposedPrompt:
+        return compose_prompt(workspace, None, request, count_tokens=False, scan_secrets=False)
+
+    return solve(prompt, target, composed_measure(compose, prompt.request, target))
+
+
+def size_options(workspace: Workspace, prompt: ComposedPrompt) -> list[SizeOption]:
+    """The files to leave out so the injection fits, as one option (none when no drop fits).
+
+    Blocking (composes the prompt again): call it from a worker thread.
+    """
+    answer = fit_under_error_line(workspace, prompt)
+    if not answer.fits or not answer.drop or answer.size_after is None:
+        return []
+    paths = tuple(item.path for item in answer.drop)
+    action = "leave out " + ", ".join(paths) + " (--exclude, or space on the file's row)"
+    saving = prompt.injection.size_bytes - answer.size_after
+    return [SizeOption(action, saving, answer.size_after, True, paths, answer.proof)]

@@ -30,6 +30,7 @@ __all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
 _BODY_IDS = {
     "budget": "confirm-budget",
     "images": "confirm-images",
+    "choices": "confirm-choices",
     "notes": "confirm-notes",
     "trust": "confirm-trust",
     "secrets": "confirm-secrets",
