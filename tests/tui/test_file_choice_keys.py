@@ -1,5 +1,5 @@
 """``space`` on a file row leaves the file out (or takes it in), remembered for the story, and
-``f`` answers with the fewest files to leave out."""
+``f`` answers with the fewest files to leave out and the clients' cut lines."""
 
 from __future__ import annotations
 
@@ -54,4 +54,6 @@ async def test_f_answers_with_the_fit(demo_root: Path) -> None:
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the fit view")
         assert isinstance(app.screen, TextViewScreen)
-        assert "it fits, nothing to leave out" in app.screen._view_text
+        text = app.screen._view_text
+        assert "it fits, nothing to leave out" in text
+        assert "· linux one-argument limit: the system prompt is" in text

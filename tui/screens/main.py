@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
+from promptdeck.core.cut_lines import cut_lines
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.file_choice import toggle_remembered
 from promptdeck.core.fit import default_fit
@@ -349,7 +350,7 @@ class MainScreen(Screen[None]):
 
     def action_fit(self) -> None:
         """``f``: the fewest files to leave out so the prompt fits its budget (or the
-        injection its error line)."""
+        injection its error line), and where the clients cut or warn."""
         if self.prompt is None:
             self.notify("the prompt is still being composed", severity="warning")
             return
@@ -359,7 +360,19 @@ class MainScreen(Screen[None]):
     async def _fit(self, prompt: ComposedPrompt) -> None:
         workspace, counter = self.context.workspace, self.context.counter
         answer = await asyncio.to_thread(default_fit, workspace, prompt, counter)
-        self.app.push_screen(TextViewScreen("Fit", "\n".join(answer.lines()), "f: fit"))
+        lines = await asyncio.to_thread(cut_lines, prompt, workspace.root)
+        text = "\n".join(
+            [
+                *answer.lines(),
+                "",
+                "Where the clients cut or warn:",
+                *(
+                    f"{'✖' if cut.over else '·'} {cut.client} {cut.name}: {cut.says}"
+                    for cut in lines
+                ),
+            ]
+        )
+        self.app.push_screen(TextViewScreen("Fit and cut lines", text, "f: fit"))
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
