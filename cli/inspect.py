@@ -260,6 +260,10 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
     )
     print_records(FILE_COLUMNS, file_rows, title="Injected files", console=console, plain=plain)
 
+    for category, flag in (("discovery", "--discovery"), ("tech-spec", "--tech-spec")):
+        note = injection.toggle_note(category)
+        if note:
+            console.print(Text.assemble((f"{flag} ", "bold"), f"changes nothing: {note}"))
     level_style = {"ok": "green", "warning": "yellow", "error": "red"}[injection.level]
     console.print(
         Text.assemble(
@@ -335,6 +339,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         payload = inspect_payload(prompt, config)
         payload["cut_lines"] = [cut.to_dict() for cut in client_lines]
+        payload["toggle_notes"] = {
+            category: prompt.injection.toggle_note(category) or None
+            for category in ("discovery", "tech-spec")
+        }
         if answer is not None:
             payload["fit"] = answer.to_dict()
         print_json(payload)

@@ -127,6 +127,13 @@ class Injection:
     encoding: str
     warnings: tuple[str, ...] = field(default=())
 
+    def toggle_note(self, category: str) -> str:
+        """``no discovery files for this story`` when no candidate of ``category`` exists
+        (its toggle then changes nothing), else ""."""
+        if any(f.category == category for f in self.files):
+            return ""
+        return f"no {category} files for this story"
+
     def included(self) -> tuple[InjectedFile, ...]:
         """The files whose content is in the injection, in order."""
         return tuple(f for f in self.files if f.included)

@@ -7,8 +7,11 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.file_choice import story_choice
+from promptdeck.core.prompt import PromptRequest, compose_prompt
+from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.widgets.files_table import FilesTable
+from promptdeck.tui.widgets.preview_pane import notes_text
 
 CONTEXT = "_bmad-output/planning-artifacts/sprint-project-context.md"
 STORY = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"
@@ -57,3 +60,12 @@ async def test_f_answers_with_the_fit(demo_root: Path) -> None:
         text = app.screen._view_text
         assert "it fits, nothing to leave out" in text
         assert "· linux one-argument limit: the system prompt is" in text
+
+
+def test_the_notes_say_when_a_toggle_has_nothing_to_switch(demo_root: Path) -> None:
+    workspace = open_workspace(demo_root)
+    prompt = compose_prompt(workspace, None, PromptRequest("1-2", "dev"), count_tokens=False)
+    notes = notes_text(prompt, workspace.config)
+    assert notes.startswith("[p] project on  [d] no discovery files  [t] no tech-spec files")
+    with_files = compose_prompt(workspace, None, PromptRequest("1-1", "dev"), count_tokens=False)
+    assert "[d] discovery off  " in notes_text(with_files, workspace.config)

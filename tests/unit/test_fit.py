@@ -328,3 +328,12 @@ def test_the_exact_search_agrees_with_brute_force(items: list[int], limit: int) 
         assert found is None
     else:
         assert found is not None and len(found[0]) == fewest
+
+
+def test_a_toggle_with_no_files_says_so(tmp_path: Path) -> None:
+    workspace = _workspace(tmp_path)
+    prompt = _compose(workspace, count_tokens=False)
+    assert prompt.injection.toggle_note("discovery") == ""
+    (workspace.root / DISCOVERY).unlink()
+    prompt = _compose(workspace, count_tokens=False)
+    assert prompt.injection.toggle_note("discovery") == "no discovery files for this story"
