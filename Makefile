@@ -4,6 +4,7 @@
 #   make test E2E=0  the same without fetching the agent CLIs; the end-to-end tests are skipped
 PYTHON ?= python3
 E2E    ?= 1
+WORKERS ?= auto
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -23,7 +24,7 @@ else
 PYTEST_ENV :=
 endif
 
-.PHONY: demo test lint typecheck pytest bench clean agent-clis claude-cli codex-cli
+.PHONY: demo test lint typecheck pytest bench bench-peers clean agent-clis claude-cli codex-cli
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -47,7 +48,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 demo: $(DEMO_STAMP)
 	@$(BIN)/promptdeck demo
 
-## test: lint (ruff, import contracts), type-check core/ cli/ tui/ themes/, and run the whole test suite
+## test: lint (ruff, import contracts), type-check core/ cli/ tui/ themes/ bench/, and run the whole test suite
 test: $(STAMP) agent-clis lint typecheck pytest
 
 lint: $(STAMP)
@@ -58,8 +59,12 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite runs spread over worker processes (pytest-xdist): WORKERS=auto is one per core;
+# `make pytest WORKERS=0` runs it in one process. --dist loadgroup hands tests out one by one,
+# except that a group (pytest.mark.xdist_group, e.g. the wheel's tests) stays on one worker.
 pytest: $(STAMP)
-	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(PYTEST_ENV) $(BIN)/pytest -q
+	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(PYTEST_ENV) $(BIN)/pytest -q \
+		-n $(WORKERS) --dist loadgroup
 
 # npm_cli BINARY PACKAGE SIZE: install an agent CLI for the end-to-end tests into .tools/npm,
 # once, saying what it fetches and how big it is first; without npm, say the tests will skip.
@@ -90,8 +95,21 @@ ifneq ($(E2E),0)
 	$(call npm_cli,codex,@openai/codex,about 400 MB)
 endif
 
-## bench: run the benchmarks and print their figures
-bench: $(STAMP)
+## bench-peers: repomix, the peer the benchmarks compare with, into .tools/npm (once)
+bench-peers:
+	@if [ -x "$(NPM_PREFIX)/node_modules/.bin/repomix" ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then \
+		echo "make: npm not found; the benchmarks will run without repomix"; \
+	else \
+		echo "make: fetching repomix with npm into .tools/npm (about 60 MB, once)"; \
+		mkdir -p $(NPM_PREFIX) && \
+		npm install --silent --no-audit --no-fund --prefix $(NPM_PREFIX) repomix >/dev/null 2>&1 \
+		|| echo "make: npm could not install repomix; the benchmarks will run without it"; \
+	fi
+
+## bench: the budgets (fresh processes, interleaved with the floor and the peers; exit 1 when
+## a budget is missed), then every other benchmark's figures
+bench: $(STAMP) bench-peers
 	$(BIN)/python bench/run_all.py
 
 clean:

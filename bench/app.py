@@ -42,16 +42,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from promptdeck.tui.widgets.meter_line import MeterLine
 from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
+from rich.console import RenderableType
 from synthetic import ARTIFACTS, BIG_STORY, PROJECT_CONTEXT, make_synthetic_workspace, settle
 from textual import events
+from textual.screen import Screen
 
 TOGGLES = 50
 PACE_SECONDS = 0.15
@@ -122,7 +124,7 @@ async def bench_toggles(root: Path, settings_dir: Path) -> dict[str, Any]:
         drawn: dict[str, float] = {}
         real_display = app._display
 
-        def display(target: Any, renderable: Any) -> None:
+        def display(target: Screen[Any], renderable: RenderableType | None) -> None:
             real_display(target, renderable)
             if renderable is None:
                 return
@@ -132,7 +134,8 @@ async def bench_toggles(root: Path, settings_dir: Path) -> dict[str, Any]:
                     drawn[name] = now
                     del waiting[name]
 
-        app._display = display  # type: ignore[method-assign]
+        # On the instance: every frame the compositor hands over passes through it.
+        setattr(app, "_display", display)  # noqa: B010
         for _ in range(TOGGLES):
             await asyncio.sleep(PACE_SECONDS)
             want = not screen.selection.discovery
@@ -239,62 +242,57 @@ def _start_session(tmux: str, session: str, command: str) -> float:
     raise RuntimeError(f"tmux could not start a session: {done.stderr.decode().strip()}")
 
 
+def tmux_until(command: str, shown: Callable[[str], bool], what: str) -> float:
+    """Seconds from starting ``command`` in a fresh tmux session (interpreter start included)
+    until ``shown(screen text)`` holds; the screen is polled every 5 ms."""
+    tmux = shutil.which("tmux")
+    assert tmux is not None
+    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
+    started = _start_session(tmux, session, command)
+    try:
+        while time.perf_counter() - started < LIMIT_SECONDS:
+            screen = subprocess.run(
+                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
+                capture_output=True,
+                text=True,
+            ).stdout
+            if shown(screen):
+                return time.perf_counter() - started
+            time.sleep(0.005)
+        raise RuntimeError(f"never on screen in tmux: {what}")
+    finally:
+        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+
+
+def app_command(root: Path, variables: dict[str, str]) -> str:
+    """The shell command that opens the app on ``root`` with ``variables`` set."""
+    script = Path(sys.executable).with_name("promptdeck")
+    assigned = [f"{k}={shlex.quote(v)}" for k, v in {"TERM": "xterm-256color", **variables}.items()]
+    return " ".join(["env", *assigned, shlex.quote(str(script)), "--root", shlex.quote(str(root))])
+
+
+def token_meters_shown(screen: str) -> bool:
+    """The first story's layers and its token meters are on screen."""
+    return "Layer-6" in screen and bool(_TOKENS_SHOWN.search(screen)) and FIRST_STORY in screen
+
+
 def bench_first_paint_fresh(
     root: Path, settings_dir: Path, env_extra: dict[str, str]
 ) -> float | None:
     """A fresh ``promptdeck --root ROOT`` in tmux (interpreter start included) until the
     first story's token meters are on screen; None without tmux."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    if shutil.which("tmux") is None:
         return None
-    script = Path(sys.executable).with_name("promptdeck")
-    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
-    variables = {"XDG_CONFIG_HOME": str(settings_dir), "TERM": "xterm-256color", **env_extra}
-    assigned = [f"{k}={shlex.quote(v)}" for k, v in variables.items()]
-    command = " ".join(
-        ["env", *assigned, shlex.quote(str(script)), "--root", shlex.quote(str(root))]
-    )
-    started = _start_session(tmux, session, command)
-    try:
-        while time.perf_counter() - started < LIMIT_SECONDS:
-            screen = subprocess.run(
-                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if "Layer-6" in screen and _TOKENS_SHOWN.search(screen) and FIRST_STORY in screen:
-                return time.perf_counter() - started
-            time.sleep(0.005)
-        raise RuntimeError("the app never painted its token meters in tmux")
-    finally:
-        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+    command = app_command(root, {"XDG_CONFIG_HOME": str(settings_dir), **env_extra})
+    return tmux_until(command, token_meters_shown, "the token meters")
 
 
 def bench_first_paint_tmux(root: Path, settings_dir: Path) -> float | None:
     """``promptdeck --root ROOT`` in tmux until the layers show; None without tmux."""
-    tmux = shutil.which("tmux")
-    if tmux is None:
+    if shutil.which("tmux") is None:
         return None
-    script = Path(sys.executable).with_name("promptdeck")
-    session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
-    command = (
-        f"env XDG_CONFIG_HOME={shlex.quote(str(settings_dir))} TERM=xterm-256color "
-        f"{shlex.quote(str(script))} --root {shlex.quote(str(root))}"
-    )
-    started = _start_session(tmux, session, command)
-    try:
-        while time.perf_counter() - started < LIMIT_SECONDS:
-            screen = subprocess.run(
-                [tmux, "-L", SOCKET, "capture-pane", "-p", "-t", session],
-                capture_output=True,
-                text=True,
-            ).stdout
-            if "Layer-6" in screen and "Epic 1" in screen:
-                return time.perf_counter() - started
-            time.sleep(0.01)
-        raise RuntimeError("the app never painted its layers in tmux")
-    finally:
-        subprocess.run([tmux, "-L", SOCKET, "kill-session", "-t", session], capture_output=True)
+    command = app_command(root, {"XDG_CONFIG_HOME": str(settings_dir)})
+    return tmux_until(command, lambda s: "Layer-6" in s and "Epic 1" in s, "the layers")
 
 
 def _stream_workspace(dest: Path) -> Path:

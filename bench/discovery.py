@@ -25,15 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
 from synthetic import make_synthetic_workspace
 
 TARGET_MS = 300.0
 _COLD_SNIPPET = """
 import json, sys, time
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.project.workspace import open_workspace
 workspace = open_workspace(sys.argv[1])
 start = time.perf_counter()
 catalog = load_catalog(workspace)

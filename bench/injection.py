@@ -30,10 +30,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection, build_story_injection
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.injection.builder import build_story_injection
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import TokenCounter
 from synthetic import make_synthetic_workspace
 
 RUNS = 7
@@ -96,7 +97,7 @@ def main() -> None:
         workspace = open_workspace(work)
         catalog = load_catalog(workspace)
         story = catalog.find(str(info["big_story"]))
-        selection = Selection(**info["big_story_inclusion"])  # type: ignore[arg-type]
+        selection = Selection(**info["big_story_inclusion"])
 
         # Cold: a fresh counter, so the encoder is built and nothing is cached.
         start = time.perf_counter()

@@ -1,4 +1,5 @@
-"""Run every benchmark in this folder, one after another, and print their figures.
+"""Run every benchmark in this folder, one after another, and print their figures; exit 1 when
+one fails (``budgets.py`` fails when a speed budget is missed).
 
 Run: .venv/bin/python bench/run_all.py   (or `make bench`)
 """
@@ -9,7 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHES = ("versus", "discovery", "hostile", "injection", "compose", "stream", "run_memory", "app")
+BENCHES = (
+    "budgets",
+    "versus",
+    "discovery",
+    "hostile",
+    "injection",
+    "compose",
+    "stream",
+    "run_memory",
+    "app",
+)
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 Pushes 200,000 lines — a mix of Claude Code stream-json events (assistant text, tool use,
 tool results, usage) and plain lines — through the runner's per-line work
-(:class:`promptdeck.core.runner.StreamProcessor`: 64 KB chunks as read from the pipe, cut into
+(:class:`promptdeck.core.run.runner.StreamProcessor`: 64 KB chunks as read from the pipe, cut into
 lines, the backend's parser, the signal parser, the unbuffered append to ``stream.jsonl``, the
 listener) and prints lines per second.
 Target: at least 100,000 lines/s.
@@ -19,8 +19,9 @@ import time
 from pathlib import Path
 
 from promptdeck.core.agents.claude import StreamJsonParser
-from promptdeck.core.run_record import RunRecord
-from promptdeck.core.runner import READ_CHUNK, RunEvent, StreamProcessor
+from promptdeck.core.records.writer import RunRecord
+from promptdeck.core.run.stream import RunEvent, StreamProcessor
+from promptdeck.core.run.supervise import READ_CHUNK
 
 
 def sample_lines() -> list[bytes]:

@@ -26,6 +26,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import TypedDict, cast
 
 VERSION = 2
 """2: story 7-7's run logs and context dump are ``.txt`` and ``.md`` files, the kinds the
@@ -210,7 +211,29 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8", newline="\n")
 
 
-def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -> dict[str, object]:
+class Inclusion(TypedDict):
+    """The selection flags under which every file of the big story is matched."""
+
+    project_context: bool
+    discovery: bool
+    tech_spec: bool
+
+
+class Manifest(TypedDict):
+    """What :func:`make_synthetic_workspace` built (also its stamp file, as JSON)."""
+
+    version: int
+    root: str
+    artifact_files: int
+    stories: int
+    story_files: int
+    big_story: str
+    big_story_files: list[str]
+    big_story_bytes: int
+    big_story_inclusion: Inclusion
+
+
+def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -> Manifest:
     """Build the synthetic workspace in ``dest`` (reused when already built) and describe it.
 
     Args:
@@ -227,10 +250,12 @@ def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -
     dest = Path(dest)
     stamp = dest / STAMP_NAME
     if stamp.is_file():
-        manifest: dict[str, object] = json.loads(stamp.read_text(encoding="utf-8"))
-        if manifest.get("version") == VERSION and manifest.get("artifact_files") == artifact_files:
-            manifest["root"] = str(dest.resolve())
-            return manifest
+        built: dict[str, object] = json.loads(stamp.read_text(encoding="utf-8"))
+        if built.get("version") == VERSION and built.get("artifact_files") == artifact_files:
+            # The stamp was written from a Manifest by this same version of the script.
+            reused = cast(Manifest, built)
+            reused["root"] = str(dest.resolve())
+            return reused
         # An older build of this same workspace (its stamp says so): built again from scratch.
         shutil.rmtree(dest)
     if dest.exists() and any(dest.iterdir()):
@@ -311,7 +336,7 @@ def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -
         _write(path, _noise(rng, kind, Path(name).stem.replace("-", " ").capitalize()))
         written += 1
 
-    manifest = {
+    manifest: Manifest = {
         "version": VERSION,
         "root": str(dest.resolve()),
         "artifact_files": artifact_files,
@@ -342,7 +367,7 @@ def settle(folder: Path) -> None:
 
 def _check(dest: Path, big_files: list[str], artifact_files: int) -> None:
     """Fail loudly if the generator drifted from what the benchmarks rely on."""
-    from promptdeck.core.keys import name_matches_key
+    from promptdeck.core.stories.keys import name_matches_key
 
     artifacts = dest / ARTIFACTS
     names = [p.name for p in artifacts.iterdir()]

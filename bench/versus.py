@@ -5,14 +5,9 @@ reported as the median of the per-round ratios with their spread (min–max), so
 neighbour on this shared machine slows both sides alike. The load average is printed beside
 every section.
 
-1. ``promptdeck inspect 7-7 --json --discovery --tech-spec`` in a fresh process on the
-   synthetic 10,000-file workspace (150 KiB story): with every count remembered, and with
-   nothing remembered (an empty cache file), against
-   * the floor: a fresh Python that imports tiktoken, builds o200k_base from the bundled ranks
-     (the fast parse promptdeck uses), reads the same 12 files and encodes them once;
-   * the peer: repomix packing the same 12 files with o200k counts, if it can be installed
-     (``npm install --prefix /tmp/repomix repomix``), else files-to-prompt piped into a
-     tiktoken count.
+(``inspect`` of the 150 KiB story against the floor and the peers is ``budgets.py``'s, with its
+budget; this script keeps the helpers it uses — ``FLOOR``, ``run_timed``, ``interleave``.)
+
 2. Warm rebuild of the 150 KiB injection with counts after an editor-style save (temp file +
    rename in the artifacts folder) of one of its files — p50 and p95.
 3. What composing adds on top of the injection after a real one-byte edit of one file.
@@ -23,13 +18,14 @@ every section.
 promptdeck's modules are byte-compiled first, as an installed wheel ships them (this machine
 sets PYTHONDONTWRITEBYTECODE=1, which otherwise recompiles them at every start).
 
-Run: .venv/bin/python bench/versus.py [--rounds N] [--quick]
+Run: .venv/bin/python bench/versus.py [--quick] [--only rebuild|discovery|sizes]
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import functools
 import json
 import os
 import shutil
@@ -48,7 +44,6 @@ from synthetic import ARTIFACTS, PROJECT_CONTEXT, make_synthetic_workspace  # no
 
 PYTHON = sys.executable
 PROMPTDECK = str(Path(sys.executable).with_name("promptdeck"))
-REPOMIX = Path("/tmp/repomix/node_modules/.bin/repomix")
 WORK = HERE / ".work"
 GNU_TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
@@ -154,78 +149,17 @@ def bar(value: float, top: float, width: int = 40) -> str:
     return "█" * max(1, round(value / top * width))
 
 
-# --------------------------------------------------------------------------- 1. inspect
-
-
-def section_inspect(root: Path, files: list[str], rounds: int) -> None:
-    print(f"\n== inspect 7-7 --json, 150 KiB story, fresh processes  [{load()}]")
-    cache_home = Path(tempfile.mkdtemp(prefix="pd-bench-xdg-"))
-    env_known = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
-    env_known.pop("PROMPTDECK_TOKEN_CACHE", None)
-    argv = [PROMPTDECK, "inspect", "7-7", "--json", "--discovery", "--tech-spec"]
-    argv += ["--root", str(root)]
-    run_timed(argv, env_known)  # fills the cache: from now on every count is known
-    empties = iter(range(10_000))
-
-    def inspect_cold() -> tuple[float, int]:
-        env = {**os.environ, "PROMPTDECK_TOKEN_CACHE": str(cache_home / f"empty-{next(empties)}")}
-        return run_timed(argv, env)
-
-    paths = [str(root / f) for f in files]
-    runners: dict[str, Runner] = {
-        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths]),
-        "inspect, counts known": lambda: run_timed(argv, env_known),
-        "inspect, nothing known": inspect_cold,
-    }
-    peer_name = None
-    if REPOMIX.exists():
-        version = subprocess.run([str(REPOMIX), "--version"], capture_output=True, text=True)
-        peer_name = f"repomix {version.stdout.strip()} (o200k counts)"
-        stdin = "\n".join(files).encode()
-        out = cache_home / "repomix-out.xml"
-        peer = [str(REPOMIX), "--stdin", "--style", "xml", "--token-count-encoding"]
-        peer += ["o200k_base", "--quiet", "-o", str(out)]
-
-        def run_peer() -> tuple[float, int]:
-            previous = os.getcwd()
-            os.chdir(root)
-            try:
-                return run_timed(peer, stdin=stdin)
-            finally:
-                os.chdir(previous)
-
-        runners[peer_name] = run_peer
-    else:
-        ftp = shutil.which("files-to-prompt", path=str(Path(PYTHON).parent))
-        peer_name = "files-to-prompt --cxml | tiktoken count (repomix not installed)"
-        count = "import sys,tiktoken;print(len(tiktoken.get_encoding('o200k_base')"
-        count += ".encode_ordinary(sys.stdin.read())))"
-        line = f'{ftp} --cxml {" ".join(paths)} | {PYTHON} -c "{count}"'
-        runners[peer_name] = lambda: run_timed(line)
-    results = interleave(runners, rounds)
-    floor = results["floor"]
-    for name, samples in results.items():
-        extra = "" if name == "floor" else f"  = {ratio(samples, floor)} the floor"
-        print(f"  {name:<44} {ms(samples):7.0f} ms  {mib(samples):6.1f} MiB{extra}")
-    if peer_name is not None:
-        for mine in ("inspect, counts known", "inspect, nothing known"):
-            print(
-                f"  {peer_name} / {mine}: "
-                f"{ratio(results[peer_name], results[mine])} (promptdeck faster by this)"
-            )
-    print(f"  ({rounds} interleaved rounds; {load()})")
-    shutil.rmtree(cache_home, ignore_errors=True)
-
-
 # --------------------------------------------------------------------------- 2-3. in process
 
 
 def section_in_process(root: Path, runs: int) -> None:
-    from promptdeck.core.catalog import load_catalog
-    from promptdeck.core.injection import Selection, build_story_injection
-    from promptdeck.core.prompt import PromptRequest, compose_prompt
-    from promptdeck.core.tokens import get_counter
-    from promptdeck.core.workspace import open_workspace
+    from promptdeck.core.injection.builder import build_story_injection
+    from promptdeck.core.injection.model import Selection
+    from promptdeck.core.project.workspace import open_workspace
+    from promptdeck.core.prompt.compose import compose_prompt
+    from promptdeck.core.prompt.request import PromptRequest
+    from promptdeck.core.stories.catalog import load_catalog
+    from promptdeck.core.tokens.counter import get_counter
 
     print(f"\n== warm rebuilds in one process (encoder built)  [{load()}]")
     workspace = open_workspace(root)
@@ -302,8 +236,8 @@ def section_in_process(root: Path, runs: int) -> None:
 
 DISCOVERY_CHILD = r"""
 import json, os, sys, time
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.project.workspace import open_workspace
 workspace = open_workspace(sys.argv[1])
 start = time.perf_counter()
 catalog = load_catalog(workspace)
@@ -400,8 +334,8 @@ def section_inspect_scaling(sizes: list[int], rounds: int) -> list[tuple[int, fl
 
         results = interleave(
             {
-                "floor": lambda paths=paths: run_timed([PYTHON, "-c", FLOOR, *paths]),
-                "known": lambda argv=argv: run_timed(argv, env),
+                "floor": functools.partial(run_timed, [PYTHON, "-c", FLOOR, *paths]),
+                "known": functools.partial(run_timed, argv, env),
                 "cold": cold,
             },
             rounds,
@@ -421,14 +355,10 @@ def section_inspect_scaling(sizes: list[int], rounds: int) -> list[tuple[int, fl
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default 9)")
     parser.add_argument("--quick", action="store_true", help="fewer rounds, no 200k folder")
-    parser.add_argument(
-        "--only", choices=("inspect", "rebuild", "discovery", "sizes"), action="append"
-    )
+    parser.add_argument("--only", choices=("rebuild", "discovery", "sizes"), action="append")
     args = parser.parse_args()
-    rounds = 3 if args.quick else args.rounds
-    only = set(args.only or ("inspect", "rebuild", "discovery", "sizes"))
+    only = set(args.only or ("rebuild", "discovery", "sizes"))
     # The bench's own cache folder: the user's remembered counts neither help nor change.
     os.environ["XDG_CACHE_HOME"] = str(WORK / "xdg-cache")
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
@@ -437,9 +367,6 @@ def main() -> int:
         compileall.compile_dir(repo / folder, quiet=1)
     print(f"machine: {os.cpu_count()} CPUs; {load()}; uptime: {os.popen('uptime').read().strip()}")
     root = Path(make_synthetic_workspace(WORK / "synthetic")["root"])
-    manifest = json.loads((root / ".synthetic-workspace.json").read_text())
-    if "inspect" in only:
-        section_inspect(root, list(manifest["big_story_files"]), rounds)
     if "rebuild" in only:
         section_in_process(root, 30 if args.quick else 100)
     if "discovery" in only:

@@ -7,65 +7,28 @@ stderr and its documented exit code — never a traceback.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ..core.errors import EXIT_INTERRUPTED, EXIT_USAGE, PromptdeckError
 from ..core.terminal import printable_line
-from .common import safe_output
 
-PROG = "promptdeck"
+if TYPE_CHECKING:
+    import argparse
+
+from .version import PROG, installed_version
+
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
-DISTRIBUTION = "promptdeck"
-"""The installed distribution whose version ``promptdeck --version`` prints."""
-
-
-def installed_version() -> str:
-    """The version of the installed ``promptdeck`` distribution (its metadata, not a constant).
-
-    Read from the package metadata so it is the version pip installed, editable or not;
-    ``unknown`` when promptdeck runs from files that were never installed.
-    """
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(DISTRIBUTION)
-    except PackageNotFoundError:
-        return "unknown"
-
-
-class _VersionAction(argparse.Action):
-    """``--version``: reads the package metadata only when asked, so other commands never pay."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
-        super().__init__(
-            option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help
-        )
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        print(f"{PROG} {installed_version()}")
-        parser.exit()
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``promptdeck`` argument parser: every subcommand, or only ``command``'s."""
     from . import commands
+    from .parsing import Parser, VersionAction
 
-    parser = _Parser(
+    parser = Parser(
         prog=PROG,
         description=(
             "A terminal workbench for the prompts that drive coding agents. With no command, "
@@ -80,9 +43,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "130 Ctrl-C.",
     )
     parser.add_argument(
-        "--version", action=_VersionAction, help="print the installed version and exit"
+        "--version", action=VersionAction, help="print the installed version and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in commands.modules(command):
         module.register(sub)
     return parser
@@ -99,7 +62,29 @@ def _did_you_mean(word: str, commands: Iterable[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns (and, as a console script, exits with) the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["--version"]:
+        # Answered before any command module is imported: the whole answer is one file read.
+        print(f"{PROG} {installed_version()}")
+        return 0
+    from . import answers
+
+    if answers.answerable(args_list):
+        # inspect/compose/stories into a pipe: a remembered answer, proven current, ends it here.
+        replayed = answers.replay(args_list)
+        if replayed is None:
+            code = answers.record(args_list, lambda: _parsed_and_run(args_list))
+        else:
+            code = replayed
+    else:
+        code = _parsed_and_run(args_list)
+    # After the output (and outside any copy of it): the store's rebuild, if there was one.
+    _cache_notice()
+    return code
+
+
+def _parsed_and_run(args_list: list[str]) -> int:
     from .commands import COMMAND_MODULES
+    from .common import safe_output
 
     # `promptdeck [PATH]` opens the app: anything that is not a command or an option is a path.
     first = args_list[0] if args_list else None
@@ -124,6 +109,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # cloned repository (a story title, an agent's output) reaches the user's terminal raw.
     with safe_output():
         return _dispatch(args)
+
+
+def _cache_notice() -> None:
+    """One line on stderr if the remembered-results file was foreign or damaged (rebuilt)."""
+    store = sys.modules.get("promptdeck.core.tokens.results")
+    notice = getattr(store, "result_cache_notice", lambda: None)()
+    if notice:
+        print(f"{PROG}: {printable_line(notice)}", file=sys.stderr)
 
 
 def _dispatch(args: argparse.Namespace) -> int:

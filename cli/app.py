@@ -11,10 +11,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.config import AGENTS, ENCODINGS
 from ..core.demo import temporary_demo
 from ..core.errors import EXIT_OK, UsageError
-from ..core.workspace import Workspace, open_workspace
+from ..core.project import AGENTS, ENCODINGS, Workspace, open_workspace
 
 DEMO_LABEL = "demo"
 """What the header calls the demo workspace (its real folder is temporary)."""

@@ -2,7 +2,7 @@
 
 Each turn is a fresh agent process resuming the session (``--resume <id>``), recorded as a run
 (mode ``chat``). Instructions and rules are re-injected in long sessions (see
-:mod:`promptdeck.core.session`). Turns come from ``--message`` (repeatable) or, line by line,
+:mod:`promptdeck.core.run.session`). Turns come from ``--message`` (repeatable) or, line by line,
 from stdin; ``/exit`` or end of input stops.
 """
 
@@ -13,14 +13,14 @@ import sys
 from collections.abc import Iterator
 
 from ..core.agents import resolve_agent_name
-from ..core.catalog import load_catalog
 from ..core.errors import EXIT_OK, UsageError
-from ..core.images import check_images
 from ..core.phases import PHASE_NAMES
+from ..core.project import check_images, check_trusted
 from ..core.prompt import PromptRequest, compose_prompt
-from ..core.runner import RunResult, start_run
-from ..core.session import Session
-from ..core.trust import check_trusted
+from ..core.records import RunResult
+from ..core.run import Session, start_run
+from ..core.stories import load_catalog
+from ..core.units import context_share
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -144,11 +144,7 @@ def run(args: argparse.Namespace) -> int:
             if printer is not None:
                 printer.summary(result)
             raise_if_interrupted(handle, result)
-        used = (
-            result.context_tokens / result.context_window
-            if result.context_tokens is not None and result.context_window
-            else None
-        )
+        used = context_share(result.context_tokens, result.context_window)
         session.finish(plan, result.run_dir, result.session_id, used)
         if printer is not None:
             printer.summary(result)

@@ -13,12 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.config import ENCODINGS
 from ..core.file_choice import normal_path, remember_selection
-from ..core.injection_model import Selection
-from ..core.prompt_request import ComposedPrompt
+from ..core.injection import Selection
+from ..core.project import ENCODINGS, Workspace, open_workspace
+from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
-from ..core.workspace import Workspace, open_workspace
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -242,7 +241,7 @@ class EventLog:
 
     def attach(self) -> logging.Handler:
         """Forward the system-prompt logger's records; returns the handler (to detach)."""
-        from ..core.system_prompt_log import RECORD_ATTRIBUTE, logger
+        from ..core.run import RECORD_ATTRIBUTE, logger
 
         events = self
 

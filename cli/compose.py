@@ -13,8 +13,9 @@ import sys
 from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..core.listing import one_scan
+from ..core.layers import DELIVERIES
 from ..core.phases import PHASE_NAMES
+from ..core.project import one_scan
 from ..core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
 from ..core.terminal import printable
 from ..core.tokens import get_counter
@@ -64,6 +65,18 @@ def add_prompt_options(parser: argparse.ArgumentParser) -> None:
     )
     failure.add_argument("--failure-message", metavar="TEXT", help="the failure's message")
     add_variant_options(parser)
+    add_delivery_option(parser)
+
+
+def add_delivery_option(parser: argparse.ArgumentParser) -> None:
+    """``--delivery``: where the layers go (compose, inspect, run)."""
+    parser.add_argument(
+        "--delivery",
+        choices=DELIVERIES,
+        help="layered: all eight layers in the system prompt (the seeds' order); cache-aware: "
+        "the phase-invariant layers and the injected files in the system prompt, the per-phase "
+        "layers at the head of the user turn (default: config `delivery`, else layered)",
+    )
 
 
 def request_from(args: argparse.Namespace) -> PromptRequest:
@@ -82,6 +95,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         retry_reason=args.retry_reason,
         failure=failure,
         variant=variant_from(args, args.phase),
+        delivery=getattr(args, "delivery", None),
     )
 
 

@@ -6,8 +6,14 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import EXIT_OK, UsageError
-from ..core.prompt import PromptRequest
-from ..core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
+from ..core.prompt import (
+    PromptRequest,
+    compare,
+    diff_text,
+    last_run_of,
+    side_of_prompt,
+    side_of_run,
+)
 from ..core.records import load_run
 from .common import (
     add_inclusion_options,
@@ -48,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.now and args.new:
         raise UsageError("give a second RUN or --now, not both")
     if args.now:
-        from ..core.catalog import load_catalog
         from ..core.prompt import compose_prompt
+        from ..core.stories import load_catalog
         from ..core.tokens import get_counter
 
         catalog = load_catalog(workspace)

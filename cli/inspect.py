@@ -12,13 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.budget import check_budget
-from ..core.config import Config
 from ..core.cut_lines import cut_lines
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
 from ..core.file_choice import normal_path
 from ..core.fit import FitAnswer, agent_window, composed_measure, parse_target, solve
-from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from ..core.project import Config
+from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line
 from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
 from .common import (
@@ -31,6 +30,7 @@ from .common import (
 )
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
+from .cost_report import add_cost_options, run_cache
 from .table import Column, is_terminal, print_records
 
 HASH_PREFIX = 12
@@ -77,6 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="with --fit: never propose leaving out this file; repeatable",
     )
     add_prompt_options(parser)
+    add_cost_options(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
@@ -332,6 +333,8 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
+    if args.cache or args.cost:
+        return run_cache(args)
     prompt = compose_from(args, count_tokens=True)
     config = workspace_from(args).config
     answer = fit_answer(args, prompt) if args.fit else None
@@ -349,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.chart:
         for message in all_warnings(prompt):
             warn(message)
-        from ..core.composition import chart_lines, composition_of
+        from ..core.prompt import chart_lines, composition_of
 
         width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
         for line in chart_lines(composition_of(prompt, args.chart), width):

@@ -6,12 +6,12 @@ Exit codes: 0 a success signal; 4 a failure signal; 5 no signal, a timeout or a 
 6 the git step failed or was refused; 7 the run could not be saved, or another run holds the
 story; 8 likely secrets in the injection without ``--allow-secrets``; 9 the prompt is over its
 phase's token budget (refused); 10 the project's config names the agent's program or its
-arguments and is not trusted (refused, see :mod:`promptdeck.core.trust`); 2 bad input; 3 over
-the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
+arguments and is not trusted (refused, see :mod:`promptdeck.core.project.trust`); 2 bad input; 3
+over the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
-:mod:`promptdeck.core.optional_phases`.
+:mod:`promptdeck.core.run.optional_phases`.
 """
 
 from __future__ import annotations
@@ -24,22 +24,32 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agents import resolve_agent_name
-from ..core.budget import check_budget, enforce_budget, phase_budget
-from ..core.catalog import load_catalog
-from ..core.config import AGENTS
 from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, UsageError
-from ..core.flow import Suggestion, last_failure, run_auto
-from ..core.images import check_images
-from ..core.locks import holding
-from ..core.optional_phases import auto_plan, parse_with
 from ..core.phases import PHASE_NAMES
-from ..core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from ..core.run_plan import confirmation_blocks, describe_plan, plan_run
-from ..core.runner import RunResult, start_run
-from ..core.stories import Story, StoryCatalog
-from ..core.trust import check_trusted
+from ..core.project import AGENTS, Workspace, check_images, check_trusted
+from ..core.prompt import (
+    ComposedPrompt,
+    PromptRequest,
+    check_budget,
+    compose_prompt,
+    enforce_budget,
+    phase_budget,
+)
+from ..core.records import RunResult
+from ..core.run import (
+    Suggestion,
+    auto_plan,
+    confirmation_blocks,
+    describe_plan,
+    holding,
+    last_failure,
+    parse_with,
+    plan_run,
+    run_auto,
+    start_run,
+)
+from ..core.stories import Story, StoryCatalog, load_catalog
 from ..core.vocabulary import SUCCESS
-from ..core.workspace import Workspace
 from .common import (
     EventLog,
     add_inclusion_options,
@@ -50,7 +60,7 @@ from .common import (
     remember_file_choices,
     workspace_from,
 )
-from .compose import refuse_secrets, request_from
+from .compose import add_delivery_option, refuse_secrets, request_from
 from .run_output import Printer, raise_if_interrupted, wait_interruptibly
 from .variants import add_variant_options, ignored_variant_flags, party_phases
 
@@ -105,6 +115,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="what failed (default: the story's last failed dev or review run)",
     )
     add_variant_options(parser, auto=True)
+    add_delivery_option(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)

@@ -14,11 +14,13 @@ import signal
 import sys
 from typing import TextIO, assert_never
 
-from ..core.agents.base import agent_label
+from ..core.agents import agent_label
 from ..core.errors import Interrupted
-from ..core.runner import RunEvent, RunHandle, RunResult
-from ..core.signals import match_line
+from ..core.phases import match_line
+from ..core.records import RunResult
+from ..core.run import RunEvent, RunHandle
 from ..core.terminal import printable, printable_line
+from ..core.units import cost_label
 from ..core.vocabulary import Outcome
 
 
@@ -63,13 +65,11 @@ class Printer:
         """One line: the phase, the outcome and its signal or reason, duration, cost, tokens."""
         parts = [f"{result.duration_s:.1f} s"]
         if result.cost_usd is not None:
-            parts.append(f"${result.cost_usd:.4f}")
+            parts.append(cost_label(result.cost_usd))
         elif result.simulation:
             parts.append("cost —")
         if result.usage is not None:
-            usage = result.usage
-            total = usage.context_tokens + usage.output_tokens
-            parts.append(f"{total:,} tokens")
+            parts.append(f"{result.usage.total_label()} tokens")
         outcome = self._paint(result.outcome, outcome_colour(result.outcome), self.err_color)
         print(
             f"promptdeck: {result.phase} {result.story_id} (attempt {result.attempt}, "
@@ -97,6 +97,7 @@ def outcome_colour(outcome: Outcome) -> str:
             | "launch-failed"
             | "git-failed"
             | "unsaved"
+            | "status-failed"
         ):
             return "1;33"
         case _:

@@ -8,12 +8,15 @@ paths of its files. ``RUN`` is a run id, a unique prefix of one, or ``last``.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from ..core.agents.base import Usage, agent_label
+from ..core.agents import Usage, agent_label
+from ..core.cost import CostRecord, money, read_cost
 from ..core.errors import EXIT_OK
-from ..core.records import RunInfo, list_runs, load_run
-from .common import add_workspace_options, print_json, workspace_from
+from ..core.records import RunInfo, load_run, scan_runs
+from ..core.units import cost_label, tokens_total
+from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .table import Column, print_records
 
@@ -50,6 +53,9 @@ RUN_COLUMNS = (
     Column("time", keep=4, right=True),
     Column("cost", keep=1, right=True),
     Column("tokens", keep=2, right=True),
+    Column("predicted", keep=1, right=True),
+    Column("actual", keep=1, right=True),
+    Column("miss", keep=1),
 )
 """What ``runs`` shows; at 80 columns cost, tokens and agent step aside first."""
 
@@ -57,15 +63,32 @@ RUN_COLUMNS = (
 def _tokens(usage: Usage | None) -> str:
     if usage is None:
         return "-"
-    return f"{sum(usage.to_dict().values()):,}"
+    total, invalid = tokens_total(*usage.to_dict().values())
+    return " + ".join([f"{total:,}", *invalid])
+
+
+def _cost_cells(record: CostRecord | None) -> list[str]:
+    """Predicted and actual dollars and the named misses, from the run's cost record."""
+    if record is None:
+        return ["—", "—", "-"]
+    actual = money(record.actual) if record.reported else "—"
+    return [money(record.predicted), actual, ", ".join(record.misses) or "-"]
+
+
+def _with_cost(run: RunInfo, root: Path) -> dict[str, Any]:
+    record = read_cost(run.dir, root)
+    return {**run.to_dict(), "cost_record": None if record is None else record.to_dict()}
 
 
 def run_list(args: argparse.Namespace) -> int:
     """Handle ``promptdeck runs``."""
     workspace = workspace_from(args)
-    runs = list_runs(workspace.root, args.story)
+    scan = scan_runs(workspace.root, args.story)
+    runs = scan.runs
+    for problem in scan.problems:
+        warn(problem)
     if args.json:
-        print_json({"runs": [run.to_dict() for run in runs]})
+        print_json({"runs": [_with_cost(run, workspace.root) for run in runs]})
         return EXIT_OK
     if not runs:
         if args.story:
@@ -89,8 +112,9 @@ def run_list(args: argparse.Namespace) -> int:
                 run.outcome,
                 signal,
                 f"{result.duration_s:.1f}s" if result is not None else "-",
-                f"${result.cost_usd:.4f}" if result and result.cost_usd is not None else "—",
+                cost_label(result.cost_usd if result is not None else None),
                 _tokens(result.usage if result is not None else None),
+                *_cost_cells(read_cost(run.dir, workspace.root)),
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
@@ -132,8 +156,8 @@ def run_show(args: argparse.Namespace) -> int:
     if result is not None:
         for label, value in (
             ("duration", result.duration_s),
-            ("cost", result.cost_usd),
-            ("tokens", result.usage.to_dict() if result.usage is not None else None),
+            ("cost", cost_label(result.cost_usd) if result.cost_usd is not None else None),
+            ("tokens", result.usage.describe() if result.usage is not None else None),
             ("session", result.session_id),
             ("sha before", result.sha_before),
             ("sha after", result.sha_after),

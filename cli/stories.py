@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.catalog import load_catalog, where_stories_come_from
 from ..core.errors import EXIT_OK
-from ..core.stories import StoryCatalog
-from ..core.workspace import Workspace
+from ..core.project import Workspace
+from ..core.stories import StoryCatalog, load_catalog, where_stories_come_from
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .table import Column, is_terminal, print_records

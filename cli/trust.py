@@ -4,7 +4,7 @@
 (``[agent] claude_bin``, ``codex_bin``, ``command_argv``) or its arguments (``claude_args``,
 ``codex_args``, ``codex_sandbox``). A run that would act on such a setting is refused (exit 10)
 until the user has read the file and trusted this version of it. See
-:mod:`promptdeck.core.trust`.
+:mod:`promptdeck.core.project.trust`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import EXIT_OK
-from ..core.trust import (
+from ..core.project import (
     forget_config,
     program_files,
     program_settings,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.party import PARTY_PHASES
+from ..core.prompt import PARTY_PHASES
 
 _HELP = {
     "kickoff": "Party Kickoff: Winston, Amelia and Murat discuss the story before dev",

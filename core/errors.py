@@ -17,6 +17,9 @@ EXIT_GIT = 6
 EXIT_NOT_SAVED = 7
 """The run could not be saved (its record could not be written), or another promptdeck run
 holds the story."""
+EXIT_STATUS_WRITE = 11
+"""The phase succeeded but its status write-back could not be done (a file refused or not
+written); the files are as they were."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C (128 + SIGINT), the shell's convention."""
 

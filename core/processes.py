@@ -1,8 +1,29 @@
-"""Facts about other processes, asked without disturbing them."""
+"""Facts about other processes, asked without disturbing them; and which file a program name
+starts, found only on absolute ``PATH`` entries outside the project.
+
+A shell finds ``claude`` or ``git`` on each ``PATH`` entry in turn, and binstub setups put
+relative entries there (``./bin``, ``node_modules/.bin``). Relative to a cloned repository,
+such an entry runs the repository's own ``bin/claude`` or ``bin/git`` — with no trust asked.
+So promptdeck resolves every program it starts itself, before it starts it
+(:func:`resolve_program`):
+
+* a name without a slash is looked up only on ``PATH`` entries that are absolute and whose
+  real path is not inside the project (an entry the user wrote as an absolute path into the
+  project is passed over too: a repository must not choose what runs by shipping a file);
+* a name with a slash is a path the user or the project's trusted config named: relative to
+  the project root (where the agent runs), made absolute — the trust digest covers it.
+
+The confirmation, ``--dry-run`` and ``meta.json`` show the absolute path that will run, and
+GitPython is pointed at the ``git`` found the same way (:func:`git_module`).
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 
 def pid_alive(pid: object) -> bool:
@@ -17,3 +38,66 @@ def pid_alive(pid: object) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def search_path(root: Path | None, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The ``PATH`` entries a program may be found on: absolute ones whose real path lies
+    outside ``root`` (the resolved project root; None: no project to leave out)."""
+    env = os.environ if environ is None else environ
+    entries: list[str] = []
+    for entry in env.get("PATH", os.defpath).split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue  # a relative entry is relative to whatever folder the program runs in
+        if root is not None:
+            real = os.path.realpath(entry)
+            base = str(root)
+            if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+                continue
+        if entry not in entries:
+            entries.append(entry)
+    return tuple(entries)
+
+
+def resolve_program(
+    name: str, root: Path | None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The absolute path of the program ``name`` would start, or None when there is none.
+
+    Args:
+        name: a bare name (``claude``) or a path (``tools/agent``, ``/usr/bin/git``).
+        root: the resolved project root: relative paths are taken from it and ``PATH``
+            entries inside it are passed over.
+        environ: the environment whose ``PATH`` is searched (default: this process's).
+    """
+    if not name or "\0" in name:
+        return None
+    if os.sep in name or (os.altsep and os.altsep in name):
+        path = Path(name).expanduser()
+        if not path.is_absolute():
+            if root is None:
+                return None
+            path = root / path
+        path = Path(os.path.abspath(path))
+        return str(path) if os.access(path, os.X_OK) and path.is_file() else None
+    found = shutil.which(name, path=os.pathsep.join(search_path(root, environ)))
+    return os.path.abspath(found) if found else None
+
+
+def git_module(root: Path | None) -> Any:
+    """GitPython, set to run the ``git`` :func:`resolve_program` finds: GitPython would
+    otherwise run whatever ``git`` a relative ``PATH`` entry (``./bin``) finds in the
+    repository.
+
+    Raises:
+        ImportError: no such ``git`` (GitPython raises the same when it finds none).
+    """
+    executable = resolve_program("git", None if root is None else root.resolve())
+    if executable is None:
+        raise ImportError("git was not found on an absolute PATH entry outside the project")
+    # Set before the import: GitPython runs `git version` with this executable as it loads.
+    os.environ["GIT_PYTHON_GIT_EXECUTABLE"] = executable
+    import git
+
+    if executable != git.Git.GIT_PYTHON_GIT_EXECUTABLE:
+        git.refresh(executable)
+    return git

@@ -5,7 +5,9 @@ cloned from anywhere. Written raw to a terminal, ``ESC ] 52 ; c ; … ESC \\`` s
 clipboard, other sequences retitle the window, move the cursor or rewrite what is on screen.
 :func:`printable` turns every C0 control (except newline and tab), DEL and every C1 control
 into a visible stand-in — the Unicode "control picture" (``␛`` for ESC) or ``\\x9b`` for a C1
-byte — so the text is still readable and nothing is interpreted. What promptdeck keeps on disk
+byte — and every format character (Unicode category Cf: the bidi overrides and isolates
+U+202A–U+202E and U+2066–U+2069, zero-width characters) into ``\\u202e``, so the text is still
+readable, nothing is interpreted and nothing is silently reordered. What promptdeck keeps on disk
 (run records, story files) keeps the raw bytes; only what is shown passes through here.
 
 :func:`printable_keep_style` is the CLI's last line of defence on stdout and stderr: it does
@@ -21,7 +23,39 @@ _TABLE: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20) if co
 _TABLE[0x7F] = "\u2421"  # ␡
 _TABLE.update({code: f"\\x{code:02x}" for code in range(0x80, 0xA0)})
 
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Unicode's format characters (category Cf, as of Unicode 14): invisible, yet the bidi
+# controls among them (U+202A–U+202E, U+2066–U+2069) reorder what the terminal shows — a file
+# name or an agent line can read as something it is not ("Trojan Source"). Shown as \\u202e.
+_FORMAT_RANGES = (
+    (0x00AD, 0x00AD),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x13438),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+for _first, _last in _FORMAT_RANGES:
+    _TABLE.update({code: f"\\u{code:04x}" for code in range(_first, _last + 1)})
+_FORMAT_CLASS = "".join(
+    f"{chr(first)}-{chr(last)}" if first != last else chr(first) for first, last in _FORMAT_RANGES
+)
+
+_CONTROLS = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_FORMAT_CLASS}]")
 _SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
 

@@ -6,6 +6,8 @@ take them from here.
 
 from __future__ import annotations
 
+import math
+
 KIB = 1024
 """Bytes in a kibibyte: sizes are binary (KiB, MiB), as the thresholds are configured."""
 
@@ -30,3 +32,84 @@ def human_tokens(tokens: int | None) -> str:
     if magnitude < 1_000_000:
         return f"{tokens / 1000:.1f}k"
     return f"{tokens / 1_000_000:.1f}M"
+
+
+MAX_PLAUSIBLE_COST_USD = 100_000.0
+"""The most one run can plausibly cost; a reported cost above it is not believed."""
+MAX_PLAUSIBLE_TOKENS = 100_000_000_000
+"""The most tokens one count of one run can plausibly hold."""
+
+
+def _number(value: object) -> float | None:
+    """``value`` as a float when it is a JSON number (never a bool); an int too large for a
+    float is infinite."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def reported_cost(value: object) -> float | None:
+    """A cost field of the agent's output as a float, unjudged (None when not a number): what
+    the run record keeps; :func:`valid_cost` says whether it is believed."""
+    return _number(value)
+
+
+def valid_cost(value: object) -> float | None:
+    """A cost an agent reported, when it is one: a finite, non-negative, plausible number of
+    US dollars; None otherwise (shown as :func:`cost_label` says, left out of any sum)."""
+    number = _number(value)
+    if number is None or not math.isfinite(number) or not 0 <= number <= MAX_PLAUSIBLE_COST_USD:
+        return None
+    return number
+
+
+def valid_tokens(value: object) -> int | None:
+    """A token count an agent reported, when it is one: a non-negative, plausible integer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_PLAUSIBLE_TOKENS else None
+
+
+def shown_number(value: object) -> str:
+    """A reported value as a short, printable text, however large: ``1e+308``, ``-5``,
+    ``a 400-digit number``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = len(str(abs(value))) if abs(value) < 10**4300 else 4300
+        return str(value) if digits <= 15 else f"a {digits}-digit number"
+    if isinstance(value, float):
+        return repr(value)
+    return type(value).__name__
+
+
+def cost_label(value: object) -> str:
+    """``$0.0123``; ``—`` when none was reported; ``invalid (1e+308)`` when the value is not a
+    plausible cost."""
+    if value is None:
+        return "—"
+    cost = valid_cost(value)
+    return f"${cost:.4f}" if cost is not None else f"invalid ({shown_number(value)})"
+
+
+def tokens_total(*counts: object) -> tuple[int, tuple[str, ...]]:
+    """The sum of the plausible counts, and ``invalid (value)`` for each one left out."""
+    total = 0
+    invalid: list[str] = []
+    for count in counts:
+        tokens = valid_tokens(count)
+        if tokens is None:
+            invalid.append(f"invalid ({shown_number(count)})")
+        else:
+            total += tokens
+    return total, tuple(invalid)
+
+
+def context_share(tokens: object, window: object) -> float | None:
+    """``tokens`` as a fraction of the context ``window``, when both are plausible counts and
+    the window is not empty; None otherwise."""
+    used, size = valid_tokens(tokens), valid_tokens(window)
+    if used is None or not size:
+        return None
+    return used / size

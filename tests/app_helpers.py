@@ -11,17 +11,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.notices import Notice
 from promptdeck.tui.settings import LoadedSettings, UserSettings
+from textual.app import App
 from textual.pilot import Pilot
 
-WAIT_LIMIT_SECONDS = 60.0
-"""A safety net so a broken test fails instead of hanging; never a speed assertion."""
+WAIT_LIMIT_SECONDS = 180.0
+"""A safety net so a broken test fails instead of hanging; never a speed assertion. Generous:
+on a loaded machine running the suite in parallel a first preview can take a minute."""
 
 
 class NoticeList:
@@ -52,6 +54,29 @@ def deck_on(root: Path, *, stable: bool = True, **config: Any) -> DeckContext:
         use_git=False,
         board=NoticeList(),
     )
+
+
+class Toasts:
+    """Every toast ``app`` is asked to show, in order, recorded at its ``notify``.
+
+    A toast on screen expires after its timeout (a slow machine may outlast it before the test
+    looks), so tests read what was shown from here, never from the app's private toast list.
+    """
+
+    def __init__(self, app: App[Any]) -> None:
+        self.messages: list[str] = []
+        show = app.notify
+
+        def notify(message: str, **options: Any) -> None:
+            self.messages.append(message)
+            show(message, **options)
+
+        # An attribute of the instance: every screen and widget notifies through `self.app`.
+        setattr(app, "notify", notify)  # noqa: B010
+
+    def containing(self, text: str) -> list[str]:
+        """The toasts whose text contains ``text``."""
+        return [message for message in self.messages if text in message]
 
 
 def set_agent_settings(root: Path, **values: object) -> None:
@@ -130,7 +155,7 @@ async def wait_for_preview(pilot: Pilot[None], story_id: str | None = None) -> M
             f"shown={prompt.request if prompt else None} counted={screen.prompt_counted} "
             f"wanted={screen.current_request()} "
             f"workers={[(w.group, w.state.name) for w in pilot.app.workers]} "
-            f"notices={[n.message for n in pilot.app._notifications]}"
+            f"notices={[n.text for n in getattr(pilot.app, 'notices', [])]}"
         )
         raise AssertionError(f"{exc}: {state}") from None
     return screen

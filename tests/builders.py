@@ -7,8 +7,8 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from promptdeck.core.config import Config
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
 
 
 def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:

@@ -1,8 +1,15 @@
-"""Suite-wide isolation: no test reads or writes the real user's cache or config folder.
+"""Suite-wide isolation: no test reads or writes the real user's home, cache or config folder,
+and no two tests share one, so the suite runs the same serially and spread over processes
+(``pytest -n auto``, as ``make test`` runs it).
 
-Both are pointed at throwaway ones when pytest starts, before any test module is collected, so
-every process-wide token counter, every trusted-config record, every subprocess and every app
-test uses them (tests that need a folder of their own set it themselves).
+* When pytest starts (in each worker process of a parallel run, before any test module is
+  collected) the cache and config folders point at throwaway ones of that process, so every
+  process-wide token counter and every subprocess uses them.
+* Before each test, :func:`_private_user_folders` gives the test a home and XDG config and
+  cache folders of its own under its ``tmp_path``, with a git identity there, so a test never
+  leans on the caller's ``~/.gitconfig``, ``~/.codex`` or settings, nor on what an earlier
+  test left behind. The token cache itself stays one per process (it is opened once per
+  process and its entries are keyed by content, so a test cannot see another's results).
 """
 
 from __future__ import annotations
@@ -13,6 +20,9 @@ import tempfile
 
 import pytest
 
+TEST_GIT_CONFIG = "[user]\n\tname = promptdeck tests\n\temail = tests@promptdeck.invalid\n"
+"""The git identity of every test's home: commits never depend on who runs the suite."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     cache_home = tempfile.mkdtemp(prefix="promptdeck-test-cache-")
@@ -22,10 +32,26 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
 
     def remove() -> None:
-        from promptdeck.core.token_cache import shared_cache
+        from promptdeck.core.tokens.cache import shared_cache
 
         shared_cache().close()
         shutil.rmtree(cache_home, ignore_errors=True)
         shutil.rmtree(config_home, ignore_errors=True)
 
     config.add_cleanup(remove)
+
+
+@pytest.fixture(autouse=True)
+def _private_user_folders(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home and an XDG config folder for this test alone (a test that needs other folders
+    sets them itself, after this)."""
+    folders = tmp_path_factory.mktemp("user")
+    home = folders / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(TEST_GIT_CONFIG, encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folders / "config"))
+    # The machine's system-wide git config is not the test's either.
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

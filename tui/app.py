@@ -6,18 +6,18 @@ from __future__ import annotations
 from typing import ClassVar
 
 from promptdeck.core.agents import found_default_agent
+from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter, get_counter
-from promptdeck.core.workspace import Workspace
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
+from ..core.terminal import printable, printable_line
 from .bindings import binding_ids, known_binding_ids
 from .commands import PromptdeckCommands
 from .context import DeckContext
-from .format import printable, printable_line
 from .screens.main import MainScreen
 from .screens.notices import Notice
 from .settings import LoadedSettings, UserSettings, load_settings, save_settings

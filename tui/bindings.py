@@ -96,6 +96,14 @@ MAIN_BINDINGS: list[Binding] = [
     ),
     _binding("m", "toggle_mode", "Mode", "Switch the mode between create and optimize"),
     _binding(
+        "L",
+        "toggle_delivery",
+        "Delivery",
+        "Layered or cache-aware delivery: the per-phase layers in the system prompt, or at the "
+        "head of the user turn so every phase shares the system prompt",
+        key_display="L",
+    ),
+    _binding(
         "v",
         "toggle_variant",
         "Party",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import Workspace
 
 from .format import duration_text
 from .screens.notices import Notice

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from promptdeck.core.terminal import printable, printable_line
-from promptdeck.core.units import human_bytes, human_tokens
+from promptdeck.core.units import cost_label, human_bytes, human_tokens
 
 # Re-exported: the screens and widgets take every display helper from here.
 __all__ = ["human_bytes", "human_tokens", "printable", "printable_line"]
@@ -50,8 +50,9 @@ def duration_text(seconds: float | None) -> str:
 
 
 def cost_text(cost: float | None) -> str:
-    """``$0.0123``; ``—`` when the agent reports no cost."""
-    return "—" if cost is None else f"${cost:.4f}"
+    """``$0.0123``; ``—`` when the agent reports no cost; ``invalid (value)`` for a cost that
+    is not a plausible one (:func:`promptdeck.core.units.cost_label`)."""
+    return cost_label(cost)
 
 
 def short_hash(digest: str | None, length: int = 8) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from promptdeck.core.user_dirs import config_folder
+from promptdeck.core.project import config_folder
 
 SETTINGS_FILENAME = "settings.toml"
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")

@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from ..errors import UsageError
 from ..textfit import one_line_preview
+from ..units import shown_number, tokens_total, valid_tokens
 
 TEXT = "text"
 """Event kind: text the agent itself says (signals count here)."""
@@ -71,8 +72,36 @@ class Usage:
 
     @property
     def context_tokens(self) -> int:
-        """Tokens the model saw as input: input + cache read + cache creation."""
-        return self.input_tokens + self.cache_read_tokens + self.cache_creation_tokens
+        """Tokens the model saw as input: input + cache read + cache creation (a count that
+        is not plausible — negative, absurdly large — is left out: the agent's numbers are
+        data, not trusted)."""
+        return tokens_total(self.input_tokens, self.cache_read_tokens, self.cache_creation_tokens)[
+            0
+        ]
+
+    def checked_total(self) -> tuple[int, tuple[str, ...]]:
+        """Input, cache and output tokens summed over the plausible counts, with
+        ``invalid (value)`` for each count left out."""
+        return tokens_total(
+            self.input_tokens,
+            self.cache_read_tokens,
+            self.cache_creation_tokens,
+            self.output_tokens,
+        )
+
+    def total_label(self) -> str:
+        """``12,345`` or ``12,345 + invalid (-5)``: the plausible total, and what was left out."""
+        total, invalid = self.checked_total()
+        return " + ".join([f"{total:,}", *invalid])
+
+    def describe(self) -> str:
+        """Every count by name, an implausible one shown as ``invalid (value)``."""
+        return ", ".join(
+            f"{name} {count:,}"
+            if (count := valid_tokens(value)) is not None
+            else f"{name} invalid ({shown_number(value)})"
+            for name, value in self.to_dict().items()
+        )
 
     def to_dict(self) -> dict[str, int]:
         """The JSON shape in ``result.json`` and ``runs --json``."""

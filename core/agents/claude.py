@@ -20,8 +20,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..config import Config
-from ..images import sniff
+from ..project.config import Config
+from ..project.images import sniff
+from ..units import reported_cost
 from .base import (
     INFO,
     RESULT,
@@ -186,7 +187,9 @@ class StreamJsonParser:
                 f"agent process ended: {subtype}" + (" (error)" if is_error else ""),
                 session_id=session if isinstance(session, str) else None,
                 usage=usage_from(data.get("usage")),
-                cost_usd=float(cost) if isinstance(cost, int | float) else None,
+                # Kept as reported (an int too large for a float is infinite): every face
+                # shows an implausible cost as invalid and no sum counts it.
+                cost_usd=reported_cost(cost),
                 is_error=is_error,
             )
         )

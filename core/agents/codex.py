@@ -43,8 +43,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..config import Config
 from ..errors import UsageError
+from ..project.config import Config
 from .base import LaunchRequest, LaunchSpec, check_session_id
 from .codex_profile import (
     OVERRIDING_KEYS,

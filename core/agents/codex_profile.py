@@ -18,6 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..processes import pid_alive
+from ..project.textfiles import TextProblem, read_text
+from ..terminal import printable_line
+
+CODEX_CONFIG_LIMIT = 1024 * 1024
+"""Largest Codex ``config.toml`` read (a real one is a few KiB)."""
 
 PROFILE_FILE = "codex-profile.toml"
 """The profile promptdeck writes into the run folder."""
@@ -82,14 +87,26 @@ class ProjectOverride:
         path: the file.
         keys: the overriding settings it holds.
         trusted: Codex trusts the project, so the file is in force.
+        problem: why promptdeck could not read the file (a FIFO, a device, a link out of the
+            project, too large), so what it sets is unknown; None when it was read.
     """
 
     path: Path
     keys: tuple[str, ...]
     trusted: bool
+    problem: str | None = None
 
     def message(self) -> str:
         """The refusal or the warning, in one line."""
+        if self.problem is not None:
+            shown = printable_line(str(self.path))
+            if self.trusted:
+                return (
+                    f"{shown}: {self.problem}; promptdeck cannot tell whether it replaces the "
+                    "system prompt in a project Codex trusts; fix or remove it to run with "
+                    "--agent codex"
+                )
+            return f"{shown}: {self.problem}; not read (Codex ignores it while untrusted)"
         keys = ", ".join(self.keys)
         if self.trusted:
             return (
@@ -111,9 +128,13 @@ def _git_top(start: Path) -> Path | None:
 
 
 def _trusted_folders(home: Path) -> list[Path]:
+    # The user's own file, but still read bounded: a link to a device must not hang a run.
+    text = read_text(home / "config.toml", None, limit=CODEX_CONFIG_LIMIT)
+    if isinstance(text, TextProblem):
+        return []
     try:
-        data = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
         return []
     projects = data.get("projects")
     if not isinstance(projects, dict):
@@ -139,13 +160,19 @@ def project_overrides(root: Path, home: Path) -> list[ProjectOverride]:
     found: list[ProjectOverride] = []
     for folder in folders:
         path = folder / ".codex" / "config.toml"
+        is_trusted = any(folder == t or folder.is_relative_to(t) for t in trusted)
+        # A file of the repository: through the guarded reader, bounded, inside its folder.
+        text = read_text(path, folder, limit=CODEX_CONFIG_LIMIT)
+        if isinstance(text, TextProblem):
+            if text.reason not in ("missing", "empty"):
+                found.append(ProjectOverride(path, (), is_trusted, str(text)))
+            continue
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError):
             continue
         keys = tuple(key for key in OVERRIDING_KEYS if key in data)
         if keys:
-            is_trusted = any(folder == t or folder.is_relative_to(t) for t in trusted)
             found.append(ProjectOverride(path, keys, is_trusted))
     return found
 

@@ -7,8 +7,8 @@ text, so a signal on a line of its own there counts.
 
 from __future__ import annotations
 
-from ..config import Config
 from ..errors import UsageError
+from ..project.config import Config
 from .base import LaunchRequest, LaunchSpec, PlainTextParser
 
 PLACEHOLDERS = ("system_file", "user_file", "story", "phase", "root")

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import sys
 
-from ..config import Config
 from ..errors import UsageError
+from ..project.config import Config
 from .base import LaunchRequest, LaunchSpec
 from .claude import StreamJsonParser
 

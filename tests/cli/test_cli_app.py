@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
 
 PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
 ARTIFACTS = "_bmad-output/implementation-artifacts"

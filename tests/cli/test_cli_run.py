@@ -193,7 +193,7 @@ def test_auto_retries_a_blocked_dev_with_its_reason_and_commits(tmp_path: Path) 
 
 
 def test_demo_story_goes_kickoff_dev_review_commit(tmp_path: Path) -> None:
-    from promptdeck.core.demo import prepare_demo
+    from promptdeck.core.demo.bundle import prepare_demo
 
     root = prepare_demo(tmp_path / "demo")
     catalog = json.loads(cli(root, "stories", "--json").stdout)["stories"]

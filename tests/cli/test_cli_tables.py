@@ -14,7 +14,7 @@ import pytest
 from promptdeck.cli import main
 from promptdeck.cli import table as table_module
 from promptdeck.cli.table import Column, fit_columns, shorten
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 PROMPTDECK = [
     sys.executable,

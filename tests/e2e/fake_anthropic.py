@@ -96,6 +96,8 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
         reply: the scripted text for main requests.
         is_main: decides which message requests get ``reply``.
         side_reply: the text every other message request gets.
+        usage: the ``usage`` main requests report (input, cache write and read, output), as a
+            provider would bill them; None reports 1,200 plain input tokens and no cache.
     """
 
     request_type: ClassVar[type[RecordedRequest]] = AnthropicRequest
@@ -107,6 +109,7 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
         isinstance(request.body, dict) and request.body.get("tools")
     )
     side_reply: str = "Working on the story"
+    usage: dict[str, int] | None = None
 
     @property
     def base_url(self) -> str:
@@ -127,6 +130,8 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
             return
         text = self.reply if self.is_main(request) else self.side_reply
         message = _message(str(body.get("model") or "claude-fake"), text, input_tokens=1200)
+        if self.usage is not None and self.is_main(request):
+            message["usage"] = dict(self.usage)
         if body.get("stream"):
             exchange.send_events(_stream(message, text))
         else:

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fake_responses import FakeResponses
 from loopback_api import agent_env
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914

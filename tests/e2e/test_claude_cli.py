@@ -17,8 +17,8 @@ import pytest
 from e2e_project import PNG, PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
 from fake_anthropic import AnthropicRequest, FakeAnthropic
 from loopback_api import agent_env
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 
 pytestmark = pytest.mark.e2e
 
@@ -128,3 +128,36 @@ def test_an_image_goes_through_stream_json_input(project: Path, tmp_path: Path) 
     assert [(i["source"]["media_type"], base64.b64decode(i["source"]["data"])) for i in images] == [
         ("image/png", PNG)
     ]
+
+
+@pytest.mark.parametrize("delivery", ["layered", "cache-aware"])
+def test_both_deliveries_send_what_compose_prints(
+    project: Path, tmp_path: Path, delivery: str
+) -> None:
+    system = compose(project, "--delivery", delivery)
+    user = compose(project, "--delivery", delivery, "--part", "user")
+    # Composed before the run: the run writes the story's status back, and so changes it.
+    review = compose(project, "--delivery", delivery, "--phase", "review")
+    _, main = _run(
+        project,
+        "Done.\nIMPLEMENTATION COMPLETE: 1.2",
+        system,
+        tmp_path / "home",
+        "--delivery",
+        delivery,
+    )
+    # The system prompt the API received ends with promptdeck's, byte for byte (Claude Code's
+    # own comes first), and the last user turn holds promptdeck's user message whole.
+    assert system in main[0].system_text()
+    last = [m for m in main[0].body["messages"] if m.get("role") == "user"][-1]
+    content = last["content"]
+    texts = [content] if isinstance(content, str) else [b.get("text", "") for b in content]
+    assert user in texts
+    sent = next(iter((project / ".promptdeck" / "runs").glob("*/user.md"))).read_text()
+    assert sent == user
+    if delivery == "cache-aware":
+        # The per-phase layers head the user turn; dev and review share the system block.
+        assert user.startswith("## Contract")
+        assert review == system
+    else:
+        assert "## Contract" in system

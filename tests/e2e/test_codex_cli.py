@@ -195,3 +195,28 @@ def test_chat_sends_the_system_prompt_once(project: Path, tmp_path: Path) -> Non
     logs = sorted((project / ".promptdeck" / "runs").glob("*/session.log"))
     assert "counters: initial=1 reinjections=0 failures=0" in logs[-1].read_text()
     _no_leftovers(home, seen)
+
+
+@pytest.mark.parametrize("delivery", ["layered", "cache-aware"])
+def test_both_deliveries_send_what_compose_prints(
+    project: Path, tmp_path: Path, delivery: str
+) -> None:
+    system = compose(project, "--delivery", delivery)
+    user = compose(project, "--delivery", delivery, "--part", "user")
+    # Composed before the run: the run writes the story's status back, and so changes it.
+    review = compose(project, "--delivery", delivery, "--phase", "review")
+    reply = "Implemented the parser.\nIMPLEMENTATION COMPLETE: 1.2"
+    seen = _session(
+        project,
+        tmp_path / "home",
+        [reply],
+        ["run", "1.2", "--phase", "dev", "--delivery", delivery],
+    )
+    done, requests = seen.results[0], seen.model_requests()
+    assert requests, f"the fake API saw no request; stderr: {done['stderr'][-2000:]}"
+    assert done["returncode"] == 0, done["stderr"][-2000:]
+    _check_delivery(requests[0], system, user)
+    assert _user_md(project) == user
+    if delivery == "cache-aware":
+        assert user.startswith("## Contract")
+        assert review == system

@@ -151,15 +151,26 @@ def start_cli(
     memory: int = MEMORY_BYTES,
     file_size: int | None = None,
     stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    stdin_fd: int | None = None,
 ) -> subprocess.Popen[bytes]:
-    """Start ``promptdeck ARGS`` in ``root`` with the limits; the caller waits."""
+    """Start ``promptdeck ARGS`` in ``root`` (or ``cwd``) with the limits; the caller waits.
+    ``env``: variables set over the fixed environment (a hostile ``PATH``); ``stdin_fd``: a
+    descriptor for stdin (a FIFO no one writes to), instead of ``stdin``."""
     home = root.parent / "home"
     home.mkdir(exist_ok=True)
     return subprocess.Popen(
         [str(PROMPTDECK), *args],
-        cwd=root,
-        env=git_env(home),
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        cwd=cwd or root,
+        env={**git_env(home), **(env or {})},
+        stdin=(
+            stdin_fd
+            if stdin_fd is not None
+            else subprocess.PIPE
+            if stdin is not None
+            else subprocess.DEVNULL
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=_limits(memory, file_size),
@@ -181,9 +192,17 @@ def finish(proc: subprocess.Popen[bytes], stdin: bytes | None = None) -> Done:
     return done
 
 
-def cli(root: Path, *args: str, stdin: bytes | None = None, **limits: int | None) -> Done:
+def cli(
+    root: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    **limits: int | None,
+) -> Done:
     """``promptdeck ARGS`` in ``root``, finished and checked (see :func:`finish`)."""
-    return finish(start_cli(root, *args, stdin=stdin, **limits), stdin)  # type: ignore[arg-type]
+    proc = start_cli(root, *args, stdin=stdin, env=env, cwd=cwd, **limits)  # type: ignore[arg-type]
+    return finish(proc, stdin)
 
 
 def one_line(done: Done) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from hostile._read_helpers import ARTIFACTS, PLANNING, has_terminal_controls, make_cloned
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.widgets.files_table import FilesTable
@@ -61,7 +61,7 @@ async def test_fifos_never_block_the_app_and_quit_always_works(
             skipped[f"{ARTIFACTS}/sprint-status.yaml"] == "unreadable: a FIFO, not a regular file"
         )
         await pilot.press(quit_key)
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
 
 
 @run_async
@@ -124,4 +124,4 @@ async def test_escapes_markup_and_secrets_in_the_app(tmp_path: Path) -> None:
         shown = _screen_text(app)
         assert not has_terminal_controls(shown)
         await pilot.press("q")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from _run_helpers import STORY, STORY_REL, cloned_workspace, git, run_folders
-from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.widgets.workspace_header import WorkspaceHeader
 
@@ -21,15 +21,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @run_async
 async def test_r_and_n_refuse_without_an_agent(project: Path) -> None:
     app = make_app(project)
+    toasts = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1.1")
         header = screen.query_one(WorkspaceHeader).info
         assert header is not None and header.agent == "none"
         for key in ("r", "n"):
-            before = len(app._notifications)
+            before = len(toasts.messages)
             await pilot.press(key)
-            await wait_for(pilot, lambda n=before: len(app._notifications) > n, f"{key}'s answer")
-            message = list(app._notifications)[-1].message
+            await wait_for(pilot, lambda n=before: len(toasts.messages) > n, f"{key}'s answer")
+            message = toasts.messages[-1]
             # One line says it all; the toast's second line only points at the notices (w).
             first, *rest = message.splitlines()
             assert "no agent to run" in first and "--agent" in first

@@ -125,7 +125,7 @@ def test_a_config_that_is_no_plain_file_is_refused_unread(tmp_path: Path, kind: 
 
 def test_export_never_follows_a_symlink_out_of_the_project(tmp_path: Path) -> None:
     from promptdeck.core.errors import UsageError
-    from promptdeck.core.export import write_export
+    from promptdeck.core.prompt.export import write_export
 
     root = cloned_workspace(tmp_path, {STORY_REL: STORY})
     outside = tmp_path / "outside"

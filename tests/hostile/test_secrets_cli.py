@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from hostile._read_helpers import ARTIFACTS, assert_clean, make_cloned, run_cli
-from promptdeck.core.injection import build_injection, build_prompt_system_append
-from promptdeck.core.secret_scan import scan_text
+from promptdeck.core.injection.builder import build_injection, build_prompt_system_append
+from promptdeck.core.secrets.scan import scan_text
 
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 SSH_KEY = (

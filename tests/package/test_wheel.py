@@ -26,7 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
+
+# One worker builds and installs the wheel once for every test here (the `installed` fixture is
+# module-wide); `make test` runs with `--dist loadgroup`, which keeps a group on one worker.
+pytestmark = pytest.mark.xdist_group("wheel")
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -42,7 +46,9 @@ SETUPTOOLS_WARNINGS = (
     "would be ignored",
     "is deprecated",
 )
-MAKE_DEMO = "import sys; from promptdeck.core.demo import prepare_demo; prepare_demo(sys.argv[1])"
+MAKE_DEMO = (
+    "import sys; from promptdeck.core.demo.bundle import prepare_demo; prepare_demo(sys.argv[1])"
+)
 STEP_TIMEOUT = 300  # a safety net against a hung pip or app, never a speed assertion
 
 FIRST_PAINT = """
@@ -50,7 +56,7 @@ import asyncio, sys
 from pathlib import Path
 
 import promptdeck.core, promptdeck.tui, promptdeck.themes
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 
@@ -64,7 +70,7 @@ async def first_paint(root: str) -> None:
                 break
             await pilot.pause(0.05)
         else:
-            notices = [n.message for n in app._notifications]
+            notices = [n.text for n in app.notices]
             raise SystemExit(f"the preview never showed a counted prompt; notices: {notices}")
         main = mains[0]
         print("MODULES", promptdeck.core.__file__, promptdeck.tui.__file__,

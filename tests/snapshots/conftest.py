@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 
 @pytest.fixture(autouse=True)

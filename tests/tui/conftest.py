@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import set_agent_settings
-from promptdeck.core.demo import prepare_demo
+from promptdeck.core.demo.bundle import prepare_demo
 
 
 @pytest.fixture(autouse=True)

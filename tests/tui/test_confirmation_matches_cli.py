@@ -128,7 +128,9 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
         # Over its budget: refused on both faces; the dry run warns and exits 0 (README).
         assert done.returncode == 0 and "a run would be refused (exit 9)" in done.stderr
         assert plan.blocked and plan.argv
-        assert rows[2].startswith("budget 100 tok: ") and "OVER" in rows[2]
+        # The predicted cost comes right after the sizes, the same on both faces.
+        assert rows[2].startswith("predicted cost $") and "estimate" in rows[2]
+        assert rows[3].startswith("budget 100 tok: ") and "OVER" in rows[3]
         assert rows[-2].startswith("Cannot run: the dev prompt is ")
         assert not any("AWS Access Key" in row for row in rows)
     elif story_id == "1-1":

@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 import promptdeck.tui.screens as screens_package
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.notices import Notice
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from promptdeck.core.stories import Story
-from promptdeck.core.story_filter import StoryGroup
+from promptdeck.core.stories.filter import StoryGroup
+from promptdeck.core.stories.model import Story
 
 
 def test_an_epic_without_a_title_shows_its_id_once() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from promptdeck.tui.format import delta_text, human_bytes, human_tokens, share_bar
+from promptdeck.core.units import human_bytes, human_tokens
+from promptdeck.tui.format import delta_text, share_bar
 
 
 def test_human_sizes() -> None:

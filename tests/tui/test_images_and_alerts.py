@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.records import list_runs
-from promptdeck.tui.run_confirmation import injection_notices
+from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.file_picker import FilePickerScreen
+from promptdeck.tui.session.run_confirmation import injection_notices
 from promptdeck.tui.widgets.workspace_header import WorkspaceHeader
 from textual.widgets import Button, Static
 

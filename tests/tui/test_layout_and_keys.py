@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.workspace import open_workspace
+from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.units import human_bytes
 from promptdeck.tui.app import PromptdeckApp
-from promptdeck.tui.format import human_bytes
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.screens.text_view import TextViewScreen
@@ -188,6 +188,7 @@ async def test_a_user_keymap_rebinds_keys_and_help_and_footer_show_them(demo_roo
         demo_root.parent / "xdg" / "settings.toml",
     )
     app = PromptdeckApp(open_workspace(demo_root), settings=settings, workspace_label="ledgerline")
+    toasts = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.pause()
@@ -209,8 +210,7 @@ async def test_a_user_keymap_rebinds_keys_and_help_and_footer_show_them(demo_roo
         legend = str(app.screen.query_one("#help-legend", Static).render())
         for mark in ("✓ done", "◐ in-progress", "○ ready-for-dev", "◎ review", "· backlog"):
             assert mark in legend
-        messages = [n.message for n in app._notifications]
-        assert any("main.nothing" in m for m in messages)
+        assert toasts.containing("main.nothing")
 
 
 def test_the_tree_tooltip_is_the_status_legend() -> None:

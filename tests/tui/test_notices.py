@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.screens.notices import Notice, NoticesScreen, notices_text
 from textual.widgets import Static
 
@@ -24,12 +24,13 @@ def _add_bad_entries(root: Path, count: int) -> None:
 async def test_startup_warnings_make_one_toast_and_stay_readable(demo_root: Path) -> None:
     _add_bad_entries(demo_root, 14)
     app = make_app(demo_root)
+    shown = Toasts(app)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.pause()
-        toasts = [n for n in app._notifications if "loading the stories" in n.message]
-        assert len(toasts) == 1 and "14 warnings" in toasts[0].message
-        assert "(w:" in toasts[0].message
+        toasts = shown.containing("loading the stories")
+        assert len(toasts) == 1 and "14 warnings" in toasts[0]
+        assert "(w:" in toasts[0]
         assert len(app.notices) == 14
 
         await pilot.press("w")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.records import list_runs
+from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from textual.widgets import Static
@@ -25,6 +25,7 @@ def _text(screen: MainScreen, selector: str) -> str:
 @run_async
 async def test_v_switches_the_selected_phase_between_standard_and_party(demo_root: Path) -> None:
     app = make_app(demo_root)
+    toasts = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await _select_phase(pilot, await wait_for_preview(pilot, "1-1"), "review")
         assert screen.prompt is not None and screen.prompt.variant == "standard"
@@ -47,7 +48,7 @@ async def test_v_switches_the_selected_phase_between_standard_and_party(demo_roo
         await pilot.press("v")
         await wait_for(
             pilot,
-            lambda: any("no party variant" in n.message for n in app._notifications),
+            lambda: bool(toasts.containing("no party variant")),
             "the notice that dev has no party variant",
         )
         assert screen.variant_of("dev") == "standard"

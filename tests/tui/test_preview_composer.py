@@ -6,13 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
 from promptdeck.core.errors import StoryNotFound
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import Workspace, open_workspace
-from promptdeck.tui.preview_composer import PreviewComposer
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.tui.session.preview_composer import PreviewComposer
 
 
 def word_counter() -> TokenCounter:

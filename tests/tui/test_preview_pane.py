@@ -9,12 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from app_helpers import NoticeList, deck_on, run_async, wait_for
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.tokens import TokenCounter
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.terminal import printable
+from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
-from promptdeck.tui.format import printable
 from promptdeck.tui.screens.notices import Notice
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 from app_helpers import deck_on
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.prompt import PromptRequest
-from promptdeck.core.run_plan import discard_plan
-from promptdeck.tui.run_confirmation import prepare_confirmation, stable_argv
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.plan import discard_plan
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.tui.session.run_confirmation import prepare_confirmation, stable_argv
 
 
 def test_the_plan_names_the_real_run_folder_and_the_launch_that_starts(demo_root: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptdeck.tui.run_feed import MAX_SHOWN_CHARS, RunFeed
+from promptdeck.tui.session.run_feed import MAX_SHOWN_CHARS, RunFeed
 
 
 def test_a_megabyte_line_is_cut_and_marked_for_the_log() -> None:

@@ -15,7 +15,9 @@ from app_helpers import (
     wait_for,
     wait_for_preview,
 )
-from promptdeck.core.records import list_runs
+from promptdeck.core.cost.prediction import money
+from promptdeck.core.cost.record import read_cost
+from promptdeck.core.records.reader import list_runs
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.quit_confirm import QuitConfirmScreen
@@ -24,13 +26,22 @@ from promptdeck.tui.screens.run_history import RunHistoryScreen
 from promptdeck.tui.widgets.key_footer import KeyFooter
 from promptdeck.tui.widgets.phase_panel import PhaseList, PhaseLog
 from promptdeck.tui.widgets.signal_highlighter import SignalHighlighter
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 
 async def _select_phase(pilot, screen: MainScreen, phase: str) -> MainScreen:  # type: ignore[no-untyped-def]
     while screen.phase != phase:
         await pilot.press("right_square_bracket")
     return await wait_for_preview(pilot, screen.story.id if screen.story else None)
+
+
+async def _run_dev(pilot, app, story: str, what: str) -> MainScreen:  # type: ignore[no-untyped-def]
+    """Preview ``story``'s dev phase, confirm, start and wait for the run to end."""
+    screen = await wait_for_preview(pilot, story)
+    screen = await _select_phase(pilot, screen, "dev")
+    await _confirm_and_start(pilot, app)
+    await wait_for(pilot, lambda: screen.last_result is not None, what)
+    return screen
 
 
 async def _confirm_and_start(pilot, app) -> ConfirmRunScreen:  # type: ignore[no-untyped-def]
@@ -167,7 +178,7 @@ async def test_quitting_while_running_asks_and_cancels(demo_root: Path, quit_key
         await pilot.press(quit_key)
         await wait_for(pilot, lambda: isinstance(app.screen, QuitConfirmScreen), "the question")
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
     runs = list_runs(demo_root)
     assert [run.outcome for run in runs] == ["cancelled"]
 
@@ -195,6 +206,12 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
             "replay",
             "success",
         )
+        # Predicted before the run and reported after, side by side, the miss named.
+        record = read_cost(history.runs[0].dir, demo_root)
+        assert record is not None and record.predicted and record.actual
+        table = history.query_one("#history-table", DataTable)
+        cells = [str(cell) for cell in table.get_row(history.runs[0].id)]
+        assert cells[-3:] == [money(record.predicted), money(record.actual), "no_previous_run"]
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RunDetailScreen), "the run detail")
         detail = app.screen
@@ -225,10 +242,7 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
     set_agent_settings(demo_root, replay_script="dev=blocked")
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1-1")
-        screen = await _select_phase(pilot, screen, "dev")
-        await _confirm_and_start(pilot, app)
-        await wait_for(pilot, lambda: screen.last_result is not None, "the blocked run to end")
+        screen = await _run_dev(pilot, app, "1-1", "the blocked run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "failure"
         await app.workers.wait_for_complete()
         # The phase's outcome and the process's own end are told apart.
@@ -284,7 +298,7 @@ async def test_the_quit_question_updates_when_the_run_ends_meanwhile(demo_root: 
         state = str(question.query_one("#quit-state", Static).render())
         assert "finished: cancelled" in state and "is running" not in state
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
 
 
 @run_async
@@ -336,3 +350,25 @@ async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path)
         assert table.virtual_size.width <= 80
         started = str(table.get_row_at(0)[0])
         assert len(started) == len("11-22 10:31") and started[2] == "-"
+
+
+@run_async
+async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
+    demo_root: Path,
+) -> None:
+    sprint = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    outside = demo_root.parent / "users-sprint-status.yaml"
+    outside.write_bytes(sprint.read_bytes())
+    sprint.unlink()
+    sprint.symlink_to(outside)
+    before = outside.read_bytes()
+    # Discovery refuses the linked file too, so the story is known by its own file's key.
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await _run_dev(pilot, app, "1.1", "the end of the run")
+        result = screen.last_result
+        assert result is not None and result.outcome == "status-failed"
+        toasts = [n for n in app._notifications if "status write-back failed" in n.message]
+        assert len(toasts) == 1 and "sprint-status.yaml" in toasts[0].message
+        assert toasts[0].severity == "error"
+    assert outside.read_bytes() == before

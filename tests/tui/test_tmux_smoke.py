@@ -26,9 +26,16 @@ def _promptdeck() -> str:
     return str(script) if script.exists() else "promptdeck"
 
 
+def _tmux(session: str, *args: str) -> list[str]:
+    """A tmux command line for ``session`` on a server of its own: the session's name is also
+    the server's socket name (``-L``), so parallel workers, and anyone else's tmux on the
+    machine, never share a server, its environment or its sessions with this test."""
+    return [TMUX or "tmux", "-L", session, *args]
+
+
 def _capture(session: str) -> str:
     done = subprocess.run(
-        [TMUX or "tmux", "capture-pane", "-p", "-t", session],
+        _tmux(session, "capture-pane", "-p", "-t", session),
         capture_output=True,
         text=True,
         check=False,
@@ -37,7 +44,7 @@ def _capture(session: str) -> str:
 
 
 def _alive(session: str) -> bool:
-    done = subprocess.run([TMUX or "tmux", "has-session", "-t", session], capture_output=True)
+    done = subprocess.run(_tmux(session, "has-session", "-t", session), capture_output=True)
     return done.returncode == 0
 
 
@@ -79,7 +86,20 @@ def _start(tmp_path: Path, width: int, height: int) -> str:
     )
     environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     subprocess.run(
-        [TMUX, "new-session", "-d", "-s", name, "-x", str(width), "-y", str(height), command],
+        _tmux(
+            name,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            command,
+        ),
         check=True,
         env={**environ, "TMUX": ""},
     )
@@ -87,8 +107,8 @@ def _start(tmp_path: Path, width: int, height: int) -> str:
 
 
 def _stop(name: str) -> None:
-    if _alive(name):
-        subprocess.run([TMUX or "tmux", "kill-session", "-t", name], check=False)
+    # The server is the test's own: it goes with the session.
+    subprocess.run(_tmux(name, "kill-server"), capture_output=True, check=False)
 
 
 @pytest.fixture
@@ -123,7 +143,7 @@ def _quit(session: str) -> None:
 
 
 def _send(session: str, *keys: str) -> None:
-    subprocess.run([TMUX or "tmux", "send-keys", "-t", session, *keys], check=True)
+    subprocess.run(_tmux(session, "send-keys", "-t", session, *keys), check=True)
 
 
 def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str, tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from builders import commit_all, write_files
-from promptdeck.core.trust import config_trust
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.trust import config_trust
+from promptdeck.core.project.workspace import open_workspace
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen
 from textual.pilot import Pilot
@@ -70,7 +70,7 @@ async def test_the_second_start_trusts_the_config_and_runs(tmp_path: Path) -> No
         assert result is not None and result.outcome == "success", result.message
         assert not config_trust(open_workspace(root), "command").needed
         await pilot.press("q")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")
 
 
 @run_async
@@ -88,4 +88,4 @@ async def test_going_back_trusts_nothing(tmp_path: Path) -> None:
             p.is_dir() and p.name != "dry-run" for p in (root / ".promptdeck" / "runs").iterdir()
         )
         await pilot.press("q")
-        await wait_for(pilot, lambda: app._exit, "the app to exit")
+        await wait_for(pilot, lambda: app.return_code is not None, "the app to exit")

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core.agents import get_agent
 from promptdeck.core.agents.base import (
     RESULT,
     SESSION,
@@ -21,10 +20,11 @@ from promptdeck.core.agents.base import (
 from promptdeck.core.agents.claude import BIN_ENV, ClaudeAgent, StreamJsonParser
 from promptdeck.core.agents.codex_stream import CodexJsonParser
 from promptdeck.core.agents.command import CommandAgent
+from promptdeck.core.agents.registry import get_agent
 from promptdeck.core.agents.replay import ReplayAgent, outcome_for, parse_script
-from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
-from promptdeck.core.signals import parse_text
+from promptdeck.core.phases.signals import parse_text
+from promptdeck.core.project.config import Config
 
 
 @pytest.fixture

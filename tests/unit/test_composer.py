@@ -10,18 +10,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from promptdeck.core.composer import (
+from promptdeck.core.errors import ComposeError
+from promptdeck.core.layers.composer import (
     SCHEMA_FIRST,
-    ComposeInput,
     compose_messages,
     compose_system_instruction,
-    signature,
 )
-from promptdeck.core.errors import ComposeError
-from promptdeck.core.instructions import INSTRUCTIONS_SOURCE
-from promptdeck.core.layer_templates import TemplateSet, TemplateText, bundled_template, render
-from promptdeck.core.prompt_layers import JOINER, LAYER_IDS, PromptLayer, joiner_count, system_text
-from promptdeck.core.rules import RulesFile
+from promptdeck.core.layers.input import ComposeInput
+from promptdeck.core.layers.instructions import INSTRUCTIONS_SOURCE
+from promptdeck.core.layers.model import (
+    JOINER,
+    LAYER_IDS,
+    PromptLayer,
+    joiner_count,
+    signature,
+    system_text,
+)
+from promptdeck.core.layers.rules import RulesFile
+from promptdeck.core.layers.templates import TemplateSet, TemplateText, bundled_template, render
 
 
 def seed_input(entrypoint: str = "step", mode: str = "create", **over: Any) -> dict[str, Any]:
@@ -119,7 +125,9 @@ def test_mapping_key_order_does_not_change_the_layers() -> None:
 
 _SUBPROCESS = """
 import json, sys
-from promptdeck.core.composer import ComposeInput, compose_system_instruction, signature
+from promptdeck.core.layers.input import ComposeInput
+from promptdeck.core.layers.composer import compose_system_instruction
+from promptdeck.core.layers.model import signature
 layers = compose_system_instruction(ComposeInput.from_dict(json.loads(sys.argv[1])))
 print(json.dumps({"signature": signature(layers), "sources": [l.source for l in layers]}))
 """
@@ -428,7 +436,7 @@ def test_compose_input_is_frozen() -> None:
 
 
 def test_the_apply_policy_values_leave_the_callers_values_as_they_were() -> None:
-    from promptdeck.core.layer_values import apply_policy_values
+    from promptdeck.core.layers.values import apply_policy_values
 
     values = {"story_id": "1-2"}
     applied = apply_policy_values(phase_input("review"), values)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.composition import apportion, chart_lines, composition_of
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.tokens import ARGV_LIMIT_BYTES, get_counter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.composition import apportion, chart_lines, composition_of
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import ARGV_LIMIT_BYTES, get_counter
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import git
 import pytest
-from promptdeck.core.catalog import load_catalog, project_context_path
-from promptdeck.core.demo import (
+from promptdeck.core.demo.bundle import (
     DEMO_AUTHOR,
     DEMO_SOURCE,
     TEMP_PREFIX,
@@ -20,10 +19,11 @@ from promptdeck.core.demo import (
     temporary_demo,
 )
 from promptdeck.core.errors import UsageError
-from promptdeck.core.keys import name_matches_key
-from promptdeck.core.rules import find_rules_path
-from promptdeck.core.stories import StoryCatalog
-from promptdeck.core.workspace import Workspace, open_workspace
+from promptdeck.core.layers.rules import find_rules_path
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.stories.catalog import load_catalog, project_context_path
+from promptdeck.core.stories.keys import name_matches_key
+from promptdeck.core.stories.model import StoryCatalog
 
 WARN = 100 * 1024
 ERROR = 150 * 1024

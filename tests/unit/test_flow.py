@@ -6,11 +6,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from promptdeck.core.config import Config
-from promptdeck.core.flow import Suggestion, epic_done, last_failure, run_auto, story_flow
-from promptdeck.core.records import RunInfo
-from promptdeck.core.stories import Story, StoryCatalog
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.records.reader import RunInfo
+from promptdeck.core.run.flow import Suggestion, epic_done, last_failure, run_auto, story_flow
+from promptdeck.core.stories.model import Story, StoryCatalog
 
 STORY = Story(id="1-2", key="1-2", title="Parse", status="in-progress", source="bmad", group="1")
 OTHER = Story(id="1-3", key="1-3", title="More", status="ready-for-dev", source="bmad", group="1")
@@ -242,7 +242,7 @@ def test_chat_turns_do_not_move_the_flow() -> None:
 
 
 def test_run_auto_follows_suggestions_until_done(tmp_path: Path) -> None:
-    from promptdeck.core.workspace import Workspace
+    from promptdeck.core.project.workspace import Workspace
 
     workspace = Workspace(tmp_path, CONFIG)
     recorded = _Runs()
@@ -271,7 +271,7 @@ def test_run_auto_follows_suggestions_until_done(tmp_path: Path) -> None:
         recorded.add(suggestion.phase, outcome, signal="S" if reason else "", reason=reason)
         return Result(outcome)
 
-    import promptdeck.core.flow as flow_module
+    import promptdeck.core.run.flow as flow_module
 
     original = flow_module.list_runs
     flow_module.list_runs = lambda root, story_id=None: list(recorded.runs)  # type: ignore[assignment]

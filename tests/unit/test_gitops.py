@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
-from promptdeck.core import gitops
 from promptdeck.core.errors import GitError
-from promptdeck.core.records import ensure_gitignore
+from promptdeck.core.records.writer import ensure_gitignore
+from promptdeck.core.run import gitops
 
 
 def _repo(root: Path) -> None:

@@ -17,11 +17,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.demo import DEMO_SOURCE, installed_name
-from promptdeck.core.injection_model import render_envelope
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import DEMO_SOURCE, installed_name
+from promptdeck.core.injection.model import render_envelope
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "prompts"
 UPDATE = os.environ.get("PROMPTDECK_UPDATE_GOLDEN") == "1"

@@ -12,9 +12,9 @@ import pytest
 from builders import make_workspace
 from promptdeck.core.agents.base import LaunchRequest
 from promptdeck.core.agents.claude import ClaudeAgent
-from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
-from promptdeck.core.images import check_image, check_images, sniff
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.images import check_image, check_images, sniff
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -125,7 +125,10 @@ def test_the_cli_records_images_and_refuses_bad_ones(tmp_path: Path) -> None:
         "--json",
     )
     assert done.returncode == 0, done.stderr
-    assert f"--image={root / 'docs' / 'a.png'}" in json.loads(done.stdout)["argv"]
+    # Codex reads the run folder's copy of the confirmed bytes, never the project's file.
+    copy = root / ".promptdeck" / "runs" / "dry-run" / "image-1.png"
+    assert f"--image={copy}" in json.loads(done.stdout)["argv"]
+    assert copy.read_bytes() == PNG
     done = _cli(root, "run", "1.2", "--phase", "dev", "--no-git", "--image", "docs/a.png")
     assert done.returncode == 0, done.stderr
     meta = json.loads(next((root / ".promptdeck" / "runs").glob("*/meta.json")).read_text())

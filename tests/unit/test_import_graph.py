@@ -42,8 +42,15 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
-    """The dotted names ``tree`` imports, relative imports resolved against ``module``."""
+def _imported(
+    tree: ast.AST, module: str, is_package: bool, modules: frozenset[str] = frozenset()
+) -> set[str]:
+    """The dotted names ``tree`` imports, relative imports resolved against ``module``.
+
+    ``from . import sibling`` (every name a module of ``modules``) names the sibling modules
+    only: the package is the importer's own, initialised before the importer runs, so it is no
+    edge. A name the package itself defines (``from . import start_run``) stays an edge to it.
+    """
     names: set[str] = set()
 
     def visit(node: ast.AST) -> None:
@@ -61,8 +68,11 @@ def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
                 base = ".".join([*anchor, node.module] if node.module else anchor)
             else:
                 base = node.module or ""
-            names.add(base)
-            names.update(f"{base}.{alias.name}" for alias in node.names)
+            submodules = [f"{base}.{alias.name}" for alias in node.names]
+            own_package = module.startswith(base + ".")
+            if not (own_package and all(name in modules for name in submodules)):
+                names.add(base)
+            names.update(submodules)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -76,7 +86,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        targets = _imported(tree, name, path.name == "__init__.py")
+        targets = _imported(tree, name, path.name == "__init__.py", frozenset(modules))
         graph[name] = {t for t in targets if t in modules and t != name}
     return graph
 
@@ -129,11 +139,24 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_walk_sees_the_whole_package_and_its_function_local_imports() -> None:
     graph = import_graph()
-    assert "promptdeck.core.config" in graph
+    assert "promptdeck.core.project.config" in graph
     assert "promptdeck.tui.app" in graph
     # A function-local import is an edge like any other.
     tree = ast.parse("def f():\n    from .b import c\n")
     assert "pkg.b" in _imported(tree, "pkg.a", is_package=False)
+
+
+def test_a_sibling_module_imported_from_the_own_package_is_no_edge_to_the_package() -> None:
+    modules = frozenset({"pkg", "pkg.a", "pkg.b"})
+    sibling = ast.parse("from . import b\n")
+    assert _imported(sibling, "pkg.a", is_package=False, modules=modules) == {"pkg.b"}
+    # A name the package's __init__ defines is an edge to the package: it may be half built.
+    name = ast.parse("from . import start\n")
+    assert "pkg" in _imported(name, "pkg.a", is_package=False, modules=modules)
+    # Another package's module, imported as a module, still ties to that package.
+    other = ast.parse("from ..other import c\n")
+    found = _imported(other, "pkg.sub.a", is_package=False, modules=modules | {"pkg.other.c"})
+    assert "pkg.other" in found
 
 
 def test_the_cycle_finder_reports_a_cycle_it_is_shown() -> None:

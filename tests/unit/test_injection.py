@@ -8,20 +8,20 @@ import inspect
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
-from promptdeck.core import InjectionTooLarge
-from promptdeck.core.config import Config
-from promptdeck.core.injection import (
-    Selection,
+from promptdeck.core.errors import InjectionTooLarge
+from promptdeck.core.injection.builder import (
     build_injection,
     build_prompt_system_append,
     build_story_injection,
 )
-from promptdeck.core.injection_model import RULE, render_envelope
-from promptdeck.core.stories import Story
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.injection.model import RULE, Selection, render_envelope
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.stories.model import Story
+from promptdeck.core.tokens.counter import TokenCounter
 
 ART = "_bmad-output/implementation-artifacts"
 CTX = "_bmad-output/planning-artifacts/sprint-project-context.md"
@@ -185,22 +185,34 @@ def test_oversized_files_are_rejected_from_stat_without_reading(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(project, f"{ART}/sprint-A-1-story.md", "e" * (200 * 1024))
-    reads: list[Path] = []
-    original = Path.read_bytes
+    # The guarded reader opens with os.open and reads with os.read: spy on those, so a reader
+    # that opened the file any way at all (even to read nothing) is caught.
+    opened: dict[int, str] = {}
+    read_from: list[str] = []
+    real_open, real_read = os.open, os.read
 
-    def spy(self: Path) -> bytes:
-        reads.append(self)
-        return original(self)
+    def spy_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        descriptor = real_open(path, flags, *args, **kwargs)
+        opened[descriptor] = os.fspath(path)
+        return descriptor
 
-    monkeypatch.setattr(Path, "read_bytes", spy)
+    def spy_read(descriptor: int, size: int) -> bytes:
+        read_from.append(opened.get(descriptor, f"fd {descriptor}"))
+        return real_read(descriptor, size)
+
+    monkeypatch.setattr(os, "open", spy_open)
+    monkeypatch.setattr(os, "read", spy_read)
     with pytest.raises(InjectionTooLarge):
         build_prompt_system_append(project, "dev", ["A-1"])
-    assert reads == []
     inj = build_injection(project, "dev", ["A-1"])
     big = next(f for f in inj.files if f.path.endswith("sprint-A-1-story.md"))
     assert big.status == "too-large" and big.tokens is None
     assert inj.level == "error" and inj.size_bytes >= 200 * 1024
-    assert all(not p.name.startswith("sprint-A-1-story") for p in reads)
+    # The spies see the reader at work (the other files were read) ...
+    assert any(path.endswith(".md") for path in read_from)
+    # ... and never on the oversized file: not opened, so not a byte of it read.
+    assert [path for path in opened.values() if path.endswith("sprint-A-1-story.md")] == []
+    assert [path for path in read_from if path.endswith("sprint-A-1-story.md")] == []
 
 
 def test_thresholds_come_from_config(project: Path) -> None:

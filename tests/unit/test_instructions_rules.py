@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 from _prompt_workspace import make_workspace
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.config import Config
 from promptdeck.core.errors import EXIT_USAGE, AssetMissing
-from promptdeck.core.instructions import INSTRUCTIONS_SOURCE, load_instructions
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.rules import RULES_CANDIDATES, read_rules
-from promptdeck.core.workspace import Workspace, open_workspace
+from promptdeck.core.layers.instructions import INSTRUCTIONS_SOURCE, load_instructions
+from promptdeck.core.layers.rules import RULES_CANDIDATES, read_rules
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
 
 # --- Requirement 1: instructions ship with the package ------------------------------------------
 
@@ -54,7 +55,7 @@ def test_missing_instructions_stops_the_cli_with_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from promptdeck.cli import main
-    from promptdeck.core import instructions
+    from promptdeck.core.layers import instructions
 
     make_workspace(tmp_path)
     monkeypatch.setattr(instructions, "instructions_asset", lambda: tmp_path / "gone.md")

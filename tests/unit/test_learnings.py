@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from promptdeck.core.config import Config
-from promptdeck.core.learnings import learnings_path, start_learnings
-from promptdeck.core.stories import Story
-from promptdeck.core.story_prompt import LEARNINGS_TEMPLATE, learnings_entries, read_learnings
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.prompt.learnings import learnings_path, start_learnings
+from promptdeck.core.prompt.story import LEARNINGS_TEMPLATE, learnings_entries, read_learnings
+from promptdeck.core.stories.model import Story
 
 BMAD = Story(id="1-2", key="1-2", title="Parse", status="ready-for-dev", source="bmad", group="1")
 SPEC = Story(

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from promptdeck.core.artifact_match import names_holding_keys
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.keys import key_pattern
-from promptdeck.core.listing import folder_names, one_scan
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.injection.artifacts import names_holding_keys
+from promptdeck.core.project.listing import folder_names, one_scan
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.stories.keys import key_pattern
 
 
 def _count_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:

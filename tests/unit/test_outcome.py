@@ -10,7 +10,7 @@ from promptdeck.core.errors import (
     EXIT_NOT_SAVED,
     EXIT_OK,
 )
-from promptdeck.core.outcome import (
+from promptdeck.core.phases.outcome import (
     ProcessEnd,
     decide_outcome,
     exit_code_for,
@@ -65,6 +65,12 @@ def test_a_failed_git_step_turns_only_a_success_into_git_failed() -> None:
     assert settle_outcome("success") == "success"
 
 
+def test_a_failed_status_write_back_turns_only_a_success_into_status_failed() -> None:
+    assert settle_outcome("success", status_failed=True) == "status-failed"
+    assert settle_outcome("failure", status_failed=True) == "failure"
+    assert exit_code_for("status-failed") == 11
+
+
 @pytest.mark.parametrize("outcome", OUTCOMES)
 def test_an_unsaved_record_makes_any_run_unsaved(outcome: Outcome) -> None:
     assert settle_outcome(outcome, unsaved=True) == "unsaved"
@@ -76,6 +82,7 @@ def test_every_outcome_has_its_exit_code() -> None:
     assert codes == {
         "success": EXIT_OK,
         "failure": EXIT_FAILURE_SIGNAL,
+        "status-failed": 11,
         "no-signal": EXIT_NO_SIGNAL,
         "timeout": EXIT_NO_SIGNAL,
         "cancelled": EXIT_NO_SIGNAL,

@@ -6,17 +6,12 @@ from pathlib import Path
 
 import pytest
 from _prompt_workspace import CHANGE, STORY_1_2, make_workspace
-from promptdeck.core.catalog import load_catalog
 from promptdeck.core.errors import UsageError
-from promptdeck.core.phases import (
-    PHASE_NAMES,
-    PHASES,
-    SIGNAL_SPECS,
-    get_phase,
-    signal_specs,
-)
-from promptdeck.core.prompt import ComposedPrompt, FailureInfo, PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.phases.table import PHASE_NAMES, PHASES, SIGNAL_SPECS, get_phase, signal_specs
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, FailureInfo, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
 
 
 def compose(root: Path, story: str, phase: str, **request: object) -> ComposedPrompt:
@@ -88,7 +83,7 @@ def test_openspec_dev_is_told_the_promise_tags_and_accepts_both_families() -> No
 
 @pytest.mark.parametrize("spec", SIGNAL_SPECS, ids=lambda s: s.kind)
 def test_every_signal_pattern_matches_its_example_and_not_a_sentence(spec: object) -> None:
-    from promptdeck.core.phases import SignalSpec
+    from promptdeck.core.phases.table import SignalSpec
 
     assert isinstance(spec, SignalSpec)
     ident = "add-auth:2" if "Epic" not in spec.template else "1"

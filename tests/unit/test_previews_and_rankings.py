@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptdeck.core.injection_model import largest_first
+from promptdeck.core.injection.model import largest_first
 from promptdeck.core.textfit import one_line_preview
 
 

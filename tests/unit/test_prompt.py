@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 from _prompt_workspace import CHANGE, STORY_1_2, make_workspace
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.composer import signature
 from promptdeck.core.errors import StoryNotFound, UsageError
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.prompt_layers import JOINER, LAYER_IDS, system_text
-from promptdeck.core.stories import Story, StoryCatalog, Task
-from promptdeck.core.tokens import TokenCounter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.layers.model import JOINER, LAYER_IDS, signature, system_text
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.stories.model import Story, StoryCatalog, Task
+from promptdeck.core.tokens.counter import TokenCounter
 
 
 def fake_counter() -> TokenCounter:

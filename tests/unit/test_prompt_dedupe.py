@@ -12,11 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.config import Config
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import Workspace, open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 PHASES = ("kickoff", "dev", "review", "failure", "uat", "retro")

@@ -6,18 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.prompt_diff import (
-    PromptSide,
-    compare,
-    diff_text,
-    side_of_prompt,
-    split_layers,
-)
-from promptdeck.core.tokens import get_counter
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.diff import PromptSide, compare, diff_text, side_of_prompt, split_layers
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.counter import get_counter
 
 STORY = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"
 

@@ -11,12 +11,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog, load_story_catalog
-from promptdeck.core.config import Config
-from promptdeck.core.flow import story_flow
-from promptdeck.core.injection import Selection, build_story_injection
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.injection.builder import build_story_injection
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.flow import story_flow
+from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"
@@ -217,7 +219,9 @@ def test_done_stories_are_flagged_and_not_offered_a_kickoff(tmp_path: Path) -> N
     assert any(w.startswith("story 22-3 is already done") for w in prompt.warnings)
     flow = story_flow(prompt.story, [], ws.config)
     assert flow.done
-    assert flow.suggestion is None or flow.suggestion.phase != "kickoff"
+    # Not told that its whole epic is done, a done story suggests nothing, and says why.
+    assert flow.suggestion is None
+    assert flow.note == "story done; UAT and retro follow once every story of the epic is done"
     review = compose_prompt(ws, None, PromptRequest("32-4"), count_tokens=False)
     assert not any("already done" in w for w in review.warnings)
     assert story_flow(review.story, [], ws.config).suggestion.phase == "kickoff"  # type: ignore[union-attr]

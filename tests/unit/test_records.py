@@ -13,14 +13,8 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.errors import UsageError
-from promptdeck.core.records import (
-    RunRecord,
-    ensure_gitignore,
-    list_runs,
-    load_run,
-    new_run_id,
-    next_attempt,
-)
+from promptdeck.core.records.reader import list_runs, load_run, next_attempt
+from promptdeck.core.records.writer import RunRecord, ensure_gitignore, new_run_id
 from test_runner import make_workspace, script_config
 
 
@@ -190,7 +184,7 @@ def test_kill_9_of_promptdeck_mid_run_loses_no_printed_line(tmp_path: Path) -> N
 
 
 def test_kill_9_of_the_agent_is_a_crash_with_its_lines_kept(tmp_path: Path) -> None:
-    from promptdeck.core.runner import start_run
+    from promptdeck.core.run.runner import start_run
     from test_runner import compose
 
     ws = make_workspace(tmp_path / "ws", config=script_config(AGENT, tmp_path))

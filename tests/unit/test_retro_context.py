@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 from _prompt_workspace import ARTIFACTS, make_workspace
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.retro_context import section_of, summarise_story
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.prompt.retro import section_of, summarise_story
+from promptdeck.core.stories.catalog import load_catalog
 
 EPICS = """\
 # Epic breakdown
@@ -130,8 +131,8 @@ def test_stories_are_summarised_largest_first_only_over_the_warning_line(tmp_pat
 
 
 def test_summary_lists_record_headings_and_findings() -> None:
-    from promptdeck.core.retro_context import StoryOutcome
-    from promptdeck.core.stories import Story
+    from promptdeck.core.prompt.retro import StoryOutcome
+    from promptdeck.core.stories.model import Story
 
     story = Story(id="1-2", key="1-2", title="T", status="done", source="bmad", group="1")
     text = (

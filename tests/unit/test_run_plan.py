@@ -6,18 +6,21 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.run_plan import (
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.advice import SizeOption, size_options
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.plan import (
     RunPlan,
     confirmation_blocks,
     describe_plan,
     discard_plan,
     plan_run,
 )
+from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.units import human_bytes, human_tokens
-from promptdeck.core.workspace import Workspace, open_workspace
 
 PLAN = RunPlan(
     story_id="1-2",

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from promptdeck.core.agents import found_default_agent, resolve_agent_name
 from promptdeck.core.agents.base import agent_label
-from promptdeck.core.config import Config, load_config
+from promptdeck.core.agents.registry import found_default_agent, resolve_agent_name
 from promptdeck.core.errors import ConfigError, NoAgentError, StoryLocked
-from promptdeck.core.locks import acquire, lock_path
-from promptdeck.core.runner import LineSplitter, story_rewritten
-from promptdeck.core.secret_paths import scan_text, secret_name_reason
+from promptdeck.core.project.config import Config, load_config
+from promptdeck.core.run.locks import acquire, lock_path
+from promptdeck.core.run.policy import story_rewritten
+from promptdeck.core.run.stream import LineSplitter
+from promptdeck.core.secrets.paths import scan_text, secret_name_reason
 
 
 def test_no_agent_named_and_none_found_refuses(
@@ -66,7 +67,7 @@ def test_the_story_lock_is_exclusive_shared_by_key_forms_and_released(tmp_path: 
 def test_a_flow_holds_the_lock_for_its_own_phases_only(tmp_path: Path) -> None:
     import threading
 
-    from promptdeck.core.locks import holding
+    from promptdeck.core.run.locks import holding
 
     with holding(tmp_path, "3-1"):
         inner = acquire(tmp_path, "3.1")  # a phase of the flow, in the flow's thread
@@ -90,7 +91,7 @@ def test_a_lock_dies_with_its_process(tmp_path: Path) -> None:
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from promptdeck.core.locks import acquire\n"
+        "from promptdeck.core.run.locks import acquire\n"
         "acquire(Path(sys.argv[1]), '2-1')\n"
         "os._exit(0)\n"
     )

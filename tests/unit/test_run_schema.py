@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.agents.base import Usage
-from promptdeck.core.records import RunRecord, list_runs
-from promptdeck.core.run_policy import RunPolicy
-from promptdeck.core.run_prepare import prepare_run
-from promptdeck.core.run_schema import RunMeta, RunResult
-from promptdeck.core.runner import start_run
-from promptdeck.core.signals import Signal
+from promptdeck.core.phases.signals import Signal
+from promptdeck.core.records.reader import list_runs
+from promptdeck.core.records.schema import RunMeta, RunResult
+from promptdeck.core.records.writer import RunRecord
+from promptdeck.core.run.policy import RunPolicy
+from promptdeck.core.run.prepare import prepare_run
+from promptdeck.core.run.runner import start_run
 from test_runner import WAIT, compose, make_workspace
 
 META_KEYS = [
@@ -229,7 +230,7 @@ def test_a_run_result_is_built_in_one_place() -> None:
                 and node.func.id == "RunResult"
             ):
                 builders.append(path.name)
-    assert builders == ["run_policy.py"]
+    assert builders == ["policy.py"]
 
 
 def test_a_settling_that_fails_twice_still_ends_the_run_as_crashed(

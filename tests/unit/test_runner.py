@@ -11,14 +11,17 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
-from promptdeck.core.catalog import load_catalog
 from promptdeck.core.errors import GitError, InjectionTooLarge
-from promptdeck.core.injection import Selection
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.records import list_runs
-from promptdeck.core.runner import RunEvent, start_run, story_rewritten
-from promptdeck.core.trust import trust_config
-from promptdeck.core.workspace import Workspace, open_workspace
+from promptdeck.core.injection.model import Selection
+from promptdeck.core.project.trust import trust_config
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.records.reader import list_runs
+from promptdeck.core.run.policy import story_rewritten
+from promptdeck.core.run.runner import start_run
+from promptdeck.core.run.stream import RunEvent
+from promptdeck.core.stories.catalog import load_catalog
 
 STORY = """# Story 1.2: Parse lines
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import threading
 
-from promptdeck.core import secret_paths, secret_scan
-from promptdeck.core.secret_detectors import detectors
+from promptdeck.core.secrets import paths as secret_paths
+from promptdeck.core.secrets import scan as secret_scan
+from promptdeck.core.secrets.detectors import detectors
 
 # A hex string: only the high-entropy detector (on for the injection, off for staging) flags it.
 NOISY = 'checksum = "8f14e45fceea167a5a36dedd4bea2543b6c7d8e9"\n'
@@ -33,7 +34,7 @@ def test_the_indirect_reference_filter_stays_off_for_the_injection_scan_after_st
     with detectors(frozenset({"AWSKeyDetector"})):
         assert "detect_secrets.filters.heuristic.is_indirect_reference" in get_settings().filters
     secret_scan.scan_text("d.md", AWS + "\n\n\n")
-    from promptdeck.core.secret_detectors import all_detectors
+    from promptdeck.core.secrets.detectors import all_detectors
 
     with detectors(all_detectors(), frozenset({secret_scan._INDIRECT_REFERENCE})):
         assert secret_scan._INDIRECT_REFERENCE not in get_settings().filters

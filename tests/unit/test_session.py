@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.agents.base import check_session_id, is_session_id
-from promptdeck.core.config import Config
 from promptdeck.core.errors import UsageError
-from promptdeck.core.runner import start_run
-from promptdeck.core.session import (
+from promptdeck.core.project.config import Config
+from promptdeck.core.run.runner import start_run
+from promptdeck.core.run.session import (
     ENV_ENABLED,
     ENV_TURNS,
     ReinjectionSettings,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from promptdeck.core.phases import SIGNAL_SPECS
-from promptdeck.core.signals import SignalParser, deciding_signal, match_line, parse_text
+from promptdeck.core.phases.signals import SignalParser, deciding_signal, match_line, parse_text
+from promptdeck.core.phases.table import SIGNAL_SPECS
 
 SEED_LINES = [
     ("KICKOFF COMPLETE: 1-2", "kickoff-complete", "success", None),

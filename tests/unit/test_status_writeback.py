@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.config import Config
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.runner import start_run
-from promptdeck.core.status_writeback import (
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.runner import start_run
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.stories.writeback import (
     set_sprint_status,
     set_story_file_status,
     tick_group_tasks,
     write_back,
     write_start,
 )
-from promptdeck.core.workspace import Workspace, open_workspace
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"
@@ -203,7 +204,7 @@ def test_runs_write_the_status_and_commit_it_with_the_review(tmp_path: Path) -> 
 
 
 def test_config_keys_of_this_feature_parse_from_toml() -> None:
-    from promptdeck.core.config import config_from_mapping
+    from promptdeck.core.project.config import config_from_mapping
 
     config = config_from_mapping(
         {"status": {"write_back": False}, "verify": {"use_detected": True}}, "config.toml"

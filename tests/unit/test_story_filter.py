@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from promptdeck.core.stories import Story
-from promptdeck.core.story_filter import filter_stories, group_stories, story_label
+from promptdeck.core.stories.filter import filter_stories, group_stories, story_label
+from promptdeck.core.stories.model import Story
 
 STORIES = (
     Story("1-1", "1-1", "Parse the config", "done", "bmad", "1", "Foundations"),

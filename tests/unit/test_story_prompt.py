@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-from promptdeck.core.config import Config
-from promptdeck.core.stories import Requirement, Scenario, Story, Task
-from promptdeck.core.story_prompt import (
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.prompt.story import (
     LEARNINGS_TEMPLATE,
     Learnings,
     learnings_entries,
@@ -17,7 +17,7 @@ from promptdeck.core.story_prompt import (
     story_brief,
     story_prompt,
 )
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.stories.model import Requirement, Scenario, Story, Task
 
 CHANGE_DIR = "openspec/changes/add-auth"
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from promptdeck.core.agents.base import LaunchSpec
-from promptdeck.core.supervise import ProcessExit, ProcessSupervisor
+from promptdeck.core.run.supervise import ProcessExit, ProcessSupervisor
 
 
 class Seen:

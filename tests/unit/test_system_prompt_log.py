@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from promptdeck.core.config import config_from_mapping
 from promptdeck.core.errors import ConfigError
-from promptdeck.core.instructions import load_instructions
-from promptdeck.core.rules import note_rules_read, read_rules, rules_health
-from promptdeck.core.runner import start_run
-from promptdeck.core.session import ReinjectionSettings, Session
-from promptdeck.core.system_prompt_log import LOGGER_NAME, RECORD_ATTRIBUTE
+from promptdeck.core.layers.instructions import load_instructions
+from promptdeck.core.layers.rules import note_rules_read, read_rules, rules_health
+from promptdeck.core.project.config import config_from_mapping
+from promptdeck.core.run.runner import start_run
+from promptdeck.core.run.session import ReinjectionSettings, Session
+from promptdeck.core.run.system_prompt_log import LOGGER_NAME, RECORD_ATTRIBUTE
 from test_runner import compose, make_workspace
 
 RULES = "Always run the tests.\n"

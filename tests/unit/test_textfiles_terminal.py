@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from promptdeck.cli import compose as compose_cli
 from promptdeck.cli.common import SafeStream
+from promptdeck.core.project.textfiles import TextProblem, read_file_bytes, read_text
 from promptdeck.core.terminal import printable, printable_keep_style, printable_line
-from promptdeck.core.textfiles import TextProblem, read_file_bytes, read_text
 
 
 def test_reads_every_byte_of_a_regular_file_inside_the_root(tmp_path: Path) -> None:
@@ -86,3 +86,11 @@ def test_compose_writes_exact_bytes_to_a_pipe_and_visible_ones_to_a_terminal(
     assert raw.getvalue().decode("utf-8") == (
         "# Story ␛]52;c;eA==␇\n" if tty else "# Story \x1b]52;c;eA==\x07\n"
     )
+
+
+@pytest.mark.parametrize("char", ["\u202a", "\u202e", "\u2066", "\u2069", "\u200b", "\ufeff"])
+def test_format_characters_are_made_visible(char: str) -> None:
+    shown = printable(f"name{char}.md")
+    assert char not in shown and f"\\u{ord(char):04x}" in shown
+    assert char not in printable_keep_style(f"\x1b[1m{char}\x1b[0m")
+    assert printable_line("plain é text") == "plain é text"

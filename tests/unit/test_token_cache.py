@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from promptdeck.core.catalog import load_catalog
-from promptdeck.core.demo import prepare_demo
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.token_cache import APPLICATION_ID, TokenCache, default_path
-from promptdeck.core.tokens import TokenCounter, build_encoding
-from promptdeck.core.workspace import Workspace, open_workspace
+from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
+from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.tokens.cache import APPLICATION_ID, TokenCache, default_path
+from promptdeck.core.tokens.counter import TokenCounter, build_encoding
 
 _ENCODERS = {name: build_encoding(name) for name in ("o200k_base", "cl100k_base")}
 
@@ -239,7 +240,7 @@ _WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from promptdeck.core.token_cache import TokenCache
+    from promptdeck.core.tokens.cache import TokenCache
     store = TokenCache(Path(sys.argv[1]))
     tag = sys.argv[2]
     for number in range(3000):
@@ -295,7 +296,7 @@ def test_the_test_suite_never_uses_the_real_user_cache() -> None:
 def test_a_write_lock_held_elsewhere_keeps_the_counts_and_the_cache_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("promptdeck.core.token_cache.BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr("promptdeck.core.tokens.cache.BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "counts.sqlite3"
     store = TokenCache(path)
     store.put("o200k_base", b"a".ljust(32, b"."), 3)

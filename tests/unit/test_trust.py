@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.agent_names import AGENT_NAMES
-from promptdeck.core.config import Config
 from promptdeck.core.errors import EXIT_UNTRUSTED_CONFIG, UntrustedConfig
-from promptdeck.core.trust import (
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.trust import (
     check_trusted,
     config_trust,
     forget_config,
@@ -21,7 +21,7 @@ from promptdeck.core.trust import (
     trust_digest,
     trust_store_path,
 )
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project.workspace import open_workspace
 
 ARGV = f'command_argv = ["{sys.executable}", "agent.py", "\\u001b]52;c;x\\u0007"]\n'
 

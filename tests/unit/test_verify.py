@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.verify import detect_verify_command, resolve_verification
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.prompt.verify import detect_verify_command, resolve_verification
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import get_args
 
-from promptdeck.core import injection_model, prompt_layers, vocabulary
-from promptdeck.core.flow import STATES
-from promptdeck.core.phases import PHASE_NAMES, SIGNAL_SPECS
+from promptdeck.core import vocabulary
+from promptdeck.core.injection import model as injection_model
+from promptdeck.core.layers import model as prompt_layers
+from promptdeck.core.phases.table import PHASE_NAMES, SIGNAL_SPECS
+from promptdeck.core.run.flow import STATES
 
 
 def test_the_phase_names_are_the_phases_in_flow_order() -> None:

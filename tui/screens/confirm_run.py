@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from promptdeck.core.run_plan import RunPlan, confirmation_blocks
+from promptdeck.core.run import RunPlan, confirmation_blocks
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,13 +21,15 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from ..format import printable, wrap_argv
+from ...core.terminal import printable
+from ..format import wrap_argv
 
 # The plan and its wording live in core (``promptdeck run --dry-run`` prints the same blocks);
 # they are re-exported for the screens that build a plan.
 __all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
 
 _BODY_IDS = {
+    "cost": "confirm-cost",
     "budget": "confirm-budget",
     "images": "confirm-images",
     "choices": "confirm-choices",

@@ -11,15 +11,15 @@ from pathlib import Path
 from typing import ClassVar
 
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.export import (
+from promptdeck.core.project import Workspace
+from promptdeck.core.prompt import (
     EXPORT_NAMES,
     EXPORTS_RELPATH,
+    ComposedPrompt,
     default_export_dir,
     export_files,
     write_export,
 )
-from promptdeck.core.prompt import ComposedPrompt
-from promptdeck.core.workspace import Workspace
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.project import Workspace
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from promptdeck.core.story_filter import status_legend
+from promptdeck.core.stories import status_legend
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult

@@ -2,10 +2,11 @@
 
 The screen routes. It holds what makes the request — the story, what is included — and the
 view; each region is a widget of its own, fed by reactives and telling the screen what the user
-did by messages (:class:`~..widgets.stories_pane.StoriesPane`,
-:class:`~..widgets.preview_pane.PreviewPane`, :class:`~..widgets.phases_pane.PhasesPane`). The
-rest is in plain units: :class:`~..preview_composer.PreviewComposer` (debounce, delta, the two
-compose passes) and :class:`~..session_runs.SessionRuns` (plan, confirm, start, cancel, quit).
+did by messages (:class:`~promptdeck.tui.widgets.stories_pane.StoriesPane`,
+:class:`~promptdeck.tui.widgets.preview_pane.PreviewPane`,
+:class:`~promptdeck.tui.widgets.phases_pane.PhasesPane`). The rest is in plain units:
+:class:`~promptdeck.tui.session.preview_composer.PreviewComposer` (debounce, delta, the two compose
+passes) and :class:`~promptdeck.tui.session.runs.SessionRuns` (plan, confirm, start, cancel, quit).
 Core does the work.
 """
 
@@ -15,30 +16,28 @@ import asyncio
 from dataclasses import replace
 from typing import ClassVar
 
-from promptdeck.core.catalog import load_catalog, where_stories_come_from
-from promptdeck.core.composer import MODES
-from promptdeck.core.cut_lines import cut_lines
+from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.file_choice import toggle_remembered
 from promptdeck.core.fit import default_fit
 from promptdeck.core.injection import Selection
-from promptdeck.core.party import PARTY_PHASES
+from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.runner import RunResult
-from promptdeck.core.stories import Story, StoryCatalog
+from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
+from promptdeck.core.records import RunResult
+from promptdeck.core.stories import Story, StoryCatalog, load_catalog, where_stories_come_from
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
-from ..preview_composer import PreviewComposer
-from ..session_runs import SessionRuns
+from ..session.preview_composer import PreviewComposer
+from ..session.runs import SessionRuns
 from ..widgets.key_footer import KeyFooter
 from ..widgets.phase_panel import PhasePanel
 from ..widgets.phases_pane import PhasesPane
@@ -73,6 +72,9 @@ class MainScreen(Screen[None]):
     selection: var[Selection] = var(Selection(), init=False)
     """What the injection includes beyond the story's own files."""
     view: reactive[str] = reactive("all", init=False)
+    delivery: var[str] = var("layered", init=False)
+    """Where the layers go: ``layered`` or ``cache-aware`` (the workspace's setting at start,
+    ``L`` switches)."""
     """Which regions show: all, or one of stories, preview, phases."""
 
     def __init__(self, context: DeckContext) -> None:
@@ -80,6 +82,7 @@ class MainScreen(Screen[None]):
         self.context = context
         """The session this screen works in."""
         self.catalog: StoryCatalog | None = None
+        self.set_reactive(MainScreen.delivery, context.workspace.config.delivery)
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -252,7 +255,22 @@ class MainScreen(Screen[None]):
         """The request the preview shows, from the screen's state."""
         if self.story is None:
             return None
-        return self.phases.choice.request(self.story.id, self.phase, self.mode, self.selection)
+        request = self.phases.choice.request(self.story.id, self.phase, self.mode, self.selection)
+        return replace(request, delivery=self.delivery)
+
+    def action_toggle_delivery(self) -> None:
+        """``L``: layered or cache-aware delivery, for the preview and the runs."""
+        self.delivery = "cache-aware" if self.delivery == "layered" else "layered"
+        self.notify(f"delivery: {self.delivery}", timeout=2)
+        self.request_compose()
+
+    @work(thread=True, exclusive=True, group="cache", exit_on_error=False, description="Cache")
+    def _measure_cache(self, request: PromptRequest) -> None:
+        # Composing every phase of the sequence is blocking work: off the UI loop, and only
+        # for the latest prompt (exclusive).
+        line = cache_row(self.context.workspace, request, self.context.agent, self.context.counter)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(setattr, self.preview, "cache_line", line)
 
     def request_compose(self, *, story_changed: bool = False) -> None:
         """Recompose the preview (debounced when changes come in a burst)."""
@@ -281,6 +299,8 @@ class MainScreen(Screen[None]):
         self.preview.delta = delta
         self.preview.counted = counted
         self.preview.prompt = prompt
+        if counted:
+            self._measure_cache(prompt.request)
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message

@@ -7,19 +7,20 @@ import json
 from pathlib import Path
 from typing import ClassVar
 
-from promptdeck.core.agents.base import agent_label
-from promptdeck.core.records import RunInfo
-from promptdeck.core.signals import Signal
-from promptdeck.core.stream_view import readable_stream, shown_line
-from promptdeck.core.textfiles import TextProblem, read_file_bytes
+from promptdeck.core.agents import agent_label
+from promptdeck.core.phases import Signal
+from promptdeck.core.project import TextProblem, read_file_bytes
+from promptdeck.core.records import RunInfo, readable_stream, shown_line
+from promptdeck.core.units import cost_label
 from promptdeck.core.vocabulary import FAILURE
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from ...core.terminal import printable, printable_line
 from ..context import DeckContext
-from ..format import cost_text, printable, printable_line
+from ..format import cost_text
 from ..widgets.phase_panel import PhaseLog
 from ..widgets.text_viewer import TextViewer
 
@@ -152,8 +153,8 @@ def result_summary(run: RunInfo) -> str:
     lines.append(f"process exit    {result.process_exit}")
     for label, value in (
         ("duration", result.duration_s),
-        ("cost (USD)", result.cost_usd),
-        ("tokens", result.usage.to_dict() if result.usage is not None else None),
+        ("cost (USD)", cost_label(result.cost_usd) if result.cost_usd is not None else None),
+        ("tokens", result.usage.describe() if result.usage is not None else None),
         ("session", result.session_id),
         ("commit", result.commit),
     ):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import ClassVar, Literal, assert_never
 
-from promptdeck.core.agents.base import agent_label
+from promptdeck.core.agents import agent_label
+from promptdeck.core.cost import CostRecord, money, read_cost
 from promptdeck.core.records import RunInfo, list_runs
 from promptdeck.core.vocabulary import RunState
 from rich.style import Style
@@ -16,8 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ...core.terminal import printable_line
 from ..context import DeckContext
-from ..format import cost_text, printable_line
+from ..format import cost_text
 
 Tone = Literal["success", "warning", "error"]
 """A theme colour an outcome is drawn in."""
@@ -33,7 +35,7 @@ def outcome_tone(state: RunState) -> Tone | None:
             return "success"
         case "no-signal" | "timeout" | "cancelled":
             return "warning"
-        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved":
+        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved" | "status-failed":
             return "error"
         case "running" | "interrupted" | "unknown":
             return None
@@ -52,9 +54,12 @@ HISTORY_COLUMNS = (
     "signal",
     "duration",
     "cost",
+    "predicted",
+    "actual",
+    "miss",
 )
 HISTORY_LABELS = {"attempt": "#"}
-NARROW_DROPS = frozenset({"mode", "agent", "cost"})
+NARROW_DROPS = frozenset({"mode", "agent", "cost", "predicted", "actual", "miss"})
 WIDE_HISTORY = 100
 SIGNAL_ROOM = 62
 """Columns the other cells of a narrow history take; the signal gets the rest."""
@@ -176,10 +181,23 @@ class RunHistoryScreen(Screen[None]):
                 "cost": Text(
                     cost_text(result.cost_usd if result is not None else None), justify="right"
                 ),
+                **self._cost_cells(read_cost(run.dir, self._workspace.root)),
             }
             table.add_row(*(cells[key] for key in self.columns), key=run.id)
         if runs:
             table.focus()
+
+    @staticmethod
+    def _cost_cells(record: CostRecord | None) -> dict[str, Text]:
+        # Predicted before the run, reported after: side by side, with the misses named.
+        if record is None:
+            return {"predicted": Text("—"), "actual": Text("—"), "miss": Text("—")}
+        actual = money(record.actual) if record.reported else "—"
+        return {
+            "predicted": Text(money(record.predicted), justify="right"),
+            "actual": Text(actual, justify="right"),
+            "miss": Text(printable_line(", ".join(record.misses) or "—")),
+        }
 
     def _tone(self, state: RunState) -> Style:
         tone = outcome_tone(state)

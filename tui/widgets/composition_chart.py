@@ -3,8 +3,7 @@ largest first, with the warning, argv and error lines on the same scale (drawn b
 
 from __future__ import annotations
 
-from promptdeck.core.composition import FILLS, chart_lines, composition_of
-from promptdeck.core.prompt import ComposedPrompt
+from promptdeck.core.prompt import FILLS, ComposedPrompt, chart_lines, composition_of
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive

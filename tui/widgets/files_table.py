@@ -10,7 +10,9 @@ from promptdeck.core.injection import InjectedFile
 from rich.text import Text
 from textual.message import Message
 
-from ..format import human_bytes, human_tokens, printable_line, share_bar
+from ...core.terminal import printable_line
+from ...core.units import human_bytes, human_tokens
+from ..format import share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 6

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from promptdeck.core.composer import PromptLayer
+from promptdeck.core.layers import PromptLayer
 from rich.text import Text
 from textual.message import Message
 
-from ..format import human_bytes, human_tokens, printable_line, share_bar
+from ...core.terminal import printable_line
+from ...core.units import human_bytes, human_tokens
+from ..format import share_bar
 from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
 
 BAR_WIDTH = 8

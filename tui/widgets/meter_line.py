@@ -11,7 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ..format import human_bytes, human_tokens
+from ...core.units import human_bytes, human_tokens
 
 MIN_BAR_CELLS = 8
 """Narrower than this, a bar says nothing: the figures show alone."""
@@ -56,6 +56,15 @@ class MeterReading:
         if self.injection_text_bytes is None:
             return self.system_bytes
         return self.system_bytes + max(self.injection_bytes - self.injection_text_bytes, 0)
+
+    @property
+    def tokens_text(self) -> str:
+        """The token figure beside :attr:`would_send_bytes`: ``…`` until counted, and ``—``
+        when a file too large to be read is part of those bytes — its tokens were never
+        counted, and the count of the rest would be the figure of the state before it."""
+        if self.would_send_bytes != self.system_bytes:
+            return "—"
+        return human_tokens(self.system_tokens)
 
 
 class MeterLine(Widget):
@@ -115,7 +124,7 @@ class MeterLine(Widget):
             ("system ", "dim"),
             (human_bytes(reading.would_send_bytes), "bold"),
             " ",
-            (human_tokens(reading.system_tokens), "bold"),
+            (reading.tokens_text, "bold"),
             (" tok ", "dim"),
         )
         system_tail = Text(f" argv {human_bytes(ARGV_LIMIT_BYTES)}", style="dim")

@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, assert_never
 
-from promptdeck.core.run_schema import RunResult
-from promptdeck.core.run_stream import RunEvent
+from promptdeck.core.records import RunResult
+from promptdeck.core.run import RunEvent
+from promptdeck.core.units import context_share
 from promptdeck.core.vocabulary import FAILURE, Outcome
 from rich.text import Text
 from textual import events
@@ -18,8 +19,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
-from ..format import cost_text, duration_text, human_tokens, printable, share_bar
-from ..run_feed import FLUSH_INTERVAL, RunFeed
+from ...core.terminal import printable
+from ...core.units import human_tokens
+from ..format import cost_text, duration_text, share_bar
+from ..session.run_feed import FLUSH_INTERVAL, RunFeed
 from .signal_highlighter import SignalHighlighter
 
 LOG_MAX_LINES = 5_000
@@ -126,10 +129,10 @@ class ContextGauge(Static):
 
     def show_use(self, used_tokens: int | None, window_tokens: int) -> None:
         """Show ``used/window`` as a bar; hidden while usage is unknown."""
-        if used_tokens is None or window_tokens <= 0:
+        share = context_share(used_tokens, window_tokens)
+        if used_tokens is None or share is None:
             self.remove_class("-known")
             return
-        share = used_tokens / window_tokens
         self.add_class("-known")
         self.set_class(share >= 0.5, "-high")
         self.update(
@@ -323,8 +326,8 @@ class PhasePanel(Vertical):
         )
         tokens = ""
         if result.usage is not None:
-            total = result.usage.context_tokens + result.usage.output_tokens
-            tokens = f" · {human_tokens(total)} tok"
+            total, invalid = result.usage.checked_total()
+            tokens = f" · {human_tokens(total)} tok" + "".join(f" + {text}" for text in invalid)
         self.show_status(
             # The phase's outcome (from its signal) and the process's own end, apart.
             f"phase {result.phase} #{result.attempt}: {result.outcome} — {signal}\n"
@@ -350,6 +353,7 @@ def finished_tone(outcome: Outcome) -> Literal["success", "failure", ""]:
             | "launch-failed"
             | "git-failed"
             | "unsaved"
+            | "status-failed"
         ):
             return "failure"
         case _:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptdeck.core.flow import StoryFlow
+from promptdeck.core.run import StoryFlow
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,7 +24,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from ..context import DeckContext
-from ..story_phases import FlowReading, PhaseChoice, phases_title, read_flow
+from ..session.story_phases import FlowReading, PhaseChoice, phases_title, read_flow
 from ..workers import report_failure
 from .phase_panel import PhaseList, PhasePanel
 

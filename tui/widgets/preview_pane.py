@@ -13,13 +13,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from promptdeck.core.budget import check_budget
-from promptdeck.core.config import Config
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
-from promptdeck.core.prompt import ComposedPrompt
-from promptdeck.core.prompt_diff import compare, diff_text, last_run_of, side_of_prompt, side_of_run
-from promptdeck.core.textfiles import read_text_file
+from promptdeck.core.project import Config, read_text_file
+from promptdeck.core.prompt import (
+    ComposedPrompt,
+    check_budget,
+    compare,
+    diff_text,
+    last_run_of,
+    side_of_prompt,
+    side_of_run,
+)
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,8 +34,8 @@ from textual.reactive import var
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker
 
+from ...core.terminal import printable, printable_line
 from ..context import DeckContext
-from ..format import printable, printable_line
 from ..workers import report_failure
 from .composition_chart import CompositionChart
 from .files_table import FilesTable
@@ -95,6 +100,9 @@ class PreviewPane(Vertical):
     error: var[str] = var("", always_update=True, init=False)
     """A step that failed: shown in the notes, in the error colour, until the next prompt, and
     kept on the notice board."""
+    cache_line: var[str] = var("", init=False)
+    """The cacheable-prefix row under the meter: what consecutive phases of the story share
+    (see :mod:`promptdeck.core.cost.prefix`); empty until measured."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -131,6 +139,7 @@ class PreviewPane(Vertical):
                 yield CompositionChart(id="composition-chart")
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
+        yield Static("cache · measuring…", id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
 
@@ -148,6 +157,10 @@ class PreviewPane(Vertical):
         notes.update(notes_text(prompt, self._deck.workspace.config), layout=False)
         self.query_one("#preview-title", Static).update(preview_title(prompt), layout=False)
         self._refresh_active_text()
+
+    def watch_cache_line(self, line: str) -> None:
+        """Show the cacheable-prefix row."""
+        self.query_one("#cache-line", Static).update(printable_line(line), layout=False)
 
     def watch_counted(self) -> None:
         """Tokens counted (or not yet): the meter says so."""

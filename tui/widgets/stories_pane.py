@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptdeck.core.stories import Story
-from promptdeck.core.story_filter import filter_stories
+from promptdeck.core.stories import Story, filter_stories
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical

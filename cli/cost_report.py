@@ -1,0 +1,217 @@
+"""``inspect --cache`` and ``inspect --cost``: what consecutive phases share, and what they cost.
+
+The numbers are core's (:mod:`promptdeck.core.cost.prefix`,
+:mod:`promptdeck.core.cost.prediction`); this module only lays them out, as tables on a terminal
+and tab-separated records in a pipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.cost import DEFAULT_SEQUENCE, CacheMeter, CostForecast, forecast, money
+from ..core.errors import EXIT_OK, UsageError
+from ..core.phases import PHASE_NAMES
+from ..core.project import Workspace
+from ..core.tokens import get_counter, priced_model
+from .common import console, encoding_from, print_json, warn, workspace_from
+from .table import Column, is_terminal, print_records
+
+
+def add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """``--cache``, ``--phases`` and ``--model`` (inspect)."""
+    group = parser.add_argument_group("cache (the story's phase sequence)")
+    group.add_argument(
+        "--cache",
+        action="store_true",
+        help="compose every phase of --phases and show, per consecutive pair, the system-prompt "
+        "prefix they share (bytes, tokens, where they part), each layer stable or volatile, and "
+        "what defeats the cache",
+    )
+    group.add_argument(
+        "--cost",
+        action="store_true",
+        help="predict what each phase of --phases costs, stepped within the cache's lifetime, "
+        "from the price table ([pricing] in .promptdeck/config.toml)",
+    )
+    group.add_argument(
+        "--phases",
+        metavar="LIST",
+        default=",".join(DEFAULT_SEQUENCE),
+        help=f"the phase sequence, comma-separated (default: {','.join(DEFAULT_SEQUENCE)})",
+    )
+    group.add_argument(
+        "--model",
+        metavar="ID",
+        help="price and cache minimum of this model (default: [pricing] model, else the "
+        "agent's model, else claude-sonnet-4-6)",
+    )
+
+
+def phases_from(args: argparse.Namespace) -> tuple[str, ...]:
+    """The ``--phases`` list, checked.
+
+    Raises:
+        UsageError: an unknown phase, or none.
+    """
+    phases = tuple(name.strip() for name in str(args.phases).split(",") if name.strip())
+    unknown = [name for name in phases if name not in PHASE_NAMES]
+    if unknown or not phases:
+        raise UsageError(
+            f"--phases: unknown phase {', '.join(unknown) or '(none given)'} "
+            f"(one of: {', '.join(PHASE_NAMES)})"
+        )
+    return phases
+
+
+def model_from(args: argparse.Namespace, workspace: Workspace) -> str:
+    """The model to price: ``--model``, else the workspace's."""
+    return str(args.model or priced_model(workspace, workspace.config.agent_default or "claude"))
+
+
+def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
+    """Measure and price the phase sequence the arguments describe; the price table's
+    problems are warned, one line each, and nothing else stops."""
+    from .compose import request_from
+
+    workspace = workspace_from(args)
+    model = model_from(args, workspace)
+    meter, predicted = forecast(
+        workspace,
+        args.story,
+        model,
+        phases=phases_from(args),
+        selection=request_from(args).selection,
+        delivery=getattr(args, "delivery", None),
+        counter=get_counter(encoding_from(args, workspace)),
+    )
+    for problem in predicted.problems:
+        warn(problem)
+    return meter, predicted
+
+
+def _num(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
+LAYER_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("layer"),
+    Column("title"),
+    Column("stable"),
+    Column("bytes per phase", keep=2),
+)
+PAIR_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("phases"),
+    Column("shared bytes", right=True),
+    Column("shared tokens", right=True),
+    Column("system bytes", right=True),
+    Column("parts at", keep=2, path=True),
+)
+
+
+def print_cache(meter: CacheMeter) -> None:
+    """The meter as two tables and its flags."""
+    plain = not is_terminal()
+    shown = console()
+    print_records(
+        LAYER_COLUMNS,
+        [
+            [
+                "layer",
+                layer.layer_id,
+                layer.title,
+                "stable" if layer.stable else "volatile",
+                " / ".join(f"{size:,}" for size in layer.bytes),
+            ]
+            for layer in meter.layers
+        ],
+        title=(
+            f"Layers across {' → '.join(meter.phases)} · {meter.story_id} · {meter.delivery} "
+            "delivery"
+        ),
+        console=shown,
+        plain=plain,
+    )
+    print_records(
+        PAIR_COLUMNS,
+        [
+            [
+                "pair",
+                f"{pair.before}→{pair.after}",
+                _num(pair.shared_prefix_bytes),
+                _num(pair.shared_prefix_tokens),
+                _num(pair.system_bytes),
+                "(all shared)" if pair.whole else pair.parts_at,
+            ]
+            for pair in meter.pairs
+        ],
+        title=f"Shared system-prompt prefix (tokens: {meter.encoding})",
+        console=shown,
+        plain=plain,
+    )
+    for flag in meter.flags:
+        print(f"flag\t{flag}" if plain else f"⚠ {flag}")
+
+
+COST_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("phase"),
+    Column("cache write", right=True),
+    Column("cache read", right=True),
+    Column("input", right=True),
+    Column("output", right=True),
+    Column("dollars", right=True),
+    Column("output from", keep=2),
+)
+
+
+def print_cost(predicted: CostForecast) -> None:
+    """The forecast as a table, its total and where its prices come from."""
+    plain = not is_terminal()
+    rows = [
+        [
+            "cost",
+            phase.phase,
+            f"{phase.cache_write_tokens:,}",
+            f"{phase.cache_read_tokens:,}",
+            f"{phase.input_tokens:,}",
+            f"{phase.output_tokens:,}",
+            money(phase.dollars),
+            phase.output_source,
+        ]
+        for phase in predicted.phases
+    ]
+    rows.append(["cost", "(total)", "", "", "", "", money(predicted.total), ""])
+    print_records(
+        COST_COLUMNS,
+        rows,
+        title=(
+            f"Predicted cost · {predicted.story_id} · {predicted.model} · cache {predicted.ttl} "
+            f"(tokens: {predicted.encoding}, an estimate for this model)"
+        ),
+        console=console(),
+        plain=plain,
+    )
+    price = predicted.price
+    if price is None:
+        print(f"price\t{predicted.model}: unknown (no usable row in the price table)")
+    else:
+        print(f"price\t{price.model}: checked {price.checked}, {price.source}")
+
+
+def run_cache(args: argparse.Namespace) -> int:
+    """``inspect --cache`` / ``--cost``: print the meter, the forecast, or both (or JSON)."""
+    meter, predicted = forecast_from(args)
+    if args.json:
+        if args.cache and args.cost:
+            print_json({"cache": meter.to_dict(), "cost": predicted.to_dict()})
+        else:
+            print_json(meter.to_dict() if args.cache else predicted.to_dict())
+        return EXIT_OK
+    if args.cache:
+        print_cache(meter)
+    if args.cost:
+        print_cost(predicted)
+    return EXIT_OK

@@ -1,0 +1,296 @@
+"""What a phase, and a story's phase sequence, will cost before it runs.
+
+The prediction prices the prompt a phase sends, as providers bill it with prompt caching:
+
+- the prefix the system prompt shares with the previous phase's (run within the cache's
+  lifetime) is a cache read; the rest of the system prompt a cache write; the user turn plain
+  input. A system prompt below the model's minimum cacheable prefix is all plain input.
+- output: ``[pricing] output_tokens`` when set, else the median output of this project's
+  finished runs of the same phase (of any phase when that one has none), else
+  :data:`DEFAULT_OUTPUT_TOKENS` — the source is always said.
+
+Token counts are the configured tiktoken encoding's (an estimate for Claude, whose tokenizer
+is not public; the figures say so). An agent run makes several model calls that re-send the
+context; the prediction is of its first call and its expected output, which is what the
+prompt decides. A model without a usable price gives ``dollars = None``: "unknown", never a
+guessed figure.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import PromptdeckError
+from ..injection.model import Selection
+from ..project.workspace import Workspace
+from ..prompt.request import ComposedPrompt, PromptRequest
+from ..records.reader import RunInfo, list_runs
+from ..terminal import printable_line
+from ..tokens.counter import TokenCounter, get_counter
+from ..tokens.pricing import ModelPrice, PriceTable, load_prices, priced_model
+from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_prompts
+from .prefix import compose_sequence as _compose_sequence
+
+DEFAULT_OUTPUT_TOKENS = 4000
+"""The output a phase is expected to write when nothing better is known."""
+
+
+def money(dollars: float | None) -> str:
+    """``$0.0412``, or ``unknown``: a cost as every face shows it."""
+    return "unknown" if dollars is None else f"${dollars:.4f}"
+
+
+@dataclass(frozen=True)
+class PhaseCost:
+    """The predicted cost of one phase's prompt.
+
+    Attributes:
+        phase: the phase.
+        model: the model priced.
+        input_tokens: plain input (the user turn, and the system prompt when not cacheable).
+        cache_write_tokens: the system prompt written to the cache.
+        cache_read_tokens: the system prompt read from the cache.
+        output_tokens: the expected output.
+        output_source: where the output figure comes from.
+        dollars: the predicted cost, None when unknown.
+        unknown: why the cost is unknown ("" when known).
+    """
+
+    phase: str
+    model: str
+    input_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    output_tokens: int
+    output_source: str
+    dollars: float | None
+    unknown: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape."""
+        return {
+            "phase": self.phase,
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "output_tokens": self.output_tokens,
+            "output_source": self.output_source,
+            "dollars": self.dollars,
+            "unknown": self.unknown or None,
+        }
+
+    def describe(self) -> str:
+        """One line: the dollars (or unknown) and the token split they come from."""
+        why = f" ({self.unknown})" if self.unknown else ""
+        return (
+            f"{money(self.dollars)}{why} · {self.model} · cache write "
+            f"{self.cache_write_tokens:,} · read {self.cache_read_tokens:,} · input "
+            f"{self.input_tokens:,} · output {self.output_tokens:,} ({self.output_source})"
+        )
+
+
+@dataclass(frozen=True)
+class CostForecast:
+    """The predicted cost of a story's phase sequence, phase by phase.
+
+    Attributes:
+        story_id: the story.
+        model: the model priced.
+        ttl: the cache lifetime assumed (phases stepped within it).
+        encoding: the tokenizer of the counts.
+        phases: each phase's cost, in order.
+        price: the price row used, None when the model has none.
+        problems: the price table's problems, one line each.
+    """
+
+    story_id: str
+    model: str
+    ttl: str
+    encoding: str
+    phases: tuple[PhaseCost, ...]
+    price: ModelPrice | None
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def total(self) -> float | None:
+        """The sum of the phases' dollars; None when any is unknown."""
+        values = [phase.dollars for phase in self.phases]
+        if any(value is None for value in values):
+            return None
+        return sum(value for value in values if value is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape (``inspect --cost --json``)."""
+        return {
+            "story": self.story_id,
+            "model": self.model,
+            "ttl": self.ttl,
+            "encoding": self.encoding,
+            "estimate": f"token counts are {self.encoding} counts, an estimate for {self.model}",
+            "price": None if self.price is None else self.price.to_dict(),
+            "phases": [phase.to_dict() for phase in self.phases],
+            "total_dollars": self.total,
+            "problems": list(self.problems),
+        }
+
+
+def expected_output(
+    workspace: Workspace, phase: str, runs: Sequence[RunInfo] | None = None
+) -> tuple[int, str]:
+    """The output tokens a run of ``phase`` is expected to write, and where that comes from."""
+    configured = workspace.config.pricing_output_tokens
+    if configured:
+        return configured, "[pricing] output_tokens"
+    runs = list_runs(workspace.root) if runs is None else runs
+    outputs: dict[str, list[int]] = {}
+    for run in runs:
+        result = run.run_result
+        if result is None or result.usage is None or result.usage.output_tokens <= 0:
+            continue
+        outputs.setdefault(run.phase, []).append(result.usage.output_tokens)
+    own = outputs.get(phase, [])
+    if own:
+        return int(statistics.median(own)), f"median of {len(own)} past {phase} run(s)"
+    every = [value for values in outputs.values() for value in values]
+    if every:
+        return int(statistics.median(every)), f"median of {len(every)} past run(s)"
+    return DEFAULT_OUTPUT_TOKENS, "default"
+
+
+def price_prompt(
+    phase: str,
+    model: str,
+    price: ModelPrice | None,
+    *,
+    ttl: str,
+    system_tokens: int,
+    user_tokens: int,
+    shared_tokens: int,
+    output: tuple[int, str],
+    unknown: str = "",
+) -> PhaseCost:
+    """Price one prompt: ``shared_tokens`` of its system prompt read from the cache, the rest
+    written, the user turn plain input (all plain input below the cache minimum)."""
+    cacheable = price is not None and system_tokens >= price.min_cacheable_tokens
+    read = min(shared_tokens, system_tokens) if cacheable else 0
+    if price is not None and read < price.min_cacheable_tokens:
+        read = 0
+    write = system_tokens - read if cacheable else 0
+    plain = user_tokens + (0 if cacheable else system_tokens)
+    output_tokens, source = output
+    if price is None:
+        dollars = None
+        unknown = unknown or f"no price for model {model} in the price table"
+    else:
+        dollars = (
+            plain * price.input
+            + write * price.cache_write(ttl)
+            + read * price.cache_read
+            + output_tokens * price.output
+        ) / 1_000_000
+    return PhaseCost(phase, model, plain, write, read, output_tokens, source, dollars, unknown)
+
+
+def forecast_prompts(
+    workspace: Workspace,
+    prompts: Sequence[ComposedPrompt],
+    meter: CacheMeter,
+    model: str,
+    table: PriceTable | None = None,
+) -> CostForecast:
+    """The forecast of already-composed ``prompts`` (one per phase, in sequence order, stepped
+    within the cache's lifetime), with their cache meter."""
+    table = table or load_prices(workspace)
+    price = table.find(model)
+    ttl = workspace.config.pricing_ttl
+    runs = list_runs(workspace.root)
+    unknown = next((p for p in table.problems if f"model {model}:" in p), "")
+    phases: list[PhaseCost] = []
+    for index, prompt in enumerate(prompts):
+        shared = meter.pairs[index - 1].shared_prefix_tokens if index else 0
+        phases.append(
+            price_prompt(
+                prompt.request.phase,
+                model,
+                price,
+                ttl=ttl,
+                system_tokens=prompt.system_meter.tokens or 0,
+                user_tokens=prompt.user_meter.tokens or 0,
+                shared_tokens=shared or 0,
+                output=expected_output(workspace, prompt.request.phase, runs),
+                unknown=unknown,
+            )
+        )
+    return CostForecast(
+        prompts[0].story.id,
+        model,
+        ttl,
+        meter.encoding,
+        tuple(phases),
+        price,
+        table.problems,
+    )
+
+
+def forecast(
+    workspace: Workspace,
+    story_id: str,
+    model: str,
+    *,
+    phases: Sequence[str] = DEFAULT_SEQUENCE,
+    selection: Selection | None = None,
+    delivery: str | None = None,
+    counter: TokenCounter | None = None,
+) -> tuple[CacheMeter, CostForecast]:
+    """Compose ``phases`` of ``story_id``, measure what they share, and price them."""
+    counter = counter or get_counter(workspace.config.tokens_encoding)
+    table = load_prices(workspace)
+    price = table.find(model)
+    prompts = _compose_sequence(
+        workspace, story_id, phases=phases, selection=selection, delivery=delivery, counter=counter
+    )
+    meter = measure_prompts(
+        prompts, counter, price.min_cacheable_tokens if price is not None else None, model
+    )
+    return meter, forecast_prompts(workspace, prompts, meter, model, table)
+
+
+def cost_line(cost: PhaseCost) -> str:
+    """The confirmation's cost line: the prediction, labelled as one."""
+    return printable_line(f"predicted cost {cost.describe()} · token counts are an estimate")
+
+
+def cache_row(
+    workspace: Workspace,
+    request: PromptRequest,
+    agent: str,
+    counter: TokenCounter | None = None,
+) -> str:
+    """The app's one-line row under the meters for ``request``'s story and delivery: the
+    predicted cost of the phase sequence, how many flags there are (``inspect --cache`` lists
+    them), and each consecutive pair's shared prefix against its system prompt. A story that
+    cannot be composed says why, in the row."""
+    model = priced_model(workspace, agent or "claude")
+    phases = DEFAULT_SEQUENCE if request.phase in DEFAULT_SEQUENCE else (request.phase,)
+    try:
+        meter, predicted = forecast(
+            workspace,
+            request.story_id,
+            model,
+            phases=phases,
+            selection=request.selection,
+            delivery=request.delivery,
+            counter=counter,
+        )
+    except PromptdeckError as exc:
+        return f"cache · not measured: {exc}"
+    # The sequence's cost and the flags first: a narrow preview cuts the row at its end.
+    flags = f" · ⚠ {len(meter.flags)} flag(s): inspect --cache" if meter.flags else ""
+    return (
+        f"cache · {meter.delivery} · sequence {money(predicted.total)} ({model}, estimated)"
+        f"{flags} · shared prefix {meter.summary()}"
+    )

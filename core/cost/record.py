@@ -1,0 +1,177 @@
+"""A run's cost record: what was predicted before it started, what the agent reported after,
+and why the cache missed.
+
+``cost.json`` in the run folder is written twice: when the run starts (the model priced, the
+predicted :class:`~.prediction.PhaseCost`, and the :class:`~.relation.CacheRelation` to
+the project's latest run, with each miss named: ``ttl_expired``, ``prefix_changed@<layer or file>``,
+``model_switch``, ``below_minimum``, or ``no_previous_run``), and when it ends (the reported
+usage, read strictly by :mod:`promptdeck.core.records.usage`, priced with the same table). Usage
+that is missing or invalid leaves the actual cost "unknown", with the reason.
+
+Writing it never fails a run: the run policy calls these through its guarded steps.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..project.textfiles import TextProblem, read_text
+from ..project.workspace import Workspace
+from ..prompt.request import ComposedPrompt
+from ..records.usage import ReportedUsage, reported_usage
+from ..tokens.counter import TokenCounter
+from ..tokens.pricing import load_prices, priced_model
+from .prediction import money
+from .relation import COST_FILE, run_prediction
+
+COST_MAX_BYTES = 256 * 1024
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".cost-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=2, ensure_ascii=False)
+            out.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _read(run_dir: Path, root: Path) -> dict[str, Any] | None:
+    text = read_text(run_dir / COST_FILE, root, limit=COST_MAX_BYTES)
+    if isinstance(text, TextProblem):
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def record_prediction(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    run_dir: Path,
+    agent: str,
+    *,
+    now: float | None = None,
+    counter: TokenCounter | None = None,
+) -> dict[str, Any]:
+    """Write the prediction of the run in ``run_dir`` (its prompt, before it starts)."""
+    model = priced_model(workspace, agent)
+    cost, relation = run_prediction(
+        workspace, prompt, model, counter=counter, now=now, exclude=run_dir
+    )
+    data: dict[str, Any] = {
+        "model": model,
+        "ttl": workspace.config.pricing_ttl,
+        "predicted": cost.to_dict(),
+        "cache": relation.to_dict(),
+        "miss_cause": list(relation.misses),
+    }
+    _write(run_dir / COST_FILE, data)
+    return data
+
+
+def actual_dollars(usage: ReportedUsage, workspace: Workspace, model: str) -> float | None:
+    """What ``usage`` costs at the table's prices for ``model`` (None when it has none)."""
+    price = load_prices(workspace).find(model)
+    if price is None:
+        return None
+    return (
+        usage.input_tokens * price.input
+        + usage.cache_write_tokens * price.cache_write(workspace.config.pricing_ttl)
+        + usage.cache_read_tokens * price.cache_read
+        + usage.output_tokens * price.output
+    ) / 1_000_000
+
+
+def record_actual(workspace: Workspace, run_dir: Path, agent: str) -> dict[str, Any] | None:
+    """Add what the agent reported to the run's record (None when it has no prediction)."""
+    data = _read(run_dir, workspace.root)
+    if data is None:
+        return None
+    usage = reported_usage(run_dir, workspace.root, agent)
+    model = str(data.get("model") or priced_model(workspace, agent))
+    if isinstance(usage, str):
+        data["actual"] = {"dollars": None, "unknown": usage}
+    else:
+        dollars = actual_dollars(usage, workspace, model)
+        data["actual"] = {
+            **usage.to_dict(),
+            "dollars": dollars,
+            "unknown": None if dollars is not None else f"no price for model {model}",
+        }
+    _write(run_dir / COST_FILE, data)
+    return data
+
+
+@dataclass(frozen=True)
+class CostRecord:
+    """A run's cost record as read back.
+
+    Attributes:
+        model: the model priced.
+        predicted: the predicted dollars, None when unknown.
+        actual: the reported usage priced, None when unknown (or the run has not ended).
+        actual_unknown: why the actual cost is unknown ("" when known or not yet reported).
+        misses: the named cache misses.
+        reported: True once the run's end was recorded.
+    """
+
+    model: str
+    predicted: float | None
+    actual: float | None
+    actual_unknown: str
+    misses: tuple[str, ...]
+    reported: bool
+
+    def describe(self) -> str:
+        """``predicted $0.0412 · actual $0.0388 · miss ttl_expired``."""
+        actual = money(self.actual) if self.reported else "—"
+        miss = f" · miss {', '.join(self.misses)}" if self.misses else ""
+        return f"predicted {money(self.predicted)} · actual {actual}{miss}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape in ``runs --json``."""
+        return {
+            "model": self.model,
+            "predicted_dollars": self.predicted,
+            "actual_dollars": self.actual,
+            "actual_unknown": self.actual_unknown or None,
+            "miss_cause": list(self.misses),
+        }
+
+
+def _dollars(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def read_cost(run_dir: Path, root: Path) -> CostRecord | None:
+    """The run's cost record, read through the guarded reader; None when it has none. A
+    figure that is not a finite, non-negative number reads as unknown."""
+    data = _read(run_dir, root)
+    if data is None:
+        return None
+    predicted = data.get("predicted")
+    actual = data.get("actual")
+    misses = data.get("miss_cause")
+    return CostRecord(
+        model=str(data.get("model") or ""),
+        predicted=_dollars(predicted.get("dollars")) if isinstance(predicted, dict) else None,
+        actual=_dollars(actual.get("dollars")) if isinstance(actual, dict) else None,
+        actual_unknown=str(actual.get("unknown") or "") if isinstance(actual, dict) else "",
+        misses=tuple(str(m) for m in misses) if isinstance(misses, list) else (),
+        reported=isinstance(actual, dict),
+    )

@@ -1,0 +1,280 @@
+"""The injection's candidate files: which they are, what the file system says of them, and
+their content.
+
+:func:`plan_candidates` lists every candidate in injection order (AC9) without reading
+anything; :func:`resolve_candidates` classifies each from ``stat`` alone (missing, outside the
+project, a duplicate, too large on its own); :func:`mark_over_budget` stops reading once the
+sizes on disk add up past the error line; :func:`read_candidate` reads one fresh from disk.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_module
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..file_choice import LEFT_OUT_REASON, TAKEN_IN_REASON
+from ..project.config import Config
+from ..project.textfiles import TextProblem, printable_name, read_file_bytes
+from ..secrets.scan import SecretFinding
+from ..stories.keys import normalize_key
+from ..vocabulary import FileStatus
+from .artifacts import matching_artifacts
+from .model import (
+    CATEGORIES,
+    DUPLICATE,
+    ENVELOPE_BREAKERS,
+    EXCLUDED,
+    INCLUDED,
+    MISSING,
+    NOT_UTF8,
+    OUTSIDE,
+    TOO_LARGE,
+    UNREADABLE,
+)
+
+
+@dataclass
+class Candidate:
+    """A file on its way into the injection, before its content is read."""
+
+    shown: str
+    category: str
+    reason: str
+    path: Path
+    wanted: bool
+    status: FileStatus = INCLUDED
+    size: int = 0
+    content: str | None = None
+    flags: tuple[str, ...] = ()
+    secrets: tuple[SecretFinding, ...] = ()
+
+
+def _sorted_group(items: list[Candidate]) -> list[Candidate]:
+    return sorted(items, key=lambda c: (c.shown.lower(), c.shown))
+
+
+def plan_candidates(
+    root: Path,
+    config: Config,
+    story_keys: Sequence[str],
+    include_project_context: bool,
+    include_discovery: bool,
+    include_tech_spec: bool,
+    additional_files: Iterable[str],
+    story_files: Iterable[str],
+    project_context: Sequence[str] | None = None,
+) -> list[Candidate]:
+    """Every candidate in injection order, resolved and classified, nothing read yet."""
+    groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
+
+    # 1. Project context: the first configured candidate that exists; or, when the source
+    # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
+    contexts = list(config.paths_project_context if project_context is None else project_context)
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if project_context is not None else existing[:1]
+    for found in found_all:
+        groups["project-context"].append(
+            Candidate(
+                found,
+                "project-context",
+                "project context" if include_project_context else "project context is off",
+                root / found,
+                include_project_context,
+            )
+        )
+    if not found_all and include_project_context and contexts:
+        groups["project-context"].append(
+            Candidate(
+                contexts[0],
+                "project-context",
+                "no project context file (looked for " + ", ".join(contexts) + ")",
+                root / contexts[0],
+                True,
+            )
+        )
+
+    # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
+    artifacts = root / config.paths_artifacts
+    keys = [key for key in story_keys if normalize_key(key)]
+    if keys:
+        switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
+        matches = matching_artifacts(artifacts, keys, config.injection_extensions)
+        for name, file_path, key, category in matches:
+            wanted = switches[category]
+            reason = f"name matches story key {key}" if wanted else f"{category} files are off"
+            shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
+            groups[category].append(Candidate(shown, category, reason, Path(file_path), wanted))
+
+    # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
+    # one the key scan already found is not listed twice.
+    scanned = {c.shown for c in groups["story"]}
+    for name in story_files:
+        if name not in scanned:
+            groups["story"].append(
+                Candidate(name, "story", "a file of the story", root / name, True)
+            )
+
+    # 5. Additional explicit files, relative to the root unless absolute.
+    for name in additional_files:
+        path = Path(name).expanduser()
+        shown = name
+        if not path.is_absolute():
+            path = root / path
+            shown = Path(os.path.normpath(name)).as_posix()
+        groups["additional"].append(Candidate(shown, "additional", "added by hand", path, True))
+
+    ordered: list[Candidate] = []
+    for category in CATEGORIES:
+        ordered.extend(_sorted_group(groups[category]))
+    return ordered
+
+
+def apply_choices(
+    candidates: list[Candidate],
+    root: Path,
+    excluded: Sequence[str],
+    included: Sequence[str],
+) -> None:
+    """The user's per-file choices (:mod:`.file_choice`), a filter over the planned candidates.
+
+    An excluded candidate is left out with its reason, unless it is one of the story's own
+    files; an included one a toggle left out is taken in; an included path that is no
+    candidate is added like ``--file``.
+    """
+    left_out, taken_in = set(excluded), set(included)
+    for candidate in candidates:
+        if candidate.shown in left_out and candidate.category != "story" and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = LEFT_OUT_REASON
+        elif candidate.shown in taken_in and not candidate.wanted:
+            candidate.wanted = True
+            candidate.reason = TAKEN_IN_REASON
+    known = {c.shown for c in candidates}
+    for name in included:
+        if name not in known:
+            candidates.append(
+                Candidate(name, "additional", TAKEN_IN_REASON, root / name, name not in left_out)
+            )
+
+
+def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:
+    """Set status and size of each candidate from the file system, without reading content."""
+    seen: dict[str, Candidate] = {}
+    for candidate in candidates:
+        shown = printable_name(candidate.shown)
+        if shown != candidate.shown:
+            # The path attribute of the envelope must be text: such a file cannot be named.
+            candidate.shown = shown
+            candidate.status = NOT_UTF8
+            candidate.reason = "file name is not valid UTF-8; not read"
+            continue
+        if not candidate.wanted:
+            candidate.status = EXCLUDED
+            try:
+                candidate.size = candidate.path.stat().st_size
+            except OSError:
+                candidate.size = 0
+            continue
+        try:
+            real = candidate.path.resolve(strict=True)
+        except RuntimeError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a symlink loop; not read"
+            continue
+        except ValueError:
+            candidate.status = UNREADABLE
+            candidate.reason = "a NUL byte in the path; not read"
+            continue
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                candidate.status = UNREADABLE
+                candidate.reason = "a symlink loop; not read"
+                continue
+            candidate.status = MISSING
+            if not candidate.reason.startswith("no project context"):
+                candidate.reason = "no such file"
+            continue
+        try:
+            inside = real.relative_to(root)
+        except ValueError:
+            candidate.status = OUTSIDE
+            candidate.reason = "outside the project root; not read"
+            continue
+        if candidate.category == "additional":
+            candidate.shown = inside.as_posix()
+        key = str(real)
+        first = seen.get(key)
+        if first is not None:
+            candidate.status = DUPLICATE
+            candidate.reason = f"already included as {first.shown}"
+            candidate.size = first.size
+            continue
+        seen[key] = candidate
+        try:
+            stat = real.stat()
+        except OSError as exc:
+            candidate.status = UNREADABLE
+            candidate.reason = exc.strerror or "cannot stat"
+            continue
+        if not stat_module.S_ISREG(stat.st_mode):
+            # A FIFO or a device would block or never end: it is never opened.
+            candidate.status = UNREADABLE
+            candidate.reason = "not a regular file; not read"
+            continue
+        candidate.size = stat.st_size
+        if stat.st_size > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"{stat.st_size:,} bytes on disk, over the {error_bytes:,}-byte limit on its "
+                "own; not read"
+            )
+
+
+def mark_over_budget(candidates: list[Candidate], error_bytes: int) -> None:
+    """Mark as too large, unread, every included file past the point where the sizes on disk
+    add up over the error line: the verdict comes from ``stat``, and no more than the error
+    line is ever read, however many files match."""
+    running = 0
+    for candidate in candidates:
+        if candidate.status != INCLUDED:
+            continue
+        running += candidate.size
+        if running > error_bytes:
+            candidate.status = TOO_LARGE
+            candidate.reason = (
+                f"not read: the files before it and this one are {running:,} bytes on disk, "
+                f"over the {error_bytes:,}-byte limit"
+            )
+
+
+def read_candidate(candidate: Candidate, root: Path, limit: int) -> None:
+    """Read one resolved candidate fresh from disk; mark it if it is not UTF-8 text.
+
+    Every byte is kept (a BOM too): the injection sends the bytes on disk.
+    """
+    data = read_file_bytes(candidate.path, root, limit=limit)
+    if isinstance(data, TextProblem):
+        candidate.status = TOO_LARGE if data.reason == "too-large" else UNREADABLE
+        candidate.reason = str(data)
+        return
+    candidate.size = len(data)
+    nul = data.find(b"\x00")
+    if nul != -1:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"binary (NUL byte at offset {nul})"
+        return
+    try:
+        # Decoded without newline translation: the bytes sent are the bytes on disk.
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        candidate.status = NOT_UTF8
+        candidate.reason = f"not UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        return
+    candidate.content = text
+    breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
+    if breakers:
+        candidate.flags = ("breaks-envelope",)

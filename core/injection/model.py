@@ -1,0 +1,191 @@
+"""What an injection is: its vocabulary, its data model and its ``<file_injections>`` XML.
+
+The statuses a candidate file ends in, the user's :class:`Selection`, each file's
+:class:`InjectedFile` row and the built :class:`Injection`; and the envelope they are written
+in (seed 000 AC5). Building one is :mod:`.builder`'s job; finding and reading the candidate
+files is :mod:`.candidates`'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..secrets.scan import SecretFinding
+from ..tokens.counter import Meter
+from ..vocabulary import FileStatus, InjectionLevel
+
+Emit = Callable[[str, dict[str, Any]], None]
+
+RULE = "DO NOT read these files - content already provided"
+OPEN_TAG = f'<file_injections rule="{RULE}">'
+CLOSE_TAG = "</file_injections>"
+ENVELOPE_BREAKERS = ("</file>", "</file_injections>")
+
+# AC9: the order of the groups in the injection.
+CATEGORIES = ("project-context", "story", "discovery", "tech-spec", "additional")
+
+INCLUDED: Final = "included"
+DUPLICATE: Final = "duplicate"
+EXCLUDED: Final = "excluded"
+MISSING: Final = "missing"
+UNREADABLE: Final = "unreadable"
+NOT_UTF8: Final = "not-utf8"
+OUTSIDE: Final = "outside-project"
+TOO_LARGE: Final = "too-large"
+SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
+
+
+def largest_first(
+    sized: Iterable[tuple[str, int]], count: int | None = None
+) -> list[tuple[str, int]]:
+    """``(path, bytes)`` pairs ranked largest first, ties by path; the first ``count`` (all
+    when None). The one ranking of "the largest files" every size message shows."""
+    return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the user includes beyond the story's own files: the app's toggles, the CLI's flags."""
+
+    project_context: bool = True
+    discovery: bool = False
+    tech_spec: bool = False
+    additional_files: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+    """Root-relative files left out by hand (:mod:`.file_choice`); never the story's own."""
+    included: tuple[str, ...] = ()
+    """Root-relative files taken in by hand although no toggle includes them."""
+
+
+@dataclass(frozen=True)
+class InjectedFile:
+    """One candidate file and what became of it.
+
+    Attributes:
+        path: root-relative with forward slashes; as given when it lies outside the project.
+        category: one of :data:`CATEGORIES`.
+        status: ``included``, ``duplicate``, ``excluded``, ``missing``, ``unreadable``,
+            ``not-utf8``, ``outside-project`` or ``too-large``.
+        bytes: size on disk (0 when missing or outside the project).
+        tokens: tokens of the content alone; None when not read or not counted.
+        reason: why it matched, or why it is not included.
+        flags: ``breaks-envelope`` when the content holds a closing tag of the envelope;
+            ``secrets`` when the secret scan found likely credentials.
+        secrets: the likely credentials found in the content (file, line, kind).
+    """
+
+    path: str
+    category: str
+    status: FileStatus
+    bytes: int
+    tokens: int | None
+    reason: str
+    flags: tuple[str, ...] = ()
+    secrets: tuple[SecretFinding, ...] = ()
+
+    @property
+    def included(self) -> bool:
+        """True when the file's content is in the injection."""
+        return self.status == INCLUDED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of one ``inspect --json`` file row."""
+        return {
+            "path": self.path,
+            "category": self.category,
+            "status": self.status,
+            "bytes": self.bytes,
+            "tokens": self.tokens,
+            "reason": self.reason,
+            "flags": list(self.flags),
+            "secrets": [{"line": f.line, "kind": f.kind} for f in self.secrets],
+        }
+
+
+@dataclass(frozen=True)
+class Injection:
+    """The built injection: every candidate file, the exact XML, and its meters.
+
+    ``total`` measures ``text``; ``envelope`` is the exact remainder once the included files'
+    own rows are taken away (tags, paths, newlines), so the rows add up to the total in bytes
+    and in tokens. ``size_bytes`` is what the thresholds compare: the text plus the on-disk
+    size of any file too large to read.
+    """
+
+    command_name: str
+    story_keys: tuple[str, ...]
+    files: tuple[InjectedFile, ...]
+    text: str
+    total: Meter
+    envelope: Meter
+    level: InjectionLevel
+    size_bytes: int
+    warn_bytes: int
+    error_bytes: int
+    encoding: str
+    warnings: tuple[str, ...] = field(default=())
+
+    def toggle_note(self, category: str) -> str:
+        """``no discovery files for this story`` when no candidate of ``category`` exists
+        (its toggle then changes nothing), else ""."""
+        if any(f.category == category for f in self.files):
+            return ""
+        return f"no {category} files for this story"
+
+    def included(self) -> tuple[InjectedFile, ...]:
+        """The files whose content is in the injection, in order."""
+        return tuple(f for f in self.files if f.included)
+
+    @property
+    def secrets(self) -> tuple[SecretFinding, ...]:
+        """Every likely credential in the included files, in file order."""
+        return tuple(finding for f in self.files if f.included for finding in f.secrets)
+
+    def largest(self, count: int | None = 3) -> list[tuple[str, int]]:
+        """The ``count`` largest files that make up the size (all when None), largest first."""
+        sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
+        return largest_first(sized, count)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The injection part of ``inspect --json``."""
+        return {
+            "files": [f.to_dict() for f in self.files],
+            "total": self.total.to_dict(),
+            "envelope": self.envelope.to_dict(),
+            "level": self.level,
+            "size_bytes": self.size_bytes,
+            "warn_bytes": self.warn_bytes,
+            "error_bytes": self.error_bytes,
+            "encoding": self.encoding,
+            "warnings": list(self.warnings),
+            "secrets": [f.to_dict() for f in self.secrets],
+        }
+
+
+def _escape_attr(value: str) -> str:
+    return (
+        value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    )
+
+
+def render_envelope(files: Iterable[tuple[str, str]]) -> str:
+    """The exact ``<file_injections>`` XML for ``(path, content)`` pairs (seed 000 AC5).
+
+    Content is not escaped (a documented decision of the seed); the path attribute is.
+    """
+    return "".join(envelope_pieces(files))
+
+
+def envelope_pieces(files: Iterable[tuple[str, str]]) -> list[str]:
+    """The envelope as pieces that concatenate to it: each file's content is a piece of its
+    own, so its count is shared with the whole's (see ``TokenCounter.count_joined``)."""
+    pieces: list[str] = []
+    glue = OPEN_TAG
+    for path, content in files:
+        pieces.append(f'{glue}\n  <file path="{_escape_attr(path)}">\n')
+        pieces.append(content)
+        glue = "\n  </file>"
+    pieces.append(f"{glue}\n{CLOSE_TAG}")
+    return pieces

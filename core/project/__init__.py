@@ -1,0 +1,48 @@
+"""The project: the workspace root, its config, the user's own folders, the guarded reader,
+listings, trust in the project's program settings, and images.
+
+Everything that reads the project's files goes through :mod:`.textfiles` (regular files only,
+under the size line, never outside the root); :mod:`.trust` decides whether a run may start the
+programs the project's config names.
+"""
+
+from __future__ import annotations
+
+from .config import AGENTS, ENCODINGS, Config, load_config
+from .images import ImageFile, check_image, check_images
+from .listing import one_scan
+from .textfiles import TextProblem, read_file_bytes, read_text_file
+from .trust import (
+    check_trusted,
+    forget_config,
+    program_files,
+    program_settings,
+    trust_config,
+    trust_store_path,
+)
+from .user_dirs import config_folder
+from .workspace import Workspace, find_root, open_workspace
+
+__all__ = [
+    "AGENTS",
+    "ENCODINGS",
+    "Config",
+    "ImageFile",
+    "TextProblem",
+    "Workspace",
+    "check_image",
+    "check_images",
+    "check_trusted",
+    "config_folder",
+    "find_root",
+    "forget_config",
+    "load_config",
+    "one_scan",
+    "open_workspace",
+    "program_files",
+    "program_settings",
+    "read_file_bytes",
+    "read_text_file",
+    "trust_config",
+    "trust_store_path",
+]

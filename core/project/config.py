@@ -1,0 +1,422 @@
+"""Workspace settings: ``.promptdeck/config.toml``, validated key by key.
+
+Every setting has a default, so the file is optional. A malformed file, an unknown key or a
+value of the wrong type is a :class:`~promptdeck.core.errors.ConfigError` naming the file, the
+key and what was expected — never a traceback.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from ..agent_names import AGENT_NAMES
+from ..errors import ConfigError
+from .textfiles import TextProblem, read_text
+
+CONFIG_RELPATH = ".promptdeck/config.toml"
+ENCODINGS = ("o200k_base", "cl100k_base")
+AGENTS = AGENT_NAMES
+CODEX_SANDBOXES = ("workspace-write", "read-only", "danger-full-access", "")
+
+
+@dataclass(frozen=True)
+class Config:
+    """All workspace settings. TOML sections map to the prefixes below (``[paths] artifacts``
+    is ``paths_artifacts``)."""
+
+    # [paths]
+    paths_artifacts: str = "_bmad-output/implementation-artifacts"
+    """Folder scanned for story, discovery and tech-spec files (seed 000)."""
+    paths_planning: str = "_bmad-output/planning-artifacts"
+    """Folder holding epics and planning documents."""
+    paths_project_context: tuple[str, ...] = (
+        "_bmad-output/planning-artifacts/sprint-project-context.md",
+        "_bmad-output/project-context.md",
+    )
+    """Project-context candidates; the first that exists is injected."""
+    paths_openspec: str = "openspec"
+    """The OpenSpec root; changes live in ``<openspec>/changes/``."""
+    paths_rules: str = ""
+    """Workspace rules file, Layer-0B (e.g. ``.ads/rules.md`` or ``AGENTS.md``). Empty: the
+    first that exists of ``.promptdeck/rules.md``, ``AGENTS.md``, ``CLAUDE.md``,
+    ``.github/copilot-instructions.md``, ``.cursor/rules/`` (its first file by name) and
+    ``.cursorrules`` (see :data:`promptdeck.core.layers.rules.RULES_CANDIDATES`)."""
+    paths_learnings: str = ".promptdeck/learnings.md"
+    """Shared learnings file (seed 003)."""
+    paths_templates: str = ".promptdeck/templates"
+    """Per-workspace overrides of the bundled layer templates."""
+    paths_personas: str = ".promptdeck/personas"
+    """Per-workspace overrides of the bundled party personas (``<name>.md``, one per agent)."""
+    paths_retro: str = "docs/sprints/epic-{id}-retro.md"
+    """Where the retro phase writes its retrospective; ``{id}`` is the epic (seed 002)."""
+    paths_handoff: str = "docs/handoffs/epic-{id}-handoff.md"
+    """Where the retro phase writes the handoff for the next epic (seed 002)."""
+
+    # [injection]
+    injection_warn_bytes: int = 100 * 1024
+    """Warning line for the file injection (seed 000: 100 KB)."""
+    injection_error_bytes: int = 150 * 1024
+    """Error line for the file injection (seed 000: 150 KB)."""
+
+    injection_extensions: tuple[str, ...] = (".md", ".yaml", ".yml", ".txt")
+    """File endings a key-matched artifact must have to be a candidate: text documents of the
+    planning kinds. Hidden files (a name starting with ``.``) are never candidates."""
+
+    # [read]
+    read_max_bytes: int = 2 * 1024 * 1024
+    """Largest workspace file promptdeck reads (stories, sprint-status, specs, rules,
+    learnings, templates); a larger one is skipped as ``too-large`` from ``stat``, unread."""
+
+    # [tokens]
+    tokens_encoding: str = "o200k_base"
+    """tiktoken encoding for token meters: ``o200k_base`` or ``cl100k_base``."""
+
+    # [verify]
+    verify_commands: tuple[str, ...] = ()
+    """Verification commands named in prompts (seed 003). Empty by default."""
+    verify_use_detected: bool = False
+    """When no commands are configured, name the project's detected test command (``npm
+    test``, ``pytest``, ``cargo test``, ``go test ./...``, ``make test``) in prompts. Off by
+    default: the detected command is only shown as a suggestion."""
+
+    # [agent]
+    agent_default: str = ""
+    """Backend used when none is named: claude, codex, command or replay. Empty (the default)
+    means Claude Code when its binary is found; otherwise ``run``, ``chat`` and the app's
+    ``r`` refuse with a line saying how to pick one. ``replay`` — a simulation — only ever
+    runs when named here, with ``--agent replay`` or in ``promptdeck demo``."""
+    agent_replay_git: bool = False
+    """Let the simulated ``replay`` agent's phases stage and commit (the demo sets it): off,
+    its invented work never reaches git."""
+    agent_timeout: float = 1800.0
+    """Seconds before a phase is cancelled."""
+    agent_max_attempts: int = 3
+    """Attempts per phase before the flow stops retrying."""
+    agent_claude_bin: str = "claude"
+    """The Claude Code binary (``PROMPTDECK_CLAUDE_BIN`` overrides)."""
+    agent_claude_model: str = ""
+    """``--model`` for Claude Code; empty leaves the CLI's default."""
+    agent_claude_args: tuple[str, ...] = ("--permission-mode", "acceptEdits")
+    """Extra arguments for Claude Code (permission flags)."""
+    agent_claude_context_window: int = 200_000
+    """Context window used for the context-use gauge."""
+    agent_codex_bin: str = "codex"
+    """The Codex CLI binary (``PROMPTDECK_CODEX_BIN`` overrides)."""
+    agent_codex_args: tuple[str, ...] = ()
+    """Extra arguments for ``codex exec`` (``-c`` settings, ``-m MODEL``)."""
+    agent_codex_sandbox: str = "workspace-write"
+    """``codex exec -s``: ``workspace-write`` lets a dev phase edit the workspace (Codex keeps
+    ``.git`` read-only); ``read-only`` or ``danger-full-access``; empty leaves Codex's own
+    default (read-only). A ``-s`` in ``codex_args`` wins."""
+    agent_codex_context_window: int = 272_000
+    """Context window for the gauge when Codex's session record does not name one."""
+    agent_command_argv: tuple[str, ...] = ()
+    """argv template for the ``command`` backend: {system_file} {user_file} {story} {phase}."""
+    agent_replay_script: str = ""
+    """Replay outcome script, e.g. ``dev=blocked,review=fail`` (empty: every phase succeeds)."""
+    agent_replay_delay: float = 0.05
+    """Seconds between replay lines."""
+
+    # [git]
+    git_commit_template: str = "feat({story}): {title}"
+    """Commit message after a passed review."""
+    git_max_file_bytes: int = 5 * 1024 * 1024
+    """Files a phase wrote that are larger than this are left unstaged, with the reason."""
+
+    # [status]
+    status_write_back: bool = True
+    """After a phase succeeds, write the story's new status back the way BMAD's workflows do:
+    its ``development_status`` line in ``sprint-status.yaml`` and the story file's ``Status:``
+    line (``review`` after dev, ``done`` after a passed review); for OpenSpec, tick the tasks
+    of the group the agent left open. One value on one line changes; every other byte stays."""
+
+    # [session]
+    session_reinjection_enabled: bool = True
+    """Re-inject instructions and rules in long sessions (seed 004 Req 3)."""
+    session_reinjection_turns: int = 15
+    """Turns between re-injections when context use is unknown."""
+    session_rules_alert_after: int = 3
+    """Injections in a row that fail to read the rules file before the warning becomes an
+    error line ("check the workspace"); 0 never escalates."""
+
+    # [party] — the variant each optional-or-review phase is composed in by default
+    party_kickoff: bool = False
+    """Compose the kickoff as a Party Kickoff (``--party-kickoff``)."""
+    party_review: bool = False
+    """Compose the review as a Party Review (``--party-review``)."""
+    party_failure: bool = False
+    """Compose the failure analysis as a Party Failure Analysis (``--party-failure``)."""
+    party_retro: bool = False
+    """Compose the retro as a Party Retrospective (``--party-retro``)."""
+
+    # [flow] — what ``run --auto`` runs beyond dev and review (seed 002: opt-in)
+    flow_auto_kickoff: bool = False
+    """``--auto`` runs the kickoff (else it starts with dev)."""
+    flow_auto_failure: bool = False
+    """``--auto`` runs a failure analysis after a failed dev or review (else it retries)."""
+    flow_auto_retro: bool = False
+    """``--auto`` runs the retro once the epic is done (UAT follows the flow either way)."""
+    flow_honour_analysis: bool = False
+    """A failure analysis recommending Skip or Escalate stops the flow. Off by default: the
+    seed makes the analysis informational, so the retry goes ahead and the recommendation
+    is shown."""
+
+    # [budget] — token budget of each phase's prompt (system + user); 0 = no budget
+    budget_kickoff: int = 0
+    """Token budget of the kickoff prompt."""
+    budget_dev: int = 0
+    """Token budget of the dev prompt."""
+    budget_review: int = 0
+    """Token budget of the review prompt."""
+    budget_failure: int = 0
+    """Token budget of the failure-analysis prompt."""
+    budget_uat: int = 0
+    """Token budget of the UAT prompt."""
+    budget_retro: int = 0
+    """Token budget of the retro prompt."""
+
+    # (top level)
+    delivery: str = "layered"
+    """How the layers are sent: ``layered`` (all eight in the system prompt, the seeds' order)
+    or ``cache-aware`` (the phase-invariant layers and the injected files in the system
+    prompt, the per-phase layers at the head of the user turn; see
+    :mod:`promptdeck.core.layers.delivery`)."""
+
+    # [pricing]
+    pricing_file: str = ""
+    """A project price table (same shape as the bundled ``core/assets/prices.toml``) whose
+    rows add to or replace the bundled ones."""
+    pricing_model: str = ""
+    """The model runs are priced as; empty: the agent's configured model, else its default."""
+    pricing_ttl: str = "5m"
+    """The prompt cache's lifetime the prediction assumes: ``5m`` or ``1h``."""
+    pricing_output_tokens: int = 0
+    """Expected output tokens per phase run; 0: from this project's past runs, else 4,000."""
+
+    source: str | None = field(default=None, compare=False)
+    """The file these settings came from, or None for defaults."""
+    source_sha256: str | None = field(default=None, compare=False)
+    """The SHA-256 of that file's text as read: what ``promptdeck trust`` records."""
+
+    def validate_values(self) -> None:
+        """Check cross-field rules that a type check cannot see."""
+        where = self.source or CONFIG_RELPATH
+        if self.tokens_encoding not in ENCODINGS:
+            raise ConfigError(where, "tokens.encoding", f"one of {', '.join(ENCODINGS)}")
+        if self.agent_default and self.agent_default not in AGENTS:
+            raise ConfigError(where, "agent.default", f"one of {', '.join(AGENTS)}")
+        if not 0 < self.injection_warn_bytes <= self.injection_error_bytes:
+            raise ConfigError(
+                where, "injection.warn_bytes", "a positive integer no larger than error_bytes"
+            )
+        if self.read_max_bytes < 1:
+            raise ConfigError(where, "read.max_bytes", "a positive integer")
+        if not all(ext.startswith(".") and len(ext) > 1 for ext in self.injection_extensions):
+            raise ConfigError(where, "injection.extensions", 'a list of file endings such as ".md"')
+        if not (math.isfinite(self.agent_timeout) and self.agent_timeout > 0):
+            raise ConfigError(where, "agent.timeout", "a number of seconds greater than 0")
+        if not (math.isfinite(self.agent_replay_delay) and 0 <= self.agent_replay_delay <= 60):
+            raise ConfigError(where, "agent.replay_delay", "a number of seconds from 0 to 60")
+        if self.agent_claude_context_window < 1:
+            raise ConfigError(where, "agent.claude_context_window", "a positive integer")
+        if self.agent_codex_sandbox not in CODEX_SANDBOXES:
+            raise ConfigError(
+                where, "agent.codex_sandbox", f"one of {', '.join(map(repr, CODEX_SANDBOXES))}"
+            )
+        if self.agent_codex_context_window < 1:
+            raise ConfigError(where, "agent.codex_context_window", "a positive integer")
+        if self.delivery not in ("layered", "cache-aware"):
+            raise ConfigError(where, "delivery", "'layered' or 'cache-aware'")
+        if self.pricing_ttl not in ("5m", "1h"):
+            raise ConfigError(where, "pricing.ttl", "'5m' or '1h'")
+        if self.pricing_output_tokens < 0:
+            raise ConfigError(
+                where, "pricing.output_tokens", "a token count of 0 (past runs) or more"
+            )
+        if self.agent_max_attempts < 1:
+            raise ConfigError(where, "agent.max_attempts", "an integer of at least 1")
+        for phase in ("kickoff", "dev", "review", "failure", "uat", "retro"):
+            if getattr(self, f"budget_{phase}") < 0:
+                raise ConfigError(where, f"budget.{phase}", "a token count of 0 (none) or more")
+        for key in ("retro", "handoff"):
+            value = getattr(self, f"paths_{key}")
+            if not value.strip() or Path(value).is_absolute() or ".." in Path(value).parts:
+                raise ConfigError(
+                    where, f"paths.{key}", "a path inside the project, e.g. docs/x-{id}.md"
+                )
+        if self.session_rules_alert_after < 0:
+            raise ConfigError(where, "session.rules_alert_after", "an integer of at least 0")
+        if self.session_reinjection_turns < 1:
+            raise ConfigError(where, "session.reinjection_turns", "an integer of at least 1")
+        if self.git_max_file_bytes < 1:
+            raise ConfigError(where, "git.max_file_bytes", "a positive integer")
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            texts = value if isinstance(value, tuple) else (value,)
+            # A NUL cannot be in a path, an argv or a template: refuse it here, once, rather
+            # than as a ValueError wherever the value is first used.
+            if any(isinstance(text, str) and "\0" in text for text in texts):
+                key = spec.name.replace("_", ".", 1)
+                raise ConfigError(where, key, "text without a NUL byte")
+
+
+_FIELDS = {f.name: f for f in fields(Config) if f.name not in ("source", "source_sha256")}
+# The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
+# only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
+_TYPES: dict[str, Any] = get_type_hints(Config)
+
+_DESCRIPTIONS: dict[Any, str] = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    tuple[str, ...]: "a list of strings",
+}
+
+
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """The types a value may have: a union's members, ``None`` left out (TOML has no null)."""
+    if get_origin(annotation) in (Union, UnionType):
+        return tuple(arg for arg in get_args(annotation) if arg is not type(None))
+    return (annotation,)
+
+
+def _expected(annotation: Any) -> str:
+    return " or ".join(
+        _DESCRIPTIONS.get(member, f"a value of type {member}") for member in _members(annotation)
+    )
+
+
+def _coerce_one(value: Any, kind: Any) -> Any:
+    """``value`` as ``kind``, or raise TypeError."""
+    if kind is bool and isinstance(value, bool):
+        return value
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if kind is str and isinstance(value, str):
+        return value
+    if (
+        kind == tuple[str, ...]
+        and isinstance(value, list)
+        and all(isinstance(item, str) for item in value)
+    ):
+        return tuple(value)
+    raise TypeError(kind)
+
+
+def coerce_setting(value: Any, annotation: Any, source: str, key: str) -> Any:
+    """``value`` from TOML as a setting of type ``annotation`` (``int``, ``float | None``,
+    ``tuple[str, ...]`` …).
+
+    Raises:
+        ConfigError: the value has none of the types, naming the file, the key and what
+            was expected (a type it cannot coerce to is never accepted).
+    """
+    for kind in _members(annotation):
+        try:
+            return _coerce_one(value, kind)
+        except TypeError:
+            continue
+    raise ConfigError(source, key, _expected(annotation))
+
+
+def config_from_mapping(data: dict[str, Any], source: str) -> Config:
+    """Build a :class:`Config` from parsed TOML, checking every key and type."""
+    values: dict[str, Any] = {}
+
+    def walk(table: dict[str, Any], prefix: tuple[str, ...]) -> None:
+        for key, value in table.items():
+            dotted = ".".join((*prefix, key))
+            name = "_".join((*prefix, key))
+            if isinstance(value, dict):
+                walk(value, (*prefix, key))
+                continue
+            spec = _FIELDS.get(name)
+            if spec is None:
+                raise ConfigError(source, dotted, "a known setting (see README → Configuration)")
+            values[name] = coerce_setting(value, _TYPES[spec.name], source, dotted)
+
+    try:
+        walk(data, ())
+    except RecursionError:
+        raise ConfigError(source, None, "tables nested less deeply") from None
+    config = Config(**values, source=source)
+    config.validate_values()
+    return config
+
+
+MAX_TOML_DEPTH = 64
+"""Deeper nesting (arrays, inline tables, dotted keys, table headers) is refused before
+parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key's length, so
+a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
+
+
+def check_toml_shape(text: str, where: str) -> None:
+    """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
+
+    Counts bracket depth and the dots of a key outside quoted strings; a multi-line string
+    holding brackets can only make the count higher, never hide real nesting.
+
+    Raises:
+        ConfigError: too deep.
+    """
+    depth = dots = 0
+    quote = ""
+    for char in text:
+        if quote:
+            if char == quote or (quote == "#" and char == "\n"):
+                dots = 0 if quote == "#" else dots
+                quote = ""
+            continue
+        if char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                break
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == ".":
+            dots += 1
+            if dots > MAX_TOML_DEPTH:
+                break
+        elif char in "=,\n":
+            dots = 0  # a key ends at "=", a value at "," or the line's end
+    else:
+        return
+    raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")
+
+
+CONFIG_MAX_BYTES = 1024 * 1024
+"""A larger ``config.toml`` is refused unread: a real one is a few hundred bytes."""
+
+
+def load_config(root: Path) -> Config:
+    """Read ``<root>/.promptdeck/config.toml`` if present; defaults otherwise.
+
+    The file is read like any other file of a cloned repository (:mod:`.textfiles`): a FIFO,
+    a device, a symlink leading outside the project or a file over :data:`CONFIG_MAX_BYTES`
+    is refused in one line, never opened or read.
+    """
+    text = read_text(root / CONFIG_RELPATH, root.resolve(), limit=CONFIG_MAX_BYTES)
+    if isinstance(text, TextProblem):
+        if text.reason in ("missing", "empty"):
+            return Config()
+        raise ConfigError(CONFIG_RELPATH, None, f"a readable UTF-8 text file ({text})")
+    try:
+        check_toml_shape(text, CONFIG_RELPATH)
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)

@@ -1,0 +1,336 @@
+"""Which settings of a project's own config a run may act on without the user's word.
+
+Reading a cloned repository executes nothing of it, but a run starts a program, and
+``.promptdeck/config.toml`` — a file of the repository, written by whoever wrote the
+repository — can name that program (``[agent] claude_bin``, ``codex_bin``, ``command_argv``)
+or its arguments (``claude_args``, ``codex_args``, ``codex_sandbox``: the flags that set what
+the agent may do without asking). A run whose agent would act on such a setting starts only
+once the user has trusted that version of the file: ``promptdeck trust``, or the second Start
+of the app's confirmation, records for the project a digest of the file's text and of every
+project file its program settings name (a script in ``command_argv``, a ``claude_bin`` of
+``tools/claude``) in ``$XDG_CONFIG_HOME/promptdeck/trusted.json`` — the user's own folder,
+which no repository writes. A changed file, or a changed script, needs trusting again. What
+is shown to be trusted is every program setting of the file, for every agent, in full.
+Settings at their defaults, a binary named by the user's own environment variable and the
+replay simulation need nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UntrustedConfig, UsageError
+from ..terminal import printable_line
+from .config import CONFIG_RELPATH, Config
+from .user_dirs import config_folder
+from .workspace import Workspace
+
+TRUST_FILENAME = "trusted.json"
+_FORMAT = 1
+
+# For each agent, the settings that choose its program or its powers, and the environment
+# variable (the user's own) that overrides the binary when set.
+_PROGRAM_SETTINGS: dict[str, tuple[str, ...]] = {
+    "claude": ("agent_claude_bin", "agent_claude_args", "agent_claude_model"),
+    "codex": ("agent_codex_bin", "agent_codex_args", "agent_codex_sandbox"),
+    "command": ("agent_command_argv",),
+    "replay": (),
+}
+_BIN_ENV = {"agent_claude_bin": "PROMPTDECK_CLAUDE_BIN", "agent_codex_bin": "PROMPTDECK_CODEX_BIN"}
+_DEFAULTS = Config()
+
+
+def trust_store_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/promptdeck/trusted.json``, default ``~/.config/promptdeck/``."""
+    return config_folder(environ) / TRUST_FILENAME
+
+
+@dataclass(frozen=True)
+class ConfigTrust:
+    """What a project's config chooses for a run of one agent, and whether the user said yes.
+
+    Attributes:
+        settings: what trusting would cover, when a run needs it: ``key = value`` for every
+            program setting the file sets away from its default (any agent's, in full, made
+            printable), then the project files they name; empty when no trust is needed.
+        trusted: the user has trusted this version of the file for this project.
+        where: the config file, as shown in messages.
+    """
+
+    settings: tuple[str, ...]
+    trusted: bool
+    where: str = CONFIG_RELPATH
+
+    @property
+    def needed(self) -> bool:
+        """True when a run must not start before the user trusts the file."""
+        return bool(self.settings) and not self.trusted
+
+
+def _set_away_from_default(
+    config: Config, agent: str | None, *, effective: bool
+) -> list[tuple[str, Any]]:
+    """(field name, value) of the program settings ``config`` sets away from their defaults,
+    for ``agent`` (every agent when None); ``effective`` leaves out a binary the user's own
+    variable overrides now."""
+    if config.source is None:
+        return []
+    names = (
+        _PROGRAM_SETTINGS.get(agent, ())
+        if agent is not None
+        else tuple(name for names in _PROGRAM_SETTINGS.values() for name in names)
+    )
+    found: list[tuple[str, Any]] = []
+    for name in names:
+        value = getattr(config, name)
+        if value == getattr(_DEFAULTS, name):
+            continue
+        if effective and name in _BIN_ENV and os.environ.get(_BIN_ENV[name]):
+            continue  # the user's own variable names the binary: the file's is not used now
+        found.append((name, value))
+    return found
+
+
+def program_settings(
+    config: Config, agent: str | None = None, *, effective: bool = False
+) -> tuple[str, ...]:
+    """The settings of ``config`` away from their defaults that choose what a run of
+    ``agent`` starts (of any agent when None), as whole ``key = value`` lines made printable
+    (never shortened: what is trusted is shown in full); none for a config that is not a file.
+
+    ``effective``: only those a run would act on now (a binary named by the user's own
+    ``PROMPTDECK_*_BIN`` is not); what is shown to be trusted is never ``effective``, so a
+    later shell without the variable cannot use a binary the user was not shown.
+    """
+    shown: list[str] = []
+    for name, value in _set_away_from_default(config, agent, effective=effective):
+        text = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        shown.append(f"{name.replace('_', '.', 1)} = {printable_line(text)}")
+    return tuple(shown)
+
+
+_MODULE_FLAG = re.compile(r"^-m(?P<module>[A-Za-z_][\w.]*)?$")
+_MOST_TREE_FILES = 10_000
+"""The most files of a named folder the digest reads; a larger tree is recorded as such."""
+
+
+def _named_words(value: Any) -> list[str]:
+    """The words of a setting that may name something that runs: each argument, and the
+    top-level package of a ``-m pkg`` module (Python imports it from the folder it runs in,
+    the project root)."""
+    words = [w for w in (value if isinstance(value, tuple) else (value,)) if isinstance(w, str)]
+    named: list[str] = []
+    for index, word in enumerate(words):
+        if not word or "\0" in word:
+            continue
+        match = _MODULE_FLAG.match(word)
+        if match is not None:
+            module = match.group("module") or (words[index + 1] if index + 1 < len(words) else "")
+            top = module.split(".", 1)[0]
+            if top.isidentifier():
+                named += [top, f"{top}.py"]
+            continue
+        named.append(word)
+    return named
+
+
+def program_files(workspace: Workspace) -> tuple[str, ...]:
+    """The files and folders of the project that the config's program settings name (a
+    ``claude_bin`` of ``tools/claude``, a ``command_argv`` running ``.promptdeck/agent.py``, a
+    folder ``tools/agent`` given to ``python3``, the package of ``python -m pkg``): their
+    content is trusted along with the file, so a changed script — or any changed file of a
+    named folder or package — needs trusting again. Project-relative paths, sorted; a folder
+    ends with ``/``."""
+    root = workspace.root.resolve()
+    named: set[str] = set()
+    for _name, value in _set_away_from_default(workspace.config, None, effective=False):
+        for word in _named_words(value):
+            path = Path(word)
+            try:
+                real = (path if path.is_absolute() else root / path).resolve()
+                if not real.is_relative_to(root) or real == root:
+                    continue
+                mode = real.stat().st_mode
+            except (OSError, ValueError, RuntimeError):
+                continue
+            rel = real.relative_to(root).as_posix()
+            if stat.S_ISREG(mode):
+                named.add(rel)
+            elif stat.S_ISDIR(mode):
+                named.add(rel + "/")
+    return tuple(sorted(named))
+
+
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 of a regular file, read in chunks (bounded memory whatever its size), never
+    through a link and never blocking on a FIFO put in its place."""
+    digest = hashlib.sha256()
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return "not-a-file"
+        while chunk := os.read(descriptor, 1 << 20):
+            digest.update(chunk)
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    finally:
+        os.close(descriptor)
+    return digest.hexdigest()
+
+
+def _tree_sha256(folder: Path) -> str:
+    """One digest over every file of ``folder`` (names and contents, links not followed)."""
+    digest = hashlib.sha256()
+    count = 0
+    for current, folders, names in os.walk(folder):
+        folders.sort()
+        for name in sorted(names):
+            count += 1
+            if count > _MOST_TREE_FILES:
+                return f"over-{_MOST_TREE_FILES}-files:{digest.hexdigest()}"
+            path = Path(current) / name
+            rel = path.relative_to(folder).as_posix()
+            try:
+                is_link = path.is_symlink()
+            except OSError:
+                is_link = False
+            content = f"link:{os.readlink(path)}" if is_link else _file_sha256(path)
+            digest.update(f"\0{rel}\0{content}".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def trust_digest(workspace: Workspace, files: tuple[str, ...] | None = None) -> str | None:
+    """What trusting the project's config records: the SHA-256 of the file's text as read,
+    with each project file its program settings name (path and content; ``files`` when the
+    caller has already listed them); None without a config file."""
+    text_digest = workspace.config.source_sha256
+    if text_digest is None:
+        return None
+    digest = hashlib.sha256(text_digest.encode())
+    root = workspace.root.resolve()
+    for rel in program_files(workspace) if files is None else files:
+        content = _tree_sha256(root / rel) if rel.endswith("/") else _file_sha256(root / rel)
+        digest.update(f"\0{rel}\0{content}".encode())
+    return digest.hexdigest()
+
+
+def _load_store(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot read the trusted configs ({exc})") from None
+    configs = data.get("configs") if isinstance(data, dict) else None
+    if not isinstance(configs, dict):
+        return {}
+    return {str(k): str(v) for k, v in configs.items() if isinstance(v, str)}
+
+
+def _key(workspace: Workspace) -> str:
+    return str(workspace.root.resolve())
+
+
+def config_trust(workspace: Workspace, agent: str) -> ConfigTrust:
+    """Whether a run of ``agent`` in ``workspace`` may act on the project's config as it is.
+
+    A run needs trust when the file sets a program setting ``agent`` acts on now; what is
+    then shown, and trusted, is every program setting of the file (for any agent) and the
+    project files they name, since the trust covers the whole file.
+    """
+    config = workspace.config
+    where = config.source or CONFIG_RELPATH
+    if not program_settings(config, agent, effective=True):
+        return ConfigTrust((), True, where)
+    files = program_files(workspace)
+    digest = trust_digest(workspace, files)
+    trusted = digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
+    named = tuple(f"runs the project's {rel} as it is now" for rel in files)
+    return ConfigTrust(program_settings(config) + named, trusted, where)
+
+
+def check_trusted(workspace: Workspace, agent: str) -> None:
+    """Stop a run that would act on settings of an untrusted project config.
+
+    Raises:
+        UntrustedConfig: the file sets such settings and this version is not trusted (exit 10).
+    """
+    verdict = config_trust(workspace, agent)
+    if verdict.needed:
+        raise UntrustedConfig(verdict.where, list(verdict.settings))
+
+
+def _write_store(path: Path, configs: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload: dict[str, Any] = {"format": _FORMAT, "configs": dict(sorted(configs.items()))}
+    fd, temporary = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2)
+            handle.write("\n")
+        os.replace(temporary, path)  # whole or not at all: a crash leaves the old file
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def trust_config(workspace: Workspace) -> str | None:
+    """Record the user's trust in the project's config as it is now; its SHA-256, or None
+    when the project has no config file (nothing to trust).
+
+    Raises:
+        UsageError: the user's trust file cannot be read or written.
+    """
+    digest = trust_digest(workspace)
+    if digest is None:
+        return None
+    path = trust_store_path()
+    configs = _load_store(path)
+    configs[_key(workspace)] = digest
+    try:
+        _write_store(path, configs)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot record the trust ({exc.strerror})") from None
+    return digest
+
+
+def forget_config(workspace: Workspace) -> bool:
+    """Withdraw the trust in the project's config; True when there was one."""
+    path = trust_store_path()
+    configs = _load_store(path)
+    if configs.pop(_key(workspace), None) is None:
+        return False
+    try:
+        _write_store(path, configs)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot withdraw the trust ({exc.strerror})") from None
+    return True
+
+
+__all__ = [
+    "TRUST_FILENAME",
+    "ConfigTrust",
+    "check_trusted",
+    "config_trust",
+    "forget_config",
+    "program_files",
+    "program_settings",
+    "trust_config",
+    "trust_digest",
+    "trust_store_path",
+]

@@ -1,0 +1,317 @@
+"""What every face shows and every agent receives: one composed prompt for a story's phase.
+
+:func:`compose_prompt` gathers the inputs — the story from the catalog, the bundled
+instructions, the workspace rules, the story prompt (seed 003), the phase's transfers (seed 002)
+and the file injection (seed 000) — and has the composer build the eight layers. The preview,
+``promptdeck compose`` and the bytes an agent receives all come from one :class:`ComposedPrompt`.
+
+Layer-5 (Context) holds, in this order: the story context (the full story prompt for dev; a
+brief without the dev instructions for kickoff, review and failure; the epic's story list for
+UAT and retro), the phase's transfers, and the ``<file_injections>`` XML. UAT and retro inject
+every story file of the epic (all its story keys and files in one injection).
+
+``compose_prompt`` never raises for an oversized injection: ``injection.level`` says so, and
+the caller decides (``compose`` and ``inspect`` exit 3, the app refuses to run).
+
+The request and the composed prompt are :mod:`.request`'s; the
+phase's injection, transfers and retro section are gathered by :mod:`.parts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..file_choice import chosen_selection
+from ..injection.model import Emit, Injection
+from ..layers.composer import compose_messages, compose_system_instruction
+from ..layers.delivery import check_delivery, deliver
+from ..layers.input import ComposeInput, WritePolicy
+from ..layers.instructions import load_instructions
+from ..layers.model import JOINER, joiner_count, signature, system_pieces, system_text
+from ..layers.rules import read_rules
+from ..layers.templates import TemplateSet
+from ..project.workspace import Workspace
+from ..records.reader import list_runs
+from ..stories.catalog import load_catalog, load_story_catalog
+from ..stories.model import Story, StoryCatalog
+from ..tokens.counter import Meter, TokenCounter, get_counter
+from .learnings import learnings_path
+from .parts import (
+    epic_injection,
+    epic_stories,
+    phase_injection,
+    retro_section,
+    transfers_text,
+    user_message,
+    variant_note,
+)
+from .party import check_variant, default_variant, party_for
+from .request import ComposedPrompt, PromptRequest, check_request
+from .retro import RetroPlan, plan_retro
+from .story import epic_brief, read_learnings, story_brief, story_prompt
+from .verify import resolve_verification
+
+__all__ = [
+    "compose_prompt",
+]
+
+FLUSH_SECONDS = 5.0
+"""How often, at most, a compose writes its new counts to the shared cache."""
+
+
+def _meter(text: str, counter: TokenCounter | None) -> Meter:
+    data = len(text.encode("utf-8"))
+    if counter is None:
+        return Meter(data, None)
+    return Meter(data, counter.count(text), counter.estimated)
+
+
+def compose_prompt(
+    workspace: Workspace,
+    catalog: StoryCatalog | None,
+    request: PromptRequest,
+    *,
+    counter: TokenCounter | None = None,
+    count_tokens: bool = True,
+    scan_secrets: bool = True,
+    emit: Emit | None = None,
+) -> ComposedPrompt:
+    """Compose the prompt for one phase of one story.
+
+    Args:
+        workspace: the workspace (its config, rules, learnings and template overrides).
+        catalog: the stories; when None, only what the phase needs is loaded.
+        request: the story, phase, mode, selection, retry reason and failure.
+        counter: token counter (default: the process-wide one for the configured encoding).
+        count_tokens: False leaves every token count None, for an instant byte-only preview.
+        scan_secrets: False skips the secret scan of the injected files (the instant preview
+            only; whatever is run or shown as final is scanned).
+        emit: receives the injection's events (``injection:warning``, ``injection:empty``,
+            ``injection:skipped``; seed 000).
+
+    Raises:
+        StoryNotFound: no story matches ``request.story_id``.
+        UsageError: an unknown phase or mode, or a retry reason outside optimize mode.
+        ComposeError: a required input or layer is missing, or a template is broken.
+        AssetMissing: the bundled instructions are missing.
+    """
+    phase = check_request(request)
+    if catalog is None:
+        # An epic-scope phase needs every story of the epic; a story phase needs only its own.
+        if phase.scope == "epic":
+            catalog = load_catalog(workspace)
+        else:
+            catalog = load_story_catalog(workspace, request.story_id)
+    story = catalog.find(request.story_id)
+    config = workspace.config
+    # The story's remembered file choices are part of what is composed: every face sees them.
+    selection, choice_notes = chosen_selection(workspace.root, story.id, request.selection)
+    request = replace(request, selection=selection)
+    counter = counter or get_counter(config.tokens_encoding)
+    layer_counter = counter if count_tokens else None
+    templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
+    epic = epic_stories(catalog, story) if phase.scope == "epic" else (story,)
+    warnings: list[str] = list(choice_notes)
+    variant = request.variant or default_variant(config, phase.name)
+    check_variant(phase.name, variant)
+    party = party_for(workspace, phase.name) if variant == "party" else None
+
+    instructions = load_instructions()
+    rules = read_rules(workspace)
+    if rules.warning:
+        warnings.append(rules.warning)
+    verification = resolve_verification(workspace)
+    if verification.note and phase.apply_policy.requires_validation:
+        warnings.append(verification.note)
+
+    if story.status == "done" and phase.name in ("kickoff", "dev"):
+        where = (
+            "its tasks are all ticked"
+            if story.source == "openspec"
+            else ("sprint-status.yaml says so")
+        )
+        warnings.append(
+            f"story {story.id} is already done ({where}): a {phase.name} run would redo "
+            "finished work"
+        )
+    retro: RetroPlan | None = None
+    runs = list_runs(workspace.root) if phase.name == "retro" else []
+    if phase.name == "retro":
+
+        def build(stories: Sequence[Story], counted: bool) -> Injection:
+            return epic_injection(
+                workspace, phase, stories, request.selection, counter, counted, scan_secrets, emit
+            )
+
+        retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
+        injection = retro.injection
+    else:
+        injection = phase_injection(
+            workspace,
+            story,
+            phase,
+            epic,
+            request.selection,
+            counter,
+            count_tokens,
+            scan_secrets,
+            emit,
+        )
+    warnings.extend(
+        f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
+        for f in injection.files
+        if f.category == "story" and f.path in request.selection.excluded
+    )
+    summarised = retro.summarised if retro is not None else ()
+    injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
+    if story.path is None and phase.scope == "story":
+        warnings.append(
+            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
+            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
+            "and title only"
+        )
+    elif story.path is not None and story.id not in summarised and story.source == "bmad":
+        shown = {f.path: f for f in injection.files}
+        entry = shown.get(story.path)
+        if entry is None or entry.status not in ("included", "duplicate"):
+            status = entry.status if entry is not None else "not matched"
+            warnings.append(
+                f"story file {story.path} is not in the injection ({status}): the agent will "
+                "not see it"
+            )
+
+    if phase.scope == "epic":
+        context = epic_brief(
+            story.group, story.group_title or story.group, epic, templates=templates
+        )
+        if retro is not None:
+            context += JOINER + retro_section(
+                workspace, story, epic, runs, retro, templates, warnings
+            )
+    elif phase.name == "dev":
+        learnings = read_learnings(workspace, learnings_path(workspace, story))
+        if learnings.warning:
+            warnings.append(learnings.warning)
+        context = story_prompt(
+            story,
+            verify_commands=verification.commands,
+            learnings=learnings,
+            retry_reason=request.retry_reason if request.mode == "optimize" else None,
+            templates=templates,
+            injected=injected,
+        )
+    else:
+        context = story_brief(story, templates=templates, injected=injected)
+    if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
+        warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
+    if phase.name == "failure" and request.failure is None:
+        warnings.append("failure analysis without failure information (phase, signal, message)")
+
+    compose_input = ComposeInput(
+        entrypoint=phase.name,
+        target_type=phase.scope,
+        mode=request.mode,
+        domain_profile={
+            "storyId": story.id,
+            "storyTitle": story.title,
+            "epicId": story.group,
+            "epicTitle": story.group_title or story.group,
+            "source": story.source,
+            "recordPath": story.record_path or "",
+            "verifyCommands": list(verification.commands),
+            "variant": variant,
+            **(
+                {
+                    "personas": party.render_personas(),
+                    "participants": party.participants,
+                    "voices": party.render_voices(),
+                }
+                if party is not None
+                else {}
+            ),
+        },
+        context_envelope={
+            "story": context,
+            "transfers": variant_note(phase, party, templates)
+            + transfers_text(
+                phase, story, epic, request.failure, templates, config, summarised, injected
+            ),
+            "fileInjections": injection.text,
+        },
+        write_policy=WritePolicy(
+            allow_apply=phase.apply_policy.allow_apply,
+            requires_validation=phase.apply_policy.requires_validation,
+        ),
+    )
+    layers = compose_system_instruction(
+        compose_input,
+        instructions=instructions,
+        rules=rules,
+        templates=templates,
+        counter=layer_counter,
+    )
+    user = user_message(phase, story)
+    delivery = check_delivery(request.delivery or config.delivery)
+    delivered = deliver(layers, compose_input, user, delivery)
+    if delivery == "layered":
+        messages = compose_messages(input=compose_input, user_message=user, layers=layers)
+        system = system_text(layers)
+        pieces = system_pieces(layers)
+    else:
+        system, user = delivered.system_text, delivered.user_text
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        pieces = [segment.text for segment in delivered.system]
+    # The layers' counts are reused: only the stretches around the joiners are encoded.
+    system_meter = Meter(
+        len(system.encode("utf-8")),
+        None if layer_counter is None else layer_counter.count_joined(pieces, system),
+        layer_counter is not None and layer_counter.estimated,
+    )
+    if delivery == "layered":
+        joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
+        joiner_tokens = (
+            None
+            if system_meter.tokens is None
+            else system_meter.tokens - sum(layer.tokens or 0 for layer in layers)
+        )
+    else:
+        task_bytes = len(user_message(phase, story).encode("utf-8"))
+        joiner_bytes = (
+            system_meter.bytes
+            + len(user.encode("utf-8"))
+            - task_bytes
+            - sum(layer.bytes for layer in layers)
+        )
+        joiner_tokens = None
+    if (
+        layer_counter is not None
+        and layer_counter.warning
+        and layer_counter.warning not in (injection.warnings)
+    ):
+        warnings.append(layer_counter.warning)
+    if layer_counter is not None:
+        # New counts reach the shared cache soon, not only at exit: another promptdeck
+        # process (inspect in a second terminal) finds what the app has just counted.
+        layer_counter.flush(at_most_every=FLUSH_SECONDS)
+    return ComposedPrompt(
+        story=story,
+        request=request,
+        layers=tuple(layers),
+        system=system,
+        user=user,
+        messages=tuple(messages),
+        injection=injection,
+        signature=signature(layers),
+        system_meter=system_meter,
+        user_meter=_meter(user, layer_counter),
+        warnings=tuple(warnings),
+        joiner=Meter(joiner_bytes, joiner_tokens, system_meter.estimated),
+        instructions=instructions,
+        rules=rules,
+        compose_input=compose_input,
+        verification=verification,
+        variant=variant,
+        summarised=summarised,
+        delivered=delivered,
+    )

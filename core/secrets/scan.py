@@ -1,0 +1,336 @@
+"""The secret scan of every injected file, with the ``detect-secrets`` library.
+
+A cloned repository may hold an API key in a file promptdeck would send to the model. Each
+file's text is scanned before it is shown as part of a prompt; a finding names the file, the
+line and the kind of secret (``AWS Access Key``, ``Private Key`` …) — never the secret itself.
+
+Every plugin of detect-secrets is on, with the library's default filters (placeholders,
+templated values, UUIDs, indirect references …), as ``detect-secrets scan`` runs them, with two
+changes of cost and none of verdict:
+
+* **A prefilter picks the lines the detectors see.** Running every plugin on every line costs
+  about a millisecond a line of prose. Each plugin only reports what one of its patterns
+  matches, and every such match contains a short anchor (``akia``, ``ghp_``, ``begin … private
+  key``, a quoted run of 9+ base64 characters, a keyword such as ``password`` …). One combined
+  pattern of those anchors runs over the (lower-cased) text in one pass; the plugins and the
+  library's filters then run, unchanged and with the whole file as their context, on the lines
+  it marks only. A plugin set this module does not know (a newer detect-secrets) turns the
+  prefilter off: every line is scanned. A test on a corpus of secrets and look-alikes checks
+  the verdicts equal a full ``scan_file``.
+* **The indirect-reference filter** (``secret = get_key()``) runs a regex that costs
+  milliseconds on long lines; it is applied to the lines with a finding only, with the same
+  verdict.
+
+Results are remembered by the text's sha256, its file suffix (detect-secrets picks a parser by
+extension) and the scanner's identity (:func:`scanner_identity`: the library's version and this
+module's settings) — in this process and, through the store the caller passes (the injection
+passes :mod:`promptdeck.core.tokens.results`), across processes — so an unchanged file is
+scanned once. A remembered result is only used when the library is the
+version it was computed with; detect-secrets itself (and the ``requests`` chain it imports) is
+imported only when something has to be scanned.
+
+detect-secrets keeps its settings in a process-wide object, shared with the staging check of
+:mod:`.paths`: every scan goes through :func:`.detectors.detectors`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from .detectors import all_detectors, detectors
+
+_CACHE_SIZE = 512
+_LOCK = threading.Lock()
+_CACHE: OrderedDict[tuple[str, str], tuple[tuple[int, str], ...]] = OrderedDict()
+RESULT_KIND = "secret-scan"
+PREFILTER_VERSION = 1
+"""Changes whenever :data:`ANCHORS` or the scan's settings change: part of every cache key."""
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    """One likely credential in a file.
+
+    Attributes:
+        path: the file, as shown in the injection.
+        line: the 1-based line number.
+        kind: detect-secrets' name for the kind of secret (never the secret itself).
+    """
+
+    path: str
+    line: int
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.kind}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of one finding."""
+        return {"path": self.path, "line": self.line, "kind": self.kind}
+
+
+_INDIRECT_REFERENCE = "detect_secrets.filters.heuristic.is_indirect_reference"
+
+# Between a keyword and its value, the credential detectors of the IBM, SoftLayer and Cloudant
+# kind allow a quote, a bracket, then any of ` =:>` (`key = `, `"pass": "`, `token => '`).
+_SEPARATOR = r"""["']?\]?[ =:>]*["']?"""
+
+ANCHORS: dict[str, str] = {
+    "AWSKeyDetector": r"a3t[a-z0-9]|abia|acca|akia|asia|aws",
+    "ArtifactoryDetector": r"akc[a-z0-9]{10}|ap[\da-f][a-z0-9]{8}",
+    "AzureStorageKeyDetector": r"accountkey=",
+    "BasicAuthDetector": r"://[^:/?#\[\]@!$&'()*+,;=\s]+:[^:/?#\[\]@!$&'()*+,;=\s]+@",
+    "CloudantDetector": (
+        r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9_-]{24}|\.cloudant\.com"
+    ),
+    "DiscordBotTokenDetector": r"[mno][a-z\d_-]{23,25}\.[a-z\d_-]{6}\.",
+    "GitHubTokenDetector": r"gh[pousr]_",
+    "GitLabTokenDetector": r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|gr1348941",
+    "Base64HighEntropyString": r"""['"][a-z0-9+/=_\\-]{9,}['"]""",
+    "HexHighEntropyString": r"""['"][a-z0-9+/=_\\-]{9,}['"]""",
+    "IbmCloudIamDetector": r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9_-]{24}",
+    "IbmCosHmacDetector": r"key" + _SEPARATOR + r"[a-f0-9]{48}",
+    "IPPublicDetector": r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]",
+    "JwtTokenDetector": r"eyj",
+    "KeywordDetector": (
+        r"api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
+        r"|private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd"
+        r"|secret|contraseña|contrasena"
+    ),
+    "MailchimpDetector": r"-us[0-9]",
+    "NpmDetector": r":_authtoken=",
+    "OpenAIDetector": r"t3blbkfj",
+    "PrivateKeyDetector": (
+        r"begin (?:dsa |ec |openssh |pgp |rsa |ssh2 encrypted )?private key"
+        r"|putty-user-key-file-2"
+    ),
+    "PypiTokenDetector": r"pypi-age",
+    "SendGridDetector": r"sg\.[a-z0-9_-]{22}\.",
+    "SlackDetector": r"xox[abposr]-|hooks\.slack\.com/",
+    "SoftlayerDetector": (
+        r"(?:key|pwd?|pass(?:word)?|token)" + _SEPARATOR + r"[a-z0-9]{24}|api.softlayer.com/soap/"
+    ),
+    "SquareOAuthDetector": r"sq0csp-",
+    "StripeDetector": r"[rs]k_live_",
+    "TelegramBotTokenDetector": r"\d{8,10}:",
+    "TwilioKeyDetector": r"(?:ac|sk)[a-z0-9]{32}",
+}
+"""For each detector detect-secrets ships, a pattern every one of its findings' lines holds,
+written for lower-cased text (see :func:`_folded`). Each is implied by the detector's own
+patterns: a literal prefix, a keyword, or a looser shape of the secret."""
+
+
+@lru_cache(maxsize=1)
+def _prefilter(plugins: frozenset[str]) -> re.Pattern[str] | None:
+    """The combined anchor pattern for ``plugins``, or None when one of them is unknown."""
+    if not plugins <= ANCHORS.keys():
+        return None
+    alternatives = dict.fromkeys(ANCHORS[name] for name in sorted(plugins))
+    return re.compile("|".join(f"(?:{anchor})" for anchor in alternatives))
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased the way the detectors' case-insensitive patterns compare it.
+
+    Python's ``re.IGNORECASE`` also lets ``İ`` and ``ı`` match ``i``, ``ſ`` match ``s`` (and the
+    Kelvin sign ``k``, which ``lower()`` already maps); ``str.lower()`` alone would miss them.
+    """
+    if "\u0130" in text:
+        text = text.replace("\u0130", "i")  # lower() would make it two characters
+    folded = text.lower()
+    if not folded.isascii():
+        folded = folded.replace("\u0131", "i").replace("\u017f", "s")
+    return folded
+
+
+def candidate_lines(lines: list[str], plugins: frozenset[str]) -> set[int] | None:
+    """The 1-based numbers of the lines (as the detectors see them: right-stripped) that may
+    hold a finding of ``plugins`` — every line that does is among them — or None (scan all).
+
+    One pass of the combined anchors over the joined text; a match spanning lines marks each.
+    """
+    pattern = _prefilter(plugins)
+    if pattern is None:
+        return None
+    joined = _folded("\n".join(line.rstrip() for line in lines))
+    marked: set[int] = set()
+    for match in pattern.finditer(joined):
+        first = joined.count("\n", 0, match.start()) + 1
+        marked.update(range(first, first + joined.count("\n", match.start(), match.end()) + 1))
+    return marked
+
+
+def _scanned_lines(
+    lines: list[str], filename: str, plugins: frozenset[str], prefilter: bool
+) -> Iterator[Any]:
+    """detect-secrets' own line loop (``scan._process_line_based_plugins``), over the
+    prefilter's candidates only; the context each line is judged in is the whole file."""
+    from detect_secrets.core import scan
+    from detect_secrets.settings import get_plugins
+    from detect_secrets.util.code_snippet import get_code_snippet
+
+    numbered = list(enumerate(lines, start=1))
+    wanted = candidate_lines(lines, plugins) if prefilter else None
+    for line_number, raw in numbered:
+        if wanted is not None and line_number not in wanted:
+            continue
+        line = raw.rstrip()
+        context = get_code_snippet(lines=lines, line_number=line_number)
+        if scan._is_filtered_out(
+            required_filter_parameters=["line"], filename=filename, line=line, context=context
+        ):
+            continue
+        for plugin in get_plugins():
+            for secret in scan._scan_line(
+                plugin=plugin,
+                filename=filename,
+                line=line,
+                line_number=line_number,
+                context=context,
+            ):
+                if not scan._is_filtered_out(
+                    required_filter_parameters=["context"],
+                    filename=secret.filename,
+                    secret=secret.secret_value,
+                    plugin=plugin,
+                    line=line,
+                    context=context,
+                ):
+                    yield secret
+
+
+def scan_copy(filename: str, *, prefilter: bool = True) -> set[tuple[int, str]]:
+    """``(line, kind)`` of every finding in the file ``filename``, as ``scan_file`` reports them
+    (its file filters, its parsers, its eager second pass), the detectors seeing only the
+    prefilter's lines unless ``prefilter`` is False. Call inside :func:`.detectors`."""
+    from detect_secrets.core import scan
+    from detect_secrets.settings import get_plugins
+
+    found: set[tuple[int, str]] = set()
+    if scan._is_filtered_out(required_filter_parameters=["filename"], filename=filename):
+        return found
+    plugins = frozenset(type(plugin).__name__ for plugin in get_plugins())
+    for lines in scan._get_lines_from_file(filename):
+        for secret in _scanned_lines(lines, filename, plugins, prefilter):
+            found.add((secret.line_number, secret.type))
+        if found:
+            break
+    return found
+
+
+def _scan(suffix: str, text: str) -> tuple[tuple[int, str], ...]:
+    from detect_secrets.filters.heuristic import is_indirect_reference
+
+    # detect-secrets scans a file by name (its transformers pick a parser by extension), so
+    # the text already read is written to a private temporary copy: the workspace file is
+    # never opened a second time.
+    with tempfile.TemporaryDirectory(prefix="promptdeck-scan-") as folder:
+        copy = os.path.join(folder, "scanned" + suffix)
+        with open(copy, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        with detectors(all_detectors(), frozenset({_INDIRECT_REFERENCE})):
+            found = scan_copy(copy)
+    lines = text.splitlines()
+    return tuple(
+        (line, kind)
+        for line, kind in sorted(found)
+        if not (0 < line <= len(lines) and is_indirect_reference(lines[line - 1].rstrip()))
+    )
+
+
+@lru_cache(maxsize=1)
+def scanner_identity() -> str:
+    """What a remembered scan was computed with: detect-secrets' version (read from its files,
+    without importing it), this module's prefilter version and the scan's settings."""
+    from importlib.util import find_spec
+
+    version = "unknown"
+    spec = find_spec("detect_secrets")
+    if spec is not None and spec.origin:
+        stamp = Path(spec.origin).with_name("__version__.py")
+        try:
+            match = re.search(r"VERSION\s*=\s*['\"]([^'\"]+)", stamp.read_text("utf-8"))
+        except (OSError, ValueError):
+            match = None
+        version = match.group(1) if match else "unknown"
+    return f"detect-secrets {version}; every plugin; default filters; prefilter {PREFILTER_VERSION}"
+
+
+def _key(digest: str, suffix: str) -> bytes:
+    return hashlib.sha256(f"{scanner_identity()}\0{suffix}\0{digest}".encode()).digest()
+
+
+def _from_store(value: Any) -> tuple[tuple[int, str], ...] | None:
+    """A remembered scan, if it has the shape one has (never trusted further than that)."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value:
+        if not (
+            isinstance(item, list)
+            and len(item) == 2
+            and isinstance(item[0], int)
+            and not isinstance(item[0], bool)
+            and item[0] > 0
+            and isinstance(item[1], str)
+        ):
+            return None
+        out.append((item[0], item[1]))
+    return tuple(out)
+
+
+class ScanStore(Protocol):
+    """Where scans are remembered across processes (a key → JSON value store)."""
+
+    def get(self, kind: str, key: bytes) -> Any:
+        """The value stored under ``(kind, key)``, or None."""
+
+    def put(self, kind: str, key: bytes, value: Any) -> None:
+        """Store ``value`` under ``(kind, key)``."""
+
+
+def scan_text(path: str, text: str, store: ScanStore | None = None) -> tuple[SecretFinding, ...]:
+    """The likely credentials in ``text``, the content of the file shown as ``path``; scans are
+    remembered in ``store`` too when one is given (else in this process only).
+
+    Never raises for the content: a scanner failure is reported as one finding of kind
+    ``scan failed``, so a file that could not be checked is never passed as clean (and such a
+    result is not remembered).
+    """
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    raw_suffix = Path(path).suffix
+    suffix = raw_suffix if raw_suffix.isascii() else ""
+    key = (digest, suffix)
+    with _LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None:
+            _CACHE.move_to_end(key)
+            return _findings(path, cached)
+        stored = (
+            None if store is None else _from_store(store.get(RESULT_KIND, _key(digest, suffix)))
+        )
+        if stored is None:
+            try:
+                stored = _scan(suffix, text)
+            except Exception as exc:  # the scanner is third-party code: never crash a build
+                return (SecretFinding(path, 0, f"scan failed ({type(exc).__name__})"),)
+            if store is not None:
+                store.put(RESULT_KIND, _key(digest, suffix), [list(item) for item in stored])
+        _CACHE[key] = stored
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return _findings(path, stored)
+
+
+def _findings(path: str, found: Iterable[tuple[int, str]]) -> tuple[SecretFinding, ...]:
+    return tuple(SecretFinding(path, line, kind) for line, kind in found)

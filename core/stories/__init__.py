@@ -1,0 +1,27 @@
+"""Stories: the story model, story keys, the catalog of both sources (BMAD, OpenSpec), filtering
+for the tree, and the status written back to the plan.
+
+:mod:`.sources` reads the project's plan files; :mod:`.catalog` puts both sources side by side;
+:mod:`.keys` holds the one key grammar every file match uses.
+"""
+
+from __future__ import annotations
+
+from .catalog import load_catalog, where_stories_come_from
+from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
+from .keys import normalize_key
+from .model import SkippedFile, Story, StoryCatalog, Task
+
+__all__ = [
+    "STATUS_MARKS",
+    "SkippedFile",
+    "Story",
+    "StoryCatalog",
+    "Task",
+    "filter_stories",
+    "group_stories",
+    "load_catalog",
+    "normalize_key",
+    "status_legend",
+    "where_stories_come_from",
+]

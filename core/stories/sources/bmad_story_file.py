@@ -1,0 +1,257 @@
+"""A BMAD story file: what its first heading, ``Status:`` line and tasks say.
+
+A file is a story's when its first heading is ``# Story <key>: <title>`` (or, for a file named
+exactly after a sprint-status entry, whatever its heading says); only the head of a file is
+read until that heading shows it is one. Status words of older BMAD releases and hand-written
+files are mapped to the canonical ones here too (:func:`normalize_status`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...project.textfiles import (
+    DEFAULT_READ_LIMIT,
+    HEAD_BYTES,
+    TextProblem,
+    read_text_file,
+    read_text_head,
+)
+from ..keys import normalize_key
+from ..model import STATUSES, SkippedFile, Task
+from .markdown import (
+    Heading,
+    TaskNestingError,
+    first_heading,
+    iter_headings,
+    parse_task_list,
+    section_lines,
+)
+
+DEFAULT_FILE_STATUS = "ready-for-dev"
+"""Status of a story file with no ``Status:`` line and no sprint-status entry: BMAD's
+sprint planning treats "the story file exists" as ready for development."""
+
+# Older BMAD releases and hand-written story files use other words for the same states.
+_STATUS_SYNONYMS = {
+    "todo": "backlog",
+    "draft": "backlog",
+    "drafted": "ready-for-dev",
+    "contexted": "ready-for-dev",
+    "approved": "ready-for-dev",
+    "ready": "ready-for-dev",
+    "inprogress": "in-progress",
+    "ready-for-review": "review",
+    "in-review": "review",
+    "complete": "done",
+    "completed": "done",
+    "closed": "done",
+}
+
+_STORY_HEADING = re.compile(
+    r"^Story\s+(?P<key>[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)+)"
+    r"(?:\s*:\s*|\s+[-–—]\s+|\s*$)(?P<title>.*)$"
+)
+STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+[A-Za-z]*|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
+"""A sprint-status entry naming a story: its id (``1-2``) and slug (``user-login``)."""
+_STORYISH_NAME = re.compile(
+    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
+)
+_STATUS_LINE = re.compile(
+    r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
+)
+_STATUS_HEADING = re.compile(r"^Status(?:\s*:\s*(?P<value>.*))?$", re.IGNORECASE)
+_TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
+
+
+def normalize_status(raw: str) -> str | None:
+    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None."""
+    words = re.sub(r"[^a-z]+", "-", raw.lower()).strip("-")
+    for candidate in (words, words.split("-", 1)[0]):
+        status = _STATUS_SYNONYMS.get(candidate, candidate)
+        if status in STATUSES:
+            return status
+    return None
+
+
+@dataclass(frozen=True)
+class StoryFile:
+    """What a story file says about its story."""
+
+    id: str
+    key: str
+    title: str
+    raw_status: str | None
+    tasks: tuple[Task, ...]
+    path: str
+
+
+def _story_heading(heading: Heading | None) -> re.Match[str] | None:
+    if heading is None or heading.level != 1:
+        return None
+    return _STORY_HEADING.match(heading.text)
+
+
+def _file_status(lines: list[str], headings: list[Heading]) -> str | None:
+    """The ``Status:`` value: before the first section, or in a ``## Status`` section."""
+    first_section = next((h.line for h in headings if h.level >= 2), len(lines))
+    for line in lines[:first_section]:
+        match = _STATUS_LINE.match(line)
+        if match and match.group("value"):
+            return match.group("value")
+    for heading in headings:
+        if heading.level < 2:
+            continue
+        match = _STATUS_HEADING.match(heading.text)
+        if match is None:
+            continue
+        if match.group("value"):
+            return match.group("value")
+        for line in section_lines(lines, heading, headings):
+            if line.strip():
+                value = _STATUS_LINE.match(line)
+                return value.group("value") if value else line.strip()
+    return None
+
+
+def parse_story_text(text: str, path: str, named_id: str | None = None) -> StoryFile | None:
+    """Parse a story file's text; None when its first heading is not ``# Story <key>: …``.
+
+    Args:
+        text: the file's text.
+        path: its root-relative path.
+        named_id: the story id the file's name gives it (``<entry>.md`` of a sprint-status
+            entry): then a first heading of another shape is the story's title.
+    """
+    lines = text.splitlines()
+    headings = list(iter_headings(lines))
+    match = _story_heading(headings[0] if headings else None)
+    if match is None:
+        if named_id is None:
+            return None
+        first = headings[0].text if headings and headings[0].level == 1 else ""
+        return _story_file(named_id, first, lines, headings, path)
+    return _story_file(match.group("key"), match.group("title"), lines, headings, path)
+
+
+def _story_file(
+    story_id: str, title: str, lines: list[str], headings: list[Heading], path: str
+) -> StoryFile:
+    tasks: tuple[Task, ...] = ()
+    for heading in headings:
+        if heading.level == 2 and _TASKS_HEADING.match(heading.text):
+            tasks = parse_task_list(section_lines(lines, heading, headings))
+            break
+    return StoryFile(
+        id=story_id,
+        key=normalize_key(story_id),
+        title=title.strip().strip("*_").strip(),
+        raw_status=_file_status(lines, headings),
+        tasks=tasks,
+        path=path,
+    )
+
+
+def _complete_lines(text: str, complete: bool) -> list[str]:
+    lines = text.splitlines()
+    if not complete and lines and not text.endswith(("\n", "\r")):
+        lines.pop()  # cut by the read limit
+    return lines
+
+
+def _leading_heading(text: str, complete: bool) -> Heading | None:
+    """The first heading of a file's head, or None when more of the file is needed.
+
+    Most files open with their heading on the first non-blank line; that case is answered
+    without splitting the whole head into lines.
+    """
+    start = len(text) - len(text.lstrip())
+    end = text.find("\n", start)
+    first = text[start:] if end < 0 else text[start:end]
+    if first.startswith("#") and (end >= 0 or complete):
+        quick = first_heading([first])
+        if quick is not None:
+            return quick
+    return first_heading(_complete_lines(text, complete))
+
+
+def read_story_file(
+    path: str | os.PathLike[str],
+    rel: str,
+    *,
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+    listed: bool = False,
+) -> StoryFile | SkippedFile | None:
+    """Read one candidate story file, through the guarded reader.
+
+    Only the head of the file is read until its first heading shows it is a story.
+
+    Args:
+        path: the file.
+        rel: its root-relative path, used in the result.
+        root: the project root the file must resolve inside (None: not checked).
+        limit: the most bytes read of a whole story file.
+        listed: a folder listing showed a regular, non-symlink file in a folder inside the
+            root (see :func:`~promptdeck.core.project.textfiles.read_file_bytes`).
+
+    Returns:
+        The parsed story; a :class:`SkippedFile` when the file is not usable text or is named
+        like a story but has no story heading; None for other Markdown (context documents).
+    """
+    head = read_text_head(path, HEAD_BYTES, root=root, limit=limit, listed=listed)
+    if isinstance(head, TextProblem):
+        return SkippedFile(rel, str(head))
+    text, complete = head
+    heading = _leading_heading(text, complete)
+    if heading is None and not complete:
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
+        if isinstance(full, TextProblem):
+            return SkippedFile(rel, str(full))
+        text, complete = full, True
+        heading = first_heading(text.splitlines())
+    if _story_heading(heading) is None:
+        if _STORYISH_NAME.match(os.path.basename(path)):
+            found = f"first heading is '{heading.text}'" if heading else "no heading"
+            return SkippedFile(rel, f"no-story-heading: {found}, expected '# Story <key>: <title>'")
+        return None
+    if not complete:
+        full = read_text_file(path, root=root, limit=limit, listed=listed)
+        if isinstance(full, TextProblem):
+            return SkippedFile(rel, str(full))
+        text = full
+    try:
+        return parse_story_text(text, rel)
+    except TaskNestingError as exc:
+        return SkippedFile(rel, f"unreadable: {exc}")
+
+
+def named_story_file(
+    path: str,
+    rel: str,
+    lead: str | None,
+    entries_by_key: dict[str, str],
+    root: Path | None = None,
+    limit: int = DEFAULT_READ_LIMIT,
+) -> StoryFile | None:
+    """The story file of a sprint-status entry whose heading is not ``# Story <key>: …``.
+
+    A file named exactly after an entry (``1-2-user-login.md`` for ``1-2-user-login``) is that
+    story's file, whatever its heading says: its name says so.
+    """
+    if lead is None or lead not in entries_by_key:
+        return None
+    name = os.path.basename(path)
+    if name[:-3].lower() != entries_by_key[lead].lower():
+        return None
+    text = read_text_file(path, root=root, limit=limit)
+    if isinstance(text, TextProblem):
+        return None
+    story_id = STORY_ENTRY.match(entries_by_key[lead])
+    try:
+        return parse_story_text(text, rel, story_id.group("id") if story_id else lead)
+    except TaskNestingError:
+        return None

@@ -1,0 +1,293 @@
+"""Remembered answers: the output of a composing command, kept with proof of what it read.
+
+``inspect`` and ``compose`` of an unchanged story give the same bytes every time; composing them
+costs the engine's imports, the story lookup, reading the files and counting. This module lets
+the CLI answer from a remembered copy instead — and only when it can prove the copy current.
+
+**What the answer depends on** is taken from what composing actually did, not from a list of
+files kept here: while the command runs the first time, a :class:`ReadRecorder` notes every path
+the process opened, listed, or looked at (``os.stat``, ``os.lstat``, ``os.listdir``,
+``os.scandir``, ``open``, ``os.open``) — story files, the config, templates (bundled or the
+workspace's own), rules, the artifacts folder, a file that was looked for and is missing. A new
+source of input added to the engine later is covered without a change here.
+
+**Proving it current** takes one ``stat`` per recorded path, never a read: the file's type, size,
+inode, device, modification and change times must be what they were (a missing path must still be
+missing; a listed folder's times change when an entry is added, removed or renamed; a folder only
+looked at — does it exist, where does a link lead — must be the same folder). The change time
+(``ctime``) is set by the kernel on every write and cannot be set back by a program, so equal
+times mean unchanged content — provided nothing changed in the same clock tick as the recording.
+Hence the racy-timestamp rule (git's, for its index): an answer is not remembered at all while
+any path it read was modified in the last :data:`SETTLE_SECONDS` (a same-second mtime counts as
+unknown); the next run, once the files have settled, remembers it.
+
+**The key** names everything else the answer depends on: the command line, the working folder,
+the environment variables that change output (``PROMPTDECK_*``, ``XDG_CONFIG_HOME``, ``HOME``,
+``COLUMNS``, ``NO_COLOR`` …), the encoding of stdout, promptdeck's version and the identity (size
+and times) of its own code, so an upgrade or an edited checkout never answers from an old copy.
+
+Stored in :mod:`.results` (kind ``composed``): a foreign or damaged file is rebuilt with one
+line; the value read back is checked for shape and is used only if every check passes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import io
+import os
+import stat
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .results import shared_results
+
+KIND = "composed"
+SETTLE_SECONDS = 2.0
+"""An answer whose inputs changed more recently than this is not remembered."""
+MAX_PATHS = 20_000
+"""More recorded paths than this and the answer is not remembered (checking would cost more)."""
+ENVIRONMENT = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TERM",
+    "PYTHONIOENCODING",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+)
+"""Variables (besides every ``PROMPTDECK_*``) whose value is part of the key."""
+_PACKAGE = Path(__file__).resolve().parents[2]
+
+
+class Answer(NamedTuple):
+    """A command's remembered output (a named tuple: :mod:`dataclasses` would add its import
+    to every answered command).
+
+    Attributes:
+        stdout: the bytes it wrote on stdout.
+        stderr: the bytes it wrote on stderr.
+        code: its exit code.
+    """
+
+    stdout: bytes
+    stderr: bytes
+    code: int
+
+
+def _signature(info: os.stat_result, how: str) -> list[int]:
+    if how != "list" and stat.S_ISDIR(info.st_mode):
+        # A folder that was only looked at (is it there, is it a folder, where does a link
+        # lead): its identity is what was used. Its entries matter only where it was listed.
+        return [stat.S_IFMT(info.st_mode), info.st_ino, info.st_dev]
+    return [
+        stat.S_IFMT(info.st_mode),
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+        info.st_ino,
+        info.st_dev,
+    ]
+
+
+HOW = ("stat", "lstat", "list")
+"""How a path was used: looked at (links followed or not), or listed (or opened)."""
+
+
+def _look(path: str, how: str) -> list[int] | None:
+    try:
+        return _signature(os.lstat(path) if how == "lstat" else os.stat(path), how)
+    except (OSError, ValueError):
+        return None
+
+
+class ReadRecorder:
+    """Notes every path the process looks at while :meth:`recording` (all threads)."""
+
+    def __init__(self, ignored: Sequence[str] = ()) -> None:
+        self.paths: dict[tuple[str, str], None] = {}
+        self.started = time.time()
+        self.ignored = (*(os.path.join(folder, "") for folder in ignored), "/proc/", "/dev/")
+        """Folders not recorded: promptdeck's own cache folders (written by every run, never
+        an input of the answer) and the kernel's views."""
+        import tempfile  # here, not at the top: an answered command never records
+
+        temp = tempfile.gettempdir()
+        self.scratch = (temp, os.path.join(temp, "promptdeck-scan-"))
+        """The temporary folder itself (the secret scan's private copies are made there; its
+        listing is no input) and those copies."""
+
+    def _note(self, path: object, how: str = "list") -> None:
+        if isinstance(path, int):  # a descriptor: its path was noted when it was opened
+            return
+        try:
+            name = os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return
+        if os.path.join(name, "").startswith(self.ignored):
+            return
+        if name == self.scratch[0] or name.startswith(self.scratch[1]):
+            return
+        self.paths[(name, how)] = None
+        if how != "lstat":  # what a symlink points to can change while the link does not
+            self.paths[(name, "lstat")] = None
+
+    @contextmanager
+    def recording(self) -> Iterator[ReadRecorder]:
+        """Patch the stat, list and open calls of :mod:`os` and :mod:`builtins` while inside."""
+        saved = (os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open)
+        real_stat, real_lstat, real_listdir, real_scandir, real_open, real_bopen, _ = saved
+        note = self._note
+
+        def stat_(path: Any, *args: Any, **kwargs: Any) -> Any:
+            follow = kwargs.get("follow_symlinks", True) and kwargs.get("dir_fd") is None
+            note(path, "stat" if follow else "lstat")
+            return real_stat(path, *args, **kwargs)
+
+        def lstat_(path: Any, *args: Any, **kwargs: Any) -> Any:
+            note(path, "lstat")
+            return real_lstat(path, *args, **kwargs)
+
+        def listdir_(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+            note(path)
+            return real_listdir(path, *args, **kwargs)
+
+        def scandir_(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+            note(path)
+            return real_scandir(path, *args, **kwargs)
+
+        def open_(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("dir_fd") is None:
+                note(path)
+            return real_open(path, *args, **kwargs)
+
+        def builtin_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+            note(file)
+            return real_bopen(file, *args, **kwargs)
+
+        os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_
+        os.open = open_
+        builtins.open = io.open = builtin_open
+        try:
+            yield self
+        finally:
+            os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open = saved
+
+    def evidence(self) -> list[list[Any]] | None:
+        """``[path, how, signature]`` of every recorded path as it is now, or None when the
+        answer must not be remembered (a path changed within :data:`SETTLE_SECONDS` of the
+        recording's start, or too many paths)."""
+        if len(self.paths) > MAX_PATHS:
+            return None
+        settled_before = (self.started - SETTLE_SECONDS) * 1e9
+        out: list[list[Any]] = []
+        for path, how in self.paths:
+            signature = _look(path, how)
+            full = signature is not None and len(signature) == 6
+            if full and max(signature[2], signature[3]) >= settled_before:  # type: ignore[index]
+                return None  # racy: the content may differ from what was read
+            out.append([path, how, signature])
+        return out
+
+
+def is_current(evidence: object) -> bool:
+    """True when every recorded path looks exactly as it did (one ``stat`` each, no read)."""
+    if not isinstance(evidence, list):
+        return False
+    for item in evidence:
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and isinstance(item[0], str)
+            and item[1] in HOW
+            and (item[2] is None or isinstance(item[2], list))
+        ):
+            return False
+        if _look(item[0], item[1]) != item[2]:
+            return False
+    return True
+
+
+def code_identity() -> str:
+    """promptdeck's version and the size and times of its own files (an edited checkout or an
+    upgrade is another identity)."""
+    digest = hashlib.sha256()
+    for folder, folders, files in os.walk(_PACKAGE / "core"):
+        # The demo room's workspace is data the engine never composes from its own copy.
+        skip = ("__pycache__", "workspace") if folder.endswith("demo") else ("__pycache__",)
+        folders[:] = sorted(f for f in folders if f not in skip)
+        for name in sorted(files):
+            if name.endswith((".py", ".md", ".toml", ".txt", ".json", ".yaml")):
+                info = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    for name in sorted(os.listdir(_PACKAGE / "cli")):
+        if name.endswith(".py"):
+            info = os.stat(_PACKAGE / "cli" / name)
+            digest.update(f"cli/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def answer_key(argv: Sequence[str], environ: dict[str, str] | None = None) -> bytes:
+    """The key of a command's answer: its arguments and everything around them that shapes the
+    output (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    chosen = sorted(
+        (name, value)
+        for name, value in env.items()
+        if name.startswith("PROMPTDECK_") or name in ENVIRONMENT
+    )
+    parts = [
+        "answer 1",
+        code_identity(),
+        os.getcwd(),
+        repr(list(argv)),
+        repr(chosen),
+        getattr(sys.stdout, "encoding", "") or "",
+    ]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
+
+
+def remembered(key: bytes) -> Answer | None:
+    """The answer stored under ``key`` if every path it read is unchanged, else None."""
+    value = shared_results().get(KIND, key)
+    if not (isinstance(value, dict) and isinstance(value.get("code"), int)):
+        return None
+    stdout, stderr = value.get("stdout"), value.get("stderr")
+    if not (isinstance(stdout, str) and isinstance(stderr, str)):
+        return None
+    if not is_current(value.get("evidence")):
+        return None
+    try:
+        return Answer(
+            stdout.encode("utf-8", "surrogateescape"),
+            stderr.encode("utf-8", "surrogateescape"),
+            value["code"],
+        )
+    except UnicodeError:
+        return None
+
+
+def remember(key: bytes, answer: Answer, recorder: ReadRecorder) -> bool:
+    """Store ``answer`` with the evidence of what it read; False when it may not be (racy)."""
+    evidence = recorder.evidence()
+    if evidence is None:
+        return False
+    shared_results().put(
+        KIND,
+        key,
+        {
+            "code": answer.code,
+            "stdout": answer.stdout.decode("utf-8", "surrogateescape"),
+            "stderr": answer.stderr.decode("utf-8", "surrogateescape"),
+            "evidence": evidence,
+        },
+    )
+    return True

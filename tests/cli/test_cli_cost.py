@@ -1,0 +1,174 @@
+"""``inspect --cache`` (and the cost faces) through a subprocess: what the CLI prints is what
+the bytes sent share."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
+ARTIFACTS = "_bmad-output/implementation-artifacts"
+STORY = f"{ARTIFACTS}/1-2-user-registration.md"
+FILES = {
+    f"{ARTIFACTS}/sprint-status.yaml": "development_status:\n  epic-1: in-progress\n"
+    "  1-2-user-registration: ready-for-dev\n",
+    STORY: "# Story 1.2: User registration\n\nStatus: ready-for-dev\n\n## Acceptance Criteria\n\n"
+    "1. A new email creates an account.\n\n## Tasks / Subtasks\n\n- [ ] Task 1: Form (AC: 1)\n"
+    + "\nBackground detail, repeated so the injection is the bulk. "
+    * 300,
+    ".promptdeck/rules.md": "Always write tests.\n",
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    for relpath, text in FILES.items():
+        path = tmp_path / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    return subprocess.run(
+        [PROMPTDECK, *args, "--root", str(root)], capture_output=True, env=env, timeout=120
+    )
+
+
+def common_prefix(first: bytes, second: bytes) -> int:
+    length = 0
+    while length < min(len(first), len(second)) and first[length] == second[length]:
+        length += 1
+    return length
+
+
+@pytest.mark.parametrize("delivery", ["layered", "cache-aware"])
+def test_inspect_cache_json_equals_the_common_prefix_of_the_composed_system_prompts(
+    root: Path, delivery: str
+) -> None:
+    done = run(
+        root,
+        "inspect",
+        "1-2",
+        "--cache",
+        "--json",
+        "--phases",
+        "kickoff,dev,review",
+        "--delivery",
+        delivery,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    meter = json.loads(done.stdout)
+    assert meter["delivery"] == delivery
+    systems = {
+        phase: run(root, "compose", "1-2", "--phase", phase, "--delivery", delivery).stdout
+        for phase in ("kickoff", "dev", "review")
+    }
+    for pair in meter["pairs"]:
+        expected = common_prefix(systems[pair["before"]], systems[pair["after"]])
+        assert pair["shared_prefix_bytes"] == expected
+        assert pair["system_bytes"] == len(systems[pair["after"]])
+    if delivery == "cache-aware":
+        assert all(pair["whole"] for pair in meter["pairs"])
+    else:
+        assert meter["pairs"][0]["parts_at"] == "Layer-2"
+
+
+def test_inspect_cache_prints_records_and_flags_when_piped(root: Path) -> None:
+    done = run(root, "inspect", "1-2", "--cache", "--phases", "dev,review")
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert any(line.startswith("layer\tLayer-2\tContract\tvolatile") for line in lines)
+    assert any(line.startswith("pair\tdev→review\t") for line in lines)
+    assert any(line.startswith("flag\tdev→review: volatile Layer-2") for line in lines)
+
+
+def test_inspect_cache_refuses_an_unknown_phase_in_one_line(root: Path) -> None:
+    done = run(root, "inspect", "1-2", "--cache", "--phases", "dev,lunch")
+    assert done.returncode != 0
+    err = done.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "lunch" in err[0]
+    assert b"Traceback" not in done.stderr
+
+
+def test_inspect_cost_json_prices_each_phase_from_the_dated_table(root: Path) -> None:
+    done = run(
+        root,
+        "inspect",
+        "1-2",
+        "--cost",
+        "--json",
+        "--phases",
+        "dev,review",
+        "--delivery",
+        "cache-aware",
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    cost = json.loads(done.stdout)
+    price = cost["price"]
+    assert cost["model"] == price["model"] == "claude-sonnet-4-6"
+    assert price["checked"] and price["source"].startswith("https://")
+    dev, review = cost["phases"]
+    assert review["cache_write_tokens"] == 0 and review["cache_read_tokens"] > 0
+    for phase in cost["phases"]:
+        expected = (
+            phase["input_tokens"] * price["input"]
+            + phase["cache_write_tokens"] * price["cache_write_5m"]
+            + phase["cache_read_tokens"] * price["cache_read"]
+            + phase["output_tokens"] * price["output"]
+        ) / 1e6
+        assert abs(phase["dollars"] - expected) < 1e-9
+    assert abs(cost["total_dollars"] - dev["dollars"] - review["dollars"]) < 1e-9
+    assert "estimate" in cost["estimate"]
+
+
+def test_a_bad_price_table_is_one_line_and_unknown_cost(root: Path) -> None:
+    (root / ".promptdeck" / "config.toml").write_text(
+        '[pricing]\nfile = "prices.toml"\n', encoding="utf-8"
+    )
+    (root / "prices.toml").write_text(
+        '[[model]]\nid = "claude-sonnet-4-6"\ninput = 3.0\noutput = -1.0\n'
+        "cache_write_5m = 3.75\ncache_write_1h = 6.0\ncache_read = 0.3\n",
+        encoding="utf-8",
+    )
+    done = run(root, "inspect", "1-2", "--cost", "--phases", "dev")
+    assert done.returncode == 0
+    warnings = [line for line in done.stderr.decode().splitlines() if "price table" in line]
+    assert len(warnings) == 1 and "output is not a non-negative number" in warnings[0]
+    out = done.stdout.decode()
+    assert "cost\tdev\t" in out and "\tunknown\t" in out
+    assert "price\tclaude-sonnet-4-6: unknown" in out
+
+
+def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None:
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    plan = json.loads(done.stdout)
+    assert plan["cost"]["model"] == "claude-sonnet-4-6"
+    assert plan["cost"]["dollars"] > 0 and plan["cost"]["output_source"] == "default"
+    text = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run")
+    assert "predicted cost $" in text.stdout.decode()
+    assert "token counts are an estimate" in text.stdout.decode()
+
+
+def test_runs_show_the_predicted_and_the_actual_cost(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--no-git")
+    assert done.returncode == 0, done.stderr.decode()
+    listed = json.loads(run(root, "runs", "--json").stdout)["runs"]
+    record = listed[0]["cost_record"]
+    assert record["model"] == "claude-sonnet-4-6"
+    assert record["predicted_dollars"] > 0 and record["actual_dollars"] > 0
+    assert record["miss_cause"] == ["no_previous_run"]
+    line = run(root, "runs").stdout.decode().splitlines()[0].split("\t")
+    assert line[-3:] == [
+        f"${record['predicted_dollars']:.4f}",
+        f"${record['actual_dollars']:.4f}",
+        "no_previous_run",
+    ]

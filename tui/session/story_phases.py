@@ -1,0 +1,144 @@
+"""The selected story's phases, apart from any screen: the flow read from the run records, the
+variant chosen per phase, the request the preview shows and the rows of the phase list.
+
+No widget here: the main screen reads the flow in a thread worker with :func:`read_flow`, keeps
+a :class:`PhaseChoice`, and paints what it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from promptdeck.core.injection import Selection
+from promptdeck.core.phases import PHASE_NAMES
+from promptdeck.core.project import Config, Workspace
+from promptdeck.core.prompt import PARTY_PHASES, FailureInfo, PromptRequest, default_variant
+from promptdeck.core.records import list_runs
+from promptdeck.core.run import StoryFlow, Suggestion, flow_for, last_failure
+from promptdeck.core.stories import Story, StoryCatalog
+
+from ..widgets.phase_panel import PhaseRow
+
+
+@dataclass(frozen=True)
+class FlowReading:
+    """What the run records say about one story.
+
+    Attributes:
+        story_id: the story.
+        flow: its phase states and the suggested next phase.
+        attempts: attempts so far per phase.
+        failure: what the failure-analysis phase would be told, if anything failed.
+    """
+
+    story_id: str
+    flow: StoryFlow
+    attempts: Mapping[str, int]
+    failure: FailureInfo | None
+
+
+def read_flow(workspace: Workspace, catalog: StoryCatalog, story: Story) -> FlowReading:
+    """Read ``story``'s flow, attempts and last failure (blocking: it reads the run folders,
+    once for all three)."""
+    runs = list_runs(workspace.root)
+    flow = flow_for(workspace, catalog, story, runs)
+    attempts: dict[str, int] = {}
+    for run in runs:
+        if run.story.lower() == story.id.lower():
+            attempts[run.phase] = run.attempt
+    return FlowReading(story.id, flow, attempts, last_failure(workspace, story.id, runs))
+
+
+def phases_title(story: Story | None, phase: str, mode: str, *, solo: bool = False) -> str:
+    """``Phases · 1-2 · dev · create``; alone on screen (``solo``) the phases must still say
+    whose they are, so the story's title follows."""
+    if story is None:
+        return "Phases"
+    title = f"Phases · {story.id} · {phase} · {mode}"
+    return f"{title} · {story.title}" if solo else title
+
+
+class PhaseChoice:
+    """The flow of the selected story and the variant chosen per phase.
+
+    Args:
+        config: the workspace's config (its ``[party]`` defaults).
+    """
+
+    def __init__(self, config: Config) -> None:
+        self._config = config
+        self.reading: FlowReading | None = None
+        """The selected story's flow, once read (None while it is read)."""
+        self.variants: dict[str, str] = {}
+        """The variant chosen per phase (``v``); unset phases take ``[party]`` defaults."""
+
+    @property
+    def flow(self) -> StoryFlow | None:
+        """The selected story's phase states and suggestion, once read."""
+        return self.reading.flow if self.reading else None
+
+    @property
+    def suggestion(self) -> Suggestion | None:
+        """The phase the flow suggests next, if any."""
+        return self.reading.flow.suggestion if self.reading else None
+
+    def variant_of(self, phase: str) -> str:
+        """The variant ``phase`` runs in: the user's choice, else the workspace default."""
+        return self.variants.get(phase) or default_variant(self._config, phase)
+
+    def toggle_variant(self, phase: str) -> str | None:
+        """Switch ``phase`` between standard and party; return the variant it now runs in
+        (None, and nothing changed, for a phase without a party variant)."""
+        if phase not in PARTY_PHASES:
+            return None
+        self.variants[phase] = "standard" if self.variant_of(phase) == "party" else "party"
+        return self.variants[phase]
+
+    def why_nothing_suggested(self) -> str:
+        """Why the flow suggests no phase: its note, or that it is still being read."""
+        if self.reading is None:
+            return "the phase flow is still loading"
+        return self.reading.flow.note or "nothing to suggest"
+
+    def request(self, story_id: str, phase: str, mode: str, selection: Selection) -> PromptRequest:
+        """The request of ``phase`` in ``mode``: the flow's own when it suggests exactly that
+        (it carries the retry reason and the failure), else a plain one."""
+        variant = self.variant_of(phase)
+        suggestion = self.suggestion
+        if suggestion is not None and (suggestion.phase, suggestion.mode) == (phase, mode):
+            return replace(suggestion.request(story_id, selection), variant=variant)
+        failure = self.reading.failure if self.reading and phase == "failure" else None
+        return PromptRequest(
+            story_id=story_id,
+            phase=phase,
+            mode=mode,
+            selection=selection,
+            failure=failure,
+            variant=variant,
+        )
+
+    def rows(self, running: str | None = None) -> list[PhaseRow]:
+        """The phase list: each phase's state and attempt (``running``: the phase of this
+        story running now)."""
+        flow = self.flow
+        attempts = self.reading.attempts if self.reading else {}
+        rows = []
+        for name in PHASE_NAMES:
+            state = flow.states.get(name, "pending") if flow else "pending"
+            attempt = attempts.get(name, 0)
+            if flow and flow.suggestion and flow.suggestion.phase == name:
+                attempt = flow.suggestion.attempt
+            if running == name:
+                state = "running"
+            rows.append(PhaseRow(name, state, attempt))
+        return rows
+
+    def note(self) -> str:
+        """What the status line says while nothing has run: the suggestion and why."""
+        flow = self.flow
+        if flow and flow.suggestion:
+            return f"next: {flow.suggestion.phase} — {flow.suggestion.why}"
+        if flow and flow.note:
+            return flow.note
+        return "no run yet"
