@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.file_choice import normal_path, remember_selection
-from ..core.injection import Selection
+from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line

@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.cut_lines import cut_lines
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
-from ..core.file_choice import normal_path
-from ..core.fit import FitAnswer, agent_window, composed_measure, parse_target, solve
+from ..core.fit import FitAnswer, agent_window, composed_measure, cut_lines, parse_target, solve
+from ..core.injection import normal_path
 from ..core.project import Config
 from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line

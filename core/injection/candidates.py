@@ -16,13 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..file_choice import LEFT_OUT_REASON, TAKEN_IN_REASON
 from ..project.config import Config
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from ..secrets.scan import SecretFinding
 from ..stories.keys import normalize_key
 from ..vocabulary import FileStatus
 from .artifacts import matching_artifacts
+from .choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from .model import (
     CATEGORIES,
     DUPLICATE,

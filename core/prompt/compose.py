@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..file_choice import chosen_selection
+from ..injection.choices import chosen_selection
 from ..injection.model import Emit, Injection
 from ..layers.composer import compose_messages, compose_system_instruction
 from ..layers.delivery import check_delivery, deliver

@@ -21,11 +21,11 @@ from typing import Any, Literal
 from ..agents.base import agent_label
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
-from ..file_choice import LEFT_OUT_REASON, TAKEN_IN_REASON
+from ..fit.advice import SizeOption, size_options
+from ..injection.choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from ..project.images import ImageFile
 from ..project.trust import config_trust
 from ..project.workspace import Workspace
-from ..prompt.advice import SizeOption, size_options
 from ..prompt.budget import check_budget
 from ..prompt.request import ComposedPrompt
 from ..records.reader import next_attempt
@@ -240,7 +240,7 @@ def describe_plan(
     """What the confirmation of ``planned`` shows.
 
     Over the error line, this builds the injection again without each optional inclusion (see
-    :func:`~promptdeck.core.prompt.advice.size_options`): blocking, call it off the UI thread.
+    :func:`~promptdeck.core.fit.advice.size_options`): blocking, call it off the UI thread.
     The files the user left out or took in by hand are listed with why (``choices``).
 
     Args:

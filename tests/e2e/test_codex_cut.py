@@ -3,7 +3,7 @@
 ``codex debug prompt-input`` prints the model-visible input Codex would send (no model call);
 it runs in a network namespace of its own when ``unshare -rn`` can give one. A 40 KiB root
 AGENTS.md and a nested 2 KiB one, run from the nested folder: Codex keeps exactly the bytes
-:func:`~promptdeck.core.cut_lines.codex_chain` says, cut where it says, and the headings it
+:func:`~promptdeck.core.fit.cuts.codex_chain` says, cut where it says, and the headings it
 names as lost are the ones missing.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from builders import commit_all, write_files
 from e2e_project import agent_cli
-from promptdeck.core.cut_lines import CODEX_PROJECT_DOC_MAX_BYTES, codex_chain, codex_line
+from promptdeck.core.fit.cuts import CODEX_PROJECT_DOC_MAX_BYTES, codex_chain, codex_line
 
 pytestmark = pytest.mark.e2e
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.file_choice import story_choice
+from promptdeck.core.injection.choices import story_choice
+from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.preview_pane import notes_text

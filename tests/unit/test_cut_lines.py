@@ -6,15 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import write_files
-from promptdeck.core.cut_lines import (
+from promptdeck.core.fit.cuts import (
     CODEX_PROJECT_DOC_MAX_BYTES,
     claude_lines,
     codex_chain,
     codex_line,
     cut_lines,
 )
+from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.workspace import open_workspace
 
 
 def test_the_codex_cut_names_the_file_the_byte_and_the_headings_lost(tmp_path: Path) -> None:

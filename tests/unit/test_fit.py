@@ -1,5 +1,5 @@
-"""The minimal drop (core/fit.py), the advice built on it, and the per-file choices
-(core/file_choice.py): what is proposed fits, is minimal, names only files really in the
+"""The minimal drop (core/fit/solver.py), the advice built on it, and the per-file choices
+(core/injection/choices.py): what is proposed fits, is minimal, names only files really in the
 prompt, and applying it gives exactly the size it predicts."""
 
 from __future__ import annotations
@@ -15,14 +15,8 @@ from builders import make_workspace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from promptdeck.core.errors import UsageError
-from promptdeck.core.file_choice import (
-    CHOICES_FILE,
-    FileChoice,
-    remember_choice,
-    story_choice,
-    toggle_remembered,
-)
-from promptdeck.core.fit import (
+from promptdeck.core.fit.advice import size_options
+from promptdeck.core.fit.solver import (
     EXACT_LIMIT,
     Droppable,
     FitTarget,
@@ -34,10 +28,16 @@ from promptdeck.core.fit import (
     solve,
 )
 from promptdeck.core.injection import Selection
+from promptdeck.core.injection.choices import (
+    CHOICES_FILE,
+    FileChoice,
+    remember_choice,
+    story_choice,
+    toggle_remembered,
+)
+from promptdeck.core.project import Workspace
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.run_plan import confirmation_blocks, describe_plan, plan_run
-from promptdeck.core.size_advice import size_options
-from promptdeck.core.workspace import Workspace
+from promptdeck.core.run import confirmation_blocks, describe_plan, plan_run
 
 DISCOVERY = f"{ARTIFACTS}/sprint-1-2-discovery-notes.md"
 TECH_SPEC = f"{ARTIFACTS}/tech-spec-1-2-registration.md"

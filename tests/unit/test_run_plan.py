@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
-from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.prompt.advice import SizeOption, size_options
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.plan import (

@@ -18,9 +18,8 @@ from typing import ClassVar
 
 from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.file_choice import toggle_remembered
-from promptdeck.core.fit import default_fit
-from promptdeck.core.injection import Selection
+from promptdeck.core.fit import cut_lines, default_fit
+from promptdeck.core.injection import Selection, toggle_remembered
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest

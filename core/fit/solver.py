@@ -32,16 +32,16 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, Literal
 
-from .budget import phase_budget
-from .config import Config
-from .errors import UsageError
-from .file_choice import TAKEN_IN_REASON
-from .injection_model import INCLUDED, TOO_LARGE, envelope_pieces
-from .prompt import compose_prompt
-from .prompt_request import ComposedPrompt, PromptRequest
-from .tokens import TokenCounter
-from .units import KIB, human_bytes, human_tokens
-from .workspace import Workspace
+from ..errors import UsageError
+from ..injection.choices import TAKEN_IN_REASON
+from ..injection.model import INCLUDED, TOO_LARGE, envelope_pieces
+from ..project.config import Config
+from ..project.workspace import Workspace
+from ..prompt.budget import phase_budget
+from ..prompt.compose import compose_prompt
+from ..prompt.request import ComposedPrompt, PromptRequest
+from ..tokens.counter import TokenCounter
+from ..units import KIB, human_bytes, human_tokens
 
 Unit = Literal["bytes", "tokens"]
 

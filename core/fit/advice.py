@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..fit import FitAnswer, composed_measure, error_line_target, solve
 from ..project.workspace import Workspace
+from ..prompt.compose import compose_prompt
+from ..prompt.request import ComposedPrompt, PromptRequest
 from ..units import human_bytes
-from .compose import compose_prompt
-from .request import ComposedPrompt, PromptRequest
+from .solver import FitAnswer, composed_measure, error_line_target, solve
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .prompt_request import ComposedPrompt
-from .textfiles import TextProblem, read_file_bytes
-from .tokens import ARGV_LIMIT_BYTES
+from ..project.textfiles import TextProblem, read_file_bytes
+from ..prompt.request import ComposedPrompt
+from ..tokens.counter import ARGV_LIMIT_BYTES
 
 CODEX_PROJECT_DOC_MAX_BYTES = 32 * 1024
 """Codex's default ``project_doc_max_bytes``."""

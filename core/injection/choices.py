@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .injection_model import Selection
-from .textfiles import TextProblem, read_file_bytes
+from ..project.textfiles import TextProblem, read_file_bytes
+from .model import Selection
 
 CHOICES_FILE = ".promptdeck/file-choices.json"
 """Where the choices are remembered, relative to the project root."""
