@@ -26,6 +26,7 @@ from .common import (
     add_workspace_options,
     event_log,
     print_json,
+    remember_file_choices,
     warn,
     workspace_from,
 )
@@ -115,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         prompt = compose_prompt(
             workspace, load_catalog(workspace), request, count_tokens=False, emit=events
         )
+        if not results:
+            remember_file_choices(args, workspace.root, prompt)
         plan = session.plan(message, prompt.user, prompt.rules)
         if plan.initial:
             # The session's first turn sends the injection, so it is refused as `run` is.

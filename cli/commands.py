@@ -21,6 +21,7 @@ COMMAND_MODULES: dict[str, str] = {
     "show": "runs",
     "chat": "chat",
     "diff": "diff",
+    "capture": "capture",
     "trust": "trust",
 }
 """Command name → the module (in this package) that registers it."""

@@ -10,10 +10,12 @@ import logging
 import re
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.injection import Selection
+from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
+from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
 
 
@@ -55,19 +57,50 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         type=_file_path,
         metavar="PATH",
         help="leave out a file the story would get (a spec's context: file, say), named as "
-        "inspect lists it; repeatable",
+        "inspect lists it, for this command only (--exclude remembers it); repeatable",
+    )
+    group.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        type=_file_path,
+        metavar="PATH",
+        help="leave this file out of the story's injection, and remember it for the story "
+        "(never the story's own file); repeatable",
+    )
+    group.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        type=_file_path,
+        metavar="PATH",
+        help="take this file in although no toggle includes it (undoes a remembered "
+        "--exclude), and remember it for the story; repeatable",
     )
 
 
 def selection_from(args: argparse.Namespace) -> Selection:
-    """The :class:`Selection` the inclusion options ask for."""
+    """The :class:`Selection` the inclusion options describe."""
     return Selection(
         project_context=not args.no_project_context,
         discovery=args.discovery,
         tech_spec=args.tech_spec,
         additional_files=tuple(args.files),
         left_out=tuple(args.left_out),
+        excluded=tuple(normal_path(p) for p in args.exclude),
+        included=tuple(normal_path(p) for p in args.include),
     )
+
+
+def remember_file_choices(args: argparse.Namespace, root: Path, prompt: ComposedPrompt) -> None:
+    """Remember ``--exclude`` / ``--include`` for the story (one warning line if it cannot)."""
+    if not (getattr(args, "exclude", None) or getattr(args, "include", None)):
+        return
+    own = [f.path for f in prompt.injection.files if f.category == "story"]
+    try:
+        remember_selection(root, prompt.story.id, prompt.request.selection, own)
+    except OSError as exc:
+        warn(f"the file choices of story {prompt.story.id} could not be remembered: {exc}")
 
 
 def _file_path(text: str) -> str:

@@ -24,6 +24,7 @@ from .common import (
     add_workspace_options,
     encoding_from,
     print_json,
+    remember_file_choices,
     selection_from,
     warn,
     workspace_from,
@@ -107,9 +108,11 @@ def compose_from(args: argparse.Namespace, *, count_tokens: bool) -> ComposedPro
     counter = get_counter(encoding_from(args, workspace))
     # One command, one listing of each folder: discovery and the injection share it.
     with one_scan():
-        return compose_prompt(
+        prompt = compose_prompt(
             workspace, None, request_from(args), counter=counter, count_tokens=count_tokens
         )
+    remember_file_choices(args, workspace.root, prompt)
+    return prompt
 
 
 def too_large(prompt: ComposedPrompt) -> InjectionTooLarge:

@@ -13,12 +13,16 @@ import argparse
 from typing import Any
 
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.fit import FitAnswer, agent_window, composed_measure, cut_lines, parse_target, solve
+from ..core.injection import normal_path
 from ..core.project import Config
-from ..core.prompt import ComposedPrompt, check_budget
-from ..core.tokens import ARGV_LIMIT_BYTES
+from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
+from ..core.terminal import printable_line
+from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
 from .common import (
     add_inclusion_options,
     add_workspace_options,
+    encoding_from,
     print_json,
     warn,
     workspace_from,
@@ -55,11 +59,45 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "first, with the warning, argv and error lines (by tokens, or bytes)"
         ),
     )
+    parser.add_argument(
+        "--fit",
+        metavar="SIZE",
+        help=(
+            "name the fewest files to leave out so the prompt fits SIZE: 120KiB or 150000 "
+            "(bytes), 30000t (tokens), 80%% (of the agent's context window); never the "
+            "story's own files"
+        ),
+    )
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="with --fit: never propose leaving out this file; repeatable",
+    )
     add_prompt_options(parser)
     add_cost_options(parser)
     add_inclusion_options(parser)
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
+
+
+def fit_answer(args: argparse.Namespace, prompt: ComposedPrompt) -> FitAnswer:
+    """The ``--fit`` answer for ``prompt`` (composes it again for each check)."""
+    workspace = workspace_from(args)
+    target = parse_target(args.fit, agent_window(workspace.config))
+    counted = target.unit == "tokens"
+    if counted and not prompt.counted:
+        prompt = compose_prompt(workspace, None, prompt.request)
+    counter = get_counter(encoding_from(args, workspace))
+
+    def compose(request: PromptRequest) -> ComposedPrompt:
+        return compose_prompt(
+            workspace, None, request, counter=counter, count_tokens=counted, scan_secrets=False
+        )
+
+    measure = composed_measure(compose, prompt.request, target)
+    return solve(prompt, target, measure, keep=[normal_path(p) for p in args.keep])
 
 
 def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dict[str, Any]:
@@ -224,6 +262,10 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
     )
     print_records(FILE_COLUMNS, file_rows, title="Injected files", console=console, plain=plain)
 
+    for category, flag in (("discovery", "--discovery"), ("tech-spec", "--tech-spec")):
+        note = injection.toggle_note(category)
+        if note:
+            console.print(Text.assemble((f"{flag} ", "bold"), f"changes nothing: {note}"))
     level_style = {"ok": "green", "warning": "yellow", "error": "red"}[injection.level]
     console.print(
         Text.assemble(
@@ -300,8 +342,18 @@ def run(args: argparse.Namespace) -> int:
         return run_cache(args)
     prompt = compose_from(args, count_tokens=True)
     config = workspace_from(args).config
+    answer = fit_answer(args, prompt) if args.fit else None
+    client_lines = cut_lines(prompt, workspace_from(args).root)
     if args.json:
-        print_json(inspect_payload(prompt, config))
+        payload = inspect_payload(prompt, config)
+        payload["cut_lines"] = [cut.to_dict() for cut in client_lines]
+        payload["toggle_notes"] = {
+            category: prompt.injection.toggle_note(category) or None
+            for category in ("discovery", "tech-spec")
+        }
+        if answer is not None:
+            payload["fit"] = answer.to_dict()
+        print_json(payload)
     elif args.chart:
         for message in all_warnings(prompt):
             warn(message)
@@ -314,4 +366,10 @@ def run(args: argparse.Namespace) -> int:
         for message in all_warnings(prompt):
             warn(message)
         _print_report(prompt, config)
+        for cut in client_lines:
+            mark = "✖" if cut.over else "·"
+            print(f"{mark} {cut.client} {cut.name}: {printable_line(cut.says)}")
+        if answer is not None:
+            for line in answer.lines():
+                print(line)
     return EXIT_TOO_LARGE if prompt.injection.level == "error" else EXIT_OK

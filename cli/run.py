@@ -57,6 +57,7 @@ from .common import (
     add_workspace_options,
     event_log,
     print_json,
+    remember_file_choices,
     workspace_from,
 )
 from .compose import add_delivery_option, refuse_secrets, request_from
@@ -184,10 +185,13 @@ def _compose(
     emit: EventLog | None = None,
     *,
     enforce: bool = True,
+    args: argparse.Namespace | None = None,
 ) -> ComposedPrompt:
     # Tokens are counted only when a budget needs them: a byte-only compose is instant.
     budget = phase_budget(workspace.config, request.phase)
     prompt = compose_prompt(workspace, catalog, request, count_tokens=bool(budget), emit=emit)
+    if args is not None:
+        remember_file_choices(args, workspace.root, prompt)
     if budget and enforce:
         enforce_budget(prompt, workspace.config)
     elif budget:
@@ -306,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
     ignored = ignored_variant_flags(args, request.phase)
     if ignored:
         print(f"promptdeck: warning: {ignored}", file=sys.stderr)
-    prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run)
+    prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run, args=args)
     if args.dry_run:
         return _dry_run(args, workspace, prompt)
     for warning in prompt.warnings:
@@ -352,7 +356,7 @@ def _auto(
             suggestion.request(current.id, selection),
             variant=plan.variants.get(suggestion.phase),
         )
-        prompt = _compose(workspace, catalog, request, args.events)
+        prompt = _compose(workspace, catalog, request, args.events, args=args)
         result = _run_one(args, workspace, prompt, printer)
         _report_optional(result, workspace, printer)
         return result

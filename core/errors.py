@@ -20,6 +20,9 @@ holds the story."""
 EXIT_STATUS_WRITE = 11
 """The phase succeeded but its status write-back could not be done (a file refused or not
 written); the files are as they were."""
+EXIT_CAPTURE = 12
+"""``capture``: the client is missing, did not finish in time, or sent nothing promptdeck
+wrote; nothing was sent anywhere."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C (128 + SIGINT), the shell's convention."""
 

@@ -64,6 +64,21 @@ MAIN_BINDINGS: list[Binding] = [
         group=INCLUDE_GROUP,
     ),
     _binding(
+        "space",
+        "toggle_file",
+        "Leave out",
+        "Leave out the file under the cursor, or take it in (remembered for the story)",
+        key_display="space",
+        show=False,
+    ),
+    _binding(
+        "f",
+        "fit",
+        "Fit",
+        "The fewest files to leave out so the prompt fits its budget or the error line",
+        show=False,
+    ),
+    _binding(
         "i",
         "attach_image",
         "Image",

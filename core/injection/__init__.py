@@ -3,12 +3,14 @@ order, why each is there, and whether the whole fits.
 
 :mod:`.builder` builds and size-checks; :mod:`.model` is what it builds (the
 ``<file_injections>`` envelope); :mod:`.candidates` plans and reads the files;
-:mod:`.artifacts` matches artifact files to story keys.
+:mod:`.artifacts` matches artifact files to story keys; :mod:`.choices` remembers the user's
+per-file include/exclude per story.
 """
 
 from __future__ import annotations
 
 from .builder import build_injection, build_story_injection
+from .choices import normal_path, remember_selection, toggle_remembered
 from .model import InjectedFile, Injection, Selection
 
 __all__ = [
@@ -17,4 +19,7 @@ __all__ = [
     "Selection",
     "build_injection",
     "build_story_injection",
+    "normal_path",
+    "remember_selection",
+    "toggle_remembered",
 ]

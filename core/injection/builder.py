@@ -46,6 +46,7 @@ from ..vocabulary import InjectionLevel
 from .candidates import (
     DerivedText,
     StoryContextFile,
+    apply_choices,
     mark_over_budget,
     plan_candidates,
     read_candidate,
@@ -101,6 +102,8 @@ def build_injection(
     emit: Emit | None = None,
     count_tokens: bool = True,
     scan_secrets: bool = True,
+    excluded_files: Sequence[str] = (),
+    included_files: Sequence[str] = (),
 ) -> Injection:
     """Build the injection for ``story_keys`` and report every candidate file.
 
@@ -133,6 +136,8 @@ def build_injection(
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
         count_tokens: False leaves token counts None, for an instant byte-only build.
         scan_secrets: False skips the secret scan (an instant preview; never before a run).
+        excluded_files: root-relative files the user left out (:mod:`.file_choice`).
+        included_files: root-relative files the user took in.
 
     Raises:
         TypeError: ``story_keys`` or ``additional_files`` is a single string rather than a
@@ -154,6 +159,7 @@ def build_injection(
         project_context=project_context,
         extras=(context_files, derived, left_out),
         nested_keys=nested_keys,
+        choices=(excluded_files, included_files),
     )
 
 
@@ -174,6 +180,7 @@ def _build(
     project_context: Sequence[str] | None = None,
     extras: tuple[Sequence[StoryContextFile], Sequence[DerivedText], Sequence[str]] = ((), (), ()),
     nested_keys: Sequence[str] = (),
+    choices: tuple[Sequence[str], Sequence[str]] = ((), ()),
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -198,6 +205,7 @@ def _build(
         *extras,
         nested_keys,
     )
+    apply_choices(candidates, root, *choices)
     resolve_candidates(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
@@ -381,6 +389,8 @@ def build_story_injection(
         emit=emit,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
+        excluded_files=selection.excluded,
+        included_files=selection.included,
     )
 
 

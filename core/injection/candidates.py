@@ -22,6 +22,7 @@ from ..secrets.scan import SecretFinding
 from ..stories.keys import leading_key, normalize_key
 from ..vocabulary import FileStatus
 from .artifacts import matching_artifacts
+from .choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from .model import (
     CATEGORIES,
     DUPLICATE,
@@ -236,6 +237,34 @@ def plan_candidates(
 def _lexically_outside(path: Path, root: Path) -> bool:
     normal = os.path.normpath(path)
     return normal != str(root) and not normal.startswith(str(root).rstrip(os.sep) + os.sep)
+
+
+def apply_choices(
+    candidates: list[Candidate],
+    root: Path,
+    excluded: Sequence[str],
+    included: Sequence[str],
+) -> None:
+    """The user's per-file choices (:mod:`.file_choice`), a filter over the planned candidates.
+
+    An excluded candidate is left out with its reason, unless it is one of the story's own
+    files; an included one a toggle left out is taken in; an included path that is no
+    candidate is added like ``--file``.
+    """
+    left_out, taken_in = set(excluded), set(included)
+    for candidate in candidates:
+        if candidate.shown in left_out and candidate.category != "story" and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = LEFT_OUT_REASON
+        elif candidate.shown in taken_in and not candidate.wanted:
+            candidate.wanted = True
+            candidate.reason = TAKEN_IN_REASON
+    known = {c.shown for c in candidates}
+    for name in included:
+        if name not in known:
+            candidates.append(
+                Candidate(name, "additional", TAKEN_IN_REASON, root / name, name not in left_out)
+            )
 
 
 def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:

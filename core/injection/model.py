@@ -70,6 +70,10 @@ class Selection:
     left_out: tuple[str, ...] = ()
     """Root-relative paths of files the user left out of this prompt (a spec's ``context:``
     files, say): each stays listed, excluded, with its size."""
+    excluded: tuple[str, ...] = ()
+    """Root-relative files left out by hand (:mod:`.file_choice`); never the story's own."""
+    included: tuple[str, ...] = ()
+    """Root-relative files taken in by hand although no toggle includes them."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,13 @@ class Injection:
     error_bytes: int
     encoding: str
     warnings: tuple[str, ...] = field(default=())
+
+    def toggle_note(self, category: str) -> str:
+        """``no discovery files for this story`` when no candidate of ``category`` exists
+        (its toggle then changes nothing), else ""."""
+        if any(f.category == category for f in self.files):
+            return ""
+        return f"no {category} files for this story"
 
     def included(self) -> tuple[InjectedFile, ...]:
         """The files whose content is in the injection, in order."""

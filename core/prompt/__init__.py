@@ -2,8 +2,8 @@
 
 :func:`compose_prompt` (in :mod:`.compose`) gathers the story, its injection, the phase's
 transfers and the layers; around it live the story prompt, the retro's context, party
-variants, learnings, verification commands, export, prompt differences, budgets, size advice
-and the prompt's composition.
+variants, learnings, verification commands, export, prompt differences, budgets and the
+prompt's composition (what to leave out so it fits is :mod:`promptdeck.core.fit`'s).
 """
 
 from __future__ import annotations

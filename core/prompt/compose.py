@@ -20,7 +20,9 @@ phase's injection, transfers and retro section are gathered by :mod:`.parts`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from ..injection.choices import chosen_selection
 from ..injection.model import Emit, Injection
 from ..layers.composer import compose_messages, compose_system_instruction
 from ..layers.delivery import check_delivery, deliver
@@ -103,11 +105,14 @@ def compose_prompt(
             catalog = load_story_catalog(workspace, request.story_id)
     story = catalog.find(request.story_id)
     config = workspace.config
+    # The story's remembered file choices are part of what is composed: every face sees them.
+    selection, choice_notes = chosen_selection(workspace.root, story.id, request.selection)
+    request = replace(request, selection=selection)
     counter = counter or get_counter(config.tokens_encoding)
     layer_counter = counter if count_tokens else None
     templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
     epic = epic_stories(catalog, story) if phase.scope == "epic" else (story,)
-    warnings: list[str] = []
+    warnings: list[str] = list(choice_notes)
     variant = request.variant or default_variant(config, phase.name)
     check_variant(phase.name, variant)
     party = party_for(workspace, phase.name) if variant == "party" else None
@@ -159,6 +164,11 @@ def compose_prompt(
             scan_secrets,
             emit,
         )
+    warnings.extend(
+        f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
+        for f in injection.files
+        if f.category == "story" and f.path in request.selection.excluded
+    )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):

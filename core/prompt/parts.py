@@ -91,6 +91,8 @@ def epic_injection(
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,
         emit=emit,
+        excluded_files=selection.excluded,
+        included_files=selection.included,
     )
 
 

@@ -105,6 +105,8 @@ class RunMeta:
         images: the images sent with the message.
         status_at_start: the story status written when the run started.
         rules_alert: the rules-health alert of this run, when one was due (written only then).
+        left_out: each candidate file the injection did not carry, with its category, status
+            and why (a toggle, the user's own choice, missing…); written only when there is one.
         extra: keys of the record this schema does not name, kept as they were.
     """
 
@@ -142,6 +144,7 @@ class RunMeta:
     images: tuple[JSONObject, ...] = ()
     status_at_start: JSONObject | None = None
     rules_alert: str | None = None
+    left_out: tuple[JSONObject, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     KEYS = (
@@ -179,6 +182,7 @@ class RunMeta:
         "images",
         "status_at_start",
         "rules_alert",
+        "left_out",
     )
     """The keys of ``meta.json``, in the order they are written."""
 
@@ -223,6 +227,8 @@ class RunMeta:
         }
         if self.rules_alert:
             data["rules_alert"] = self.rules_alert
+        if self.left_out:
+            data["left_out"] = [dict(item) for item in self.left_out]
         data.update(self.extra)
         return data
 
@@ -265,6 +271,7 @@ class RunMeta:
             images=_objects(data, "images"),
             status_at_start=_object(data, "status_at_start"),
             rules_alert=_opt_text(data, "rules_alert"),
+            left_out=_objects(data, "left_out"),
             extra=_extra(data, cls.KEYS),
         )
 

@@ -21,10 +21,11 @@ from typing import Any, Literal
 from ..agents.base import agent_label
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
+from ..fit.advice import SizeOption, size_options
+from ..injection.choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from ..project.images import ImageFile
 from ..project.trust import config_trust
 from ..project.workspace import Workspace
-from ..prompt.advice import SizeOption, size_options
 from ..prompt.budget import check_budget
 from ..prompt.request import ComposedPrompt
 from ..records.reader import next_attempt
@@ -134,6 +135,7 @@ class RunPlan:
         untrusted: the settings of the project's untrusted config that choose what this run
             starts, ``key = value`` (see :mod:`~promptdeck.core.project.trust`).
         images: the images sent with the user message, described (``--image``).
+        choices: the files left out or taken in by the user's per-file choices, with why.
         attempt: the attempt number the run is recorded as.
         run_folder: the run's folder, relative to the workspace.
         cost: the predicted cost of the run's prompt (see
@@ -164,6 +166,7 @@ class RunPlan:
     attempt: int = 1
     run_folder: str = ""
     cost: PhaseCost | None = None
+    choices: tuple[str, ...] = ()
 
     @property
     def blocked(self) -> bool:
@@ -194,6 +197,8 @@ class RunPlan:
                     "saving": option.saving,
                     "size_after": option.size_after,
                     "fits": option.fits,
+                    "paths": list(option.paths),
+                    "proof": option.proof,
                 }
                 for option in self.options
             ],
@@ -202,6 +207,7 @@ class RunPlan:
             "secrets": list(self.secrets),
             "untrusted": list(self.untrusted),
             "images": list(self.images),
+            "choices": list(self.choices),
             "notes": list(self.notes),
             "cost": None if self.cost is None else self.cost.to_dict(),
             "blocked": self.blocked,
@@ -234,7 +240,8 @@ def describe_plan(
     """What the confirmation of ``planned`` shows.
 
     Over the error line, this builds the injection again without each optional inclusion (see
-    :func:`~promptdeck.core.prompt.advice.size_options`): blocking, call it off the UI thread.
+    :func:`~promptdeck.core.fit.advice.size_options`): blocking, call it off the UI thread.
+    The files the user left out or took in by hand are listed with why (``choices``).
 
     Args:
         agent: the backend's name (shown with its simulation mark).
@@ -245,7 +252,7 @@ def describe_plan(
     injection = prompt.injection
     options: tuple[SizeOption, ...] = ()
     if injection.level == "error":
-        options = tuple(size_options(workspace, prompt.story, request.selection, injection))
+        options = tuple(size_options(workspace, prompt))
     budget = check_budget(prompt, workspace.config)
     trust = config_trust(workspace, agent)
     folder = ""
@@ -277,7 +284,17 @@ def describe_plan(
         untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
         cost=cost,
+        choices=file_choice_lines(prompt),
     )
+
+
+def file_choice_lines(prompt: ComposedPrompt) -> tuple[str, ...]:
+    """``left out by you: a.md (3.3 KiB)``: each file the user's choices moved, and why."""
+    lines = []
+    for item in prompt.injection.files:
+        if item.reason in (LEFT_OUT_REASON, TAKEN_IN_REASON):
+            lines.append(f"{item.reason}: {item.path} ({human_bytes(item.bytes)})")
+    return tuple(lines)
 
 
 def refusal_lines(plan: RunPlan) -> list[str]:
@@ -298,14 +315,16 @@ def refusal_lines(plan: RunPlan) -> list[str]:
             f"{printable_line(path)} ({human_bytes(size)})" for path, size in plan.largest
         )
         lines.append(f"Largest files: {top}.")
-    fitting = [option for option in plan.options if option.fits]
     if plan.options:
-        lines.append("What would bring it under:" if fitting else "Each option alone:")
-        lines.extend(f"  • {printable_line(option.describe())}" for option in plan.options)
-    if not fitting:
+        lines.append("What would bring it under (the fewest files to leave out):")
+        for option in plan.options:
+            lines.append(f"  • {printable_line(option.describe())}")
+            if option.proof:
+                lines.append(f"    {printable_line(option.proof)}")
+    else:
         lines.append(
-            "  • no single inclusion brings it under: the story's own files are too large; "
-            "trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
+            "  • no set of files it may leave out brings it under: the story's own files are "
+            "too large; trim them, or raise [injection] error_bytes in .promptdeck/config.toml"
         )
     return lines
 
@@ -316,6 +335,7 @@ BlockKind = Literal[
     "cost",
     "budget",
     "images",
+    "choices",
     "notes",
     "trust",
     "secrets",
@@ -390,6 +410,9 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     if plan.images:
         shown = tuple(f"  {printable_line(image)}" for image in plan.images)
         blocks.append(ConfirmationBlock("images", ("images:", *shown)))
+    if plan.choices:
+        shown = tuple(f"  {printable_line(choice)}" for choice in plan.choices)
+        blocks.append(ConfirmationBlock("choices", ("your file choices:", *shown)))
     if plan.notes:
         blocks.append(ConfirmationBlock("notes", tuple(printable_line(n) for n in plan.notes)))
     if plan.untrusted and not plan.blocked:

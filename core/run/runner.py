@@ -250,6 +250,11 @@ def _launch(
         images=tuple(image.to_dict() for image in images),
         status_at_start=started_status.to_dict() if started_status else None,
         rules_alert=alert,
+        left_out=tuple(
+            {"path": f.path, "category": f.category, "status": f.status, "why": f.reason}
+            for f in prompt.injection.files
+            if not f.included
+        ),
     )
     record.write_meta(meta.to_dict())
     processor = StreamProcessor(

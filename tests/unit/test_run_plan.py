@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
-from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.prompt.advice import SizeOption, size_options
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.plan import (
@@ -119,36 +117,20 @@ def test_an_oversized_story_says_what_would_bring_it_under(demo: Workspace) -> N
     assert planned.blocked and planned.argv == ()
     plan = describe_plan(demo, planned, agent="replay")
     assert plan.level == "error" and plan.blocked and plan.run_folder == ""
-    assert plan.options == (SizeOption("leave out the project context (p)", 3_414, 164_580, False),)
+    # Only the project context could go, and without it the story's own file is still over:
+    # no advice names a category that would not bring it under.
+    assert plan.options == ()
     lines = confirmation_blocks(plan)[-1].lines
     assert lines[0] == (
         "Cannot run: the injection is 164.1 KiB (167,994 bytes), 14.1 KiB over the 150.0 KiB "
         "error line."
     )
     assert lines[2:] == (
-        "Each option alone:",
-        "  • leave out the project context (p): −3.3 KiB → 160.7 KiB, still over",
-        "  • no single inclusion brings it under: the story's own files are too large; trim "
-        "them, or raise [injection] error_bytes in .promptdeck/config.toml",
+        "  • no set of files it may leave out brings it under: the story's own files are too "
+        "large; trim them, or raise [injection] error_bytes in .promptdeck/config.toml",
     )
     as_json = plan.to_dict()
-    assert as_json["blocked"] and as_json["options"][0]["saving"] == 3_414
-
-
-def test_size_options_rank_every_optional_inclusion_by_what_it_saves(demo: Workspace) -> None:
-    added = "_bmad-output/implementation-artifacts/retro-notes-2024-02.md"
-    selection = Selection(discovery=True, tech_spec=True, additional_files=(added,))
-    prompt = compose_prompt(
-        demo, load_catalog(demo), PromptRequest("2-2", "dev", selection=selection)
-    )
-    options = size_options(demo, prompt.story, selection, prompt.injection)
-    savings = [option.saving for option in options]
-    assert savings == sorted(savings, reverse=True) and all(s > 0 for s in savings)
-    actions = {option.action for option in options}
-    assert {f"remove the added file {added} (x)", "leave out the project context (p)"} <= actions
-    every = next(o for o in options if o.action == "turn off every optional inclusion")
-    assert all(o.saving <= every.saving for o in options)
-    assert all(o.size_after == prompt.injection.size_bytes - o.saving for o in options)
+    assert as_json["blocked"] and as_json["options"] == []
 
 
 def test_a_dry_run_plan_writes_the_dry_run_folder_and_counts_the_attempt(

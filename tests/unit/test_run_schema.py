@@ -54,7 +54,7 @@ META_KEYS = [
     "status_at_start",
 ]
 """meta.json's keys, in order, as records have always had them (``rules_alert`` is added
-only when an alert was due)."""
+only when an alert was due, ``left_out`` only when a candidate file was left out)."""
 
 RESULT_KEYS = [
     "run_id",
@@ -97,7 +97,13 @@ def test_a_run_writes_the_same_keys_and_reads_back_into_the_same_values(tmp_path
     result = start_run(ws, prompt, agent="replay", prepared=prepared).wait(WAIT)
     meta_json = json.loads((result.run_dir / "meta.json").read_text(encoding="utf-8"))
     result_json = json.loads((result.run_dir / "result.json").read_text(encoding="utf-8"))
-    assert list(meta_json) == META_KEYS
+    left_out = [item for item in prompt.injection.files if not item.included]
+    assert left_out, "the workspace has a file the injection leaves out"
+    assert list(meta_json) == [*META_KEYS, "left_out"]
+    assert meta_json["left_out"] == [
+        {"path": f.path, "category": f.category, "status": f.status, "why": f.reason}
+        for f in left_out
+    ]
     assert list(result_json) == RESULT_KEYS
     # The launch block is the spec's own, as ``run --dry-run`` prints it.
     launch = prepared.spec.to_dict()
@@ -105,7 +111,7 @@ def test_a_run_writes_the_same_keys_and_reads_back_into_the_same_values(tmp_path
 
     [info] = list_runs(tmp_path)
     assert info.run_meta.to_dict() == meta_json
-    assert list(info.run_meta.to_dict()) == META_KEYS
+    assert list(info.run_meta.to_dict()) == [*META_KEYS, "left_out"]
     read = info.run_result
     assert read is not None
     assert read.to_dict() == result.to_dict() == result_json

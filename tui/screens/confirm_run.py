@@ -32,6 +32,7 @@ _BODY_IDS = {
     "cost": "confirm-cost",
     "budget": "confirm-budget",
     "images": "confirm-images",
+    "choices": "confirm-choices",
     "notes": "confirm-notes",
     "trust": "confirm-trust",
     "secrets": "confirm-secrets",

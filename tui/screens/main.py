@@ -12,6 +12,7 @@ Core does the work.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import ClassVar
 
 from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.injection import Selection
+from promptdeck.core.fit import cut_lines, default_fit
+from promptdeck.core.injection import Selection, toggle_remembered
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import editor_argv
@@ -461,6 +463,50 @@ class MainScreen(Screen[None]):
         self._change_selection(
             replace(self.selection, additional_files=tuple(p for p in added if p != target))
         )
+
+    def action_toggle_file(self) -> None:
+        """``space``: leave out the file under the cursor, or take it in; remembered per story."""
+        row = self.preview.file_under_cursor
+        if row is None or self.story is None or self.prompt is None:
+            self.notify("no file under the cursor", severity="warning")
+            return
+        if row.category == "story" and row.included:
+            self.notify(f"{row.path} is the story's own file: it stays in", severity="warning")
+            return
+        try:
+            toggle_remembered(
+                self.context.workspace.root, self.prompt.story.id, row.path, row.included
+            )
+        except OSError as exc:
+            self.notify(f"the choice could not be remembered: {exc}", severity="error")
+            return
+        self.request_compose()
+
+    def action_fit(self) -> None:
+        """``f``: the fewest files to leave out so the prompt fits its budget (or the
+        injection its error line), and where the clients cut or warn."""
+        if self.prompt is None:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        self._fit(self.prompt)
+
+    @work(exclusive=True, group="fit", exit_on_error=False, description="Fitting")
+    async def _fit(self, prompt: ComposedPrompt) -> None:
+        workspace, counter = self.context.workspace, self.context.counter
+        answer = await asyncio.to_thread(default_fit, workspace, prompt, counter)
+        lines = await asyncio.to_thread(cut_lines, prompt, workspace.root)
+        text = "\n".join(
+            [
+                *answer.lines(),
+                "",
+                "Where the clients cut or warn:",
+                *(
+                    f"{'✖' if cut.over else '·'} {cut.client} {cut.name}: {cut.says}"
+                    for cut in lines
+                ),
+            ]
+        )
+        self.app.push_screen(TextViewScreen("Fit and cut lines", text, "f: fit"))
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""

@@ -60,6 +60,10 @@ def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
         f"[t] tech-spec {'on' if selection.tech_spec else 'off'}"
         + (f" ({none['tech-spec']})" if none["tech-spec"] else ""),
     ]
+    # A toggle with nothing to switch says so, rather than looking like a choice.
+    for index, (key, category) in enumerate((("d", "discovery"), ("t", "tech-spec")), start=1):
+        if prompt.injection.toggle_note(category):
+            flags[index] = f"[{key}] no {category} files"
     if selection.additional_files:
         flags.append(f"[a] +{len(selection.additional_files)} added")
     if prompt.variant == "party":

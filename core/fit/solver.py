@@ -1,0 +1,498 @@
+"""The minimal drop: the smallest set of files to leave out so a story's prompt fits a limit.
+
+``inspect --fit 120KiB|30000t|80%`` and the app's fit key ask it; the run confirmation asks it
+for the injection's error line when a run is refused. The answer:
+
+- never names the story's own files, nor a file the user took in by hand (``--include``,
+  ``space``) or asked to keep (``--keep``); the workspace rules layer is the only optional
+  layer and it is not a file of the injection, so no layer is ever proposed;
+- respects priorities: discovery and tech-spec files go first, then the project context, then
+  files added by hand; a file of a higher tier is proposed only when the lower tiers alone
+  cannot make the prompt fit;
+- is minimal: no proper subset of it also fits. Sizes only shrink when a file is left out, so
+  it is enough that putting back any single file breaks the fit, and that is checked by
+  composing each of those sets;
+- is the smallest such set when it can be proved: by exact search over every subset when the
+  candidates are few (:data:`EXACT_LIMIT`), or — for one byte limit, where sizes add exactly —
+  by taking the largest files first, which no set of fewer files can beat. Otherwise the answer
+  is minimal and the report says it is not proved smallest;
+- is what applying it gives: the size reported is the size of the prompt composed with those
+  files left out, through the same call every face makes.
+
+The search works on each file's exact share of the prompt (its ``<file>`` element: header,
+content and closing tag); the composing check makes the answer exact in tokens as well.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Any, Literal
+
+from ..errors import UsageError
+from ..injection.choices import TAKEN_IN_REASON
+from ..injection.model import INCLUDED, TOO_LARGE, envelope_pieces
+from ..project.config import Config
+from ..project.workspace import Workspace
+from ..prompt.budget import phase_budget
+from ..prompt.compose import compose_prompt
+from ..prompt.request import ComposedPrompt, PromptRequest
+from ..tokens.counter import TokenCounter
+from ..units import KIB, human_bytes, human_tokens
+
+Unit = Literal["bytes", "tokens"]
+
+EXACT_LIMIT = 16
+"""Up to this many candidate files, every subset is searched: the answer is proved smallest."""
+
+TIERS = {"discovery": 0, "tech-spec": 0, "project-context": 1, "additional": 2}
+"""The order files are given up in: a lower tier first. The story's own files never."""
+
+_TARGET = re.compile(
+    r"^\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>b|bytes?|kib|kb|k|mib|mb|m|t|tok|tokens?|%)?\s*$",
+    re.IGNORECASE,
+)
+_BYTE_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1, "kib": KIB, "kb": KIB, "k": KIB}
+_BYTE_UNITS |= {"mib": KIB * KIB, "mb": KIB * KIB, "m": KIB * KIB}
+
+
+@dataclass(frozen=True)
+class FitTarget:
+    """The limit a prompt (system prompt and user message) is to fit.
+
+    Attributes:
+        limit: the most bytes or tokens the prompt may have.
+        unit: ``bytes`` or ``tokens``.
+        given: the target as the user wrote it (``120KiB``, ``30000t``, ``80%``).
+    """
+
+    limit: int
+    unit: Unit
+    given: str
+    scope: Literal["prompt", "injection"] = "prompt"
+    """What is measured: the prompt sent, or the injection alone (its error line)."""
+
+    def describe(self) -> str:
+        """``120.0 KiB (120KiB)`` or ``30,000 tokens (80% of a 37,500-token window)``."""
+        amount = human_bytes(self.limit) if self.unit == "bytes" else f"{self.limit:,} tokens"
+        return amount if amount == self.given else f"{amount} ({self.given})"
+
+
+def agent_window(config: Config) -> int:
+    """The context window a ``%`` target is a share of: the default agent's (Claude's when
+    none is set)."""
+    if config.agent_default == "codex":
+        return config.agent_codex_context_window
+    return config.agent_claude_context_window
+
+
+def parse_target(text: str, window_tokens: int) -> FitTarget:
+    """``120KiB`` (bytes), ``30000t`` (tokens) or ``80%`` (of the model's context window).
+
+    Raises:
+        UsageError: the text names no size.
+    """
+    match = _TARGET.match(text)
+    if match is None:
+        raise UsageError(
+            f"--fit {text!r}: give a size such as 120KiB, 150000 (bytes), 30000t (tokens) or "
+            "80% (of the model's context window)"
+        )
+    number = float(match["number"])
+    unit = (match["unit"] or "").lower()
+    if unit == "%":
+        if not 0 < number <= 100:
+            raise UsageError(f"--fit {text!r}: a share is more than 0% and at most 100%")
+        given = f"{match['number']}% of a {window_tokens:,}-token window"
+        return FitTarget(math.floor(window_tokens * number / 100), "tokens", given)
+    if unit in ("t", "tok", "token", "tokens"):
+        return FitTarget(int(number), "tokens", text.strip())
+    return FitTarget(int(number * _BYTE_UNITS[unit]), "bytes", text.strip())
+
+
+@dataclass(frozen=True)
+class Droppable:
+    """A file the solver may leave out, and its exact share of the prompt.
+
+    Attributes:
+        path: root-relative, as the injection lists it.
+        category: its injection category.
+        tier: the order it is given up in (:data:`TIERS`).
+        bytes: the bytes of its ``<file>`` element (the prompt shrinks by exactly this).
+        tokens: the tokens of its content (an estimate of its share; None when unread).
+        unread: True when the file was not read (past the error line): its bytes come from
+            ``stat``, which is the number of bytes it would send.
+    """
+
+    path: str
+    category: str
+    tier: int
+    bytes: int
+    tokens: int | None
+    unread: bool = False
+
+
+@dataclass(frozen=True)
+class FitAnswer:
+    """What the solver found.
+
+    Attributes:
+        target: the limit.
+        size_before: the prompt's size now, in the target's unit (unread files counted).
+        size_after: the size of the prompt composed with :attr:`drop` left out; None when no
+            drop makes it fit.
+        drop: the files to leave out, largest first (empty when it already fits).
+        fits: True when the prompt fits after the drop.
+        proof: how the answer is known to be minimal, in words.
+        smallest: True when no set of fewer files fits either (proved).
+        reason: why nothing fits, when nothing does.
+        kept: the files never proposed, with why (story files, your own choices).
+    """
+
+    target: FitTarget
+    size_before: int
+    size_after: int | None
+    drop: tuple[Droppable, ...]
+    fits: bool
+    proof: str
+    smallest: bool
+    reason: str = ""
+    kept: tuple[tuple[str, str], ...] = ()
+
+    def lines(self) -> list[str]:
+        """The answer as the CLI and the app word it."""
+        show = _shower(self.target.unit)
+        head = f"fit {self.target.describe()}: the prompt is {show(self.size_before)} now"
+        if not self.fits:
+            return [f"{head}; {self.reason}"]
+        if not self.drop:
+            return [f"{head}: it fits, nothing to leave out"]
+        assert self.size_after is not None
+        lines = [f"{head}; leave out {len(self.drop)} file(s) and it is {show(self.size_after)}:"]
+        lines.extend(f"  --exclude {item.path}  ({human_bytes(item.bytes)})" for item in self.drop)
+        lines.append(f"  {self.proof}")
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``inspect --fit --json`` shape."""
+        return {
+            "target": {"limit": self.target.limit, "unit": self.target.unit},
+            "size_before": self.size_before,
+            "size_after": self.size_after,
+            "fits": self.fits,
+            "drop": [
+                {"path": d.path, "category": d.category, "bytes": d.bytes, "tokens": d.tokens}
+                for d in self.drop
+            ],
+            "smallest": self.smallest,
+            "proof": self.proof,
+            "reason": self.reason or None,
+            "kept": [{"path": path, "why": why} for path, why in self.kept],
+        }
+
+
+def _shower(unit: Unit) -> Callable[[int], str]:
+    if unit == "bytes":
+        return lambda size: f"{human_bytes(size)} ({size:,} bytes)"
+    return lambda size: f"{human_tokens(size)} ({size:,} tokens)"
+
+
+def element_bytes(path: str, content_bytes: int) -> int:
+    """The bytes one file adds to the envelope: its header, its content and its closing tag."""
+    one = "".join(envelope_pieces([(path, "")]))
+    none = "".join(envelope_pieces([]))
+    return len(one.encode("utf-8")) - len(none.encode("utf-8")) + content_bytes
+
+
+def droppables(
+    prompt: ComposedPrompt, keep: Iterable[str] = ()
+) -> tuple[list[Droppable], list[tuple[str, str]]]:
+    """The files of ``prompt`` the solver may leave out, and those it never will (with why)."""
+    kept_by_user = set(keep)
+    found: list[Droppable] = []
+    kept: list[tuple[str, str]] = []
+    for item in prompt.injection.files:
+        if item.status not in (INCLUDED, TOO_LARGE):
+            continue
+        if item.category == "story":
+            kept.append((item.path, "the story's own file"))
+            continue
+        if item.reason == TAKEN_IN_REASON or item.path in kept_by_user:
+            kept.append((item.path, "you chose to keep it"))
+            continue
+        found.append(
+            Droppable(
+                item.path,
+                item.category,
+                TIERS.get(item.category, 2),
+                element_bytes(item.path, item.bytes),
+                item.tokens,
+                unread=item.status == TOO_LARGE,
+            )
+        )
+    return found, kept
+
+
+Measure = Callable[[tuple[str, ...]], tuple[int, bool]]
+"""Composes the prompt with these paths left out: its size in the target's unit, and whether
+the injection is under its error line."""
+
+
+def error_line_target(prompt: ComposedPrompt) -> FitTarget:
+    """The injection's error line as a target: what a refused run has to get under."""
+    line = prompt.injection.error_bytes
+    return FitTarget(line, "bytes", f"the {human_bytes(line)} error line", "injection")
+
+
+def prompt_size(prompt: ComposedPrompt, unit: Unit, scope: str = "prompt") -> int:
+    """The prompt's size as sent (system prompt and user message), unread files included;
+    with ``scope="injection"``, the injection's size as its lines compare it."""
+    if scope == "injection":
+        return prompt.injection.size_bytes
+    unread = [f for f in prompt.injection.files if f.status == TOO_LARGE]
+    if unit == "bytes":
+        extra = sum(element_bytes(f.path, f.bytes) for f in unread)
+        return prompt.system_meter.bytes + prompt.user_meter.bytes + extra
+    system, user = prompt.system_meter.tokens or 0, prompt.user_meter.tokens or 0
+    return system + user + sum(math.ceil(f.bytes / 4) for f in unread)
+
+
+def solve(
+    prompt: ComposedPrompt,
+    target: FitTarget,
+    measure: Measure,
+    *,
+    keep: Iterable[str] = (),
+) -> FitAnswer:
+    """The smallest set of files to leave out of ``prompt`` so it fits ``target``.
+
+    ``measure`` composes a candidate answer (see :func:`composed_measure`); it is called to
+    check the answer and its minimality, so the size reported is the size applying it gives.
+    """
+    items, kept = droppables(prompt, keep)
+    before = prompt_size(prompt, target.unit, target.scope)
+    base_size, base_ok = measure(())
+    if base_size <= target.limit and base_ok:
+        return FitAnswer(target, before, base_size, (), True, "", True, kept=tuple(kept))
+    over_error = max(0, prompt.injection.size_bytes - prompt.injection.error_bytes)
+    found = minimal_drop(items, before, target, measure, over_error)
+    if found is not None:
+        drop, size, smallest, proof = found
+        return FitAnswer(target, before, size, drop, True, proof, smallest, kept=tuple(kept))
+    reason = (
+        "no set of files it may leave out makes it fit: the story's own files, your kept "
+        "files and the layers are already "
+        + _shower(target.unit)(max(0, before - sum(_cost(i, target.unit) for i in items)))
+    )
+    return FitAnswer(target, before, None, (), False, "", False, reason, tuple(kept))
+
+
+def minimal_drop(
+    items: Sequence[Droppable],
+    before: int,
+    target: FitTarget,
+    measure: Measure,
+    over_error: int = 0,
+) -> tuple[tuple[Droppable, ...], int, bool, str] | None:
+    """The files of ``items`` to leave out so a prompt of size ``before`` fits ``target``.
+
+    Lower tiers are given up first: a higher tier is searched only when the lower ones cannot
+    make it fit. ``over_error`` is how many injection bytes must go besides (the error line).
+
+    Returns:
+        The files (largest first), the size ``measure`` gives with them left out, whether
+        they are proved the fewest, and the proof in words; None when nothing fits.
+    """
+    size, ok = measure(())
+    if size <= target.limit and ok:
+        return (), size, True, "it fits as it is"
+    tiers = sorted({item.tier for item in items})
+    for ceiling in tiers:
+        pool = [item for item in items if item.tier <= ceiling]
+        found = _search(pool, before - target.limit, over_error, target.unit)
+        if found is None:
+            continue
+        chosen, proved = found
+        answer = _checked(chosen, pool, target, measure, proved)
+        if answer is not None:
+            drop, size, smallest, proof = answer
+            if ceiling < tiers[-1]:
+                names = sorted({i.category for i in pool})
+                proof += f"; only {', '.join(names)} files were needed (your priorities)"
+            return drop, size, smallest, proof
+    return None
+
+
+def _cost(item: Droppable, unit: Unit) -> int:
+    if unit == "bytes":
+        return item.bytes
+    if item.tokens is not None:
+        return item.tokens
+    return math.ceil(item.bytes / 4)
+
+
+def _rank(items: Sequence[Droppable], unit: Unit) -> tuple[int, int, int, tuple[str, ...]]:
+    # Fewest files; then the lowest tiers; then the least given up; then by name.
+    return (
+        len(items),
+        sum(item.tier for item in items),
+        sum(_cost(item, unit) for item in items),
+        tuple(sorted(item.path for item in items)),
+    )
+
+
+def _search(
+    pool: Sequence[Droppable], need: int, need_bytes: int, unit: Unit
+) -> tuple[list[Droppable], bool] | None:
+    """A set of ``pool`` whose costs reach ``need`` (and ``need_bytes`` of injection bytes).
+
+    Returns the set and whether it is proved to be of the fewest files.
+    """
+
+    def enough(chosen: Sequence[Droppable]) -> bool:
+        return (
+            sum(_cost(i, unit) for i in chosen) >= need
+            and sum(i.bytes for i in chosen) >= need_bytes
+        )
+
+    if not enough(pool):
+        return None
+    if len(pool) <= EXACT_LIMIT:
+        for size in range(len(pool) + 1):
+            fitting = [list(c) for c in combinations(pool, size) if enough(c)]
+            if fitting:
+                return min(fitting, key=lambda c: _rank(c, unit)), True
+        return None
+    # Largest first, in the unit of the limit; for one limit in bytes that is the fewest files
+    # (the k largest files give up the most any k files can).
+    ordered = sorted(pool, key=lambda i: (-_cost(i, unit), i.tier, i.path))
+    chosen: list[Droppable] = []
+    for item in ordered:
+        if enough(chosen):
+            break
+        chosen.append(item)
+    # One additive limit (bytes; the error line is in bytes too): largest first is fewest.
+    return _pruned(chosen, enough), unit == "bytes"
+
+
+def _pruned(
+    chosen: list[Droppable], enough: Callable[[Sequence[Droppable]], bool]
+) -> list[Droppable]:
+    # Put back every file the rest can do without, smallest first: what is left is minimal.
+    kept = list(chosen)
+    for item in sorted(chosen, key=lambda i: (i.bytes, i.path)):
+        rest = [other for other in kept if other is not item]
+        if enough(rest):
+            kept = rest
+    return kept
+
+
+def _checked(
+    chosen: list[Droppable],
+    pool: Sequence[Droppable],
+    target: FitTarget,
+    measure: Measure,
+    proved: bool,
+) -> tuple[tuple[Droppable, ...], int, bool, str] | None:
+    """Compose the answer and each set with one file put back; grow or shrink until it holds."""
+    chosen = list(chosen)
+    exact = proved
+    for _ in range(len(pool) + 1):
+        size, ok = measure(tuple(item.path for item in chosen))
+        if not (size <= target.limit and ok):
+            # The estimate was short (tokens do not add exactly): give up the next largest.
+            rest = [i for i in pool if i not in chosen]
+            if not rest:
+                return None
+            chosen.append(max(rest, key=lambda i: (_cost(i, target.unit), -i.tier)))
+            exact = False
+            continue
+        smaller = _smaller_fit(chosen, target, measure)
+        if smaller is not None:
+            chosen, exact = smaller, False
+            continue
+        drop = tuple(sorted(chosen, key=lambda i: (-i.bytes, i.path)))
+        checked = (
+            "checked by composing: putting back any one of them breaks the fit "
+            f"({len(drop)} composes)"
+        )
+        if exact and target.unit == "bytes":
+            how = (
+                "every subset was searched"
+                if len(pool) <= EXACT_LIMIT
+                else "the largest files were taken first, which no fewer files can beat"
+            )
+            return drop, size, True, f"smallest: {how}; minimal: {checked}"
+        if exact:
+            # Tokens do not add exactly across files: fewest by each file's own count only.
+            return (
+                drop,
+                size,
+                False,
+                (
+                    f"minimal: {checked}; fewest files by each file's own token count "
+                    "(tokens do not add exactly across files)"
+                ),
+            )
+        return drop, size, False, f"minimal: {checked}; not proved smallest"
+    return None
+
+
+def _smaller_fit(
+    chosen: list[Droppable], target: FitTarget, measure: Measure
+) -> list[Droppable] | None:
+    for item in chosen:
+        rest = [other for other in chosen if other is not item]
+        size, ok = measure(tuple(other.path for other in rest))
+        if size <= target.limit and ok:
+            return rest
+    return None
+
+
+def composed_measure(
+    compose: Callable[[PromptRequest], ComposedPrompt], request: PromptRequest, target: FitTarget
+) -> Measure:
+    """A :data:`Measure` that composes ``request`` with the paths added to its exclusions."""
+    seen: dict[tuple[str, ...], tuple[int, bool]] = {}
+
+    def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
+        key = tuple(sorted(paths))
+        if key not in seen:
+            excluded = tuple(dict.fromkeys((*request.selection.excluded, *key)))
+            selection = replace(request.selection, excluded=excluded)
+            prompt = compose(replace(request, selection=selection))
+            size = prompt_size(prompt, target.unit, target.scope)
+            seen[key] = (size, prompt.injection.level != "error")
+        return seen[key]
+
+    return measure
+
+
+def default_fit(
+    workspace: Workspace, prompt: ComposedPrompt, counter: TokenCounter | None = None
+) -> FitAnswer:
+    """The app's fit key: against the phase's token budget when one is set, else the
+    injection's error line when it is over it, else the default agent's whole window.
+
+    Blocking (composes the prompt again for each check): call it from a worker thread.
+    """
+    budget = phase_budget(workspace.config, prompt.request.phase)
+    if budget:
+        target = FitTarget(budget, "tokens", f"[budget] {prompt.request.phase}")
+    elif prompt.injection.level == "error":
+        target = error_line_target(prompt)
+    else:
+        target = parse_target("100%", agent_window(workspace.config))
+    counted = target.unit == "tokens"
+    if counted and not prompt.counted:
+        prompt = compose_prompt(workspace, None, prompt.request, counter=counter)
+
+    def compose(request: PromptRequest) -> ComposedPrompt:
+        return compose_prompt(
+            workspace, None, request, counter=counter, count_tokens=counted, scan_secrets=False
+        )
+
+    return solve(prompt, target, composed_measure(compose, prompt.request, target))

@@ -1,0 +1,259 @@
+"""The user's per-file choices: files of a story's injection left out or taken in by hand.
+
+``space`` on a file row in the app, ``--exclude PATH`` / ``--include PATH`` in the CLI. A
+choice is remembered per story in ``.promptdeck/file-choices.json`` and applied by every face
+before composing (it is part of the :class:`~promptdeck.core.injection_model.Selection`), so the
+preview, ``compose``, the run confirmation and the agent's bytes agree.
+
+- An excluded file is any candidate of the injection except the story's own files (a story
+  prompt without its story is not the story's prompt): it is listed as ``excluded`` with the
+  reason ``left out by you``.
+- An included file is a candidate a toggle leaves out (a discovery file while discovery is
+  off), or any other project file, which is then added like ``--file``.
+- A remembered exclusion of a file that no longer exists is dropped, with a note.
+
+The state file is read through the guarded reader and written whole (temporary file, then
+rename) with ``O_NOFOLLOW``, never through a symlink, and only inside ``.promptdeck/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..project.textfiles import TextProblem, read_file_bytes
+from .model import Selection
+
+CHOICES_FILE = ".promptdeck/file-choices.json"
+"""Where the choices are remembered, relative to the project root."""
+CHOICES_VERSION = 1
+CHOICES_MAX_BYTES = 1024 * 1024
+"""A larger state file is not read (a note says so): no one chooses a megabyte of paths."""
+LEFT_OUT_REASON = "left out by you"
+TAKEN_IN_REASON = "included by you"
+
+
+@dataclass(frozen=True)
+class FileChoice:
+    """One story's choices.
+
+    Attributes:
+        excluded: root-relative paths left out of the injection.
+        included: root-relative paths taken in although no toggle includes them.
+    """
+
+    excluded: tuple[str, ...] = ()
+    included: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing is chosen."""
+        return not self.excluded and not self.included
+
+    def exclude(self, paths: Iterable[str]) -> FileChoice:
+        """These choices with ``paths`` left out (and no longer taken in)."""
+        names = [normal_path(p) for p in paths]
+        excluded = _merged(self.excluded, names)
+        included = tuple(p for p in self.included if p not in names)
+        return FileChoice(excluded, included)
+
+    def include(self, paths: Iterable[str]) -> FileChoice:
+        """These choices with ``paths`` taken in (and no longer left out)."""
+        names = [normal_path(p) for p in paths]
+        included = _merged(self.included, names)
+        excluded = tuple(p for p in self.excluded if p not in names)
+        return FileChoice(excluded, included)
+
+    def toggle(self, path: str, included_now: bool) -> FileChoice:
+        """``space`` on a file row: leave out a file that is in, take in one that is out.
+
+        A file that is where it is only by an earlier choice goes back to what the toggles
+        say, so pressing twice is no change at all.
+        """
+        name = normal_path(path)
+        if included_now and name in self.included:
+            return FileChoice(self.excluded, tuple(p for p in self.included if p != name))
+        if not included_now and name in self.excluded:
+            return FileChoice(tuple(p for p in self.excluded if p != name), self.included)
+        return self.exclude([name]) if included_now else self.include([name])
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """``{"exclude": [...], "include": [...]}``."""
+        return {"exclude": list(self.excluded), "include": list(self.included)}
+
+
+def _merged(existing: tuple[str, ...], more: Iterable[str]) -> tuple[str, ...]:
+    merged = list(existing)
+    for name in more:
+        if name not in merged:
+            merged.append(name)
+    return tuple(merged)
+
+
+def normal_path(path: str) -> str:
+    """A root-relative path as the injection shows it: forward slashes, no ``./``."""
+    return posixpath.normpath(path.replace(os.sep, "/"))
+
+
+@dataclass(frozen=True)
+class StoredChoices:
+    """Every story's remembered choices, and anything worth saying about reading them."""
+
+    stories: dict[str, FileChoice]
+    notes: tuple[str, ...] = ()
+
+
+def load_choices(root: Path) -> StoredChoices:
+    """The remembered choices of the project at ``root`` (none when there is no file).
+
+    A file that cannot be read or parsed gives no choices and one note; it is never fatal.
+    """
+    path = root / CHOICES_FILE
+    if not os.path.lexists(path):
+        return StoredChoices({})
+    data = read_file_bytes(path, root, limit=CHOICES_MAX_BYTES)
+    if isinstance(data, TextProblem):
+        return StoredChoices({}, (f"{CHOICES_FILE}: {data}; the file choices are not applied",))
+    try:
+        raw = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return StoredChoices(
+            {}, (f"{CHOICES_FILE}: not valid JSON ({exc}); the file choices are not applied",)
+        )
+    stories: dict[str, FileChoice] = {}
+    entries = raw.get("stories") if isinstance(raw, dict) else None
+    if not isinstance(entries, dict):
+        return StoredChoices({}, (f"{CHOICES_FILE}: no 'stories' table; nothing applied",))
+    for story_id, entry in entries.items():
+        if not isinstance(story_id, str) or not isinstance(entry, dict):
+            continue
+        stories[story_id] = FileChoice(_paths(entry.get("exclude")), _paths(entry.get("include")))
+    return StoredChoices(stories)
+
+
+def _paths(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(normal_path(item) for item in value if isinstance(item, str) and item.strip())
+
+
+def story_choice(root: Path, story_id: str) -> tuple[FileChoice, tuple[str, ...]]:
+    """The remembered choice of one story, and the notes about reading it.
+
+    A remembered exclusion of a file that no longer exists is dropped (and forgotten when the
+    state can be written), with a note naming it.
+    """
+    stored = load_choices(root)
+    choice = stored.stories.get(story_id, FileChoice())
+    notes = list(stored.notes)
+    gone = [p for p in choice.excluded if not os.path.lexists(root / p)]
+    if gone:
+        kept = FileChoice(tuple(p for p in choice.excluded if p not in gone), choice.included)
+        notes.extend(
+            f"{path}: remembered as left out of story {story_id}, but it no longer exists; "
+            "the choice is dropped"
+            for path in gone
+        )
+        with contextlib.suppress(OSError):
+            remember_choice(root, story_id, kept)
+        choice = kept
+    return choice, tuple(notes)
+
+
+def remember_choice(root: Path, story_id: str, choice: FileChoice) -> None:
+    """Remember ``choice`` for ``story_id`` (an empty choice forgets the story).
+
+    Raises:
+        OSError: the state could not be written (the caller says so in one line).
+    """
+    stored = load_choices(root)
+    stories = dict(stored.stories)
+    if choice.empty:
+        stories.pop(story_id, None)
+    else:
+        stories[story_id] = choice
+    payload = {
+        "version": CHOICES_VERSION,
+        "stories": {key: stories[key].to_dict() for key in sorted(stories)},
+    }
+    write_state(root, CHOICES_FILE, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_state(root: Path, relative: str, text: str) -> None:
+    """Write a promptdeck state file under ``root`` whole, never through a symlink.
+
+    The folder must be a real folder inside the project (not a symlink); the text goes to a
+    new temporary file opened with ``O_EXCL | O_NOFOLLOW`` and is renamed over the old one,
+    so a crash leaves the old state and a planted symlink is replaced, never followed.
+
+    Raises:
+        OSError: the folder is a symlink or not inside the project, or the write failed.
+    """
+    target = root / relative
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.is_symlink() or not folder.resolve().is_relative_to(root.resolve()):
+        raise OSError(f"{folder} is not a folder of the project; nothing written")
+    temporary = folder / f".{target.name}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with contextlib.suppress(FileNotFoundError):
+        temporary.unlink()
+    descriptor = os.open(temporary, flags, 0o644)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def chosen_selection(
+    root: Path, story_id: str, selection: Selection
+) -> tuple[Selection, tuple[str, ...]]:
+    """``selection`` with the story's remembered choices applied, and the notes about them.
+
+    What the selection itself names wins over what is remembered: an ``--include`` of a
+    remembered exclusion takes the file in.
+    """
+    remembered, notes = story_choice(root, story_id)
+    asked = FileChoice(selection.excluded, selection.included)
+    if remembered.empty and asked.empty:
+        return selection, notes
+    merged = remembered.exclude(asked.excluded).include(asked.included)
+    return replace(selection, excluded=merged.excluded, included=merged.included), notes
+
+
+def remember_selection(
+    root: Path, story_id: str, selection: Selection, own_files: Iterable[str] = ()
+) -> None:
+    """Remember the per-file choices ``selection`` carries for ``story_id``.
+
+    ``own_files`` are the story's own files: an exclusion of one is not applied, so it is not
+    remembered either.
+
+    Raises:
+        OSError: the state could not be written.
+    """
+    own = set(own_files)
+    excluded = tuple(p for p in selection.excluded if p not in own)
+    remember_choice(root, story_id, FileChoice(excluded, selection.included))
+
+
+def toggle_remembered(root: Path, story_id: str, path: str, included_now: bool) -> FileChoice:
+    """Flip one file's choice for ``story_id`` and remember it (the app's ``space``).
+
+    Raises:
+        OSError: the state could not be written.
+    """
+    choice, _ = story_choice(root, story_id)
+    changed = choice.toggle(path, included_now)
+    remember_choice(root, story_id, changed)
+    return changed

@@ -1,0 +1,116 @@
+"""``--exclude`` / ``--include`` and ``inspect --fit`` through a subprocess: the choice is
+remembered per story, shown in ``run --dry-run``, and the fit's size is what applying gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from builders import write_files
+
+PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
+ARTIFACTS = "_bmad-output/implementation-artifacts"
+STORY = f"{ARTIFACTS}/1-2-user-registration.md"
+DISCOVERY = f"{ARTIFACTS}/sprint-1-2-discovery-notes.md"
+TECH_SPEC = f"{ARTIFACTS}/tech-spec-1-2-registration.md"
+CONTEXT = "_bmad-output/planning-artifacts/sprint-project-context.md"
+FILES = {
+    f"{ARTIFACTS}/sprint-status.yaml": (
+        "development_status:\n  1-2-user-registration: ready-for-dev\n"
+    ),
+    STORY: "# Story 1.2: User registration\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n"
+    "- [ ] Task 1: Registration form\n",
+    CONTEXT: "# Context\n\n" + "c" * 2_000 + "\n",
+    DISCOVERY: "d" * 7_000 + "\n",
+    TECH_SPEC: "t" * 5_000 + "\n",
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    write_files(project, FILES)
+    return project
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    home = root.parent / "home"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "COLUMNS": "200",
+        "NO_COLOR": "1",
+    }
+    return subprocess.run(
+        [PROMPTDECK, *args, "--root", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def rows(root: Path, *args: str) -> dict[str, dict[str, object]]:
+    done = run(root, "inspect", "1-2", "--json", *args)
+    assert done.returncode == 0, done.stderr
+    return {row["path"]: row for row in json.loads(done.stdout)["files"]}
+
+
+def test_an_exclusion_is_remembered_and_an_include_undoes_it(root: Path) -> None:
+    first = rows(root, "--exclude", CONTEXT)
+    assert (first[CONTEXT]["status"], first[CONTEXT]["reason"]) == ("excluded", "left out by you")
+    # Remembered: the next command, without the flag, leaves it out too; compose agrees.
+    assert rows(root)[CONTEXT]["status"] == "excluded"
+    system = run(root, "compose", "1-2", "--part", "system").stdout
+    assert f'<file path="{CONTEXT}">' not in system and f'<file path="{STORY}">' in system
+    assert rows(root, "--include", CONTEXT)[CONTEXT]["status"] == "included"
+    assert rows(root)[CONTEXT]["status"] == "included"
+    stored = json.loads((root / ".promptdeck/file-choices.json").read_text())
+    assert stored["stories"]["1-2"] == {"exclude": [], "include": [CONTEXT]}
+
+
+def test_the_dry_run_confirmation_shows_the_choices(root: Path) -> None:
+    done = run(
+        root,
+        "run",
+        "1-2",
+        "--phase",
+        "dev",
+        "--dry-run",
+        "--agent",
+        "replay",
+        "--include",
+        DISCOVERY,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "your file choices:" in done.stdout
+    assert f"included by you: {DISCOVERY} (6.8 KiB)" in done.stdout
+    as_json = run(root, "run", "1-2", "--phase", "dev", "--dry-run", "--agent", "replay", "--json")
+    assert json.loads(as_json.stdout)["choices"] == [f"included by you: {DISCOVERY} (6.8 KiB)"]
+
+
+def test_inspect_fit_names_the_files_and_applying_them_gives_that_size(root: Path) -> None:
+    everything = ("--discovery", "--tech-spec")
+    before = json.loads(run(root, "inspect", "1-2", "--json", *everything).stdout)
+    size = before["system"]["bytes"] + before["user"]["bytes"]
+    done = run(root, "inspect", "1-2", "--json", *everything, "--fit", str(size - 5_500))
+    answer = json.loads(done.stdout)["fit"]
+    assert answer["fits"] and answer["smallest"]
+    assert [d["path"] for d in answer["drop"]] == [DISCOVERY]
+    excludes = [arg for d in answer["drop"] for arg in ("--exclude", d["path"])]
+    after = json.loads(run(root, "inspect", "1-2", "--json", *everything, *excludes).stdout)
+    assert after["system"]["bytes"] + after["user"]["bytes"] == answer["size_after"]
+    text = run(root, "inspect", "1-2", *everything, "--fit", "80%").stdout
+    assert "it fits, nothing to leave out" in text
+
+
+def test_a_bad_fit_target_is_one_line(root: Path) -> None:
+    done = run(root, "inspect", "1-2", "--fit", "lots")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "--fit 'lots'" in done.stderr
