@@ -8,20 +8,52 @@ programs the project's config names.
 
 from __future__ import annotations
 
-from .config import AGENTS, ENCODINGS, Config, load_config
-from .images import ImageFile, check_image, check_images
-from .listing import one_scan
-from .textfiles import TextProblem, read_file_bytes, read_text_file
-from .trust import (
-    check_trusted,
-    forget_config,
-    program_files,
-    program_settings,
-    trust_config,
-    trust_store_path,
-)
-from .user_dirs import config_folder
-from .workspace import Workspace, find_root, open_workspace
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .config import AGENTS, ENCODINGS, Config, load_config
+    from .images import ImageFile, check_image, check_images
+    from .listing import one_scan
+    from .textfiles import TextProblem, read_file_bytes, read_text_file
+    from .trust import (
+        check_trusted,
+        forget_config,
+        program_files,
+        program_settings,
+        trust_config,
+        trust_store_path,
+    )
+    from .user_dirs import config_folder
+    from .workspace import Workspace, find_root, open_workspace
+
+_HOMES = {
+    "AGENTS": ".config",
+    "ENCODINGS": ".config",
+    "Config": ".config",
+    "load_config": ".config",
+    "ImageFile": ".images",
+    "check_image": ".images",
+    "check_images": ".images",
+    "one_scan": ".listing",
+    "TextProblem": ".textfiles",
+    "read_file_bytes": ".textfiles",
+    "read_text_file": ".textfiles",
+    "check_trusted": ".trust",
+    "forget_config": ".trust",
+    "program_files": ".trust",
+    "program_settings": ".trust",
+    "trust_config": ".trust",
+    "trust_store_path": ".trust",
+    "config_folder": ".user_dirs",
+    "Workspace": ".workspace",
+    "find_root": ".workspace",
+    "open_workspace": ".workspace",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "AGENTS",

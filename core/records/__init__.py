@@ -4,9 +4,28 @@ records back, and a recorded stream as the live panel showed it.
 
 from __future__ import annotations
 
-from .reader import RunInfo, list_runs, load_run, scan_runs
-from .schema import RunMeta, RunResult
-from .stream_view import readable_stream, shown_line
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .reader import RunInfo, list_runs, load_run, scan_runs
+    from .schema import RunMeta, RunResult
+    from .stream_view import readable_stream, shown_line
+
+_HOMES = {
+    "RunInfo": ".reader",
+    "list_runs": ".reader",
+    "load_run": ".reader",
+    "scan_runs": ".reader",
+    "RunMeta": ".schema",
+    "RunResult": ".schema",
+    "readable_stream": ".stream_view",
+    "shown_line": ".stream_view",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "RunInfo",
