@@ -8,8 +8,9 @@ only for the modules it uses.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .homes import lazy_names
 
 if TYPE_CHECKING:
     from .errors import (
@@ -40,60 +41,50 @@ if TYPE_CHECKING:
     from .tokens.counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
 
 _HOMES: dict[str, str] = {
-    "ARGV_LIMIT_BYTES": "promptdeck.core.tokens.counter",
-    "ComposeError": "promptdeck.core.errors",
-    "ComposeInput": "promptdeck.core.layers.input",
-    "ComposedPrompt": "promptdeck.core.prompt.request",
-    "Config": "promptdeck.core.project.config",
-    "ConfigError": "promptdeck.core.errors",
-    "FailureInfo": "promptdeck.core.prompt.request",
-    "InjectedFile": "promptdeck.core.injection.model",
-    "Injection": "promptdeck.core.injection.model",
-    "InjectionTooLarge": "promptdeck.core.errors",
-    "Meter": "promptdeck.core.tokens.counter",
-    "PHASES": "promptdeck.core.phases.table",
-    "PromptLayer": "promptdeck.core.layers.model",
-    "PromptRequest": "promptdeck.core.prompt.request",
-    "PromptdeckError": "promptdeck.core.errors",
-    "SIGNAL_SPECS": "promptdeck.core.phases.table",
-    "Selection": "promptdeck.core.injection.model",
-    "SkippedFile": "promptdeck.core.stories.model",
-    "Story": "promptdeck.core.stories.model",
-    "StoryCatalog": "promptdeck.core.stories.model",
-    "StoryNotFound": "promptdeck.core.errors",
-    "Task": "promptdeck.core.stories.model",
-    "TokenCounter": "promptdeck.core.tokens.counter",
-    "UsageError": "promptdeck.core.errors",
-    "Workspace": "promptdeck.core.project.workspace",
-    "WorkspaceError": "promptdeck.core.errors",
-    "build_injection": "promptdeck.core.injection.builder",
-    "build_prompt_system_append": "promptdeck.core.injection.builder",
-    "build_story_injection": "promptdeck.core.injection.builder",
-    "compose_messages": "promptdeck.core.layers.composer",
-    "compose_prompt": "promptdeck.core.prompt.compose",
-    "compose_system_instruction": "promptdeck.core.layers.composer",
-    "find_root": "promptdeck.core.project.workspace",
-    "get_counter": "promptdeck.core.tokens.counter",
-    "load_config": "promptdeck.core.project.config",
-    "name_matches_key": "promptdeck.core.stories.keys",
-    "normalize_key": "promptdeck.core.stories.keys",
-    "open_workspace": "promptdeck.core.project.workspace",
-    "signature": "promptdeck.core.layers.model",
+    "ARGV_LIMIT_BYTES": ".tokens.counter",
+    "ComposeError": ".errors",
+    "ComposeInput": ".layers.input",
+    "ComposedPrompt": ".prompt.request",
+    "Config": ".project.config",
+    "ConfigError": ".errors",
+    "FailureInfo": ".prompt.request",
+    "InjectedFile": ".injection.model",
+    "Injection": ".injection.model",
+    "InjectionTooLarge": ".errors",
+    "Meter": ".tokens.counter",
+    "PHASES": ".phases.table",
+    "PromptLayer": ".layers.model",
+    "PromptRequest": ".prompt.request",
+    "PromptdeckError": ".errors",
+    "SIGNAL_SPECS": ".phases.table",
+    "Selection": ".injection.model",
+    "SkippedFile": ".stories.model",
+    "Story": ".stories.model",
+    "StoryCatalog": ".stories.model",
+    "StoryNotFound": ".errors",
+    "Task": ".stories.model",
+    "TokenCounter": ".tokens.counter",
+    "UsageError": ".errors",
+    "Workspace": ".project.workspace",
+    "WorkspaceError": ".errors",
+    "build_injection": ".injection.builder",
+    "build_prompt_system_append": ".injection.builder",
+    "build_story_injection": ".injection.builder",
+    "compose_messages": ".layers.composer",
+    "compose_prompt": ".prompt.compose",
+    "compose_system_instruction": ".layers.composer",
+    "find_root": ".project.workspace",
+    "get_counter": ".tokens.counter",
+    "load_config": ".project.config",
+    "name_matches_key": ".stories.keys",
+    "normalize_key": ".stories.keys",
+    "open_workspace": ".project.workspace",
+    "signature": ".layers.model",
 }
 """Each public name and the module that defines it."""
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # later lookups are plain attribute reads
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 
 __all__ = [

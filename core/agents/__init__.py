@@ -7,8 +7,25 @@ an offline simulation for the demo and the tests, never a real agent.
 
 from __future__ import annotations
 
-from .base import Usage, agent_label
-from .registry import REGISTRY, found_default_agent, get_agent, resolve_agent_name
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .base import Usage, agent_label
+    from .registry import REGISTRY, found_default_agent, get_agent, resolve_agent_name
+
+_HOMES = {
+    "Usage": ".base",
+    "agent_label": ".base",
+    "REGISTRY": ".registry",
+    "found_default_agent": ".registry",
+    "get_agent": ".registry",
+    "resolve_agent_name": ".registry",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "REGISTRY",

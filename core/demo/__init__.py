@@ -4,7 +4,20 @@ git-initialised for ``promptdeck demo``.
 
 from __future__ import annotations
 
-from .bundle import prepare_demo, temporary_demo
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .bundle import prepare_demo, temporary_demo
+
+_HOMES = {
+    "prepare_demo": ".bundle",
+    "temporary_demo": ".bundle",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "prepare_demo",

@@ -7,8 +7,25 @@ parses both signal families incrementally; :mod:`.outcome` decides and maps to e
 
 from __future__ import annotations
 
-from .signals import Signal, SignalParser, match_line
-from .table import PHASE_NAMES, PHASES, SIGNAL_SPECS
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .signals import Signal, SignalParser, match_line
+    from .table import PHASE_NAMES, PHASES, SIGNAL_SPECS
+
+_HOMES = {
+    "Signal": ".signals",
+    "SignalParser": ".signals",
+    "match_line": ".signals",
+    "PHASE_NAMES": ".table",
+    "PHASES": ".table",
+    "SIGNAL_SPECS": ".table",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "PHASES",

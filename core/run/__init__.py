@@ -9,23 +9,55 @@ runs.
 
 from __future__ import annotations
 
-from .flow import StoryFlow, Suggestion, flow_for, last_failure, run_auto
-from .handle import RunHandle
-from .locks import holding
-from .optional_phases import auto_plan, parse_with
-from .plan import (
-    PlannedRun,
-    RunPlan,
-    confirmation_blocks,
-    describe_image,
-    describe_plan,
-    discard_plan,
-    plan_run,
-)
-from .runner import start_run
-from .session import Session
-from .stream import RunEvent
-from .system_prompt_log import RECORD_ATTRIBUTE, logger
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .flow import StoryFlow, Suggestion, flow_for, last_failure, run_auto
+    from .handle import RunHandle
+    from .locks import holding
+    from .optional_phases import auto_plan, parse_with
+    from .plan import (
+        PlannedRun,
+        RunPlan,
+        confirmation_blocks,
+        describe_image,
+        describe_plan,
+        discard_plan,
+        plan_run,
+    )
+    from .runner import start_run
+    from .session import Session
+    from .stream import RunEvent
+    from .system_prompt_log import RECORD_ATTRIBUTE, logger
+
+_HOMES = {
+    "StoryFlow": ".flow",
+    "Suggestion": ".flow",
+    "flow_for": ".flow",
+    "last_failure": ".flow",
+    "run_auto": ".flow",
+    "RunHandle": ".handle",
+    "holding": ".locks",
+    "auto_plan": ".optional_phases",
+    "parse_with": ".optional_phases",
+    "PlannedRun": ".plan",
+    "RunPlan": ".plan",
+    "confirmation_blocks": ".plan",
+    "describe_image": ".plan",
+    "describe_plan": ".plan",
+    "discard_plan": ".plan",
+    "plan_run": ".plan",
+    "start_run": ".runner",
+    "Session": ".session",
+    "RunEvent": ".stream",
+    "RECORD_ATTRIBUTE": ".system_prompt_log",
+    "logger": ".system_prompt_log",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "RECORD_ATTRIBUTE",

@@ -7,19 +7,48 @@ for the tree, and the status written back to the plan.
 
 from __future__ import annotations
 
-from .catalog import (
-    WATCH_LIMIT,
-    PlanSnapshot,
-    group_notes,
-    load_catalog,
-    plan_paths,
-    summary_lines,
-    take_snapshot,
-    where_stories_come_from,
-)
-from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
-from .keys import normalize_key
-from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .catalog import (
+        WATCH_LIMIT,
+        PlanSnapshot,
+        group_notes,
+        load_catalog,
+        plan_paths,
+        summary_lines,
+        take_snapshot,
+        where_stories_come_from,
+    )
+    from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
+    from .keys import normalize_key
+    from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
+
+_HOMES = {
+    "group_notes": ".catalog",
+    "load_catalog": ".catalog",
+    "plan_paths": ".catalog",
+    "PlanSnapshot": ".catalog",
+    "summary_lines": ".catalog",
+    "take_snapshot": ".catalog",
+    "WATCH_LIMIT": ".catalog",
+    "where_stories_come_from": ".catalog",
+    "filter_stories": ".filter",
+    "group_stories": ".filter",
+    "status_legend": ".filter",
+    "STATUS_MARKS": ".filter",
+    "normalize_key": ".keys",
+    "SkippedFile": ".model",
+    "Story": ".model",
+    "StoryCatalog": ".model",
+    "Task": ".model",
+    "UnreadableEntry": ".model",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "STATUS_MARKS",

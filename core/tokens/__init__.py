@@ -6,12 +6,39 @@ tiktoken is imported when an encoder is first built, never at import time.
 
 from __future__ import annotations
 
-from .answers import Answer, ReadRecorder, answer_key, remember, remembered
-from .cache import default_path
-from .context_window import ContextUse, context_use, rules_read_twice
-from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
-from .pricing import priced_model
-from .results import results_path, shared_results
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .answers import Answer, ReadRecorder, answer_key, remember, remembered
+    from .cache import default_path
+    from .context_window import ContextUse, context_use, rules_read_twice
+    from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
+    from .pricing import priced_model
+    from .results import results_path, shared_results
+
+_HOMES = {
+    "Answer": ".answers",
+    "answer_key": ".answers",
+    "ReadRecorder": ".answers",
+    "remember": ".answers",
+    "remembered": ".answers",
+    "default_path": ".cache",
+    "context_use": ".context_window",
+    "ContextUse": ".context_window",
+    "rules_read_twice": ".context_window",
+    "ARGV_LIMIT_BYTES": ".counter",
+    "get_counter": ".counter",
+    "Meter": ".counter",
+    "TokenCounter": ".counter",
+    "priced_model": ".pricing",
+    "results_path": ".results",
+    "shared_results": ".results",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "ARGV_LIMIT_BYTES",

@@ -9,9 +9,8 @@ second, explicit Enter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from promptdeck.core.run import RunPlan, confirmation_blocks
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,9 +23,13 @@ from textual.widgets import Button, Static
 from ...core.terminal import printable
 from ..format import wrap_argv
 
+if TYPE_CHECKING:
+    from promptdeck.core.run import RunPlan
+
 # The plan and its wording live in core (``promptdeck run --dry-run`` prints the same blocks);
-# they are re-exported for the screens that build a plan.
-__all__ = ["ArgvView", "ConfirmRunScreen", "RunPlan"]
+# they are imported when a plan is shown, so the app's first paint does not pay for the run
+# machinery.
+__all__ = ["ArgvView", "ConfirmRunScreen"]
 
 _BODY_IDS = {
     "cost": "confirm-cost",
@@ -135,6 +138,8 @@ class ConfirmRunScreen(ModalScreen[bool]):
 
         Every line is core's (:func:`confirmation_blocks`); the screen only places them.
         """
+        from promptdeck.core.run import confirmation_blocks
+
         plan = self.plan
         title, sizes, *body = confirmation_blocks(plan)
         with Vertical():

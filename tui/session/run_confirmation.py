@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptdeck.core.project import ImageFile
 from promptdeck.core.prompt import PromptRequest, compose_prompt
-from promptdeck.core.run import PlannedRun, RunPlan, describe_plan, plan_run
 from promptdeck.core.stories import StoryCatalog
 
 from ..context import DeckContext
+
+if TYPE_CHECKING:
+    from promptdeck.core.run import PlannedRun, RunPlan
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ def prepare_confirmation(
     Raises:
         PromptdeckError: the compose or the plan failed (the message says why).
     """
+    from promptdeck.core.run import describe_plan, plan_run
+
     workspace = deck.workspace
     events: list[tuple[str, dict[str, Any]]] = []
     prompt = compose_prompt(

@@ -14,14 +14,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptdeck.core.agents import agent_label
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.project import ImageFile, check_image, trust_config
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.records import RunResult
-from promptdeck.core.run import PlannedRun, RunHandle, describe_image, discard_plan, start_run
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.terminal import printable_line
 from promptdeck.core.vocabulary import SUCCESS
@@ -32,6 +31,9 @@ from ..screens.confirm_run import ConfirmRunScreen
 from ..screens.quit_confirm import QuitConfirmScreen
 from ..widgets.phase_panel import PhasePanel
 from .run_confirmation import Confirmation, prepare_confirmation
+
+if TYPE_CHECKING:
+    from promptdeck.core.run import PlannedRun, RunHandle
 
 QUIT_WAIT_SECONDS = 15.0
 """How long quitting waits for a cancelled phase to stop before leaving anyway."""
@@ -119,6 +121,8 @@ class SessionRuns:
         self._on_ui(self._confirm, confirmation)
 
     def _confirm(self, confirmation: Confirmation) -> None:
+        from promptdeck.core.run import discard_plan
+
         plan, planned = confirmation.plan, confirmation.planned
 
         def answered(start: bool | None) -> None:
@@ -133,6 +137,8 @@ class SessionRuns:
         self._host.app.push_screen(ConfirmRunScreen(plan), answered)
 
     def _start(self, planned: PlannedRun, trust: bool = False) -> None:
+        from promptdeck.core.run import discard_plan, start_run
+
         deck = self._deck
         try:
             if trust:
@@ -232,4 +238,6 @@ class SessionRuns:
             self._host.notify(str(exc), severity="error", timeout=8)
             return
         self.images = (*self.images, image)
+        from promptdeck.core.run import describe_image
+
         self._host.notify(f"image attached: {describe_image(image)}")
