@@ -15,6 +15,7 @@ COMMAND_MODULES: dict[str, str] = {
     "stories": "stories",
     "inspect": "inspect",
     "compose": "compose",
+    "plan": "plan",
     "run": "run",
     "runs": "runs",
     "show": "runs",

@@ -4,9 +4,10 @@ The cacheable-prefix meter (:mod:`.prefix`: what consecutive phases' system prom
 predicted cost of a phase and of a phase sequence from the dated price table
 (:mod:`.prediction`), a prompt against the cache the project's latest run left (:mod:`.relation`),
 and a run's ``cost.json``: the prediction at launch, the reported usage priced at the end
-(:mod:`.record`).
+(:mod:`.record`); and the epic forecast, every story × phase of an epic (:mod:`.epic`).
 """
 
+from .epic import EpicPlan, PlanRow, plan_epic
 from .prediction import CostForecast, PhaseCost, cache_row, cost_line, forecast, money
 from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_cache
 from .record import CostRecord, read_cost, record_actual, record_prediction
@@ -17,12 +18,15 @@ __all__ = [
     "CacheMeter",
     "CostForecast",
     "CostRecord",
+    "EpicPlan",
     "PhaseCost",
+    "PlanRow",
     "cache_row",
     "cost_line",
     "forecast",
     "measure_cache",
     "money",
+    "plan_epic",
     "read_cost",
     "record_actual",
     "record_prediction",
