@@ -13,7 +13,7 @@ from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
 from ..core.tokens import get_counter
 from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
 from .compose import add_delivery_option
-from .cost_report import model_from, phases_from
+from .cost_report import model_from, number, phases_from
 from .table import Column, is_terminal, print_records
 
 
@@ -50,10 +50,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _num(value: int | None) -> str:
-    return "—" if value is None else f"{value:,}"
-
-
 PLAN_COLUMNS = (
     Column("kind", piped_only=True),
     Column("story"),
@@ -75,8 +71,8 @@ def print_plan(plan: EpicPlan) -> None:
             row.story_id,
             row.phase,
             f"{row.system_bytes:,}",
-            _num(row.system_tokens),
-            _num(row.user_tokens),
+            number(row.system_tokens),
+            number(row.user_tokens),
             f"{row.shared_prefix_bytes:,}",
             money(row.cost.dollars),
             ", ".join(row.flags),
@@ -90,8 +86,8 @@ def print_plan(plan: EpicPlan) -> None:
             "(total)",
             f"{len(plan.rows)} rows",
             f"{totals.system_bytes:,}",
-            _num(totals.system_tokens),
-            _num(totals.user_tokens),
+            number(totals.system_tokens),
+            number(totals.user_tokens),
             f"{totals.shared_prefix_bytes:,}",
             money(totals.dollars),
             "",

@@ -43,6 +43,7 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
+from .epic_plan import EpicPlanScreen
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
 from .help import HelpScreen, as_bound_now
@@ -453,6 +454,13 @@ class MainScreen(Screen[None]):
     def action_history(self) -> None:
         """``h``: the runs of this workspace."""
         self.app.push_screen(RunHistoryScreen(self.context))
+
+    def action_epic_plan(self) -> None:
+        """``E``: the forecast of the selected story's epic (``plan --epic``'s rows)."""
+        if self.story is None:
+            self.notify("select a story first", severity="warning")
+            return
+        self.app.push_screen(EpicPlanScreen(self.context, self.story.group))
 
     def action_copy_system(self) -> None:
         """``y``: the exact system prompt to the clipboard."""
