@@ -29,7 +29,8 @@ def answerable(argv: Sequence[str]) -> bool:
         return False
     if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
         return False
-    if any(arg in ("-h", "--help") for arg in argv):
+    # An asked-for exact count is the API's answer of now, never a remembered one.
+    if any(arg in ("-h", "--help", "--exact-claude") for arg in argv):
         return False
     try:
         sys.stdout.fileno()  # a stream that is no file (replaced, captured) is never answered

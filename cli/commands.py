@@ -16,6 +16,7 @@ COMMAND_MODULES: dict[str, str] = {
     "doctor": "doctor",
     "inspect": "inspect",
     "compose": "compose",
+    "plan": "plan",
     "run": "run",
     "runs": "runs",
     "show": "runs",

@@ -90,7 +90,8 @@ def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
     return meter, predicted
 
 
-def _num(value: int | None) -> str:
+def number(value: int | None) -> str:
+    """A count as the tables show it: ``12,345``, or ``—`` when not counted."""
     return "—" if value is None else f"{value:,}"
 
 
@@ -140,9 +141,9 @@ def print_cache(meter: CacheMeter) -> None:
             [
                 "pair",
                 f"{pair.before}→{pair.after}",
-                _num(pair.shared_prefix_bytes),
-                _num(pair.shared_prefix_tokens),
-                _num(pair.system_bytes),
+                number(pair.shared_prefix_bytes),
+                number(pair.shared_prefix_tokens),
+                number(pair.system_bytes),
                 "(all shared)" if pair.whole else pair.parts_at,
             ]
             for pair in meter.pairs

@@ -10,12 +10,13 @@ and the 131,072-byte argv limit. Over the error line the tables (or the JSON) ar
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
-from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.errors import EXIT_OK, EXIT_TOO_LARGE, UsageError
 from ..core.fit import FitAnswer, agent_window, composed_measure, cut_lines, parse_target, solve
 from ..core.injection import normal_path
-from ..core.project import Config
+from ..core.project import Config, Workspace
 from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line
 from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
@@ -74,6 +75,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         metavar="PATH",
         help="with --fit: never propose leaving out this file; repeatable",
+    )
+    parser.add_argument(
+        "--exact-claude",
+        action="store_true",
+        help="also ask Anthropic's count_tokens API for the exact Claude count of the system "
+        "prompt and user message (sends both to the API; needs ANTHROPIC_API_KEY; never "
+        "called without this flag)",
     )
     add_prompt_options(parser)
     add_cost_options(parser)
@@ -142,6 +150,42 @@ def _num(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
+def claude_figures(
+    args: argparse.Namespace, prompt: ComposedPrompt, workspace: Workspace
+) -> dict[str, Any] | None:
+    """The Claude-family estimate (and, with ``--exact-claude``, the exact count) of
+    ``prompt``; None when it carries no token counts to scale.
+
+    Raises:
+        UsageError: ``--exact-claude`` without a key, or the API gave no count.
+    """
+    from ..core.cost import (
+        ANTHROPIC_API,
+        ExactCountError,
+        claude_estimate,
+        claude_model,
+        exact_claude_tokens,
+    )
+
+    system, user = prompt.system_meter.tokens, prompt.user_meter.tokens
+    if system is None or user is None or prompt.system_meter.estimated:
+        return None
+    model = claude_model(workspace, args.model)
+    figures = claude_estimate(workspace, model, prompt.injection.encoding, system, user).to_dict()
+    if args.exact_claude:
+        try:
+            figures["exact_tokens"] = exact_claude_tokens(
+                prompt.system,
+                prompt.user,
+                model,
+                os.environ.get("ANTHROPIC_API_KEY", ""),
+                os.environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_API,
+            )
+        except ExactCountError as exc:
+            raise UsageError(str(exc)) from None
+    return figures
+
+
 LAYER_COLUMNS = (
     Column("kind", piped_only=True),
     Column("layer"),
@@ -163,7 +207,9 @@ FILE_COLUMNS = (
 """What ``inspect`` shows; ``kind`` is for pipes only."""
 
 
-def _print_report(prompt: ComposedPrompt, config: Config) -> None:
+def _print_report(
+    prompt: ComposedPrompt, config: Config, claude: dict[str, Any] | None = None
+) -> None:
     from rich.text import Text
 
     console = common_console()
@@ -317,6 +363,22 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
         console.print(
             Text.assemble(("verify ", "bold"), f"{shown} ({verification.origin}){suggestion}")
         )
+    if claude is not None:
+        console.print(
+            Text.assemble(
+                (f"{claude['label']} ", "bold"),
+                f"≈ {claude['system_tokens']:,} system + {claude['user_tokens']:,} user tokens "
+                f"· {claude['factor']:.2f} × {claude['encoding']} · {claude['source']}",
+            )
+        )
+        if "exact_tokens" in claude:
+            console.print(
+                Text.assemble(
+                    ("claude count_tokens ", "bold"),
+                    f"{claude['exact_tokens']:,} input tokens ({claude['model']}, exact, "
+                    "from Anthropic's API)",
+                )
+            )
     check = check_budget(prompt, config)
     console.print(
         Text.assemble(("budget ", "bold"), (check.describe(), "red" if check.over else ""))
@@ -341,9 +403,10 @@ def run(args: argparse.Namespace) -> int:
     if args.cache or args.cost:
         return run_cache(args)
     prompt = compose_from(args, count_tokens=True)
-    config = workspace_from(args).config
+    workspace = workspace_from(args)
+    config = workspace.config
     answer = fit_answer(args, prompt) if args.fit else None
-    client_lines = cut_lines(prompt, workspace_from(args).root)
+    client_lines = cut_lines(prompt, workspace.root)
     if args.json:
         payload = inspect_payload(prompt, config)
         payload["cut_lines"] = [cut.to_dict() for cut in client_lines]
@@ -353,6 +416,7 @@ def run(args: argparse.Namespace) -> int:
         }
         if answer is not None:
             payload["fit"] = answer.to_dict()
+        payload["claude_estimate"] = claude_figures(args, prompt, workspace)
         print_json(payload)
     elif args.chart:
         for message in all_warnings(prompt):
@@ -365,7 +429,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for message in all_warnings(prompt):
             warn(message)
-        _print_report(prompt, config)
+        _print_report(prompt, config, claude_figures(args, prompt, workspace))
         for cut in client_lines:
             mark = "✖" if cut.over else "·"
             print(f"{mark} {cut.client} {cut.name}: {printable_line(cut.says)}")

@@ -146,6 +146,13 @@ MAIN_BINDINGS: list[Binding] = [
     _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
     _binding(
+        "E",
+        "epic_plan",
+        "Epic plan",
+        "Forecast the selected story's epic: every story × phase, bytes, tokens, flags, cost",
+        key_display="E",
+    ),
+    _binding(
         "1",
         "view('stories')",
         "Stories",

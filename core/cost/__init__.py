@@ -14,20 +14,42 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .epic import EpicPlan, PlanRow, plan_epic
+    from .estimate import (
+        ANTHROPIC_API,
+        Calibration,
+        ClaudeEstimate,
+        ExactCountError,
+        calibrate,
+        claude_estimate,
+        claude_model,
+        exact_claude_tokens,
+    )
     from .prediction import CostForecast, PhaseCost, cache_row, cost_line, forecast, money
     from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_cache
     from .record import CostRecord, read_cost, record_actual, record_prediction
     from .relation import run_prediction
 
 _HOMES = {
-    "CostForecast": ".prediction",
-    "PhaseCost": ".prediction",
+    "EpicPlan": ".epic",
+    "plan_epic": ".epic",
+    "PlanRow": ".epic",
+    "ANTHROPIC_API": ".estimate",
+    "calibrate": ".estimate",
+    "Calibration": ".estimate",
+    "claude_estimate": ".estimate",
+    "claude_model": ".estimate",
+    "ClaudeEstimate": ".estimate",
+    "exact_claude_tokens": ".estimate",
+    "ExactCountError": ".estimate",
     "cache_row": ".prediction",
     "cost_line": ".prediction",
+    "CostForecast": ".prediction",
     "forecast": ".prediction",
     "money": ".prediction",
-    "DEFAULT_SEQUENCE": ".prefix",
+    "PhaseCost": ".prediction",
     "CacheMeter": ".prefix",
+    "DEFAULT_SEQUENCE": ".prefix",
     "measure_cache": ".prefix",
     "CostRecord": ".record",
     "read_cost": ".record",
@@ -40,16 +62,27 @@ _HOMES = {
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
+    "ANTHROPIC_API",
     "DEFAULT_SEQUENCE",
     "CacheMeter",
+    "Calibration",
+    "ClaudeEstimate",
     "CostForecast",
     "CostRecord",
+    "EpicPlan",
+    "ExactCountError",
     "PhaseCost",
+    "PlanRow",
     "cache_row",
+    "calibrate",
+    "claude_estimate",
+    "claude_model",
     "cost_line",
+    "exact_claude_tokens",
     "forecast",
     "measure_cache",
     "money",
+    "plan_epic",
     "read_cost",
     "record_actual",
     "record_prediction",

@@ -67,6 +67,9 @@ _SCHEMA = (
 )
 
 
+_REFUSALS_SAID: set[str] = set()
+
+
 def default_path() -> Path | None:
     """Where the cache lives, or None when ``PROMPTDECK_TOKEN_CACHE`` turns it off."""
     override = os.environ.get(ENV_VAR, "").strip()
@@ -79,7 +82,12 @@ def default_path() -> Path | None:
         refusal = foreign_file(path, is_cache_file)
         if refusal is not None:
             shown = refusal.encode("unicode_escape", "backslashreplace").decode("ascii")
-            logging.getLogger("promptdeck").warning("promptdeck: warning: %s=%s", ENV_VAR, shown)
+            # Said once per process: several readers (counts, remembered scans) ask for the path.
+            if shown not in _REFUSALS_SAID:
+                _REFUSALS_SAID.add(shown)
+                logging.getLogger("promptdeck").warning(
+                    "promptdeck: warning: %s=%s", ENV_VAR, shown
+                )
             return None
         return path
     return cache_folder() / FILE_NAME

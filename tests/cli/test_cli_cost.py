@@ -172,3 +172,40 @@ def test_runs_show_the_predicted_and_the_actual_cost(root: Path) -> None:
         f"${record['actual_dollars']:.4f}",
         "no_previous_run",
     ]
+
+
+def test_plan_json_rows_are_inspects_and_totals_their_sums(root: Path) -> None:
+    done = run(root, "plan", "--epic", "1", "--phases", "kickoff,dev", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    plan = json.loads(done.stdout)
+    assert [(row["story"], row["phase"]) for row in plan["rows"]] == [
+        ("1-2", "kickoff"),
+        ("1-2", "dev"),
+    ]
+    for row in plan["rows"]:
+        inspected = json.loads(
+            run(root, "inspect", "1-2", "--phase", row["phase"], "--json").stdout
+        )
+        assert row["system_bytes"] == inspected["system"]["bytes"]
+        assert row["system_tokens"] == inspected["system"]["tokens"]
+    totals = plan["totals"]
+    assert totals["system_bytes"] == sum(row["system_bytes"] for row in plan["rows"])
+    assert totals["dollars"] == pytest.approx(sum(row["dollars"] for row in plan["rows"]))
+
+
+def test_plan_piped_prints_one_record_per_row_and_a_total(root: Path) -> None:
+    done = run(root, "plan", "--epic", "1", "--phases", "kickoff,dev")
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().splitlines()
+    assert [line.split("\t")[:3] for line in lines if line.startswith("row\t")] == [
+        ["row", "1-2", "kickoff"],
+        ["row", "1-2", "dev"],
+    ]
+    assert any(line.startswith("total\t(total)\t2 rows") for line in lines)
+
+
+def test_plan_of_an_unknown_epic_is_one_line_and_exit_2(root: Path) -> None:
+    done = run(root, "plan", "--epic", "7")
+    assert done.returncode == 2
+    assert b"no stories in epic '7'" in done.stderr
+    assert b"Traceback" not in done.stderr

@@ -61,6 +61,7 @@ from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
 from .copy_menu import CopyMenuScreen
+from .epic_plan import EpicPlanScreen
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
 from .help import HelpScreen, as_bound_now
@@ -714,6 +715,13 @@ class MainScreen(Screen[None]):
             self.preview.copy(prompt.user, f"user message ({len(prompt.user.encode()):,} bytes)")
         elif choice == "system" and prompt is not None:
             self.preview.copy(prompt.system, f"system prompt ({prompt.system_meter.bytes:,} bytes)")
+
+    def action_epic_plan(self) -> None:
+        """``E``: the forecast of the selected story's epic (``plan --epic``'s rows)."""
+        if self.story is None:
+            self.notify("select a story first", severity="warning")
+            return
+        self.app.push_screen(EpicPlanScreen(self.context, self.story.group))
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""

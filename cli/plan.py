@@ -1,0 +1,131 @@
+"""``promptdeck plan --epic N``: every story × phase of an epic, measured and priced before a run.
+
+The rows and their totals are core's (:func:`promptdeck.core.cost.epic.plan_epic`); this
+module lays them out as a table on a terminal, tab-separated records in a pipe, or JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.cost import DEFAULT_SEQUENCE, EpicPlan, money, plan_epic
+from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.tokens import get_counter
+from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
+from .compose import add_delivery_option
+from .cost_report import model_from, number, phases_from
+from .table import Column, is_terminal, print_records
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``plan`` subcommand."""
+    parser = subparsers.add_parser(
+        "plan",
+        help="forecast an epic: every story × phase with bytes, tokens, flags and cost",
+        description=(
+            "Compose every phase of every story of an epic (or OpenSpec change) as `inspect` "
+            "does and show, per story × phase, the system prompt and user message in bytes and "
+            "tokens, the injection against its warning and error lines and the argv limit, the "
+            "prefix shared with the previous phase, the predicted cost and the story's "
+            "`context:` files that are missing; then the totals, which are the sums of the rows. "
+            "Exit 3 when any row's injection is over its error line (the plan is printed anyway)."
+        ),
+    )
+    parser.add_argument("--epic", required=True, metavar="N", help="the epic id or change name")
+    parser.add_argument(
+        "--phases",
+        metavar="LIST",
+        default=",".join(DEFAULT_SEQUENCE),
+        help="each story's phase sequence, comma-separated "
+        f"(default: {','.join(DEFAULT_SEQUENCE)})",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="ID",
+        help="price and cache minimum of this model (default: [pricing] model, else the "
+        "agent's model, else claude-sonnet-4-6)",
+    )
+    add_delivery_option(parser)
+    add_workspace_options(parser)
+    parser.set_defaults(handler=run)
+
+
+PLAN_COLUMNS = (
+    Column("kind", piped_only=True),
+    Column("story"),
+    Column("phase"),
+    Column("system bytes", right=True),
+    Column("system tokens", right=True),
+    Column("user tokens", keep=3, right=True),
+    Column("shared prefix", keep=4, right=True),
+    Column("dollars", right=True),
+    Column("flags", keep=2, minimum=12),
+)
+
+
+def print_plan(plan: EpicPlan) -> None:
+    """The plan as one table, its totals and what to fix first."""
+    rows = [
+        [
+            "row",
+            row.story_id,
+            row.phase,
+            f"{row.system_bytes:,}",
+            number(row.system_tokens),
+            number(row.user_tokens),
+            f"{row.shared_prefix_bytes:,}",
+            money(row.cost.dollars),
+            ", ".join(row.flags),
+        ]
+        for row in plan.rows
+    ]
+    totals = plan.totals
+    rows.append(
+        [
+            "total",
+            "(total)",
+            f"{len(plan.rows)} rows",
+            f"{totals.system_bytes:,}",
+            number(totals.system_tokens),
+            number(totals.user_tokens),
+            f"{totals.shared_prefix_bytes:,}",
+            money(totals.dollars),
+            "",
+        ]
+    )
+    print_records(
+        PLAN_COLUMNS,
+        rows,
+        title=(
+            f"Plan · epic {plan.epic} · {' → '.join(plan.phases)} · {plan.model} "
+            f"(tokens: {plan.encoding}, an estimate for this model)"
+        ),
+        console=console(),
+        plain=not is_terminal(),
+    )
+    # A story's missing files are the same in each of its phases: said once per story.
+    missing = {(row.story_id, path) for row in plan.rows for path in row.missing_context}
+    for story, path in sorted(missing):
+        print(f"missing\t{story}: context file {path} is not in the project")
+    for story, reason in plan.failed:
+        print(f"failed\t{story}: {reason}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the plan (or JSON); exit 3 when any row's injection is over its error line."""
+    workspace = workspace_from(args)
+    plan = plan_epic(
+        workspace,
+        args.epic,
+        model_from(args, workspace),
+        phases=phases_from(args),
+        delivery=args.delivery,
+        counter=get_counter(encoding_from(args, workspace)),
+    )
+    for problem in plan.problems:
+        warn(problem)
+    if args.json:
+        print_json(plan.to_dict())
+    else:
+        print_plan(plan)
+    return EXIT_TOO_LARGE if any(row.level == "error" for row in plan.rows) else EXIT_OK
