@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from ..core.injection import Selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.terminal import printable_keep_style, printable_line
 
@@ -45,6 +46,27 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         type=_file_path,
         metavar="PATH",
         help="add a file (relative to the root); repeatable",
+    )
+    group.add_argument(
+        "--leave-out",
+        dest="left_out",
+        action="append",
+        default=[],
+        type=_file_path,
+        metavar="PATH",
+        help="leave out a file the story would get (a spec's context: file, say), named as "
+        "inspect lists it; repeatable",
+    )
+
+
+def selection_from(args: argparse.Namespace) -> Selection:
+    """The :class:`Selection` the inclusion options ask for."""
+    return Selection(
+        project_context=not args.no_project_context,
+        discovery=args.discovery,
+        tech_spec=args.tech_spec,
+        additional_files=tuple(args.files),
+        left_out=tuple(args.left_out),
     )
 
 
@@ -99,7 +121,9 @@ def console() -> Any:
             raise BrokenPipeError
 
     # Text from the workspace is never Rich markup: a title holding "[/x]" is shown as it is.
-    return _Console(markup=False, emoji=False)
+    # Piped, a line is never broken at Rich's default 80 columns: a reader (grep, a script)
+    # gets each line whole.
+    return _Console(markup=False, emoji=False, soft_wrap=not sys.stdout.isatty())
 
 
 def cell(value: object, style: str = "") -> Any:

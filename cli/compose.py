@@ -13,7 +13,6 @@ import sys
 from typing import Any
 
 from ..core.errors import EXIT_OK, InjectionTooLarge, SecretsInInjection
-from ..core.injection import Selection
 from ..core.layers import DELIVERIES
 from ..core.phases import PHASE_NAMES
 from ..core.project import one_scan
@@ -25,6 +24,7 @@ from .common import (
     add_workspace_options,
     encoding_from,
     print_json,
+    selection_from,
     warn,
     workspace_from,
 )
@@ -90,12 +90,7 @@ def request_from(args: argparse.Namespace) -> PromptRequest:
         story_id=args.story,
         phase=args.phase,
         mode=mode,
-        selection=Selection(
-            project_context=not args.no_project_context,
-            discovery=args.discovery,
-            tech_spec=args.tech_spec,
-            additional_files=tuple(args.files),
-        ),
+        selection=selection_from(args),
         retry_reason=args.retry_reason,
         failure=failure,
         variant=variant_from(args, args.phase),

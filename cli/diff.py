@@ -15,7 +15,13 @@ from ..core.prompt import (
     side_of_run,
 )
 from ..core.records import load_run
-from .common import add_inclusion_options, add_workspace_options, print_json, workspace_from
+from .common import (
+    add_inclusion_options,
+    add_workspace_options,
+    print_json,
+    selection_from,
+    workspace_from,
+)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +54,6 @@ def run(args: argparse.Namespace) -> int:
     if args.now and args.new:
         raise UsageError("give a second RUN or --now, not both")
     if args.now:
-        from ..core.injection import Selection
         from ..core.prompt import compose_prompt
         from ..core.stories import load_catalog
         from ..core.tokens import get_counter
@@ -61,12 +66,7 @@ def run(args: argparse.Namespace) -> int:
             phase=old_run.phase,
             mode="create" if mode == "chat" else mode,
             retry_reason=old_meta.retry_reason,
-            selection=Selection(
-                project_context=not args.no_project_context,
-                discovery=args.discovery,
-                tech_spec=args.tech_spec,
-                additional_files=tuple(args.files),
-            ),
+            selection=selection_from(args),
         )
         prompt = compose_prompt(
             workspace,

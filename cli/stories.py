@@ -7,7 +7,13 @@ import sys
 
 from ..core.errors import EXIT_OK
 from ..core.project import Workspace
-from ..core.stories import StoryCatalog, load_catalog, where_stories_come_from
+from ..core.stories import (
+    StoryCatalog,
+    group_notes,
+    load_catalog,
+    summary_lines,
+    where_stories_come_from,
+)
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .table import Column, is_terminal, print_records
@@ -33,6 +39,8 @@ def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
         "stories": [story.to_dict() for story in catalog.stories],
         "skipped": [skipped.to_dict() for skipped in catalog.skipped],
         "warnings": list(catalog.warnings),
+        "unreadable": [entry.to_dict() for entry in catalog.unreadable],
+        "unattached": list(catalog.unattached),
     }
 
 
@@ -89,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(catalog_payload(catalog))
         return EXIT_OK
-    for message in catalog.warnings:
-        warn(message)
+    # One line per kind of note; `promptdeck doctor` has every one.
+    for line in summary_lines(group_notes(catalog)):
+        warn(line)
     _print_tables(catalog, workspace)
     sys.stdout.flush()
     return EXIT_OK

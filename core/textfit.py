@@ -3,6 +3,8 @@ table and in the app."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 ELLIPSIS = "…"
 
 
@@ -28,6 +30,55 @@ def shorten_path(path: str, width: int) -> str:
     keep = width - 1
     start = (keep + 1) // 2
     return name[:start] + ELLIPSIS + name[len(name) - (keep - start) :]
+
+
+def shorten_paths(paths: Sequence[str], width: int) -> list[str]:
+    """Each of ``paths`` in at most ``width`` cells, as :func:`shorten_path` shortens it, but
+    kept apart: where two file names would come out the same (``1-2-pub…ages.md`` for both
+    ``1-2-publish-pages.md`` and ``1-2-publish-images.md``), each keeps the part of its name
+    where it differs from the others, with the start and the end of the name around it
+    (``1-2…pag…s.md``, ``1-2…imag…s.md``). Paths that come out distinct are shortened as usual.
+    """
+    shown = [shorten_path(path, width) for path in paths]
+    groups: dict[str, list[int]] = {}
+    for index, text in enumerate(shown):
+        groups.setdefault(text, []).append(index)
+    for indexes in groups.values():
+        names = sorted({paths[i].rpartition("/")[2] for i in indexes})
+        if len(names) < 2:
+            continue
+        prefix = _shared_start(names)
+        suffix = _shared_start([name[::-1] for name in names])
+        for index in indexes:
+            name = paths[index].rpartition("/")[2]
+            shown[index] = _keep_difference(name, width, prefix, suffix)
+    return shown
+
+
+def _shared_start(texts: Sequence[str]) -> int:
+    """How many characters every one of ``texts`` starts with alike."""
+    shortest = min(texts, key=len)
+    for index, char in enumerate(shortest):
+        if any(text[index] != char for text in texts):
+            return index
+    return len(shortest)
+
+
+def _keep_difference(name: str, width: int, prefix: int, suffix: int) -> str:
+    """``name`` in ``width`` cells keeping what lies between its first ``prefix`` and last
+    ``suffix`` characters (where it parts from the names it was confused with)."""
+    if len(name) <= width:
+        return name
+    if width < 2 * len(ELLIPSIS) + 4:
+        return shorten_path(name, width)
+    middle = name[prefix : max(len(name) - suffix, prefix + 1)]
+    room = width - 2 * len(ELLIPSIS)
+    kept = middle[: max(min(len(middle), room - 4), 1)]
+    # The key at the name's start says whose file it is; a few characters of it are enough.
+    head = max(min(4, (room - len(kept)) // 2), 1)
+    tail = max(room - len(kept) - head, 1)
+    start = name[:prefix] + kept if prefix <= head else name[:head] + ELLIPSIS + kept
+    return (start + ELLIPSIS + name[len(name) - tail :])[:width]
 
 
 def one_line_preview(text: str, limit: int) -> str:

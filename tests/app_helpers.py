@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen
-from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.screens.notices import KindedNote, Notice, as_notices
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from textual.app import App
 from textual.pilot import Pilot
@@ -31,11 +31,15 @@ class NoticeList:
 
     def __init__(self) -> None:
         self.notices: list[Notice] = []
+        self.acknowledged = 0
 
     def add_notices(
-        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+        self, source: str, messages: Sequence[str | KindedNote], severity: str = "warning"
     ) -> None:
-        self.notices.extend(Notice(source, message, severity) for message in messages)
+        self.notices.extend(as_notices(source, messages, severity))
+
+    def acknowledge_notices(self) -> None:
+        self.acknowledged = len(self.notices)
 
 
 def deck_on(root: Path, *, stable: bool = True, **config: Any) -> DeckContext:
@@ -65,10 +69,12 @@ class Toasts:
 
     def __init__(self, app: App[Any]) -> None:
         self.messages: list[str] = []
+        self.severities: list[str] = []
         show = app.notify
 
         def notify(message: str, **options: Any) -> None:
             self.messages.append(message)
+            self.severities.append(str(options.get("severity", "information")))
             show(message, **options)
 
         # An attribute of the instance: every screen and widget notifies through `self.app`.
@@ -96,10 +102,18 @@ def set_agent_settings(root: Path, **values: object) -> None:
     )
 
 
-def make_app(root: Path, *, theme: str | None = None, **options: object) -> PromptdeckApp:
-    """The app on ``root`` with default user settings (none read from disk), in ``theme``."""
+def make_app(
+    root: Path,
+    *,
+    theme: str | None = None,
+    user_settings: UserSettings | None = None,
+    **options: object,
+) -> PromptdeckApp:
+    """The app on ``root`` with default user settings (none read from disk), in ``theme``;
+    ``user_settings``: other settings, as if read from the user's file."""
     settings = LoadedSettings(
-        UserSettings(theme=theme), root.parent / "xdg" / "promptdeck" / "settings.toml"
+        user_settings or UserSettings(theme=theme),
+        root.parent / "xdg" / "promptdeck" / "settings.toml",
     )
     return PromptdeckApp(
         open_workspace(root),

@@ -1,5 +1,5 @@
-"""Suite-wide isolation: no test reads or writes the real user's home, cache or config folder,
-and no two tests share one, so the suite runs the same serially and spread over processes
+"""Suite-wide isolation: no test reads or writes the real user's home, cache, config or state
+folder, and no two tests share one, so the suite runs the same serially and spread over processes
 (``pytest -n auto``, as ``make test`` runs it).
 
 * When pytest starts (in each worker process of a parallel run, before any test module is
@@ -27,8 +27,10 @@ TEST_GIT_CONFIG = "[user]\n\tname = promptdeck tests\n\temail = tests@promptdeck
 def pytest_configure(config: pytest.Config) -> None:
     cache_home = tempfile.mkdtemp(prefix="promptdeck-test-cache-")
     config_home = tempfile.mkdtemp(prefix="promptdeck-test-config-")
+    state_home = tempfile.mkdtemp(prefix="promptdeck-test-state-")
     os.environ["XDG_CACHE_HOME"] = cache_home
     os.environ["XDG_CONFIG_HOME"] = config_home
+    os.environ["XDG_STATE_HOME"] = state_home
     os.environ.pop("PROMPTDECK_TOKEN_CACHE", None)
 
     def remove() -> None:
@@ -37,6 +39,7 @@ def pytest_configure(config: pytest.Config) -> None:
         shared_cache().close()
         shutil.rmtree(cache_home, ignore_errors=True)
         shutil.rmtree(config_home, ignore_errors=True)
+        shutil.rmtree(state_home, ignore_errors=True)
 
     config.add_cleanup(remove)
 
@@ -45,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _private_user_folders(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A home and an XDG config folder for this test alone (a test that needs other folders
+    """A home and XDG config and state folders for this test alone (a test that needs other folders
     sets them itself, after this)."""
     folders = tmp_path_factory.mktemp("user")
     home = folders / "home"
@@ -53,5 +56,6 @@ def _private_user_folders(
     (home / ".gitconfig").write_text(TEST_GIT_CONFIG, encoding="utf-8")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folders / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(folders / "state"))
     # The machine's system-wide git config is not the test's either.
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")

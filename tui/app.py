@@ -3,10 +3,12 @@ opens the main screen on a workspace. Screens own the workflows; core does the w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from promptdeck.core.agents import found_default_agent
-from promptdeck.core.project import Workspace
+from promptdeck.core.project import AcknowledgedNotes, Workspace, acknowledge, load_acknowledged
 from promptdeck.core.tokens import TokenCounter, get_counter
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App
@@ -19,8 +21,12 @@ from .bindings import binding_ids, known_binding_ids
 from .commands import PromptdeckCommands
 from .context import DeckContext
 from .screens.main import MainScreen
-from .screens.notices import Notice
-from .settings import LoadedSettings, UserSettings, load_settings, save_settings
+from .screens.notices import KindedNote, Notice, as_notices
+from .settings import LoadedSettings, load_settings, save_settings
+
+TOAST_LIMIT_SECONDS = 8.0
+"""No toast stays longer: what it says is kept on the notice board (``w``) and, for an error,
+in the preview's notes, so a toast never sits over the composition."""
 
 WARM_AFTER_SECONDS = 3.0
 """How long after start the encoder is built in the background, if no count built it."""
@@ -83,6 +89,10 @@ class PromptdeckApp(App[None]):
         self.stable = stable
         self.notices: list[Notice] = []
         """Every notice of the session, for the notices screen (``w``)."""
+        self.acknowledged = AcknowledgedNotes()
+        """The notes already read in this project (read at mount): they stay quiet."""
+        self.toast_limit = TOAST_LIMIT_SECONDS
+        """The longest any toast stays, in seconds."""
         self.context = DeckContext(
             workspace=workspace,
             counter=self.counter,
@@ -96,21 +106,42 @@ class PromptdeckApp(App[None]):
         """What the screens work with: handed to each one made."""
 
     def add_notices(
-        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+        self,
+        source: str,
+        messages: Sequence[str | KindedNote],
+        severity: str = "warning",
     ) -> None:
-        """Keep ``messages`` and show one toast for them all, pointing at ``w``."""
-        fresh = [m for m in dict.fromkeys(messages) if m]
+        """Keep ``messages`` (plain lines or kinded notes) and show one line for those not
+        read before in this project, pointing at ``w``."""
+        fresh = as_notices(source, messages, severity)
         if not fresh:
             return
-        self.notices.extend(Notice(source, message, severity) for message in fresh)
-        single = len(fresh) == 1
-        toast = f"{source}: {fresh[0]}" if single else f"{source}: {len(fresh)} warnings"
+        self.notices.extend(fresh)
+        news = [n for n in fresh if n.severity == "error" or not self.acknowledged.is_read(n.text)]
+        if not news:
+            return
+        what = news[0].text if len(news) == 1 else f"{len(news)} new notes"
         self.notify(
-            f"{toast}\n(w: every notice of this session)",
+            f"{source}: {what} · w to read",
             severity="error" if severity == "error" else "warning",
-            timeout=8,
             markup=False,
         )
+
+    def acknowledge_notices(self) -> None:
+        """The user has read the notices: their warnings stay quiet in this project until
+        they change (errors are news every time). Written off the UI thread."""
+        texts = [n.text for n in self.notices if n.severity != "error"]
+        self.acknowledged = AcknowledgedNotes(
+            (*self.acknowledged.digests, *AcknowledgedNotes.of(texts).digests)
+        )
+        root = self.workspace.root
+
+        def remember() -> None:
+            problem = acknowledge(root, texts)
+            if problem:
+                self.call_from_thread(self.notify, problem, severity="warning")
+
+        self.run_worker(remember, thread=True, group="acknowledge", exit_on_error=False)
 
     def notify(
         self,
@@ -123,11 +154,12 @@ class PromptdeckApp(App[None]):
     ) -> None:
         """A toast whose text is shown as it is: never parsed as markup (a warning may quote a
         status such as ``[/x]`` from the workspace), control characters made visible."""
+        limit = self.toast_limit
         super().notify(
             printable(message),
             title=printable_line(title),
             severity=severity,
-            timeout=timeout,
+            timeout=limit if timeout is None else min(timeout, limit),
             markup=False,
         )
 
@@ -144,6 +176,7 @@ class PromptdeckApp(App[None]):
         """Register the themes, apply the remembered one, open the main screen."""
         for theme in THEMES:
             self.register_theme(theme)
+        self.acknowledged = load_acknowledged(self.workspace.root)
         loaded = self._settings or load_settings()
         self._settings = loaded
         remembered = loaded.settings.theme
@@ -155,6 +188,7 @@ class PromptdeckApp(App[None]):
                 f"theme {remembered!r} is not known; using {DEFAULT_THEME}", severity="warning"
             )
         self._apply_keymap(loaded.settings.keymap)
+        self.context = replace(self.context, open_phase=loaded.settings.open_phase)
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         if self._warm_encoder:
             # Not at start: the first counts usually come from the persistent cache, and a
@@ -194,8 +228,9 @@ class PromptdeckApp(App[None]):
             return
         if not loaded.writable:
             return
-        problem = save_settings(UserSettings(theme=theme.name), loaded.path)
+        remembered = replace(loaded.settings, theme=theme.name)
+        problem = save_settings(remembered, loaded.path)
         if problem:
             self.notify(problem, severity="warning")
             return
-        self._settings = LoadedSettings(UserSettings(theme=theme.name), loaded.path)
+        self._settings = LoadedSettings(remembered, loaded.path)

@@ -35,7 +35,13 @@ MAIN_BINDINGS: list[Binding] = [
     _binding("r", "run_phase", "Run", "Run the selected phase (asks first)"),
     _binding("n", "run_suggested", "Next", "Run the suggested next phase (asks first)"),
     _binding("c", "cancel_run", "Cancel", "Cancel the running phase"),
-    _binding("slash", "filter", "Filter", "Filter the story tree (Escape clears)", key_display="/"),
+    _binding(
+        "slash",
+        "filter",
+        "Filter",
+        "Filter the story tree (Enter: back to the tree; Escape clears, the cursor stays)",
+        key_display="/",
+    ),
     _binding(
         "p",
         "toggle_project_context",
@@ -99,7 +105,7 @@ MAIN_BINDINGS: list[Binding] = [
     _binding(
         "b",
         "composition",
-        "Budget",
+        "Composition",
         "Show the composition of the system prompt (again: tokens ↔ bytes)",
     ),
     _binding(
@@ -109,7 +115,19 @@ MAIN_BINDINGS: list[Binding] = [
         "What changed since the last run of this phase: the prompt now against the one it sent",
         key_display="D",
     ),
-    _binding("y", "copy_system", "Copy", "Copy the system prompt to the clipboard"),
+    _binding(
+        "y",
+        "copy",
+        "Copy",
+        "Copy a file path, a layer's text, the user message or the system prompt",
+        name="copy_system",
+    ),
+    _binding(
+        "o",
+        "open_in_editor",
+        "Open",
+        "Open the selected file, layer source or story file in $EDITOR",
+    ),
     _binding("e", "export", "Export", "Export the composed prompt files to a folder"),
     _binding("h", "history", "History", "Show the runs of this workspace"),
     _binding(
@@ -163,6 +181,7 @@ FOOTER_PRIORITY = (
     "main.toggle_tech_spec",
     "main.toggle_mode",
     "main.copy_system",
+    "main.open_in_editor",
     "main.export",
     "main.add_file",
     "main.remove_file",

@@ -6,6 +6,7 @@ no screen imports the app and a screen's needs are written in its constructor.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -13,7 +14,7 @@ from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter
 
 from .format import duration_text
-from .screens.notices import Notice
+from .screens.notices import KindedNote, Notice
 
 
 class NoticeBoard(Protocol):
@@ -23,9 +24,12 @@ class NoticeBoard(Protocol):
     """Every notice of the session."""
 
     def add_notices(
-        self, source: str, messages: list[str] | tuple[str, ...], severity: str = "warning"
+        self, source: str, messages: Sequence[str | KindedNote], severity: str = "warning"
     ) -> None:
-        """Keep ``messages`` and tell the user once."""
+        """Keep ``messages`` (plain lines or kinded notes) and tell the user once."""
+
+    def acknowledge_notices(self) -> None:
+        """The user has read every notice: quiet them until they change."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class DeckContext:
         stable: show nothing that varies between two identical sessions.
         use_git: record SHAs, stage and commit around runs.
         board: where notices go.
+        open_phase: the user's ``open_phase`` setting: every story opens on that phase.
     """
 
     workspace: Workspace
@@ -51,6 +56,7 @@ class DeckContext:
     stable: bool
     use_git: bool
     board: NoticeBoard
+    open_phase: str | None = None
 
     def duration(self, seconds: float | None) -> str:
         """A duration as shown (``—`` in stable mode)."""

@@ -1,6 +1,7 @@
 """The user's own settings for the app: ``$XDG_CONFIG_HOME/promptdeck/settings.toml``.
 
-Only what belongs to the person rather than the workspace lives here (today: the theme). A
+Only what belongs to the person rather than the workspace lives here (the theme, the keymap,
+the phase every story opens on). A
 malformed file never stops the app: it starts with defaults and says why, and the file is left
 as it is — promptdeck does not write over a file it could not read.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import config_folder
 
 SETTINGS_FILENAME = "settings.toml"
@@ -29,6 +31,9 @@ class UserSettings:
     keymap: dict[str, str] = field(default_factory=dict)
     """The user's own keys: binding id → keys (``"main.run_phase" = "f5"``, several keys
     separated by commas), from the ``[keymap]`` table. Written by hand, never by promptdeck."""
+    open_phase: str | None = None
+    """``open_phase = "dev"``: every story opens on this phase instead of the one the flow
+    picks (next for unfinished work, the last run's for done work). Written by hand."""
 
 
 @dataclass(frozen=True)
@@ -80,17 +85,25 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
             notice=f"{path}: theme: expected a string; using the default theme",
             writable=False,
         )
+    open_phase = data.get("open_phase")
+    if open_phase is not None and open_phase not in PHASE_NAMES:
+        return LoadedSettings(
+            UserSettings(theme=theme),
+            path,
+            notice=f"{path}: open_phase: expected one of {', '.join(PHASE_NAMES)}; ignored",
+        )
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(
         isinstance(key, str) and isinstance(value, str) and value.strip()
         for key, value in keymap.items()
     ):
         return LoadedSettings(
-            UserSettings(theme=theme),
+            UserSettings(theme=theme, open_phase=open_phase),
             path,
             notice=f'{path}: [keymap]: expected binding ids = "keys" strings; keymap ignored',
         )
-    return LoadedSettings(UserSettings(theme=theme, keymap=dict(keymap)), path)
+    settings = UserSettings(theme=theme, keymap=dict(keymap), open_phase=open_phase)
+    return LoadedSettings(settings, path)
 
 
 def _toml_value(value: Any) -> str:

@@ -173,7 +173,8 @@ class LaunchRequest:
         root: the workspace root (the agent's working folder).
         story_id: the story's id.
         phase: the phase.
-        story_path: the story file, root-relative (None for a story known only by id).
+        story_path: the file the story's records go to, root-relative (its story file; an
+            OpenSpec story's ``records/group-<N>.md``); None for a story known only by id.
         epic: the story's epic or change.
         resume_session: continue this session (multi-turn chat) instead of starting one.
         turn: the turn number in a chat session (0 for a plain run).

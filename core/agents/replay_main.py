@@ -122,6 +122,8 @@ def _slug(text: str) -> str:
 
 def _append(path: Path, section: str) -> None:
     """Append ``section`` to ``path``, never touching what is already there."""
+    # An OpenSpec story's record file lives in the change's records/ folder, new at first use.
+    path.parent.mkdir(parents=True, exist_ok=True)
     existing = path.read_bytes() if path.exists() else b""
     prefix = (
         ""

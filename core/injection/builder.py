@@ -38,10 +38,19 @@ from ..project.config import Config, load_config
 from ..project.workspace import Workspace
 from ..secrets.scan import scan_text
 from ..stories.model import Story
+from ..stories.sources import openspec
+from ..stories.sources.bmad_spec import context_reason
 from ..tokens.counter import Meter, TokenCounter, get_counter
 from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel
-from .candidates import mark_over_budget, plan_candidates, read_candidate, resolve_candidates
+from .candidates import (
+    DerivedText,
+    StoryContextFile,
+    mark_over_budget,
+    plan_candidates,
+    read_candidate,
+    resolve_candidates,
+)
 from .model import (
     INCLUDED,
     SKIPPED_STATUSES,
@@ -53,6 +62,9 @@ from .model import (
     envelope_pieces,
     largest_first,
 )
+
+KEY_MATCHED_LAYOUTS = ("classic", "spec")
+"""Layouts whose story files are found by key in the artifacts folder."""
 
 __all__ = [
     "build_injection",
@@ -80,6 +92,10 @@ def build_injection(
     *,
     story_files: Sequence[str] = (),
     project_context: Sequence[str] | None = None,
+    context_files: Sequence[StoryContextFile] = (),
+    derived: Sequence[DerivedText] = (),
+    left_out: Sequence[str] = (),
+    nested_keys: Sequence[str] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -105,6 +121,13 @@ def build_injection(
         project_context: the source's own project-context files, every existing one
             injected (OpenSpec: ``openspec/project.md``, ``openspec/AGENTS.md``); None uses
             ``paths.project_context``, the first existing one.
+        context_files: files the story's plan asks for (a spec's ``context:`` list), each
+            with the reason its row shows.
+        derived: text a source took out of a project file for the agent (OpenSpec's config
+            ``context``), each a row of its own.
+        left_out: paths the user left out: listed, excluded.
+        nested_keys: keys of known stories under ``story_keys`` (``10-1-5`` under
+            ``10-1``): their files are theirs, never candidates here.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -129,6 +152,8 @@ def build_injection(
         reject_over_limit=False,
         scan_secrets=scan_secrets,
         project_context=project_context,
+        extras=(context_files, derived, left_out),
+        nested_keys=nested_keys,
     )
 
 
@@ -147,6 +172,8 @@ def _build(
     reject_over_limit: bool,
     scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
+    extras: tuple[Sequence[StoryContextFile], Sequence[DerivedText], Sequence[str]] = ((), (), ()),
+    nested_keys: Sequence[str] = (),
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -161,7 +188,15 @@ def _build(
     if isinstance(additional_files, str | bytes):
         raise TypeError("additional_files must be a list of paths, not a single string")
     candidates = plan_candidates(
-        root, config, story_keys, *switches, additional_files, story_files, project_context
+        root,
+        config,
+        story_keys,
+        *switches,
+        additional_files,
+        story_files,
+        project_context,
+        *extras,
+        nested_keys,
     )
     resolve_candidates(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
@@ -173,7 +208,7 @@ def _build(
             )
     mark_over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
-        if candidate.status == INCLUDED:
+        if candidate.status == INCLUDED and not candidate.derived:
             read_candidate(candidate, root, config.injection_error_bytes)
             if scan_secrets and candidate.content is not None:
                 candidate.secrets = scan_text(candidate.shown, candidate.content, shared_results())
@@ -194,7 +229,7 @@ def _build(
             file_tokens += tokens
         files.append(
             InjectedFile(
-                c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags, c.secrets
+                c.shown, c.category, c.status, c.size, tokens, c.reason, c.flags, c.secrets, c.why
             )
         )
 
@@ -309,7 +344,25 @@ def build_story_injection(
     BMAD stories match files in the artifacts folder by key; an OpenSpec story brings its
     change's files (``Story.files``) instead.
     """
-    keys: tuple[str, ...] = (story.id,) if story.source == "bmad" else ()
+    # Only v6 stories have files named by key in the artifacts folder: a v7 ticket, a
+    # bmad-spec story or an OpenSpec group names its own files.
+    keys: tuple[str, ...] = (story.id,) if story.layout in KEY_MATCHED_LAYOUTS else ()
+    derived: tuple[DerivedText, ...] = ()
+    if story.source == "openspec":
+        derived = tuple(
+            DerivedText(
+                text.label,
+                "project-context",
+                text.reason if selection.project_context else "project context is off",
+                text.text,
+                text.given_when_applying and selection.project_context,
+            )
+            for text in openspec.config_texts(workspace)[0]
+        )
+    context_files = tuple(
+        StoryContextFile(path, *context_reason(workspace, story, path))
+        for path in story.context_files
+    )
     return build_injection(
         workspace,
         command_name,
@@ -320,6 +373,10 @@ def build_story_injection(
         additional_files=selection.additional_files,
         story_files=story.files,
         project_context=source_project_context(workspace, story),
+        context_files=context_files,
+        derived=derived,
+        left_out=selection.left_out,
+        nested_keys=story.nested_keys,
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,

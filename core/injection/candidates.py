@@ -19,7 +19,7 @@ from pathlib import Path
 from ..project.config import Config
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from ..secrets.scan import SecretFinding
-from ..stories.keys import normalize_key
+from ..stories.keys import leading_key, normalize_key
 from ..vocabulary import FileStatus
 from .artifacts import matching_artifacts
 from .model import (
@@ -33,6 +33,13 @@ from .model import (
     OUTSIDE,
     TOO_LARGE,
     UNREADABLE,
+    WHY_ADDED,
+    WHY_CHANGE,
+    WHY_CONTEXT,
+    WHY_CONTEXT_LIST,
+    WHY_HEADING,
+    WHY_OWN_KEY,
+    WHY_PATTERN,
 )
 
 
@@ -50,6 +57,32 @@ class Candidate:
     content: str | None = None
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
+    derived: bool = False
+    """The content is text a source read out of a project file (OpenSpec's config ``context``)
+    rather than a whole file: it is set before planning and never read again here."""
+
+
+@dataclass(frozen=True)
+class StoryContextFile:
+    """A file a story's plan asks the agent to load (a spec's ``context:`` list, an epic's
+    compiled context), with the reason and flags its row shows."""
+
+    path: str
+    reason: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DerivedText:
+    """Text taken out of a project file that the agent gets as it is (OpenSpec's config
+    ``context`` and ``rules``): shown as its own row, metered, under ``label``."""
+
+    label: str
+    category: str
+    reason: str
+    text: str
+    wanted: bool
 
 
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
@@ -66,9 +99,32 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
+    context_files: Iterable[StoryContextFile] = (),
+    derived: Iterable[DerivedText] = (),
+    left_out: Iterable[str] = (),
+    nested_keys: Sequence[str] = (),
 ) -> list[Candidate]:
-    """Every candidate in injection order, resolved and classified, nothing read yet."""
+    """Every candidate in injection order, resolved and classified, nothing read yet.
+
+    The story's own files (``story_files``: the story file its source found, an OpenSpec
+    change's documents) are story files whatever the key scan's category for their names;
+    a name starting with one of ``nested_keys`` is that nested story's and never a
+    candidate here. ``left_out`` names files the user left out: each stays a row, excluded,
+    with its size.
+    """
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
+    for text in derived:
+        groups[text.category].append(
+            Candidate(
+                text.label,
+                text.category,
+                text.reason,
+                root,
+                text.wanted,
+                content=text.text,
+                derived=True,
+            )
+        )
 
     # 1. Project context: the first configured candidate that exists; or, when the source
     # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
@@ -83,6 +139,7 @@ def plan_candidates(
                 "project context" if include_project_context else "project context is off",
                 root / found,
                 include_project_context,
+                why=WHY_CONTEXT,
             )
         )
     if not found_all and include_project_context and contexts:
@@ -93,28 +150,65 @@ def plan_candidates(
                 "no project context file (looked for " + ", ".join(contexts) + ")",
                 root / contexts[0],
                 True,
+                why=WHY_CONTEXT,
             )
         )
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
     keys = [key for key in story_keys if normalize_key(key)]
+    own = list(dict.fromkeys(story_files))
+    own_set = set(own)
+    known = {normalize_key(key) for key in (*keys, *nested_keys)}
     if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        matches = matching_artifacts(artifacts, keys, config.injection_extensions)
+        nested = tuple(normalize_key(key) for key in nested_keys)
+        matches = matching_artifacts(artifacts, keys, config.injection_extensions, nested)
         for name, file_path, key, category in matches:
-            wanted = switches[category]
-            reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
-            groups[category].append(Candidate(shown, category, reason, Path(file_path), wanted))
+            if shown in own_set:
+                continue  # the story's own file: listed below, as a story file
+            wanted = switches[category]
+            starts = leading_key(name, known) == normalize_key(key)
+            why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
+            if not wanted:
+                reason = f"{category} files are off"
+            elif why == WHY_OWN_KEY:
+                reason = f"its name starts with story key {key}"
+            else:
+                reason = f"a {category} file by its name's pattern for story key {key}"
+            groups[category].append(
+                Candidate(shown, category, reason, Path(file_path), wanted, why=why)
+            )
 
-    # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
-    # one the key scan already found is not listed twice.
-    scanned = {c.shown for c in groups["story"]}
-    for name in story_files:
-        if name not in scanned:
+    # The story's own files: the story file its source found (in the artifacts folder, a
+    # subfolder or the story_location), an OpenSpec change's documents.
+    for name in own:
+        base = name.rsplit("/", 1)[-1]
+        lead = leading_key(base, known)
+        if not keys:
+            why, reason = WHY_CHANGE, "a document of the story's change"
+        elif lead is not None and lead in {normalize_key(key) for key in keys}:
+            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
+        else:
+            why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
+        groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
+
+    # The files the story's plan asks for (a spec's context: list, the epic's context), each
+    # a row of its own; the resolution below marks one outside the project, missing or not
+    # a regular file, and never reads it.
+    for item in context_files:
+        if item.path not in own_set and not any(c.shown == item.path for c in groups["story"]):
             groups["story"].append(
-                Candidate(name, "story", "a file of the story", root / name, True)
+                Candidate(
+                    item.path,
+                    "story",
+                    item.reason,
+                    root / item.path,
+                    True,
+                    flags=item.flags,
+                    why=WHY_CONTEXT_LIST,
+                )
             )
 
     # 5. Additional explicit files, relative to the root unless absolute.
@@ -124,12 +218,24 @@ def plan_candidates(
         if not path.is_absolute():
             path = root / path
             shown = Path(os.path.normpath(name)).as_posix()
-        groups["additional"].append(Candidate(shown, "additional", "added by hand", path, True))
+        groups["additional"].append(
+            Candidate(shown, "additional", "added by hand", path, True, why=WHY_ADDED)
+        )
 
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
+    dropped = set(left_out)
+    for candidate in ordered:
+        if candidate.shown in dropped and candidate.wanted:
+            candidate.wanted = False
+            candidate.reason = f"left out ({candidate.reason})"
     return ordered
+
+
+def _lexically_outside(path: Path, root: Path) -> bool:
+    normal = os.path.normpath(path)
+    return normal != str(root) and not normal.startswith(str(root).rstrip(os.sep) + os.sep)
 
 
 def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int) -> None:
@@ -142,6 +248,16 @@ def resolve_candidates(candidates: list[Candidate], root: Path, error_bytes: int
             candidate.shown = shown
             candidate.status = NOT_UTF8
             candidate.reason = "file name is not valid UTF-8; not read"
+            continue
+        if candidate.derived:
+            candidate.size = len((candidate.content or "").encode("utf-8"))
+            candidate.status = INCLUDED if candidate.wanted else EXCLUDED
+            continue
+        if candidate.category != "additional" and _lexically_outside(candidate.path, root):
+            # A plan file named it (a spec's context: list): outside the project it is never
+            # looked at, not even to say whether it exists.
+            candidate.status = OUTSIDE
+            candidate.reason = f"{candidate.reason}: outside the project root; not read"
             continue
         if not candidate.wanted:
             candidate.status = EXCLUDED
@@ -248,4 +364,4 @@ def read_candidate(candidate: Candidate, root: Path, limit: int) -> None:
     candidate.content = text
     breakers = [tag for tag in ENVELOPE_BREAKERS if tag in text]
     if breakers:
-        candidate.flags = ("breaks-envelope",)
+        candidate.flags = (*candidate.flags, "breaks-envelope")

@@ -36,6 +36,20 @@ OUTSIDE: Final = "outside-project"
 TOO_LARGE: Final = "too-large"
 SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
 
+WHY_OWN_KEY: Final = "own key"
+WHY_HEADING: Final = "heading"
+WHY_PATTERN: Final = "category pattern"
+WHY_CONTEXT: Final = "project context"
+WHY_CHANGE: Final = "change file"
+WHY_ADDED: Final = "added by hand"
+WHY_CONTEXT_LIST: Final = "context: list"
+WHY = (WHY_OWN_KEY, WHY_HEADING, WHY_PATTERN, WHY_CONTEXT, WHY_CHANGE, WHY_ADDED, WHY_CONTEXT_LIST)
+"""Why a file is a candidate of a story's injection: its name starts with the story's key
+(``own key``); it is the story file its ``# Story`` heading names (``heading``); its name
+holds the key in one of seed 000's patterns, or its words make it a discovery note or a
+tech-spec (``category pattern``); the project context; a document of the OpenSpec change
+(``change file``); the user added it; a spec's ``context:`` list asks for it."""
+
 
 def largest_first(
     sized: Iterable[tuple[str, int]], count: int | None = None
@@ -53,6 +67,9 @@ class Selection:
     discovery: bool = False
     tech_spec: bool = False
     additional_files: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
+    """Root-relative paths of files the user left out of this prompt (a spec's ``context:``
+    files, say): each stays listed, excluded, with its size."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,9 @@ class InjectedFile:
         flags: ``breaks-envelope`` when the content holds a closing tag of the envelope;
             ``secrets`` when the secret scan found likely credentials.
         secrets: the likely credentials found in the content (file, line, kind).
+        why: why the file is a candidate at all, one of :data:`WHY` (``own key``,
+            ``heading``, ``category pattern``, ``project context``, ``change file``,
+            ``added by hand``, ``context: list``).
     """
 
     path: str
@@ -80,6 +100,7 @@ class InjectedFile:
     reason: str
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
 
     @property
     def included(self) -> bool:
@@ -95,6 +116,7 @@ class InjectedFile:
             "bytes": self.bytes,
             "tokens": self.tokens,
             "reason": self.reason,
+            "why": self.why,
             "flags": list(self.flags),
             "secrets": [{"line": f.line, "kind": f.kind} for f in self.secrets],
         }
@@ -137,10 +159,20 @@ class Injection:
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
         return largest_first(sized, count)
 
+    def toggle_notes(self) -> dict[str, str]:
+        """What the discovery and tech-spec toggles would change, by category: ``no
+        discovery files for this story`` when it has no candidate of the kind, else ``""``."""
+        present = {f.category for f in self.files}
+        return {
+            category: "" if category in present else f"no {category} files for this story"
+            for category in ("discovery", "tech-spec")
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The injection part of ``inspect --json``."""
         return {
             "files": [f.to_dict() for f in self.files],
+            "toggles": self.toggle_notes(),
             "total": self.total.to_dict(),
             "envelope": self.envelope.to_dict(),
             "level": self.level,

@@ -75,17 +75,22 @@ def _rules_layer(rules: RulesFile | None, counter: TokenCounter | None) -> Promp
 
 
 def compose_system_instruction(
-    compose_input: ComposeInput,
+    input: ComposeInput | None = None,  # seed 001 froze this keyword
     *,
+    compose_input: ComposeInput | None = None,
     instructions: InstructionsFile | None = None,
     rules: RulesFile | None = None,
     templates: TemplateSet | None = None,
     counter: TokenCounter | None = None,
 ) -> list[PromptLayer]:
-    """Compose the eight layers for ``compose_input``, in the fixed order.
+    """Compose the eight layers for ``input``, in the fixed order.
+
+    ``input`` is seed 001's frozen keyword (``compose_system_instruction(input=…)``);
+    ``compose_input`` is the same argument under the name the helpers use. Give one.
 
     Args:
-        compose_input: what to compose.
+        input: what to compose.
+        compose_input: an alias of ``input``.
         instructions: Layer-0A; the bundled asset is read when None.
         rules: Layer-0B; None (or a rules file that is not present) leaves it missing.
         templates: where layer templates come from; bundled only when None.
@@ -95,7 +100,12 @@ def compose_system_instruction(
         ComposeError: a required input or layer is missing or empty, or a template names an
             unknown placeholder.
         AssetMissing: the bundled instructions are missing.
+        TypeError: neither or both of ``input`` and ``compose_input`` are given.
     """
+    chosen = input if input is not None else compose_input
+    if chosen is None or (input is not None and compose_input is not None):
+        raise TypeError("compose_system_instruction takes one ComposeInput: input=…")
+    compose_input = chosen
     compose_input.validate()
     templates = templates or BUNDLED
     instructions = instructions or load_instructions()

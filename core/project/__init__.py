@@ -8,7 +8,9 @@ programs the project's config names.
 
 from __future__ import annotations
 
+from .acknowledged_notes import AcknowledgedNotes, acknowledge, load_acknowledged
 from .config import AGENTS, ENCODINGS, Config, load_config
+from .editor import editor_argv
 from .images import ImageFile, check_image, check_images
 from .listing import one_scan
 from .textfiles import TextProblem, read_file_bytes, read_text_file
@@ -26,16 +28,20 @@ from .workspace import Workspace, find_root, open_workspace
 __all__ = [
     "AGENTS",
     "ENCODINGS",
+    "AcknowledgedNotes",
     "Config",
     "ImageFile",
     "TextProblem",
     "Workspace",
+    "acknowledge",
     "check_image",
     "check_images",
     "check_trusted",
     "config_folder",
+    "editor_argv",
     "find_root",
     "forget_config",
+    "load_acknowledged",
     "load_config",
     "one_scan",
     "open_workspace",

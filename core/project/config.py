@@ -58,6 +58,13 @@ class Config:
     paths_handoff: str = "docs/handoffs/epic-{id}-handoff.md"
     """Where the retro phase writes the handoff for the next epic (seed 002)."""
 
+    # [specs]
+    specs_attach: tuple[str, ...] = ()
+    """Quick specs to attach to a story, as ``"<spec file>=<story id>"``, e.g.
+    ``"tech-spec-dark-mode.md=2-3"``. A spec whose name carries no story key
+    (``tech-spec-<slug>.md``, ``spec-<slug>.md``) is otherwise listed as attached to no story.
+    The file is named by its path from the root or by its name in the artifacts folder."""
+
     # [injection]
     injection_warn_bytes: int = 100 * 1024
     """Warning line for the file injection (seed 000: 100 KB)."""

@@ -1,5 +1,6 @@
 """The user's own folders for promptdeck: ``$XDG_CONFIG_HOME/promptdeck`` (the app's settings,
-the trusted configs) and ``$XDG_CACHE_HOME/promptdeck`` (remembered token counts).
+the trusted configs), ``$XDG_CACHE_HOME/promptdeck`` (remembered token counts) and
+``$XDG_STATE_HOME/promptdeck`` (the notes the user has read, per project).
 
 One rule, the XDG Base Directory one: an unset, empty or relative value is ignored and the
 default under the home folder is used. A relative value would otherwise point into whatever
@@ -67,3 +68,8 @@ def foreign_file(path: Path, is_own: Callable[[bytes], bool], *, head: int = 409
     if not is_own(data):
         return f"{path}: an existing file that is not promptdeck's own; not used, left as it is"
     return None
+
+
+def state_folder(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/promptdeck``, else ``~/.local/state/promptdeck``."""
+    return _user_folder("XDG_STATE_HOME", ".local/state", environ)

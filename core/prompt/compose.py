@@ -140,11 +140,18 @@ def compose_prompt(
     verification = resolve_verification(workspace)
     if verification.note and phase.apply_policy.requires_validation:
         warnings.append(verification.note)
+
+    if not story.status_known and phase.name in ("kickoff", "dev"):
+        warnings.append(
+            f"story {story.id} has the status '{story.status}', which promptdeck does not know"
+            + (f" ({story.status_source})" if story.status_source else "")
+            + ": check that the work is not already done"
+        )
     if story.status == "done" and phase.name in ("kickoff", "dev"):
         where = (
             "its tasks are all ticked"
             if story.source == "openspec"
-            else ("sprint-status.yaml says so")
+            else f"{story.status_source or 'its tracking'} says so"
         )
         warnings.append(
             f"story {story.id} is already done ({where}): a {phase.name} run would redo "
@@ -242,6 +249,11 @@ def _story_file_warnings(
     config: Config,
 ) -> list[str]:
     """Why the agent may not see the story's file: it has none, or the injection left it out."""
+    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
+        return [
+            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
+            "id, title and the files listed for it"
+        ]
     if story.path is None and phase.scope == "story":
         return [
             f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"

@@ -26,6 +26,7 @@ from ..project.textfiles import (
     read_json_object,
     read_text,
 )
+from ..stories.keys import normalize_key
 from ..terminal import printable_line
 from ..vocabulary import SUCCESS, RunState
 from .schema import RunMeta, RunResult
@@ -234,7 +235,8 @@ def scan_runs(root: Path, story_id: str | None = None) -> RunScan:
                 shown = printable_line(printable_name(f"{RUNS_RELPATH}/{entry.name}/meta.json"))
                 problems.append(f"{shown}: {info}; run skipped")
             continue
-        if story_id is not None and info.story.lower() != story_id.lower():
+        # `1.2` and `1-2` are one story: runs recorded under either spelling are its runs.
+        if story_id is not None and normalize_key(info.story) != normalize_key(story_id):
             continue
         runs.append(info)
     return RunScan(runs, problems)

@@ -142,7 +142,9 @@ def prepare_run(
         root=workspace.root,
         story_id=story.id,
         phase=phase,
-        story_path=story.path,
+        # Where the prompt tells the agent to append its records (an OpenSpec story's own
+        # records/group-<N>.md, not the change's shared tasks.md).
+        story_path=story.record_path,
         epic=story.group,
         resume_session=resume_session,
         turn=turn,

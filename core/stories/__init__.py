@@ -9,21 +9,29 @@ covers, loading only what the phase needs);
 
 from __future__ import annotations
 
-from .catalog import load_catalog, where_stories_come_from
+from .catalog import group_notes, load_catalog, summary_lines, where_stories_come_from
 from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
 from .keys import normalize_key
-from .model import SkippedFile, Story, StoryCatalog, Task
+from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
+from .plan_snapshot import WATCH_LIMIT, PlanSnapshot, plan_paths, take_snapshot
 
 __all__ = [
     "STATUS_MARKS",
+    "WATCH_LIMIT",
+    "PlanSnapshot",
     "SkippedFile",
     "Story",
     "StoryCatalog",
     "Task",
+    "UnreadableEntry",
     "filter_stories",
+    "group_notes",
     "group_stories",
     "load_catalog",
     "normalize_key",
+    "plan_paths",
     "status_legend",
+    "summary_lines",
+    "take_snapshot",
     "where_stories_come_from",
 ]

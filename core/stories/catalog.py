@@ -12,11 +12,15 @@ module.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..project.listing import one_scan
 from ..project.workspace import Workspace
 from .keys import normalize_key
 from .model import Story, StoryCatalog
-from .sources import bmad, openspec
-from .sources.common import relpath
+from .sources import bmad, bmad_spec, bmad_v7, openspec
+from .sources.common import SourceResult, relpath
 
 
 def project_context_path(workspace: Workspace) -> str | None:
@@ -32,6 +36,60 @@ def project_context_path(workspace: Workspace) -> str | None:
     return None
 
 
+def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceResult:
+    """Every BMAD story of the workspace, whichever layout keeps it.
+
+    A v7 initiative ticket tree, when the workspace has one, is the plan: BMAD v7 no longer
+    reads the v6 folders (a migrated project keeps them in ``archive-v6/`` as history), so
+    neither does promptdeck. Otherwise the v6 stories come with the artifacts folder's build
+    specs and epic contexts joined to them, and the bmad-spec folders' stories follow.
+
+    Args:
+        workspace: the workspace to scan.
+        only_key: keep only the story with this normalized key (a one-story lookup).
+    """
+    # The v6 reader and the spec scan both list the artifacts folder: one listing serves both.
+    with one_scan():
+        return _load_bmad_plan(workspace, only_key)
+
+
+def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
+    v7 = bmad_v7.load_stories(workspace)
+    if v7 is not None and v7[1]:
+        result, initiatives = v7
+        notes = result.warnings
+        artifacts = workspace.root / workspace.config.paths_artifacts
+        if (
+            artifacts.is_dir()
+            or (workspace.root / bmad_spec.output_folder(workspace))
+            .joinpath(bmad_v7.ARCHIVE_V6)
+            .is_dir()
+        ):
+            notes = (
+                *notes,
+                f"BMAD v7: the plan is {', '.join(initiatives)}; the v6 folders"
+                f" ({workspace.config.paths_artifacts}, {bmad_v7.ARCHIVE_V6}/) are history"
+                " and not read",
+            )
+        stories = result.stories
+        if only_key is not None:
+            stories = tuple(s for s in stories if s.key == only_key)
+        return SourceResult(stories, result.skipped, notes, result.unreadable)
+    v6 = bmad.load_stories(workspace, only_key=only_key)
+    scan = bmad_spec.scan_artifacts(workspace)
+    stories, unattached, problems, notes = bmad_spec.attach_specs(workspace, v6.stories, scan)
+    folders = bmad_spec.spec_folder_stories(workspace)
+    stories += folders.stories
+    if only_key is not None:
+        stories = tuple(s for s in stories if s.key == only_key)
+    unreadable = v6.unreadable + problems + folders.unreadable
+    if v7 is not None:
+        unreadable += v7[0].unreadable
+    return SourceResult(
+        stories, v6.skipped, v6.warnings + notes, unreadable, v6.unattached + unattached
+    )
+
+
 def load_catalog(workspace: Workspace) -> StoryCatalog:
     """Every story of the workspace, from both sources, and every file passed over.
 
@@ -44,13 +102,15 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
         groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
     """
-    bmad_result = bmad.load_stories(workspace)
+    bmad_result = load_bmad_plan(workspace)
     openspec_result = openspec.load_stories(workspace)
     stories: tuple[Story, ...] = bmad_result.stories + openspec_result.stories
     return StoryCatalog(
         stories=stories,
         skipped=bmad_result.skipped + openspec_result.skipped,
         warnings=bmad_result.warnings + openspec_result.warnings,
+        unreadable=bmad_result.unreadable + openspec_result.unreadable,
+        unattached=bmad_result.unattached + openspec_result.unattached,
     )
 
 
@@ -84,13 +144,19 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
         change_dir = workspace.root / workspace.config.paths_openspec / "changes" / change
         if change and "/" not in change and change_dir.is_dir():
             result = openspec.load_change(workspace, change_dir)
-            narrowed = StoryCatalog(result.stories, result.skipped, result.warnings)
+            narrowed = StoryCatalog(
+                result.stories, result.skipped, result.warnings, result.unreadable
+            )
             if any(s.id.lower() == wanted.lower() for s in narrowed.stories):
                 return narrowed
     elif normalize_key(wanted):
-        result = bmad.load_stories(workspace, only_key=normalize_key(wanted))
-        if len(result.stories) == 1 and result.stories[0].path is not None:
-            return StoryCatalog(result.stories, result.skipped, result.warnings)
+        result = load_bmad_plan(workspace, only_key=normalize_key(wanted))
+        if (
+            len(result.stories) == 1
+            and result.stories[0].path is not None
+            and not result.unreadable
+        ):
+            return StoryCatalog(result.stories, result.skipped, result.warnings, result.unreadable)
     return load_catalog(workspace)
 
 
@@ -119,3 +185,74 @@ def gather_story(
         catalog = load_catalog(workspace) if whole_epic else load_story_catalog(workspace, story_id)
     story = catalog.find(story_id)
     return story, (epic_stories(catalog, story) if whole_epic else (story,))
+
+
+RUN_WARNINGS = "run warnings"
+UNREADABLE = "unreadable plan entries"
+DRIFT = "statuses that drift"
+UNKNOWN_STATUS = "unknown statuses"
+OFF_GRAMMAR = "keys past BMAD's grammar"
+SKIPPED = "files passed over"
+UNATTACHED = "specs tied to no story"
+OTHER = "other notes"
+KINDS = (RUN_WARNINGS, UNREADABLE, DRIFT, UNKNOWN_STATUS, OFF_GRAMMAR, SKIPPED, UNATTACHED, OTHER)
+"""The kinds, in the order they are shown: what needs the user's eyes first."""
+
+
+@dataclass(frozen=True)
+class NoteGroup:
+    """The notes of one kind, each a readable line."""
+
+    kind: str
+    lines: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        """How many notes of this kind there are."""
+        return len(self.lines)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape used under ``"notes"``."""
+        return {"kind": self.kind, "count": self.count, "lines": list(self.lines)}
+
+
+def group_notes(catalog: StoryCatalog, run_warnings: Sequence[str] = ()) -> list[NoteGroup]:
+    """Every loading note of ``catalog`` (and a run's own warnings) grouped by kind, in
+    :data:`KINDS` order; kinds with no note are left out."""
+    found: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    found[RUN_WARNINGS].extend(run_warnings)
+    for entry in catalog.unreadable:
+        found[UNREADABLE].append(f"{entry.where}: {entry.reason}")
+    for story in catalog.stories:
+        for drift in story.status_drift:
+            found[DRIFT].append(f"story {story.id}: {drift}; {story.status_source} is used")
+        if not story.status_known:
+            found[UNKNOWN_STATUS].append(
+                f"story {story.id}: unknown status '{story.status}'"
+                + (f" ({story.status_source})" if story.status_source else "")
+                + "; shown as written, never as backlog or done"
+            )
+        if story.off_grammar:
+            found[OFF_GRAMMAR].append(f"story {story.id}: {story.off_grammar}")
+    claimed = {entry.path for entry in catalog.unreadable}
+    for skipped in catalog.skipped:
+        # A file that lost a two-way claim is already told, with the choice, as unreadable.
+        if skipped.path not in claimed:
+            found[SKIPPED].append(f"{skipped.path}: {skipped.reason}")
+    found[UNATTACHED].extend(
+        f"{path}: no story key; attach it in .promptdeck/config.toml" for path in catalog.unattached
+    )
+    found[OTHER].extend(catalog.warnings)
+    return [NoteGroup(kind, tuple(lines)) for kind, lines in found.items() if lines]
+
+
+def summary_lines(groups: Sequence[NoteGroup], details: str = "promptdeck doctor") -> list[str]:
+    """One line per kind with its count, and where the details are (``details``); a kind
+    with a single note shows the note itself."""
+    lines: list[str] = []
+    for group in groups:
+        if group.count == 1:
+            lines.append(group.lines[0])
+        else:
+            lines.append(f"{group.count} {group.kind} (details: {details})")
+    return lines

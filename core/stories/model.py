@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass, field
 
 from ..errors import StoryNotFound
 from .keys import normalize_key
 
 STATUSES = ("backlog", "ready-for-dev", "in-progress", "review", "done")
+
+LAYOUTS = ("classic", "spec", "bmad-spec", "v7", "openspec")
+"""How a story is kept on disk: a v6 story file (``classic``), a v6.3+ build spec
+(``spec``), a bmad-spec folder (``bmad-spec``), a v7 initiative ticket (``v7``) or an
+OpenSpec change (``openspec``)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,17 @@ class Story:
             file; for OpenSpec also proposal, design and spec files).
         requirements: OpenSpec requirements and scenarios of the story's change.
         change_dir: OpenSpec change folder, root-relative.
+        layout: how the story is kept on disk, one of :data:`LAYOUTS`.
+        status_source: root-relative ``path:line`` the status was read from ("" when the
+            status is a default, e.g. a story file with no ``Status:`` line).
+        status_drift: one readable line per source that disagrees with ``status``.
+        status_known: False when ``status`` is a value outside every known enum, kept
+            verbatim (never read as backlog or done).
+        off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
+            letter epic); empty when BMAD reads it too.
+        context_files: root-relative files a spec's ``context:`` list asks for.
+        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``): a
+            file whose name starts with one is that story's, never this one's.
     """
 
     id: str
@@ -72,6 +90,13 @@ class Story:
     files: tuple[str, ...] = ()
     requirements: tuple[Requirement, ...] = ()
     change_dir: str | None = None
+    layout: str = "classic"
+    status_source: str = ""
+    status_drift: tuple[str, ...] = ()
+    status_known: bool = True
+    off_grammar: str = ""
+    context_files: tuple[str, ...] = ()
+    nested_keys: tuple[str, ...] = ()
 
     @property
     def record_path(self) -> str | None:
@@ -84,6 +109,9 @@ class Story:
         story's records pile up in a file other stories share.
         """
         if self.source == "openspec" and self.change_dir:
+            if ":" not in self.id:
+                # A change with no tasks yet is one story of its own.
+                return f"{self.change_dir.rstrip('/')}/records/change.md"
             number = self.id.rsplit(":", 1)[-1]
             return f"{self.change_dir.rstrip('/')}/records/group-{number}.md"
         return self.path
@@ -98,6 +126,13 @@ class Story:
             "source": self.source,
             group_key: self.group,
             "path": self.path,
+            "layout": self.layout,
+            "status_source": self.status_source,
+            "status_known": self.status_known,
+            "status_drift": list(self.status_drift),
+            "off_grammar": self.off_grammar,
+            "files": list(self.files),
+            "context_files": list(self.context_files),
         }
 
 
@@ -114,12 +149,49 @@ class SkippedFile:
 
 
 @dataclass(frozen=True)
+class UnreadableEntry:
+    """A plan entry or file that could not be read as a story, and why.
+
+    Attributes:
+        path: root-relative file holding the entry (``sprint-status.yaml``, a story file, a
+            ``tickets.toml``).
+        line: 1-based line of the entry in ``path``, None when the whole file is meant.
+        reason: one readable line.
+        key: the story key the entry names, when it names one.
+    """
+
+    path: str
+    line: int | None
+    reason: str
+    key: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``path:line`` (or ``path`` alone when no line is known)."""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape used under ``"unreadable"``."""
+        return {"path": self.path, "line": self.line, "reason": self.reason, "key": self.key}
+
+
+@dataclass(frozen=True)
 class StoryCatalog:
-    """Every story of a workspace, in display order, and the files passed over."""
+    """Every story of a workspace, in display order, and the files passed over.
+
+    Attributes:
+        stories: every story, once.
+        skipped: files discovery passed over, with their reasons.
+        warnings: loading notes, one line each.
+        unreadable: plan entries and files that could not be read as stories.
+        unattached: root-relative quick specs tied to no story.
+    """
 
     stories: tuple[Story, ...]
     skipped: tuple[SkippedFile, ...] = ()
     warnings: tuple[str, ...] = field(default=())
+    unreadable: tuple[UnreadableEntry, ...] = ()
+    unattached: tuple[str, ...] = ()
 
     def find(self, query: str) -> Story:
         """The story whose id is ``query`` (``1.2`` = ``1-2``, case-insensitive).
@@ -136,10 +208,90 @@ class StoryCatalog:
             by_key = [s for s in self.stories if s.source == "bmad" and s.key == norm]
             if len(by_key) == 1:
                 return by_key[0]
-        known = ", ".join(s.id for s in self.stories[:8])
-        more = " …" if len(self.stories) > 8 else ""
-        raise StoryNotFound(f"no story '{query}' (known: {known or 'none'}{more})")
+        raise StoryNotFound(self._not_found(query))
+
+    def _not_found(self, query: str) -> str:
+        """Why ``query`` names no story: the plan entry that could not be read, with its
+        line, or the nearest known ids."""
+        wanted = normalize_key(query)
+        for entry in self.unreadable:
+            named = entry.key == wanted or (
+                entry.key is None and wanted and wanted in normalize_key(entry.reason)
+            )
+            if named:
+                return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
+        ids = [s.id for s in self.stories]
+        near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        if near:
+            return f"no story '{query}' (nearest: {', '.join(near)})"
+        known = ", ".join(ids[:8])
+        more = " …" if len(ids) > 8 else ""
+        return f"no story '{query}' (known: {known or 'none'}{more})"
 
     def in_group(self, group: str) -> tuple[Story, ...]:
         """Every story of one epic or change, in order."""
         return tuple(s for s in self.stories if s.group == group)
+
+
+LEGACY_STATUSES = {"drafted": "ready-for-dev", "contexted": "in-progress"}
+"""BMAD v6's older story statuses, read as its sprint planning reads them."""
+
+PLAN_BOARD = {
+    "draft": "backlog",
+    "blocked": "in-progress",
+    "in-review": "review",
+    "built": "review",
+}
+"""A v7 plan's statuses as BMAD's board shows them (``ready-for-dev``, ``in-progress`` and
+``done`` are the story statuses themselves)."""
+
+_SYNONYMS = {
+    # Hand-written and BMAD v4 story files: the same states in other words.
+    "todo": "backlog",
+    "approved": "ready-for-dev",
+    "ready": "ready-for-dev",
+    "inprogress": "in-progress",
+    "ready-for-review": "review",
+    "complete": "done",
+    "completed": "done",
+}
+# Emphasis and code marks around the word, a trailing remark in parentheses or after a dash
+# with spaces ("done (reviewed)", "Done - merged"), and leading marks such as ✅.
+_MARKS = re.compile(r"[*_`]+")
+_REMARK = re.compile(r"\s*(?:\(.*\)|\s[-–—]\s.*|<!--.*-->)\s*$")
+_LEADING = re.compile(r"^[^A-Za-z0-9]+")
+
+
+@dataclass(frozen=True)
+class StatusReading:
+    """What one written status means.
+
+    Attributes:
+        status: one of :data:`~.model.stories.STATUSES`, or the written value itself when unknown.
+        known: False when the value is outside every known vocabulary.
+        note: how the value was read when it is not a story status itself
+            (``legacy 'contexted' read as in-progress``); empty otherwise.
+    """
+
+    status: str
+    known: bool
+    note: str = ""
+
+
+def read_status(raw: str) -> StatusReading:
+    """Read one written status (a sprint-status value, a story file's ``Status:`` line, a
+    spec's or plan's ``status:``)."""
+    written = raw.strip()
+    cleaned = _LEADING.sub("", _REMARK.sub("", _MARKS.sub("", written)))
+    word = re.sub(r"[^a-z]+", "-", cleaned.lower()).strip("-")
+    if word in STATUSES:
+        return StatusReading(word, True)
+    if word in LEGACY_STATUSES:
+        status = LEGACY_STATUSES[word]
+        return StatusReading(status, True, f"legacy '{written}' read as {status}")
+    if word in PLAN_BOARD:
+        status = PLAN_BOARD[word]
+        return StatusReading(status, True, f"plan status '{written}' shown as {status}")
+    if word in _SYNONYMS:
+        return StatusReading(_SYNONYMS[word], True)
+    return StatusReading(written, False)

@@ -301,9 +301,76 @@ class _Files:
         )
 
 
+FRONT_MATTER_WORDS = {"review": "in-review"}
+"""Where a build spec's or a v7 plan's own word differs from the story status (BMAD's spec
+and plan enums say ``in-review``); every other status is written as it is."""
+
+
+def set_front_matter_status(text: str, status: str) -> tuple[str, int, str, str] | None:
+    """``text`` with its front matter's top-level ``status:`` value set to ``status``, in the
+    old value's quoting.
+
+    Returns:
+        ``(new text, line number, old line, new line)``; None when the file has no front
+        matter ``status:`` or already says ``status``.
+    """
+    lines = _split(text)
+    if not lines or lines[0][0].strip() != "---":
+        return None
+    for index in range(1, len(lines)):
+        body, ending = lines[index]
+        if body.strip() in ("---", "..."):
+            return None
+        match = _YAML_VALUE.match(body)
+        if match is None or body.startswith((" ", "\t")):
+            continue
+        if match.group("head").split(":", 1)[0].strip().strip("'\"") != "status":
+            continue
+        old = match.group("value")
+        if old.strip("'\"").lower() == status:
+            return None
+        new_body = match.group("head") + _yaml_scalar(old, status) + match.group("tail")
+        lines[index] = (new_body, ending)
+        return "".join(b + e for b, e in lines), index + 1, body, new_body
+    return None
+
+
+def status_owner(story: Story) -> str | None:
+    """The file whose front matter owns a story's status: a build spec (``spec``,
+    ``bmad-spec``) or a v7 plan; None for a classic story or when there is none yet."""
+    if story.layout == "v7":
+        return next((f for f in story.files if f.endswith("-plan.md")), None)
+    if story.layout in ("spec", "bmad-spec"):
+        return story.path
+    return None
+
+
+def _front_matter(files: _Files, story: Story, status: str) -> list[LineEdit]:
+    """Set the status in the front matter of the file that owns it (a build spec or a v7
+    plan), through the same guarded rewrite as every other write-back."""
+    owner = status_owner(story)
+    if owner is None:
+        what = "plan" if story.layout == "v7" else "spec file"
+        files.notes.append(f"story {story.id} has no {what} yet; its status is not written")
+        return []
+    text = files.text(owner)
+    word = FRONT_MATTER_WORDS.get(status, status)
+    changed = set_front_matter_status(text, word) if text is not None else None
+    if changed is None:
+        if text is not None:
+            files.notes.append(f"{owner}: no front matter status to change, or already {word}")
+        return []
+    if not files.write(owner, changed[0]):
+        return []
+    return [LineEdit(owner, *changed[1:])]
+
+
 def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> StatusUpdate:
-    edits: list[LineEdit] = []
     files = _Files(workspace)
+    if story.layout in ("v7", "bmad-spec"):
+        # Their status lives in the plan or the story spec alone: no sprint-status.yaml.
+        return files.update(story, phase, status, _front_matter(files, story, status))
+    edits: list[LineEdit] = []
     rel = f"{workspace.config.paths_artifacts.rstrip('/')}/{SPRINT_STATUS_NAME}"
     text = files.text(rel)
     if text is not None:
@@ -319,7 +386,9 @@ def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> Status
             files.notes.append(
                 f"{rel}: no entry for story {story.id} to change, or already {status}"
             )
-    if story.path is None:
+    if story.layout == "spec":
+        edits.extend(_front_matter(files, story, status))
+    elif story.path is None:
         files.notes.append(f"story {story.id} has no story file; no Status: line updated")
     else:
         text = files.text(story.path)

@@ -198,3 +198,12 @@ def test_diff_compares_runs_and_the_prompt_now(
     assert parts[("layer", "Layer-0A")]["change"] == "same"
     # One RUN: compared with the previous run of its phase.
     assert cli(root, "diff", second).stdout == cli(root, "diff", first, second).stdout
+
+
+def test_piped_prose_lines_are_never_broken(demo: Path) -> None:
+    done = cli(demo, "inspect", "1-3")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    system = next(line for line in lines if line.startswith("system prompt "))
+    # One line, whole, however long: Rich's 80-column default would have broken it.
+    assert system.endswith("(one argument)") and len(system) > 80

@@ -31,10 +31,10 @@ async def test_r_and_n_refuse_without_an_agent(project: Path) -> None:
             await pilot.press(key)
             await wait_for(pilot, lambda n=before: len(toasts.messages) > n, f"{key}'s answer")
             message = toasts.messages[-1]
-            # One line says it all; the toast's second line only points at the notices (w).
-            first, *rest = message.splitlines()
-            assert "no agent to run" in first and "--agent" in first
-            assert rest == ["(w: every notice of this session)"]
+            # One line says it all, ending with the key that reads every notice.
+            assert "\n" not in message
+            assert "no agent to run" in message and "--agent" in message
+            assert message.endswith("· w to read")
             assert not isinstance(app.screen, ConfirmRunScreen)
     assert run_folders(project) == []
     assert git(project, "status", "--porcelain", "--untracked-files=all") == ""

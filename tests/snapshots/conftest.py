@@ -13,6 +13,7 @@ from promptdeck.core.demo.bundle import prepare_demo
 @pytest.fixture(autouse=True)
 def _steady_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
 
 

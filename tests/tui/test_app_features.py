@@ -12,6 +12,7 @@ from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.export import EXPORT_NAMES, export_files, write_export
 from promptdeck.themes import THEMES
 from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.screens.copy_menu import CopyMenuScreen
 from promptdeck.tui.screens.export import ExportScreen
 from promptdeck.tui.screens.help import HelpScreen
 from promptdeck.tui.settings import load_settings, settings_path
@@ -88,7 +89,7 @@ async def test_export_writes_the_five_files_exactly_and_never_overwrites(demo_ro
 
 
 @run_async
-async def test_help_lists_every_key_and_y_copies_the_system_prompt(
+async def test_help_lists_every_key_and_y_offers_the_system_prompt(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No system clipboard here, whatever the machine has: the OSC 52 fallback is used.
@@ -102,7 +103,10 @@ async def test_help_lists_every_key_and_y_copies_the_system_prompt(
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.press("y")
-        await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, CopyMenuScreen), "the copy menu")
+        # path, layer text, user message, then the whole system prompt.
+        await pilot.press("down", "down", "down", "enter")
+        await wait_for(pilot, lambda: app.screen is screen, "the menu to close")
         assert screen.prompt is not None and copied == [screen.prompt.system]
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")

@@ -21,6 +21,9 @@ class Board:
     ) -> None:
         self.notices.extend(Notice(source, m, severity) for m in messages)
 
+    def acknowledge_notices(self) -> None:
+        self.notices.clear()
+
 
 def context(root: Path, *, stable: bool) -> DeckContext:
     return DeckContext(

@@ -4,7 +4,9 @@ warning of the session."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.screens.notices import Notice, NoticesScreen, notices_text
 from textual.widgets import Static
@@ -29,8 +31,8 @@ async def test_startup_warnings_make_one_toast_and_stay_readable(demo_root: Path
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.pause()
         toasts = shown.containing("loading the stories")
-        assert len(toasts) == 1 and "14 warnings" in toasts[0]
-        assert "(w:" in toasts[0]
+        assert len(toasts) == 1 and "14 new notes" in toasts[0]
+        assert "· w to read" in toasts[0] and "\n" not in toasts[0]
         assert len(app.notices) == 14
 
         await pilot.press("w")
@@ -63,5 +65,70 @@ def test_notices_read_as_plain_text_grouped_by_source() -> None:
     )
     plain = text.plain
     assert "[bold]not markup[/bold]" in plain
-    assert plain.index("stories") < plain.index("second") < plain.index("run 1-1 dev #1")
+    # The newest source first: the run above the startup notes.
+    assert plain.index("run 1-1 dev #1") < plain.index("stories") < plain.index("second")
     assert "✗ a run warning" in plain
+
+
+@run_async
+async def test_notes_read_once_stay_quiet_in_this_project_until_they_change(
+    demo_root: Path,
+) -> None:
+    _add_bad_entries(demo_root, 3)
+
+    app = make_app(demo_root)
+    shown = Toasts(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        assert shown.containing("loading the stories") == [
+            "loading the stories: 3 new notes · w to read"
+        ]
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
+        await app.workers.wait_for_complete()
+
+    again = make_app(demo_root)
+    shown_again = Toasts(again)
+    async with again.run_test(size=(120, 40)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        assert shown_again.containing("loading the stories") == []
+        assert len(again.notices) == 3  # still there to read
+
+    status = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
+    text = status.read_text(encoding="utf-8")
+    # One note changes (another entry named): only it is news.
+    status.write_text(text.replace("not a story 2:", "not a story 9:"), encoding="utf-8")
+    changed = make_app(demo_root)
+    shown_changed = Toasts(changed)
+    async with changed.run_test(size=(200, 50)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        toasts = shown_changed.containing("loading the stories")
+        assert len(toasts) == 1 and "'not a story 9'" in toasts[0]
+
+
+@run_async
+async def test_no_toast_outstays_the_limit(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptdeck.tui.app import TOAST_LIMIT_SECONDS
+    from textual.app import App
+
+    timeouts: dict[str, float | None] = {}
+    show = App.notify
+
+    def recorded(self: App[object], message: str, **options: Any) -> None:
+        # What the app hands Textual's own notify, the toast's real timeout.
+        timeouts[message] = options.get("timeout")
+        show(self, message, **options)
+
+    monkeypatch.setattr(App, "notify", recorded)
+    app = make_app(demo_root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        app.notify("a failure", severity="error", timeout=60)
+        app.notify("no timeout given", severity="error")
+        await pilot.pause()
+    assert timeouts["a failure"] == TOAST_LIMIT_SECONDS
+    assert timeouts["no timeout given"] == TOAST_LIMIT_SECONDS

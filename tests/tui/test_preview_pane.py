@@ -91,7 +91,7 @@ async def test_a_prompt_fills_the_tables_the_notes_the_title_and_the_meter(
         notes = text_of(pane, "#preview-notes")
         assert notes.startswith("[p] project on  [d] discovery on  [t] tech-spec off")
         assert not pane.query_one("#preview-notes").has_class("-error")
-        assert text_of(pane, "#preview-title") == f"Preview · {prompt.story.id} · dev · create"
+        assert text_of(pane, "#preview-title") == f"Preview · dev · {prompt.story.id} · create"
         reading = pane.query_one(MeterLine).reading
         assert reading is not None
         assert reading.system_bytes == prompt.system_meter.bytes

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from app_helpers import (
+    Toasts,
     main_screen,
     make_app,
     run_async,
@@ -364,11 +365,16 @@ async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
     before = outside.read_bytes()
     # Discovery refuses the linked file too, so the story is known by its own file's key.
     app = make_app(demo_root)
+    shown = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await _run_dev(pilot, app, "1.1", "the end of the run")
         result = screen.last_result
         assert result is not None and result.outcome == "status-failed"
-        toasts = [n for n in app._notifications if "status write-back failed" in n.message]
-        assert len(toasts) == 1 and "sprint-status.yaml" in toasts[0].message
-        assert toasts[0].severity == "error"
+        failed = [
+            (message, severity)
+            for message, severity in zip(shown.messages, shown.severities, strict=True)
+            if "status write-back failed" in message
+        ]
+        assert len(failed) == 1 and "sprint-status.yaml" in failed[0][0]
+        assert failed[0][1] == "error"
     assert outside.read_bytes() == before

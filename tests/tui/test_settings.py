@@ -70,3 +70,13 @@ def test_a_keymap_of_the_wrong_shape_is_ignored_with_a_notice(tmp_path: Path) ->
     loaded = load_settings(path)
     assert loaded.settings.keymap == {} and loaded.settings.theme == "promptdeck-light"
     assert loaded.notice is not None and "[keymap]" in loaded.notice
+
+
+def test_open_phase_is_read_and_an_unknown_phase_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    path.write_text('open_phase = "review"\n', encoding="utf-8")
+    assert load_settings(path).settings.open_phase == "review"
+    path.write_text('theme = "x"\nopen_phase = "lunch"\n', encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.settings.open_phase is None and loaded.settings.theme == "x"
+    assert loaded.notice is not None and "open_phase" in loaded.notice

@@ -443,3 +443,23 @@ def test_the_apply_policy_values_leave_the_callers_values_as_they_were() -> None
     assert values == {"story_id": "1-2"}
     assert applied["story_id"] == "1-2"
     assert {"allow_apply", "requires_validation", "writes", "stage", "validation"} <= set(applied)
+
+
+# --- the frozen service contract: compose_system_instruction(input=…) --------------------
+
+
+def test_the_frozen_input_keyword_and_its_alias_compose_the_same_layers() -> None:
+    data = ComposeInput.from_dict(seed_input())
+    by_keyword = compose_system_instruction(input=data)
+    by_alias = compose_system_instruction(compose_input=data)
+    assert (
+        signature(by_keyword) == signature(by_alias) == signature(compose_system_instruction(data))
+    )
+
+
+def test_giving_no_input_or_both_names_is_a_type_error() -> None:
+    data = ComposeInput.from_dict(seed_input())
+    with pytest.raises(TypeError, match="input="):
+        compose_system_instruction()
+    with pytest.raises(TypeError, match="input="):
+        compose_system_instruction(input=data, compose_input=data)

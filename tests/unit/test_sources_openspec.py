@@ -116,11 +116,12 @@ def test_files_are_the_change_documents_that_exist(tmp_path: Path) -> None:
     # tasks.md is the story's path, not one of its injected files: the prompt carries the
     # story's own group of it.
     assert first.path == f"{CHANGE}/tasks.md"
+    # In the order of OpenSpec's default schema: proposal, specs, design.
     assert first.files == (
         f"{CHANGE}/proposal.md",
-        f"{CHANGE}/design.md",
         f"{CHANGE}/specs/audit/spec.md",
         f"{CHANGE}/specs/auth/spec.md",
+        f"{CHANGE}/design.md",
     )
     # A story's record file joins its files once a phase has written it.
     assert first.record_path == f"{CHANGE}/records/group-1.md"

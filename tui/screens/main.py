@@ -12,7 +12,9 @@ Core does the work.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 from promptdeck.core.cost import cache_row
@@ -20,11 +22,22 @@ from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
+from promptdeck.core.project import editor_argv
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult
-from promptdeck.core.stories import Story, StoryCatalog, load_catalog, where_stories_come_from
+from promptdeck.core.records import RunResult, unwritten_status
+from promptdeck.core.stories import (
+    WATCH_LIMIT,
+    PlanSnapshot,
+    Story,
+    StoryCatalog,
+    group_notes,
+    load_catalog,
+    plan_paths,
+    take_snapshot,
+    where_stories_come_from,
+)
 from textual import on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive, var
@@ -35,7 +48,9 @@ from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns
+from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
+from ..widgets.layers_table import LayersTable
 from ..widgets.phase_panel import PhasePanel
 from ..widgets.phases_pane import PhasesPane
 from ..widgets.preview_pane import PreviewPane
@@ -43,6 +58,7 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
+from .copy_menu import CopyMenuScreen
 from .export import ExportScreen
 from .file_picker import FilePickerScreen
 from .help import HelpScreen, as_bound_now
@@ -52,6 +68,14 @@ from .text_view import TextViewScreen
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
+
+STORIES_SHARE = (0.21, 0.30)
+"""The Stories region's share of a wide terminal: at least the first, widening up to the second
+when the titles need it (the preview keeps the rest)."""
+
+PLAN_POLL_SECONDS = 1.0
+"""How often the plan files are checked for changes made outside the app (see
+:mod:`promptdeck.core.stories.plan_snapshot` for why this polls)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
@@ -80,6 +104,9 @@ class MainScreen(Screen[None]):
         """The session this screen works in."""
         self.catalog: StoryCatalog | None = None
         self.set_reactive(MainScreen.delivery, context.workspace.config.delivery)
+        self._plan: tuple[list[str], PlanSnapshot] | None = None
+        """The plan paths watched and how they looked when the catalog was last read."""
+        self._bound_said = False
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -139,11 +166,27 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = header_info(self.context)
         self.on_resize()
         self._load_catalog()
+        self.set_interval(PLAN_POLL_SECONDS, self._poll_plan, name="plan-poll")
 
     def on_resize(self) -> None:
         """Fold the phase region away on narrow terminals."""
         self.set_class(self.size.width < NARROW_WIDTH, "-narrow")
+        self._fit_stories()
         self._show_view_bar()
+
+    def _fit_stories(self) -> None:
+        """On a wide terminal, widen the tree to its titles, up to a share of the screen; on a
+        narrow one (or alone on screen), the stylesheet's widths hold."""
+        styles = self.stories_pane.styles
+        total = self.size.width
+        if self.has_class("-narrow") or self.view != "all" or total == 0:
+            styles.clear_rule("width")
+            styles.clear_rule("max_width")
+            return
+        least, most = (round(total * share) for share in STORIES_SHARE)
+        width = max(least, min(self.stories_pane.natural_width(), most))
+        styles.width = width
+        styles.max_width = width
 
     def _show_view_bar(self) -> None:
         suggestion = self.phases.choice.suggestion
@@ -163,6 +206,7 @@ class MainScreen(Screen[None]):
         """Show one region, or all of them."""
         for name in VIEWS[1:]:
             self.set_class(view == name, f"-solo-{name}")
+        self._fit_stories()
         self._show_view_bar()
         self.phases.solo = view == "phases"
         if view == "stories":
@@ -181,26 +225,57 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Loading stories",
     )
-    def _load_catalog(self, follow_flow: bool = False) -> None:
+    def _load_catalog(self, follow_flow: bool = False, finished: RunResult | None = None) -> None:
+        workspace = self.context.workspace
         try:
-            catalog = load_catalog(self.context.workspace)
+            catalog = load_catalog(workspace)
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
-        self.app.call_from_thread(self._catalog_loaded, catalog, follow_flow)
+        paths = plan_paths(workspace, catalog)
+        plan = (paths, take_snapshot(workspace, paths))
+        unwritten = None
+        if finished is not None and finished.outcome == "success":
+            unwritten = unwritten_status(finished.run_dir, workspace.root)
+        self.app.call_from_thread(
+            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten
+        )
 
-    def _catalog_loaded(self, catalog: StoryCatalog, follow_flow: bool = False) -> None:
+    def _catalog_loaded(
+        self,
+        catalog: StoryCatalog,
+        follow_flow: bool = False,
+        plan: tuple[list[str], PlanSnapshot] | None = None,
+        finished: RunResult | None = None,
+        unwritten: str | None = None,
+    ) -> None:
         reload = self.catalog is not None
         self.catalog = catalog
+        self._plan = plan
+        if plan is not None and plan[1].left_out and not self._bound_said:
+            self._bound_said = True
+            self.context.board.add_notices(
+                "watching the plan",
+                [f"{plan[1].total} plan files: changes to the first {WATCH_LIMIT} are followed"],
+            )
+        if finished is not None:
+            flags = {k: v for k, v in self.stories_pane.flags.items() if k != finished.story_id}
+            if unwritten:
+                flags[finished.story_id] = "status not written back"
+                self.context.board.add_notices(f"run {finished.story_id}", [unwritten])
+            self.stories_pane.set_reactive(StoriesPane.flags, flags)
         current = self.story.id if self.story else None
         kept = next((s for s in catalog.stories if s.id == current), None)
         chosen = kept or (catalog.stories[0] if catalog.stories else None)
         # The cursor's story first: the tree is rebuilt with the cursor on it.
         self.stories_pane.current = chosen.id if chosen else None
+        self.stories_pane.unreadable = catalog.unreadable
         self.stories_pane.stories = catalog.stories
+        self._fit_stories()
         if not reload:
-            # One toast for them all; the notices screen (w) keeps each of them.
-            self.context.board.add_notices("loading the stories", list(catalog.warnings))
+            # One toast for them all; the notices screen (w) keeps each of them, by kind.
+            notes = [f"{g.kind}: {line}" for g in group_notes(catalog) for line in g.lines]
+            self.context.board.add_notices("loading the stories", notes)
         if chosen is None:
             # Nothing to compose: the preview says what promptdeck looks for instead.
             self.preview.no_stories = tuple(where_stories_come_from(self.context.workspace))
@@ -214,6 +289,44 @@ class MainScreen(Screen[None]):
                 self.request_compose()
         else:
             self.story = chosen
+
+    def _poll_plan(self) -> None:
+        """Every :data:`PLAN_POLL_SECONDS`: look for plan files changed outside the app."""
+        plan = self._plan
+        # One check at a time, and none while the catalog is read: a check is never cancelled
+        # half-way (someone may be waiting on it), a slow one just skips a beat.
+        busy = any(
+            w.group in ("catalog", "plan-watch") and not w.is_finished for w in self.app.workers
+        )
+        if plan is not None and not busy:
+            self._check_plan(plan)
+
+    @work(
+        thread=True,
+        group="plan-watch",
+        exit_on_error=False,
+        description="Checking the plan files",
+    )
+    def _check_plan(self, plan: tuple[list[str], PlanSnapshot]) -> None:
+        paths, before = plan
+        now = take_snapshot(self.context.workspace, paths)
+        changed = now.changed_since(before)
+        if not changed:
+            return
+        refused = [line for line in now.problems() if line.split(": ", 1)[0] in changed]
+        if refused:
+            self.app.call_from_thread(self._plan_refused, (paths, now), refused)
+        else:
+            self.app.call_from_thread(self._load_catalog)
+
+    def _plan_refused(self, plan: tuple[list[str], PlanSnapshot], refused: list[str]) -> None:
+        # The guarded reader would not read it: keep the tree as it was, say so once (the
+        # refused state becomes the one compared against, so a fix is seen as a change).
+        self._plan = plan
+        more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        self.context.board.add_notices(
+            "watching the plan", [f"{refused[0]}{more}; the tree keeps its last good state"]
+        )
 
     def action_filter(self) -> None:
         """Open the filter box."""
@@ -295,6 +408,8 @@ class MainScreen(Screen[None]):
         self.query_one(WorkspaceHeader).info = header_info(self.context, prompt)
         self.preview.delta = delta
         self.preview.counted = counted
+        request = prompt.request
+        self.preview.why = self.phases.choice.why_shown(request.phase, request.mode)
         self.preview.prompt = prompt
         if counted:
             self._measure_cache(prompt.request)
@@ -420,7 +535,7 @@ class MainScreen(Screen[None]):
         self.refresh_bindings()
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
-        self._load_catalog(follow_flow=True)
+        self._load_catalog(follow_flow=True, finished=event.result)
 
     def _run_started(self) -> None:
         self.phases.status_kept = False
@@ -454,9 +569,105 @@ class MainScreen(Screen[None]):
         """``h``: the runs of this workspace."""
         self.app.push_screen(RunHistoryScreen(self.context))
 
-    def action_copy_system(self) -> None:
-        """``y``: the exact system prompt to the clipboard."""
-        self.preview.copy_system()
+    def selected_file(self) -> str:
+        """The project file the selection points at (relative to the root), or one line saying
+        why there is none: the files table's row when it has the focus, the layer's source
+        when the layers table has it, else the story's own file."""
+        focused = self.focused
+        story = self.story
+        if isinstance(focused, FilesTable) and self.preview.file_under_cursor is not None:
+            item = self.preview.file_under_cursor
+            if item.status == "outside-project":
+                return f"! {item.path} lies outside the project: not opened"
+            return item.path
+        if isinstance(focused, LayersTable) and self.preview.layer_under_cursor is not None:
+            layer = self.preview.layer_under_cursor
+            if layer.source and self._project_file(layer.source):
+                return layer.source
+            return (
+                f"! {layer.layer_id} comes from {layer.source or 'no file'}, not a project file "
+                "(a template is overridden by a copy in .promptdeck/templates/)"
+            )
+        if story is None:
+            return "! no story selected"
+        if story.path is None:
+            return f"! story {story.id} has no file of its own"
+        return story.path
+
+    def _project_file(self, relpath: str) -> bool:
+        workspace = self.context.workspace
+        path = workspace.path(relpath)
+        return workspace.contains(path) and path.is_file()
+
+    def action_open_in_editor(self) -> None:
+        """``o``: the selected file in ``$EDITOR``; the app resumes on the same story."""
+        target = self.selected_file()
+        if target.startswith("! "):
+            self.notify(target[2:], severity="warning")
+            return
+        argv = editor_argv(self.context.workspace.path(target))
+        if isinstance(argv, str):
+            self.notify(argv, severity="warning")
+            return
+        problem = self._run_editor(argv)
+        if problem:
+            self.notify(problem, severity="warning")
+
+    def _run_editor(self, argv: list[str]) -> str | None:
+        # The editor owns the terminal while it runs: the app is suspended, not racing it.
+        # Where the app cannot suspend (no real terminal: a test, a web session), the editor
+        # still gets the file, with no terminal of its own.
+        name = Path(argv[0]).name
+        try:
+            try:
+                with self.app.suspend():
+                    code = subprocess.run(argv, check=False).returncode
+            except SuspendNotSupported:
+                code = subprocess.run(
+                    argv, check=False, stdin=subprocess.DEVNULL, capture_output=True
+                ).returncode
+        except OSError as exc:
+            return f"the editor {name} could not start: {exc.strerror or exc}"
+        if code != 0:
+            return f"the editor {name} exited with status {code}"
+        return None
+
+    def copy_choices(self) -> list[tuple[str, str]]:
+        """What ``y`` offers now, as (choice, label)."""
+        choices: list[tuple[str, str]] = []
+        target = self.selected_file()
+        if not target.startswith("! "):
+            choices.append(("path", f"file path   {target}"))
+        layer = self.preview.layer_under_cursor
+        if layer is not None:
+            choices.append(("layer", f"layer text  {layer.layer_id} · {layer.title}"))
+        prompt = self.prompt
+        if prompt is not None:
+            choices.append(("user", f"user message ({len(prompt.user.encode()):,} bytes)"))
+            choices.append(("system", f"system prompt ({prompt.system_meter.bytes:,} bytes)"))
+        return choices
+
+    def action_copy(self) -> None:
+        """``y``: a menu — the file path, a layer's text, the user message, the system prompt."""
+        choices = self.copy_choices()
+        if not choices:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        self.app.push_screen(CopyMenuScreen(choices), self.copy_choice)
+
+    def copy_choice(self, choice: str | None) -> None:
+        """Copy what ``choice`` names (an id from :meth:`copy_choices`)."""
+        prompt = self.prompt
+        if choice == "path":
+            target = self.selected_file()
+            self.preview.copy(target, f"path {target}")
+        elif choice == "layer" and self.preview.layer_under_cursor is not None:
+            layer = self.preview.layer_under_cursor
+            self.preview.copy(layer.content, f"{layer.layer_id} text ({layer.bytes:,} bytes)")
+        elif choice == "user" and prompt is not None:
+            self.preview.copy(prompt.user, f"user message ({len(prompt.user.encode()):,} bytes)")
+        elif choice == "system" and prompt is not None:
+            self.preview.copy(prompt.system, f"system prompt ({prompt.system_meter.bytes:,} bytes)")
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
@@ -480,6 +691,8 @@ class MainScreen(Screen[None]):
     def action_notices(self) -> None:
         """``w``: every notice of the session."""
         self.app.push_screen(NoticesScreen(self.context.board.notices))
+        # Read once: the same notes stay quiet at the next start, until they change.
+        self.context.board.acknowledge_notices()
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""

@@ -1,10 +1,13 @@
 """Every notice of the session (startup warnings, run warnings, errors), kept to be read
-again: a toast says how many there are, this screen says what they are."""
+again: a one-line toast says how many are new, this screen says what they are — the newest
+source first (the last run's warnings above the startup notes), notes of one kind together
+under a line with their count."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,29 +25,72 @@ class Notice:
         source: where it came from (``stories``, ``run 1-1 dev``, ``settings``).
         text: the message, as plain text.
         severity: ``information``, ``warning`` or ``error``.
+        kind: what sort of note it is (``skipped``, ``unknown-status`` …), when its sender
+            says; notes of one kind are listed together.
     """
 
     source: str
     text: str
     severity: str = "warning"
+    kind: str = ""
+
+
+@runtime_checkable
+class KindedNote(Protocol):
+    """A note that says what kind it is (a loading note grouped by kind, with a summary)."""
+
+    @property
+    def kind(self) -> str:
+        """What sort of note it is."""
+
+    @property
+    def summary(self) -> str:
+        """The note as one line."""
+
+
+def as_notices(
+    source: str, messages: Sequence[str | KindedNote], severity: str = "warning"
+) -> list[Notice]:
+    """``messages`` (plain lines or kinded notes) as notices, each text once, empty ones left
+    out."""
+    notices: dict[str, Notice] = {}
+    for message in messages:
+        if isinstance(message, str):
+            notice = Notice(source, message, severity)
+        else:
+            notice = Notice(source, message.summary, severity, message.kind)
+        if notice.text and notice.text not in notices:
+            notices[notice.text] = notice
+    return list(notices.values())
 
 
 SEVERITY_MARKS = {"information": "·", "warning": "⚠", "error": "✗"}
 
 
 def notices_text(notices: list[Notice]) -> Text:
-    """The notices grouped by source, in the order they came (plain text, never markup)."""
+    """The notices grouped by source, the newest source first (plain text, never markup);
+    within a source, notes of one kind follow a line naming the kind and its count."""
     if not notices:
         return Text("No notices in this session.", style="dim")
-    text = Text()
-    source = None
+    groups: dict[str, list[Notice]] = {}
     for notice in notices:
-        if notice.source != source:
-            if source is not None:
-                text.append("\n")
-            source = notice.source
-            text.append(f"{source}\n", style="bold")
-        text.append(f"  {SEVERITY_MARKS.get(notice.severity, '·')} {notice.text}\n")
+        groups.setdefault(notice.source, []).append(notice)
+    text = Text()
+    for source, group in reversed(groups.items()):
+        if text:
+            text.append("\n")
+        text.append(f"{source}\n", style="bold")
+        kinds: dict[str, list[Notice]] = {}
+        for notice in group:
+            kinds.setdefault(notice.kind, []).append(notice)
+        for kind, members in kinds.items():
+            indent = "  "
+            if kind:
+                text.append(f"  {kind} ({len(members)})\n", style="italic")
+                indent = "    "
+            for notice in members:
+                mark = SEVERITY_MARKS.get(notice.severity, "·")
+                text.append(f"{indent}{mark} {notice.text}\n")
     text.rstrip()
     return text
 

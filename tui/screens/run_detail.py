@@ -107,6 +107,7 @@ class RunDetailScreen(Screen[None]):
         signals = "\n".join(json.dumps(dict(s), ensure_ascii=False) for s in run.signals)
         # The result tab shows the record whole, as it is on disk, below its summary.
         raw = json.dumps(dict(run.result), indent=2) if run.result else "(no result yet)"
+        raw = "result.json, as recorded:\n" + raw
         with TabbedContent(id="detail-tabs", initial="detail-result"):
             with TabPane("Result", id="detail-result"):
                 yield TextViewer(printable(result_summary(run) + "\n\n" + raw))
@@ -121,7 +122,8 @@ class RunDetailScreen(Screen[None]):
                 yield TextViewer(_read(run.dir / "user.md"))
             with TabPane("Signals", id="detail-signals"):
                 yield TextViewer(printable(signals) or "(no signals)")
-        yield Footer()
+        # The app's own ``^p Palette`` binding is in the footer already: not Textual's too.
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         """Fill the readable stream and mark the signals the run counted."""
@@ -152,7 +154,7 @@ def result_summary(run: RunInfo) -> str:
         lines.append(f"message         {result.message}")
     lines.append(f"process exit    {result.process_exit}")
     for label, value in (
-        ("duration", result.duration_s),
+        ("duration", f"{result.duration_s:.1f} s" if result.duration_s is not None else None),
         ("cost (USD)", cost_label(result.cost_usd) if result.cost_usd is not None else None),
         ("tokens", result.usage.describe() if result.usage is not None else None),
         ("session", result.session_id),

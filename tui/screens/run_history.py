@@ -121,7 +121,8 @@ class RunHistoryScreen(Screen[None]):
         yield Static("loading runs…", id="history-empty")
         table: DataTable[Text] = DataTable(id="history-table", cursor_type="row")
         yield table
-        yield Footer()
+        # The app's own ``^p Palette`` binding is in the footer already: not Textual's too.
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         """Set up the columns and read the runs."""

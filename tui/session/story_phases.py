@@ -14,7 +14,7 @@ from promptdeck.core.injection import Selection
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import Config, Workspace
 from promptdeck.core.prompt import PARTY_PHASES, FailureInfo, PromptRequest, default_variant
-from promptdeck.core.records import list_runs
+from promptdeck.core.records import OpeningPhase, list_runs, opening_phase
 from promptdeck.core.run import StoryFlow, Suggestion, flow_for, last_failure
 from promptdeck.core.stories import Story, StoryCatalog
 
@@ -30,24 +30,30 @@ class FlowReading:
         flow: its phase states and the suggested next phase.
         attempts: attempts so far per phase.
         failure: what the failure-analysis phase would be told, if anything failed.
+        opening: the phase (and mode) the story opens on, and why.
     """
 
     story_id: str
     flow: StoryFlow
     attempts: Mapping[str, int]
     failure: FailureInfo | None
+    opening: OpeningPhase
 
 
-def read_flow(workspace: Workspace, catalog: StoryCatalog, story: Story) -> FlowReading:
-    """Read ``story``'s flow, attempts and last failure (blocking: it reads the run folders,
-    once for all three)."""
+def read_flow(
+    workspace: Workspace, catalog: StoryCatalog, story: Story, open_phase: str | None = None
+) -> FlowReading:
+    """Read ``story``'s flow, attempts, last failure and opening phase (blocking: it reads
+    the run folders, once for all of them). ``open_phase``: the user's setting, if any."""
     runs = list_runs(workspace.root)
     flow = flow_for(workspace, catalog, story, runs)
     attempts: dict[str, int] = {}
     for run in runs:
         if run.story.lower() == story.id.lower():
             attempts[run.phase] = run.attempt
-    return FlowReading(story.id, flow, attempts, last_failure(workspace, story.id, runs))
+    failure = last_failure(workspace, story.id, runs)
+    opening = opening_phase(story, flow, runs, always=open_phase)
+    return FlowReading(story.id, flow, attempts, failure, opening)
 
 
 def phases_title(story: Story | None, phase: str, mode: str, *, solo: bool = False) -> str:
@@ -66,8 +72,10 @@ class PhaseChoice:
         config: the workspace's config (its ``[party]`` defaults).
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, open_phase: str | None = None) -> None:
         self._config = config
+        self.open_phase = open_phase
+        """The user's ``open_phase`` setting: every story opens on it (None: the flow's)."""
         self.reading: FlowReading | None = None
         """The selected story's flow, once read (None while it is read)."""
         self.variants: dict[str, str] = {}
@@ -94,6 +102,16 @@ class PhaseChoice:
             return None
         self.variants[phase] = "standard" if self.variant_of(phase) == "party" else "party"
         return self.variants[phase]
+
+    def why_shown(self, phase: str, mode: str) -> str:
+        """Why the preview shows ``phase`` in ``mode``: the opening's reason while it is the
+        phase the story opened on, else ``chosen`` (the user moved to it)."""
+        if self.reading is None:
+            return ""
+        opening = self.reading.opening
+        if (opening.phase, opening.mode) == (phase, mode):
+            return opening.why
+        return "chosen"
 
     def why_nothing_suggested(self) -> str:
         """Why the flow suggests no phase: its note, or that it is still being read."""

@@ -4,6 +4,7 @@ largest first, with the warning, argv and error lines on the same scale (drawn b
 from __future__ import annotations
 
 from promptdeck.core.prompt import FILLS, ComposedPrompt, chart_lines, composition_of
+from promptdeck.core.tokens import ContextUse
 from rich.text import Text
 from textual.geometry import Size
 from textual.reactive import reactive
@@ -28,6 +29,8 @@ class CompositionChart(Widget):
 
     prompt: reactive[ComposedPrompt | None] = reactive(None, layout=True)
     measure: reactive[str] = reactive("tokens", layout=True)
+    context: reactive[ContextUse | None] = reactive(None, layout=True)
+    """The prompt's place in the model's context window (None until tokens are counted)."""
 
     def lines(self, width: int) -> list[str]:
         """The chart's lines at ``width`` (bytes while tokens are not counted yet)."""
@@ -41,7 +44,7 @@ class CompositionChart(Widget):
         lines = chart_lines(chart, width)
         other = "bytes" if measure == "tokens" else "tokens"
         note = "≈ lines placed at this prompt's bytes per token · " if chart.estimated else ""
-        return [*lines, "", f"{note}b again: by {other}"]
+        return [*context_lines(self.context, width), *lines, "", f"{note}b again: by {other}"]
 
     def render(self) -> Text:
         """Plain lines; the bar's fills are coloured apart by the theme's colours."""
@@ -58,3 +61,22 @@ class CompositionChart(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many rows as the chart has lines."""
         return len(self.lines(max(width - SCROLLBAR_ROOM, 30)))
+
+
+def context_lines(use: ContextUse | None, width: int) -> list[str]:
+    """The context window, before the run: one bar (prompt, client overhead, free) and the
+    figures, the overhead said to be measured or estimated."""
+    if use is None:
+        return ["context window: waiting for the token count", ""]
+    cells = max(width - 2, 10)
+    prompt = min(round(use.prompt_tokens / use.window * cells), cells)
+    overhead = min(round(use.overhead / use.window * cells), cells - prompt)
+    bar = "█" * prompt + "▒" * overhead + "░" * (cells - prompt - overhead)
+    how = "measured" if use.overhead_measured else "estimate"
+    return [
+        f"context window {use.window:,} tok · {use.share:.0%} used before the run",
+        bar,
+        f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  "
+        f"░ free {use.free:,}",
+        "",
+    ]

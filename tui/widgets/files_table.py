@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from promptdeck.core.injection import InjectedFile
+from promptdeck.core.textfit import shorten_paths
 from rich.text import Text
 from textual.message import Message
 
 from ...core.terminal import printable_line
 from ...core.units import human_bytes, human_tokens
 from ..format import share_bar
-from .fitted_table import Cell, ColumnSpec, FittedTable, ellipsize_path
+from .fitted_table import Cell, ColumnSpec, FittedTable
 
 BAR_WIDTH = 6
 
@@ -23,8 +24,9 @@ STATUS_LABELS = {"outside-project": "outside"}
 
 
 class FilesTable(FittedTable):
-    """Path, category, status, bytes, tokens and a share bar; files left out are dimmed with
-    their reason. Enter on a row asks to show the file's text."""
+    """Path, category, status, bytes, tokens, a share bar and why the file is there (own key,
+    heading, category pattern, …); files left out are dimmed with their reason. Enter on a
+    row asks to show the file's text."""
 
     DEFAULT_CSS = """
     FilesTable {
@@ -39,7 +41,7 @@ class FilesTable(FittedTable):
         ColumnSpec("bytes", "bytes", 9, right=True),
         ColumnSpec("tokens", "tokens", 6, right=True, drop_below=66),
         ColumnSpec("share", "bar", BAR_WIDTH, drop_below=88),
-        ColumnSpec("reason", "reason", None, minimum=12, weight=2),
+        ColumnSpec("why", "why", None, minimum=12, weight=2),
     )
 
     @dataclass
@@ -60,6 +62,7 @@ class FilesTable(FittedTable):
     def show_files(self, files: Sequence[InjectedFile], total_bytes: int) -> None:
         """Replace the rows; files left out are dimmed and say why."""
         self._shown_files = tuple(files)
+        paths = tuple(printable_line(item.path) for item in self._shown_files)
         rows: list[tuple[str, tuple[Cell, ...]]] = []
         for index, item in enumerate(self._shown_files):
             dim = "" if item.included else "dim"
@@ -70,7 +73,7 @@ class FilesTable(FittedTable):
                 found = ", ".join(f"line {f.line} {f.kind}" for f in item.secrets)
                 flags = f" ⚠ likely secrets: {found}"
             cells = (
-                partial(_path_cell, item.path, dim),
+                partial(_path_cell, paths, index, dim),
                 Text(CATEGORY_LABELS.get(item.category, item.category), style=dim, no_wrap=True),
                 Text(
                     "⚠ secret" if secret else STATUS_LABELS.get(item.status, item.status),
@@ -83,7 +86,9 @@ class FilesTable(FittedTable):
                 ),
                 Text(share_bar(item.bytes if item.included else 0, total_bytes, BAR_WIDTH)),
                 Text(
-                    printable_line(item.reason + flags),
+                    # Why the file is a candidate (own key, heading, category pattern, …),
+                    # then what became of it.
+                    printable_line((f"{item.why}: " if item.why else "") + item.reason + flags),
                     style="red" if secret else dim,
                     overflow="ellipsis",
                     no_wrap=True,
@@ -99,6 +104,7 @@ class FilesTable(FittedTable):
             self.post_message(self.FileChosen(self._shown_files[event.index]))
 
 
-def _path_cell(path: str, style: str, width: int) -> Text:
-    # Cut from the middle: the file name is what tells files apart.
-    return Text(ellipsize_path(printable_line(path), width), style=style, no_wrap=True)
+def _path_cell(paths: tuple[str, ...], index: int, style: str, width: int) -> Text:
+    # Cut from the middle, and never so that two rows read the same: the file name is what
+    # tells files apart.
+    return Text(shorten_paths(paths, width)[index], style=style, no_wrap=True)

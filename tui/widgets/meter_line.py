@@ -21,6 +21,8 @@ LEVEL_WORDS = {
     "warning": "over warn",
     "error": "over error: cannot run",
 }
+COMPACT_LEVEL_WORDS = {"ok": "ok", "warning": "warn", "error": "error"}
+"""The level in a narrow meter (80 columns), where the bar keeps the room."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,18 @@ class MeterReading:
         return human_tokens(self.system_tokens)
 
 
+@dataclass(frozen=True)
+class _MeterParts:
+    """The words around the two bars, at one width (full or compact)."""
+
+    injection_head: Text
+    injection_tail: Text
+    system_head: Text
+    system_tail: Text
+    heads: int
+    tails: int
+
+
 class MeterLine(Widget):
     """Two lines: the totals with the last delta, then a bar with the three lines marked."""
 
@@ -109,42 +123,17 @@ class MeterLine(Widget):
         if reading is None:
             return Text(self.placeholder, style="dim")
         width = max(self.size.width - 2, 30)
-        level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
-        injection_head = Text.assemble(
-            ("injection ", "dim"),
-            (human_bytes(reading.injection_bytes), level_style),
-            " ",
-            (LEVEL_WORDS.get(reading.level, reading.level), level_style),
-            " ",
-        )
-        injection_tail = (
-            f" warn {human_bytes(reading.warn_bytes)} · error {human_bytes(reading.error_bytes)}"
-        )
-        system_head = Text.assemble(
-            ("system ", "dim"),
-            (human_bytes(reading.would_send_bytes), "bold"),
-            " ",
-            (reading.tokens_text, "bold"),
-            (" tok ", "dim"),
-        )
-        system_tail = Text(f" argv {human_bytes(ARGV_LIMIT_BYTES)}", style="dim")
-        if reading.delta:
-            system_tail.append("  Δ ", style="dim")
-            system_tail.append(
-                reading.delta, style=self.get_component_rich_style("meter-line--delta")
-            )
-        # Both bars get the same number of cells, so they line up.
-        heads = max(injection_head.cell_len, system_head.cell_len)
-        tails = max(len(injection_tail), system_tail.cell_len)
-        cells = width - heads - tails
+        over_argv = reading.would_send_bytes > ARGV_LIMIT_BYTES
+        parts = self._parts(reading, compact=False)
+        cells = width - parts.heads - parts.tails
         if cells < MIN_BAR_CELLS:
-            injection_tail = " warn · error"
-            cells = max(width - heads - max(len(injection_tail), system_tail.cell_len), 0)
-        injection_head.pad_right(heads - injection_head.cell_len)
-        system_head.pad_right(heads - system_head.cell_len)
+            # Narrow: short words and bare limits, so the bars stay (they say more at a glance
+            # than the figures do).
+            parts = self._parts(reading, compact=True)
+            cells = max(width - parts.heads - parts.tails, 0)
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append_text(injection_head)
-        if cells >= MIN_BAR_CELLS:
+        text.append_text(parts.injection_head)
+        if cells >= MIN_BAR_CELLS // 2:
             text.append_text(
                 self._bar(
                     reading.injection_bytes,
@@ -154,19 +143,66 @@ class MeterLine(Widget):
                     reading.level,
                 )
             )
-        text.append(injection_tail, style="dim")
+        text.append_text(parts.injection_tail)
         text.append("\n")
-        text.append_text(system_head)
-        if cells >= MIN_BAR_CELLS:
+        text.append_text(parts.system_head)
+        if cells >= MIN_BAR_CELLS // 2:
             size = reading.would_send_bytes
-            level = "error" if size > ARGV_LIMIT_BYTES else "ok"
+            level = "error" if over_argv else "ok"
             text.append_text(
                 self._bar(
                     size, (ARGV_LIMIT_BYTES,), max(ARGV_LIMIT_BYTES, size) * 1.1, cells, level
                 )
             )
-        text.append_text(system_tail)
+        text.append_text(parts.system_tail)
         return text
+
+    def _parts(self, reading: MeterReading, *, compact: bool) -> _MeterParts:
+        level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
+        error_style = self.get_component_rich_style("meter-line--error")
+        words = COMPACT_LEVEL_WORDS if compact else LEVEL_WORDS
+        injection_head = Text.assemble(
+            ("inj " if compact else "injection ", "dim"),
+            (human_bytes(reading.injection_bytes), level_style),
+            " ",
+            (words.get(reading.level, reading.level), level_style),
+            " ",
+        )
+        if compact:
+            injection_tail = Text(" warn·error", style="dim")
+        else:
+            injection_tail = Text(
+                f" warn {human_bytes(reading.warn_bytes)} · "
+                f"error {human_bytes(reading.error_bytes)}",
+                style="dim",
+            )
+        if reading.level == "error":
+            # The error line is crossed: the limit it names is marked, not left dim.
+            injection_tail.stylize(error_style, injection_tail.plain.index("error"))
+        system_head = Text.assemble(
+            ("sys " if compact else "system ", "dim"),
+            (human_bytes(reading.would_send_bytes), "bold"),
+            " ",
+            (reading.tokens_text, "bold"),
+            (" tok ", "dim"),
+        )
+        over_argv = reading.would_send_bytes > ARGV_LIMIT_BYTES
+        argv = " argv" if compact else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
+        if over_argv:
+            system_tail = Text(" over" + argv, style=error_style)
+        else:
+            system_tail = Text(argv, style="dim")
+        if reading.delta and not compact:
+            system_tail.append("  Δ ", style="dim")
+            system_tail.append(
+                reading.delta, style=self.get_component_rich_style("meter-line--delta")
+            )
+        # Both bars get the same number of cells, so they line up.
+        heads = max(injection_head.cell_len, system_head.cell_len)
+        injection_head.pad_right(heads - injection_head.cell_len)
+        system_head.pad_right(heads - system_head.cell_len)
+        tails = max(injection_tail.cell_len, system_tail.cell_len)
+        return _MeterParts(injection_head, injection_tail, system_head, system_tail, heads, tails)
 
     def _bar(self, size: int, lines: tuple[int, ...], scale: float, cells: int, level: str) -> Text:
         filled = min(round(size / scale * cells), cells)
@@ -174,9 +210,16 @@ class MeterLine(Widget):
         fill_style = self.get_component_rich_style(f"meter-line--{level}")
         track_style = self.get_component_rich_style("meter-line--track")
         mark_style = self.get_component_rich_style("meter-line--mark")
+        # The last line is the hard one (error, argv): gone past, it is drawn heavy in the
+        # error colour; a crossed warning line keeps its plain mark.
+        hard = lines[-1]
+        crossed = {min(round(hard / scale * cells), cells - 1)} if size > hard else set()
+        error_style = self.get_component_rich_style("meter-line--error")
         bar = Text()
         for cell in range(cells):
-            if cell in marks:
+            if cell in crossed:
+                bar.append("┃", style=error_style)
+            elif cell in marks:
                 bar.append("│", style=mark_style)
             elif cell < filled:
                 bar.append("█", style=fill_style)

@@ -63,7 +63,7 @@ class PhasesPane(Vertical):
         self._deck = deck
         self.panel = panel
         """The phases, the run's status, the context gauge and the log."""
-        self.choice = PhaseChoice(deck.workspace.config)
+        self.choice = PhaseChoice(deck.workspace.config, deck.open_phase)
         """The story's flow and the variant chosen per phase."""
         self._story: Story | None = None
 
@@ -148,18 +148,19 @@ class PhasesPane(Vertical):
         description="Reading the phase flow",
     )
     def _read_flow(self, story: Story, catalog: StoryCatalog) -> None:
-        reading = read_flow(self._deck.workspace, catalog, story)
+        reading = read_flow(self._deck.workspace, catalog, story, self.choice.open_phase)
         self.app.call_from_thread(self._flow_read, reading)
 
     def _flow_read(self, reading: FlowReading) -> None:
         if self._story is None or self._story.id != reading.story_id:
             return
         self.choice.reading = reading
-        suggestion = reading.flow.suggestion
-        if suggestion is not None and self.running is None:
-            # Follow the flow: preview (and ``r`` runs) what comes next.
-            self.set_reactive(PhasesPane.phase, suggestion.phase)
-            self.set_reactive(PhasesPane.mode, suggestion.mode)
+        opening = reading.opening
+        if self.running is None:
+            # Open where the user most likely wants to be: the next phase of unfinished work,
+            # the last run's of done work, or the user's own setting.
+            self.set_reactive(PhasesPane.phase, opening.phase)
+            self.set_reactive(PhasesPane.mode, opening.mode)
         self._show()
         self.post_message(self.Changed(followed=True))
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
+from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
 from promptdeck.core.prompt import (
     ComposedPrompt,
@@ -25,6 +26,7 @@ from promptdeck.core.prompt import (
     side_of_prompt,
     side_of_run,
 )
+from promptdeck.core.tokens import context_use, rules_read_twice
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -44,14 +46,19 @@ from .meter_line import MeterLine, MeterReading
 from .text_viewer import TextViewer
 
 
-def notes_text(prompt: ComposedPrompt, config: Config) -> str:
+def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
     """The notes under the tabs: what is included (and the key that changes it), the token
-    budget when one is set, then every warning of the compose, once each."""
+    budget when one is set, then every warning of the compose, once each (and a rules file
+    ``agent`` would read twice)."""
     selection = prompt.request.selection
+    # A toggle with no candidate file says so instead of looking merely switched off.
+    none = prompt.injection.toggle_notes()
     flags = [
         f"[p] project {'on' if selection.project_context else 'off'}",
-        f"[d] discovery {'on' if selection.discovery else 'off'}",
-        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}",
+        f"[d] discovery {'on' if selection.discovery else 'off'}"
+        + (f" ({none['discovery']})" if none["discovery"] else ""),
+        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}"
+        + (f" ({none['tech-spec']})" if none["tech-spec"] else ""),
     ]
     if selection.additional_files:
         flags.append(f"[a] +{len(selection.additional_files)} added")
@@ -61,7 +68,9 @@ def notes_text(prompt: ComposedPrompt, config: Config) -> str:
     if budget.budget:
         used = "…" if budget.tokens is None else f"{budget.tokens:,}"
         flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
-    warnings = (*prompt.warnings, *prompt.injection.warnings)
+    rules = prompt.rules
+    twice = rules_read_twice(rules.path, agent) if rules and rules.status == "ok" else None
+    warnings = (*prompt.warnings, *prompt.injection.warnings, *([twice] if twice else []))
     line = "  ".join(flags)
     if warnings:
         shown = (printable_line(w) for w in dict.fromkeys(warnings))
@@ -69,11 +78,16 @@ def notes_text(prompt: ComposedPrompt, config: Config) -> str:
     return line
 
 
-def preview_title(prompt: ComposedPrompt) -> str:
-    """``Preview · 1-2 · dev · create`` (`` · party`` for the party variant)."""
+def preview_title(prompt: ComposedPrompt, why: str = "") -> str:
+    """``Preview · review (next) · 1-2 · create`` (`` · party`` for the party variant).
+
+    The phase and why it is the one shown come first, so a narrow terminal that cuts the title
+    short still says them (``why``: ``next``, ``last run``, ``done``, ``setting``, ``chosen``).
+    """
     request = prompt.request
     party = " · party" if prompt.variant == "party" else ""
-    return f"Preview · {prompt.story.id} · {request.phase} · {request.mode}{party}"
+    phase = f"{request.phase} ({why})" if why else request.phase
+    return f"Preview · {phase} · {prompt.story.id} · {request.mode}{party}"
 
 
 class PreviewPane(Vertical):
@@ -99,6 +113,9 @@ class PreviewPane(Vertical):
     cache_line: var[str] = var("", init=False)
     """The cacheable-prefix row under the meter: what consecutive phases of the story share
     (see :mod:`promptdeck.core.cost.prefix`); empty until measured."""
+    why: var[str] = var("", init=False)
+    """Why the prompt's phase is the one shown (``next``, ``last run`` …), for the title; set
+    it before :attr:`prompt`."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -150,8 +167,12 @@ class PreviewPane(Vertical):
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen.
-        notes.update(notes_text(prompt, self._deck.workspace.config), layout=False)
-        self.query_one("#preview-title", Static).update(preview_title(prompt), layout=False)
+        notes.update(
+            notes_text(prompt, self._deck.workspace.config, self._deck.agent), layout=False
+        )
+        self.query_one("#preview-title", Static).update(
+            preview_title(prompt, self.why), layout=False
+        )
         self._refresh_active_text()
 
     def watch_cache_line(self, line: str) -> None:
@@ -219,7 +240,16 @@ class PreviewPane(Vertical):
         elif active == "tab-user":
             self.query_one("#user-text", TextViewer).show(printable(prompt.user))
         elif active == "tab-composition":
-            self.query_one(CompositionChart).prompt = prompt
+            chart = self.query_one(CompositionChart)
+            tokens = prompt.system_meter.tokens
+            user = prompt.user_meter.tokens
+            if self.counted and tokens is not None and user is not None:
+                chart.context = context_use(
+                    tokens + user, self._deck.workspace.config, self._deck.agent
+                )
+            else:
+                chart.context = None
+            chart.prompt = prompt
         elif active == "tab-messages":
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
             self.query_one("#messages-text", TextViewer).show(printable(text))
@@ -249,6 +279,15 @@ class PreviewPane(Vertical):
             return files[table.cursor_row]
         return None
 
+    @property
+    def layer_under_cursor(self) -> PromptLayer | None:
+        """The layer the layers table's cursor is on, if any."""
+        table = self.query_one(LayersTable)
+        layers = table.shown_layers
+        if layers and 0 <= table.cursor_row < len(layers):
+            return layers[table.cursor_row]
+        return None
+
     def added_file_to_remove(self, added: Sequence[str]) -> str:
         """Which of the ``added`` files (not empty) ``x`` removes: the one under the files
         table's cursor, else the last added."""
@@ -257,19 +296,12 @@ class PreviewPane(Vertical):
             return row.path
         return added[-1]
 
-    def copy_system(self) -> None:
-        """The exact system prompt shown to the clipboard; a toast says where it went."""
-        prompt = self.prompt
-        if prompt is None:
-            return
+    def copy(self, text: str, what: str) -> None:
+        """``text`` to the clipboard; a toast says what went where."""
         # Imported on first use: the clipboard library probes the system when loaded.
         from ..clipboard import copy_text
 
-        reached, message = copy_text(
-            prompt.system,
-            self.app.copy_to_clipboard,
-            f"system prompt ({prompt.system_meter.bytes:,} bytes)",
-        )
+        reached, message = copy_text(text, self.app.copy_to_clipboard, what)
         self.notify(message, severity="information" if reached else "warning", markup=False)
 
     @work(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptdeck.core.stories import Story, filter_stories
+from promptdeck.core.stories import Story, UnreadableEntry, filter_stories
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -19,7 +19,11 @@ from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from .story_tree import StoryTree
+from .story_tree import StoryTree, short_id
+
+TREE_CHROME = 9
+"""Columns a story row needs besides its id and title: guide, status mark, spaces, scrollbar
+and the region's border."""
 
 FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
@@ -36,6 +40,8 @@ class StoriesPane(Vertical):
     """The catalog's stories (None until loaded); every new list rebuilds the tree."""
     current: var[str | None] = var(None, init=False)
     """The id of the story previewed: the tree's cursor goes to it."""
+    flags: var[dict[str, str]] = var(dict, init=False)
+    """Story id → a warning the tree shows on it (a status a run could not write back)."""
 
     @dataclass
     class StoryChosen(Message):
@@ -45,6 +51,9 @@ class StoriesPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.unreadable: tuple[UnreadableEntry, ...] = ()
+        """Plan entries that could not be read: shown greyed below the stories (set before
+        :attr:`stories`)."""
         self._query = ""
         self._follow_timer: Timer | None = None
 
@@ -60,14 +69,32 @@ class StoriesPane(Vertical):
         """New stories: rebuild the tree, filtered, with the cursor on the current story."""
         self._show_tree()
 
+    def watch_flags(self) -> None:
+        """A story newly flagged: show it."""
+        self._show_tree()
+
     def watch_current(self, story_id: str | None) -> None:
         """A new story previewed: put the cursor on it."""
         self.query_one(StoryTree).mark_current(story_id)
 
     def _show_tree(self) -> None:
-        if self.stories is not None:
-            shown = filter_stories(self.stories, self._query)
-            self.query_one(StoryTree).show_stories(shown, self.current)
+        if self.stories is None:
+            return
+        shown = filter_stories(self.stories, self._query)
+        tree = self.query_one(StoryTree)
+        # The cursor stays where the user put it (it may be ahead of the preview, which
+        # follows after a pause); else it goes to the story previewed.
+        under = tree.cursor_node.data if tree.cursor_node is not None else None
+        ids = {story.id for story in shown}
+        keep = under.id if under is not None and under.id in ids else self.current
+        tree.show_stories(shown, keep, self.flags, self.unreadable)
+
+    def natural_width(self) -> int:
+        """Columns that show every story's id and title whole (0 before the stories load)."""
+        if not self.stories:
+            return 0
+        longest = max(len(short_id(story)) + 1 + len(story.title) for story in self.stories)
+        return longest + TREE_CHROME
 
     def focus_tree(self) -> None:
         """Put the focus on the story tree."""
@@ -82,10 +109,16 @@ class StoriesPane(Vertical):
         box.focus()
 
     def close_filter(self) -> None:
-        """Clear and hide the filter box (if it is open) and go back to the tree."""
+        """Clear and hide the filter box (if it is open) and go back to the tree, its cursor
+        on the story it was on."""
         box = self.query_one("#story-filter", Input)
         if box.display:
-            box.value = ""
+            # Cleared here rather than through Input.Changed (which comes later), so the tree
+            # is rebuilt whole before the cursor's story can be lost.
+            with box.prevent(Input.Changed):
+                box.value = ""
+            self._query = ""
+            self._show_tree()
             box.display = False
             self.query_one(StoryTree).focus()
 

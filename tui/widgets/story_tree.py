@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.stories import STATUS_MARKS, Story, group_stories, status_legend
+from promptdeck.core.stories import (
+    STATUS_MARKS,
+    Story,
+    UnreadableEntry,
+    group_stories,
+    status_legend,
+)
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -60,9 +66,18 @@ class StoryTree(Tree[Story | None]):
         self._story_nodes: dict[str, TreeNode[Story | None]] = {}
         self.tooltip = status_legend()
 
-    def show_stories(self, stories: Sequence[Story], current: str | None = None) -> None:
+    def show_stories(
+        self,
+        stories: Sequence[Story],
+        current: str | None = None,
+        flags: Mapping[str, str] | None = None,
+        unreadable: Sequence[UnreadableEntry] = (),
+    ) -> None:
         """Rebuild the whole tree in one pass from ``stories`` and put the cursor on
-        ``current`` when it is among them."""
+        ``current`` when it is among them; ``flags``: story id → a short warning shown after
+        its title (a status a run could not write back); plan entries that could not be read
+        follow, greyed, each with its ``file:line`` and why (never silently dropped)."""
+        flags = flags or {}
         self.clear()
         self._story_nodes = {}
         for group in group_stories(stories):
@@ -73,8 +88,25 @@ class StoryTree(Tree[Story | None]):
                 label = Text.assemble(
                     (printable_line(short_id(story)), "bold"), " ", printable_line(story.title)
                 )
+                if story.id in flags:
+                    label.append(" ⚠ " + printable_line(flags[story.id]), "bold")
                 self._story_nodes[story.id] = branch.add_leaf(label, data=story)
-        if current in self._story_nodes:
+        if unreadable:
+            branch = self.root.add(
+                Text(f"Could not be read ({len(unreadable)})", style="bold dim"),
+                data=None,
+                expand=True,
+            )
+            for entry in unreadable:
+                branch.add_leaf(
+                    Text(printable_line(f"{entry.where} — {entry.reason}"), style="dim"),
+                    data=None,
+                )
+        if current not in self._story_nodes:
+            # The story under the cursor is filtered out: the cursor goes to the first story
+            # shown (the preview follows it), never to a row that stays unannounced.
+            current = next(iter(self._story_nodes), None)
+        if current is not None:
             # Node lines are known only once the tree has laid itself out again.
             self.call_after_refresh(self.mark_current, current)
 

@@ -1,0 +1,734 @@
+"""BMAD's build specs (v6.3+), quick specs, compiled epic contexts and bmad-spec folders.
+
+* A build spec ``<artifacts>/spec-<key>-<slug>.md`` is the working document of one epic story.
+  Its front matter carries ``status`` (``draft | ready-for-dev | in-progress | in-review |
+  done``), optionally ``story_key`` (the sprint-status key) and ``context:`` — the files BMAD
+  itself wants the implementing agent to load, as ``{project-root}/…`` paths.
+* A quick spec has no key in its name (``tech-spec-<slug>.md`` of v6.0–6.2, ``spec-<slug>.md``
+  since): nothing ties it to a story unless the user attaches it (``[specs] attach``).
+* ``<artifacts>/epic-<N>-context.md`` is epic N's compiled context; BMAD recompiles it when a
+  file of the planning folder is newer, so such a one is reported stale.
+* A bmad-spec folder ``<output>/specs/spec-<slug>/`` holds ``SPEC.md``, ``stories.yaml`` (the
+  stories in build order: ``id``, ``title``, ``description``, never a status) and
+  ``stories/<id>-<slug>.md`` — each a build spec, whose ``status`` is the story's.
+
+This module reads those files into plain records; :mod:`promptdeck.core.stories.catalog` joins them
+to the stories.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ...project.listing import folder_names
+from ...project.textfiles import TextProblem, read_text_file, read_text_head
+from ...project.workspace import Workspace
+from ..keys import leading_key, normalize_key
+from ..model import Story, Task, UnreadableEntry
+from .bmad import epic_of
+from .bmad_story_file import normalize_status
+from .common import SourceResult, natural_key, relpath
+from .markdown import (
+    PlanYamlError,
+    TaskNestingError,
+    YamlDocument,
+    iter_headings,
+    load_yaml,
+    parse_task_list,
+    read_front_matter,
+    scalar_text,
+    section_lines,
+)
+
+SPEC_PREFIX = "spec-"
+TECH_SPEC_PREFIX = "tech-spec-"
+EPIC_CONTEXT_NAME = re.compile(r"^epic-(?P<epic>[A-Za-z0-9]+)-context\.md$", re.IGNORECASE)
+_EPIC_CONTEXT_HEADING = re.compile(r"^Epic\s+(?P<epic>[A-Za-z0-9]+)\s+Context\s*:", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\{(?P<name>[A-Za-z_][A-Za-z0-9_-]*)\}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
+_SPEC_ID = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$")
+PLANNING_SCAN_LIMIT = 5000
+"""Most entries of the planning folder looked at to tell whether an epic context is stale."""
+
+
+@dataclass(frozen=True)
+class ContextEntry:
+    """One file a spec asks the agent to load.
+
+    Attributes:
+        path: root-relative (placeholders resolved); an absolute path stays as written, so
+            the injection shows it outside the project and never reads it.
+        line: the spec's line naming it.
+        reason: why it is in the prompt (``context: list``, ``companions: list``).
+    """
+
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """A BMAD build spec, quick spec or bmad-spec story file, as its front matter says.
+
+    Attributes:
+        path: root-relative path of the spec.
+        key: the normalized story key (from ``story_key`` or the name), None for a quick spec.
+        key_text: the key as the project writes it (``1-2``).
+        title: front matter ``title``, else the first ``#`` heading, else the file name.
+        raw_status: the ``status`` value as written, None when there is none.
+        status_line: the line of ``status`` (0 when there is none).
+        context: the ``context:`` files, in order.
+        tasks: the checkboxes of its ``## Tasks …`` section.
+    """
+
+    path: str
+    key: str | None
+    key_text: str | None
+    title: str
+    raw_status: str | None
+    status_line: int
+    context: tuple[ContextEntry, ...]
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True)
+class EpicContext:
+    """A compiled ``epic-<N>-context.md``: its path and, when stale, the newer planning file."""
+
+    epic: str
+    path: str
+    newer: str | None
+
+    @property
+    def reason(self) -> str:
+        """Why it is in the prompt, and whether BMAD would recompile it first."""
+        if self.newer is None:
+            return f"epic context of epic {self.epic}"
+        return f"epic context of epic {self.epic} (stale: {self.newer} is newer)"
+
+
+@dataclass
+class SpecScan:
+    """Everything this module found: specs with a key, quick specs, epic contexts, problems."""
+
+    keyed: list[BuildSpec]
+    quick: list[BuildSpec]
+    epic_contexts: dict[str, EpicContext]
+    problems: list[UnreadableEntry]
+
+
+def output_folder(workspace: Workspace) -> str:
+    """BMAD's ``{output_folder}``: the folder holding the artifacts folder (``_bmad-output``)."""
+    parent = posixpath.dirname(workspace.config.paths_artifacts.rstrip("/"))
+    return parent or "."
+
+
+def resolve_context_path(raw: str, workspace: Workspace, base: str = "") -> str | None:
+    """A ``context:`` path as a root-relative path, or None when it cannot name a file.
+
+    ``{project-root}`` is the project; ``{planning_artifacts}``, ``{implementation_artifacts}``
+    and ``{output_folder}`` are the configured folders. A path with no placeholder is taken
+    relative to ``base`` (a spec folder's companions) or the root; an absolute path is kept
+    as written, so the injection reports it outside the project rather than reading it.
+    """
+    text = raw.strip()
+    if not text or _CONTROL.search(text):
+        return None
+    config = workspace.config
+    folders = {
+        "project-root": "",
+        "project_root": "",
+        "planning_artifacts": config.paths_planning,
+        "implementation_artifacts": config.paths_artifacts,
+        "output_folder": output_folder(workspace),
+    }
+    unknown = [
+        m.group("name") for m in _PLACEHOLDER.finditer(text) if m.group("name") not in folders
+    ]
+    if unknown:
+        return None
+    placed = _PLACEHOLDER.search(text) is not None
+    text = _PLACEHOLDER.sub(lambda m: folders[m.group("name")] + "/", text)
+    if not placed and text.startswith("/"):
+        return text
+    joined = posixpath.join(base, text.lstrip("/")) if not placed else text.lstrip("/")
+    return posixpath.normpath(joined)
+
+
+def _context_entries(
+    document: YamlDocument,
+    field: str,
+    reason: str,
+    workspace: Workspace,
+    rel: str,
+    key: str | None,
+    problems: list[UnreadableEntry],
+    base: str = "",
+) -> tuple[ContextEntry, ...]:
+    value = document.data.get(field) if isinstance(document.data, dict) else None
+    if value is None:
+        return ()
+    line = document.line_of(field, 1)
+    if not isinstance(value, list):
+        problems.append(
+            UnreadableEntry(rel, line, f"'{field}' is not a list of paths; not read", key)
+        )
+        return ()
+    lines = document.item_lines.get(field, ())
+    entries: list[ContextEntry] = []
+    for index, item in enumerate(value):
+        item_line = lines[index] if index < len(lines) else line
+        path = resolve_context_path(item, workspace, base) if isinstance(item, str) else None
+        if path is None:
+            problems.append(
+                UnreadableEntry(
+                    rel, item_line, f"'{field}' entry is not a usable path; not read", key
+                )
+            )
+            continue
+        entries.append(ContextEntry(path, item_line, reason))
+    return tuple(entries)
+
+
+def _title(fields: dict[str, Any], lines: list[str], start: int, fallback: str) -> str:
+    title = scalar_text(fields.get("title"))
+    if title:
+        return title
+    for heading in iter_headings(lines[start:]):
+        if heading.level == 1 and heading.text:
+            return heading.text
+    return fallback
+
+
+def _tasks(lines: list[str]) -> tuple[Task, ...]:
+    headings = list(iter_headings(lines))
+    for heading in headings:
+        if heading.level == 2 and _TASKS_HEADING.match(heading.text):
+            return parse_task_list(section_lines(lines, heading, headings))
+    return ()
+
+
+def read_build_spec(
+    path: Path,
+    rel: str,
+    workspace: Workspace,
+    problems: list[UnreadableEntry],
+    *,
+    name_key: str | None,
+) -> BuildSpec | None:
+    """Read one spec file; None (and an unreadable entry in ``problems``) when it cannot be read.
+
+    Args:
+        path: the file.
+        rel: its root-relative path.
+        workspace: the workspace (root, limits, folders for placeholders).
+        problems: where unreadable files and entries are reported.
+        name_key: the story key its file name carries, if any; ``story_key`` in its front
+            matter wins over it.
+    """
+    text = read_text_file(path, root=workspace.root, limit=workspace.config.read_max_bytes)
+    if isinstance(text, TextProblem):
+        problems.append(UnreadableEntry(rel, None, str(text), name_key))
+        return None
+    lines = text.splitlines()
+    try:
+        front = read_front_matter(lines)
+    except PlanYamlError as exc:
+        problems.append(UnreadableEntry(rel, exc.line, f"front matter: {exc.message}", name_key))
+        return None
+    fields: dict[str, Any] = front.fields if front else {}
+    document = front.document if front else YamlDocument({}, {}, {})
+    key_text = name_key
+    story_key = scalar_text(fields.get("story_key"))
+    if story_key:
+        lead = leading_key(story_key) or normalize_key(story_key)
+        key_text = story_key if lead == normalize_key(story_key) else story_key[: len(lead)]
+    key = normalize_key(key_text) if key_text else None
+    raw_status = scalar_text(fields.get("status"))
+    try:
+        tasks = _tasks(lines)
+    except TaskNestingError as exc:
+        problems.append(UnreadableEntry(rel, None, f"tasks: {exc}", key))
+        tasks = ()
+    context = _context_entries(document, "context", "context: list", workspace, rel, key, problems)
+    return BuildSpec(
+        path=rel,
+        key=key,
+        key_text=key_text,
+        title=_title(fields, lines, front.body_start if front else 0, path.stem),
+        raw_status=raw_status,
+        status_line=document.line_of("status", 0) if raw_status else 0,
+        context=context,
+        tasks=tasks,
+    )
+
+
+def _spec_name_key(name: str) -> tuple[bool, str | None]:
+    """Whether ``name`` is a spec's name, and the story key it starts with (None: a quick
+    spec). ``tech-spec-<key>-…`` is seed 000's tech-spec file of that story, not a spec."""
+    lower = name.lower()
+    if not lower.endswith(".md"):
+        return False, None
+    if lower.startswith(TECH_SPEC_PREFIX):
+        return leading_key(name[len(TECH_SPEC_PREFIX) :]) is None, None
+    if lower.startswith(SPEC_PREFIX):
+        rest = name[len(SPEC_PREFIX) :]
+        lead = leading_key(rest)
+        return True, rest[: len(lead)] if lead else None
+    return False, None
+
+
+def scan_artifacts(workspace: Workspace) -> SpecScan:
+    """The build specs, quick specs and epic contexts of the artifacts folder."""
+    scan = SpecScan([], [], {}, [])
+    artifacts = workspace.root / workspace.config.paths_artifacts
+    if not workspace.contains(artifacts):
+        return scan
+    names = folder_names(artifacts)
+    if not names:
+        return scan
+    prefix = relpath(workspace.root, artifacts) + "/"
+    for name in sorted(names, key=lambda n: (n.lower(), n)):
+        epic = EPIC_CONTEXT_NAME.match(name)
+        if epic is not None:
+            found = _epic_context(workspace, artifacts / name, prefix + name, epic.group("epic"))
+            if found is not None:
+                scan.epic_contexts.setdefault(found.epic, found)
+            continue
+        is_spec, name_key = _spec_name_key(name)
+        if not is_spec:
+            continue
+        spec = read_build_spec(
+            artifacts / name, prefix + name, workspace, scan.problems, name_key=name_key
+        )
+        if spec is not None:
+            (scan.keyed if spec.key else scan.quick).append(spec)
+    return scan
+
+
+def _newest_planning_file(workspace: Workspace, than: float) -> str | None:
+    """A planning-folder file modified after ``than``, or None (symlinks are not followed)."""
+    planning = workspace.root / workspace.config.paths_planning
+    pending = [planning]
+    seen = 0
+    while pending and seen < PLANNING_SCAN_LIMIT:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
+                    elif (
+                        entry.is_file(follow_symlinks=False)
+                        and entry.stat(follow_symlinks=False).st_mtime > than
+                    ):
+                        return relpath(workspace.root, Path(entry.path))
+        except OSError:
+            continue
+    return None
+
+
+def _epic_context(workspace: Workspace, path: Path, rel: str, epic: str) -> EpicContext | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    epic_id = str(int(epic)) if epic.isdigit() else epic.upper()
+    head = read_text_head(path, root=workspace.root, limit=workspace.config.read_max_bytes)
+    if isinstance(head, TextProblem):
+        # Still named for the epic: the injection shows the row with its own reason.
+        return EpicContext(epic_id, rel, None)
+    first = next(iter_headings(head[0].splitlines()), None)
+    if first is not None:
+        match = _EPIC_CONTEXT_HEADING.match(first.text)
+        if match is not None and normalize_key(match.group("epic")) != normalize_key(epic):
+            return None
+    return EpicContext(epic_id, rel, _newest_planning_file(workspace, info.st_mtime))
+
+
+# -------------------------------------------------------------------- bmad-spec folders
+
+
+@dataclass(frozen=True)
+class SpecFolderStory:
+    """One ``stories.yaml`` entry of a bmad-spec folder, with its story spec file if any."""
+
+    folder: str
+    spec_path: str | None
+    entry_id: str
+    title: str
+    description: str
+    line: int
+    story_spec: BuildSpec | None
+    companions: tuple[ContextEntry, ...]
+
+    @property
+    def story_id(self) -> str:
+        """``<folder name>:<entry id>``, the id users type (``spec-rate-limits:2``)."""
+        return f"{posixpath.basename(self.folder)}:{self.entry_id}"
+
+
+def _story_spec_files(folder: Path, ids: list[str]) -> dict[str, list[str]]:
+    """``stories/<id>-*.md`` names by id; a name goes to the longest id it starts with."""
+    names = folder_names(folder / "stories") or []
+    by_id: dict[str, list[str]] = {}
+    longest_first = sorted(ids, key=len, reverse=True)
+    for name in sorted(names):
+        if not name.lower().endswith(".md"):
+            continue
+        for entry_id in longest_first:
+            if name.startswith(entry_id + "-"):
+                by_id.setdefault(entry_id, []).append(name)
+                break
+    return by_id
+
+
+def load_spec_folder(
+    workspace: Workspace, folder: Path, problems: list[UnreadableEntry]
+) -> list[SpecFolderStory]:
+    """The stories of one bmad-spec folder, in ``stories.yaml`` order."""
+    root = workspace.root
+    rel = relpath(root, folder)
+    spec_md = folder / "SPEC.md"
+    spec_rel = f"{rel}/SPEC.md" if os.path.lexists(spec_md) else None
+    companions: tuple[ContextEntry, ...] = ()
+    limit = workspace.config.read_max_bytes
+    if spec_rel is not None:
+        text = read_text_file(spec_md, root=root, limit=limit)
+        if isinstance(text, TextProblem):
+            problems.append(UnreadableEntry(spec_rel, None, str(text)))
+        else:
+            try:
+                front = read_front_matter(text.splitlines())
+            except PlanYamlError as exc:
+                problems.append(UnreadableEntry(spec_rel, exc.line, f"front matter: {exc.message}"))
+                front = None
+            if front is not None:
+                companions = _context_entries(
+                    front.document,
+                    "companions",
+                    "companions: list",
+                    workspace,
+                    spec_rel,
+                    None,
+                    problems,
+                    base=rel,
+                )
+    stories_path = folder / "stories.yaml"
+    stories_rel = f"{rel}/stories.yaml"
+    text = read_text_file(stories_path, root=root, limit=limit)
+    if isinstance(text, TextProblem):
+        if text.reason != "missing":
+            problems.append(UnreadableEntry(stories_rel, None, str(text)))
+        return []
+    try:
+        document = load_yaml(text)
+    except PlanYamlError as exc:
+        problems.append(UnreadableEntry(stories_rel, exc.line, exc.message))
+        return []
+    if document.data is None:
+        return []
+    if not isinstance(document.data, list):
+        problems.append(UnreadableEntry(stories_rel, 1, "not a list of stories"))
+        return []
+    lines = document.item_lines.get("", ())
+    entries: list[tuple[str, dict[str, Any], int]] = []
+    seen: set[str] = set()
+    for index, item in enumerate(document.data):
+        line = lines[index] if index < len(lines) else 1
+        entry_id = scalar_text(item.get("id")) if isinstance(item, dict) else None
+        if entry_id is None or not _SPEC_ID.match(entry_id) or not isinstance(item, dict):
+            problems.append(
+                UnreadableEntry(stories_rel, line, "entry has no usable 'id'; not read")
+            )
+            continue
+        if entry_id in seen:
+            problems.append(
+                UnreadableEntry(
+                    stories_rel, line, f"id '{entry_id}' appears twice; the first is kept"
+                )
+            )
+            continue
+        seen.add(entry_id)
+        entries.append((entry_id, item, line))
+    files = _story_spec_files(folder, [entry_id for entry_id, _, _ in entries])
+    found: list[SpecFolderStory] = []
+    for entry_id, item, line in entries:
+        story_spec: BuildSpec | None = None
+        names = files.get(entry_id, [])
+        if len(names) > 1:
+            problems.append(
+                UnreadableEntry(
+                    f"{rel}/stories/{names[1]}",
+                    None,
+                    f"story {entry_id} has two spec files; {names[0]} is read (first by name)",
+                    entry_id,
+                )
+            )
+        if names:
+            story_spec = read_build_spec(
+                folder / "stories" / names[0],
+                f"{rel}/stories/{names[0]}",
+                workspace,
+                problems,
+                name_key=None,
+            )
+        found.append(
+            SpecFolderStory(
+                folder=rel,
+                spec_path=spec_rel,
+                entry_id=entry_id,
+                title=scalar_text(item.get("title")) or f"Story {entry_id}",
+                description=scalar_text(item.get("description")) or "",
+                line=line,
+                story_spec=story_spec,
+                companions=companions,
+            )
+        )
+    return found
+
+
+def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list[UnreadableEntry]]:
+    """Every bmad-spec folder's stories (folders by name), and what could not be read."""
+    specs = workspace.root / output_folder(workspace) / "specs"
+    problems: list[UnreadableEntry] = []
+    if not workspace.contains(specs):
+        return [], problems
+    names = folder_names(specs) or []
+    stories: list[SpecFolderStory] = []
+    for name in sorted(names, key=lambda n: (n.lower(), n)):
+        folder = specs / name
+        if not name.startswith(SPEC_PREFIX) or folder.is_symlink() or not folder.is_dir():
+            continue
+        stories.extend(load_spec_folder(workspace, folder, problems))
+    return stories, problems
+
+
+# ------------------------------------------------------------------------- stories
+
+SPEC_STATUSES = {
+    "draft": "backlog",
+    "ready-for-dev": "ready-for-dev",
+    "in-progress": "in-progress",
+    "in-review": "review",
+    "done": "done",
+}
+"""A build spec's ``status`` enum and the story status each one is."""
+
+
+def spec_status(raw: str | None) -> tuple[str, bool]:
+    """``(status, known)`` for a spec's ``status`` value: the spec enum, then BMAD's story
+    words; anything else is kept verbatim and marked unknown (never read as backlog or done).
+    A spec with no status is a draft."""
+    if raw is None:
+        return "backlog", True
+    word = raw.strip().lower()
+    if word in SPEC_STATUSES:
+        return SPEC_STATUSES[word], True
+    known = normalize_status(raw)
+    return (known, True) if known is not None else (raw, False)
+
+
+def _where(path: str, line: int) -> str:
+    return f"{path}:{line}" if line else path
+
+
+def _spec_story(spec: BuildSpec, key: str, workspace: Workspace) -> Story:
+    status, known = spec_status(spec.raw_status)
+    return Story(
+        id=spec.key_text or key,
+        key=key,
+        title=spec.title,
+        status=status,
+        source="bmad",
+        group=epic_of(key),
+        path=spec.path,
+        tasks=spec.tasks,
+        files=(spec.path,),
+        layout="spec",
+        status_source=_where(spec.path, spec.status_line),
+        status_known=known,
+        context_files=tuple(entry.path for entry in spec.context),
+    )
+
+
+def _with_spec(story: Story, spec: BuildSpec) -> Story:
+    """``story`` with ``spec`` attached: its file, its context list, and a drift line when the
+    two statuses disagree. A story known only from sprint-status becomes a ``spec`` story."""
+    files = story.files if spec.path in story.files else (*story.files, spec.path)
+    context = tuple(dict.fromkeys((*story.context_files, *(e.path for e in spec.context))))
+    drift = story.status_drift
+    if spec.raw_status is not None:
+        status, _known = spec_status(spec.raw_status)
+        if status != story.status:
+            drift = (
+                *drift,
+                f"{_where(spec.path, spec.status_line)} says '{spec.raw_status}'",
+            )
+    if story.path is None:
+        return replace(
+            story,
+            path=spec.path,
+            tasks=spec.tasks,
+            files=files,
+            context_files=context,
+            status_drift=drift,
+            layout="spec",
+            title=spec.title,
+        )
+    return replace(story, files=files, context_files=context, status_drift=drift)
+
+
+def _attach_map(workspace: Workspace) -> dict[str, str]:
+    """``[specs] attach`` as {spec path or file name: story id}."""
+    attach: dict[str, str] = {}
+    for item in workspace.config.specs_attach:
+        name, sep, story = item.partition("=")
+        if sep and name.strip() and story.strip():
+            attach[name.strip()] = story.strip()
+    return attach
+
+
+def attach_specs(
+    workspace: Workspace, stories: tuple[Story, ...], scan: SpecScan
+) -> tuple[tuple[Story, ...], tuple[str, ...], tuple[UnreadableEntry, ...], tuple[str, ...]]:
+    """Join the artifacts folder's specs and epic contexts to the v6 stories.
+
+    A build spec attaches to the story with its key, or is a ``spec`` story of its own; a
+    quick spec attaches only where ``[specs] attach`` says so; an epic's compiled context is
+    in the context of each of its stories.
+
+    Returns:
+        The stories (natural key order), the quick specs tied to no story, what could not be
+        read or joined, and notes.
+    """
+    by_key = {story.key: index for index, story in enumerate(stories)}
+    merged = list(stories)
+    problems = list(scan.problems)
+    notes: list[str] = []
+    spec_of: dict[str, str] = {}
+    for spec in scan.keyed:
+        key = spec.key or ""
+        if key in spec_of:
+            problems.append(
+                UnreadableEntry(
+                    spec.path,
+                    None,
+                    f"story {key} already has spec {spec_of[key]} (first by name); not read",
+                    key,
+                )
+            )
+            continue
+        spec_of[key] = spec.path
+        index = by_key.get(key)
+        if index is None:
+            by_key[key] = len(merged)
+            merged.append(_spec_story(spec, key, workspace))
+        else:
+            merged[index] = _with_spec(merged[index], spec)
+    attach = _attach_map(workspace)
+    unattached: list[str] = []
+    for spec in scan.quick:
+        target = attach.get(spec.path) or attach.get(posixpath.basename(spec.path))
+        index = by_key.get(normalize_key(target)) if target else None
+        if index is None:
+            if target:
+                notes.append(f"[specs] attach: {spec.path} names story '{target}', not known")
+            unattached.append(spec.path)
+            continue
+        merged[index] = _with_spec(merged[index], spec)
+    for index, story in enumerate(merged):
+        epic = scan.epic_contexts.get(story.group)
+        if epic is not None and epic.path not in story.context_files:
+            merged[index] = replace(story, context_files=(*story.context_files, epic.path))
+    merged.sort(key=lambda story: natural_key(story.key))
+    return tuple(merged), tuple(unattached), tuple(problems), tuple(notes)
+
+
+def spec_folder_stories(workspace: Workspace) -> SourceResult:
+    """The stories of every bmad-spec folder, as ``bmad-spec`` stories."""
+    found, problems = load_spec_folders(workspace)
+    stories: list[Story] = []
+    for entry in found:
+        name = posixpath.basename(entry.folder)
+        spec = entry.story_spec
+        files = tuple(p for p in (entry.spec_path, spec.path if spec else None) if p)
+        context = tuple(
+            dict.fromkeys(
+                [c.path for c in entry.companions]
+                + [c.path for c in (spec.context if spec else ())]
+            )
+        )
+        if spec is not None:
+            status, known = spec_status(spec.raw_status)
+            source = _where(spec.path, spec.status_line)
+        else:
+            # stories.yaml carries no status: an entry with no story spec yet is planned.
+            status, known = "backlog", True
+            source = f"{entry.folder}/stories.yaml:{entry.line}"
+        stories.append(
+            Story(
+                id=entry.story_id,
+                key=normalize_key(f"{name}-{entry.entry_id}"),
+                title=entry.title,
+                status=status,
+                source="bmad",
+                group=name,
+                group_title=name.removeprefix(SPEC_PREFIX).replace("-", " ").capitalize(),
+                path=spec.path if spec else None,
+                tasks=spec.tasks if spec else (),
+                files=files,
+                layout="bmad-spec",
+                status_source=source,
+                status_known=known,
+                context_files=context,
+            )
+        )
+    return SourceResult(stories=tuple(stories), unreadable=tuple(problems))
+
+
+def context_reason(workspace: Workspace, story: Story, path: str) -> tuple[str, tuple[str, ...]]:
+    """Why a file of ``story.context_files`` is in its prompt, and its flags (``stale``).
+
+    An epic's compiled context is checked against the planning folder now, so the mark is
+    as fresh as the files sent.
+    """
+    name = posixpath.basename(path)
+    epic = EPIC_CONTEXT_NAME.match(name)
+    if epic is not None and posixpath.dirname(path) == workspace.config.paths_artifacts.rstrip("/"):
+        try:
+            mtime = (workspace.root / path).lstat().st_mtime
+        except OSError:
+            return f"epic context of epic {epic.group('epic')}", ()
+        newer = _newest_planning_file(workspace, mtime)
+        found = EpicContext(epic.group("epic"), path, newer)
+        return found.reason, ("stale",) if newer else ()
+    if story.layout == "v7" and name.startswith("epic-"):
+        return "epic file of the ticket's epic", ()
+    if story.layout == "bmad-spec" and story.files and story.files[0].endswith("/SPEC.md"):
+        spec_md = story.files[0]
+        companions: list[UnreadableEntry] = []
+        text = read_text_file(
+            workspace.root / spec_md, root=workspace.root, limit=workspace.config.read_max_bytes
+        )
+        if isinstance(text, str):
+            try:
+                front = read_front_matter(text.splitlines())
+            except PlanYamlError:
+                front = None
+            if front is not None:
+                base = posixpath.dirname(spec_md)
+                listed = _context_entries(
+                    front.document, "companions", "", workspace, spec_md, None, companions, base
+                )
+                if any(entry.path == path for entry in listed):
+                    return "companions: list", ()
+    return "context: list", ()
