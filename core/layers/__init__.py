@@ -1,6 +1,15 @@
 """The eight system layers (seed 001): the composer, its input, the layer model and signature,
 the bundled and overridable templates and what fills them, the instructions (Layer-0A) and
-the workspace rules (Layer-0B).
+the workspace rules (Layer-0B), and where the layers go.
+
+:mod:`.assembly` is the prompt's layers gatherer: it has :mod:`.composer` build the eight
+layers from a frozen :class:`ComposeInput` (:mod:`.input`), delivers them (:mod:`.delivery`:
+``layered``, the seeds' order and the default, or ``cache-aware``, the phase-invariant layers
+and the injected files first) and measures the system prompt, the user turn and the joiners.
+:mod:`.model` holds ``PromptLayer``, the layer ids and the ``signature`` (SHA-256 over the
+ordered layer hashes); :mod:`.templates` and :mod:`.values` the bundled and overridable
+templates (``core/templates/``) and what fills them; :mod:`.instructions` Layer-0A (a package
+asset); :mod:`.rules` Layer-0B, the workspace rules file and its health.
 """
 
 from __future__ import annotations

@@ -1,9 +1,14 @@
 """The prompt: what every face shows and every agent receives.
 
-:func:`compose_prompt` (in :mod:`.compose`) gathers the story, its injection, the phase's
-transfers and the layers; around it live the story prompt, the retro's context, party
-variants, learnings, verification commands, export, prompt differences, budgets and the
-prompt's composition (what to leave out so it fits is :mod:`promptdeck.core.fit`'s).
+:func:`compose_prompt` (in :mod:`.compose`) is one pass down the house, one named gatherer
+per room: the story (``stories.catalog.gather_story``), its injection (``injection.gather``;
+a retro's through its plan in :mod:`.retro`), the story context and the phase's transfers
+(:mod:`.parts`, over :mod:`.story` and the phase table), and the layers, delivered and
+measured (``layers.assembly.assemble_layers``). The request and the frozen
+:class:`ComposedPrompt` are :mod:`.request`'s. Around it live the story prompt, the retro's
+context, party variants, learnings, verification commands, export, prompt differences,
+budgets and the prompt's composition (what to leave out so it fits is
+:mod:`promptdeck.core.fit`'s).
 """
 
 from __future__ import annotations

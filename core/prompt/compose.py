@@ -13,8 +13,12 @@ every story file of the epic (all its story keys and files in one injection).
 ``compose_prompt`` never raises for an oversized injection: ``injection.level`` says so, and
 the caller decides (``compose`` and ``inspect`` exit 3, the app refuses to run).
 
-The request and the composed prompt are :mod:`.request`'s; the
-phase's injection, transfers and retro section are gathered by :mod:`.parts`.
+A compose is one pass down the house, one named gatherer per room: the story
+(:func:`~promptdeck.core.stories.catalog.gather_story`), its injection
+(:mod:`promptdeck.core.injection.gather`; a retro's through its retro plan), the story context
+and the phase's transfers (:mod:`.parts`), and the layers, delivered and measured
+(:func:`~promptdeck.core.layers.assembly.assemble_layers`). The request and the composed
+prompt are :mod:`.request`'s.
 """
 
 from __future__ import annotations
@@ -23,33 +27,25 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..injection.choices import chosen_selection
+from ..injection.gather import epic_injection, phase_injection
 from ..injection.model import Emit, Injection
-from ..layers.composer import compose_messages, compose_system_instruction
-from ..layers.delivery import check_delivery, deliver
+from ..layers.assembly import assemble_layers
 from ..layers.input import ComposeInput, WritePolicy
 from ..layers.instructions import load_instructions
-from ..layers.model import JOINER, joiner_count, signature, system_pieces, system_text
+from ..layers.model import signature
 from ..layers.rules import read_rules
 from ..layers.templates import TemplateSet
+from ..phases.table import Phase
+from ..project.config import Config
 from ..project.workspace import Workspace
-from ..records.reader import list_runs
-from ..stories.catalog import load_catalog, load_story_catalog
+from ..records.reader import RunInfo, list_runs
+from ..stories.catalog import gather_story
 from ..stories.model import Story, StoryCatalog
-from ..tokens.counter import Meter, TokenCounter, get_counter
-from .learnings import learnings_path
-from .parts import (
-    epic_injection,
-    epic_stories,
-    phase_injection,
-    retro_section,
-    transfers_text,
-    user_message,
-    variant_note,
-)
-from .party import check_variant, default_variant, party_for
+from ..tokens.counter import TokenCounter, get_counter
+from .parts import story_context, transfers_text, user_message, variant_note
+from .party import Party, check_variant, default_variant, party_for
 from .request import ComposedPrompt, PromptRequest, check_request
 from .retro import RetroPlan, plan_retro
-from .story import epic_brief, read_learnings, story_brief, story_prompt
 from .verify import resolve_verification
 
 __all__ = [
@@ -60,11 +56,41 @@ FLUSH_SECONDS = 5.0
 """How often, at most, a compose writes its new counts to the shared cache."""
 
 
-def _meter(text: str, counter: TokenCounter | None) -> Meter:
-    data = len(text.encode("utf-8"))
-    if counter is None:
-        return Meter(data, None)
-    return Meter(data, counter.count(text), counter.estimated)
+def _gather_injection(
+    workspace: Workspace,
+    story: Story,
+    phase: Phase,
+    epic: tuple[Story, ...],
+    request: PromptRequest,
+    runs: Sequence[RunInfo],
+    counter: TokenCounter,
+    *,
+    count_tokens: bool,
+    scan_secrets: bool,
+    emit: Emit | None,
+) -> tuple[Injection, RetroPlan | None]:
+    """The phase's injection; a retro's is planned (whole or summarised) by its retro plan."""
+    if phase.name != "retro":
+        injection = phase_injection(
+            workspace,
+            story,
+            phase,
+            epic,
+            request.selection,
+            counter,
+            count_tokens,
+            scan_secrets,
+            emit,
+        )
+        return injection, None
+
+    def build(stories: Sequence[Story], counted: bool) -> Injection:
+        return epic_injection(
+            workspace, phase, stories, request.selection, counter, counted, scan_secrets, emit
+        )
+
+    retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
+    return retro.injection, retro
 
 
 def compose_prompt(
@@ -97,13 +123,9 @@ def compose_prompt(
         AssetMissing: the bundled instructions are missing.
     """
     phase = check_request(request)
-    if catalog is None:
-        # An epic-scope phase needs every story of the epic; a story phase needs only its own.
-        if phase.scope == "epic":
-            catalog = load_catalog(workspace)
-        else:
-            catalog = load_story_catalog(workspace, request.story_id)
-    story = catalog.find(request.story_id)
+    story, epic = gather_story(
+        workspace, catalog, request.story_id, whole_epic=phase.scope == "epic"
+    )
     config = workspace.config
     # The story's remembered file choices are part of what is composed: every face sees them.
     selection, choice_notes = chosen_selection(workspace.root, story.id, request.selection)
@@ -111,7 +133,6 @@ def compose_prompt(
     counter = counter or get_counter(config.tokens_encoding)
     layer_counter = counter if count_tokens else None
     templates = TemplateSet(workspace.root, config.paths_templates, config.read_max_bytes)
-    epic = epic_stories(catalog, story) if phase.scope == "epic" else (story,)
     warnings: list[str] = list(choice_notes)
     variant = request.variant or default_variant(config, phase.name)
     check_variant(phase.name, variant)
@@ -141,29 +162,20 @@ def compose_prompt(
             f"story {story.id} is already done ({where}): a {phase.name} run would redo "
             "finished work"
         )
-    retro: RetroPlan | None = None
+
     runs = list_runs(workspace.root) if phase.name == "retro" else []
-    if phase.name == "retro":
-
-        def build(stories: Sequence[Story], counted: bool) -> Injection:
-            return epic_injection(
-                workspace, phase, stories, request.selection, counter, counted, scan_secrets, emit
-            )
-
-        retro = plan_retro(workspace, epic, runs, build, count_tokens=count_tokens)
-        injection = retro.injection
-    else:
-        injection = phase_injection(
-            workspace,
-            story,
-            phase,
-            epic,
-            request.selection,
-            counter,
-            count_tokens,
-            scan_secrets,
-            emit,
-        )
+    injection, retro = _gather_injection(
+        workspace,
+        story,
+        phase,
+        epic,
+        request,
+        runs,
+        counter,
+        count_tokens=count_tokens,
+        scan_secrets=scan_secrets,
+        emit=emit,
+    )
     warnings.extend(
         f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
         for f in injection.files
@@ -171,130 +183,41 @@ def compose_prompt(
     )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
-    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
-        warnings.append(
-            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
-            "id, title and the files listed for it"
-        )
-    elif story.path is None and phase.scope == "story":
-        warnings.append(
-            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
-            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
-            "and title only"
-        )
-    elif story.path is not None and story.id not in summarised and story.source == "bmad":
-        shown = {f.path: f for f in injection.files}
-        entry = shown.get(story.path)
-        if entry is None or entry.status not in ("included", "duplicate"):
-            status = entry.status if entry is not None else "not matched"
-            warnings.append(
-                f"story file {story.path} is not in the injection ({status}): the agent will "
-                "not see it"
-            )
+    warnings.extend(_story_file_warnings(story, phase, injection, summarised, config))
 
-    if phase.scope == "epic":
-        context = epic_brief(
-            story.group, story.group_title or story.group, epic, templates=templates
-        )
-        if retro is not None:
-            context += JOINER + retro_section(
-                workspace, story, epic, runs, retro, templates, warnings
-            )
-    elif phase.name == "dev":
-        learnings = read_learnings(workspace, learnings_path(workspace, story))
-        if learnings.warning:
-            warnings.append(learnings.warning)
-        context = story_prompt(
-            story,
-            verify_commands=verification.commands,
-            learnings=learnings,
-            retry_reason=request.retry_reason if request.mode == "optimize" else None,
-            templates=templates,
-            injected=injected,
-        )
-    else:
-        context = story_brief(story, templates=templates, injected=injected)
+    context = story_context(
+        workspace,
+        story,
+        phase,
+        epic,
+        request,
+        verify_commands=verification.commands,
+        retro=retro,
+        runs=runs,
+        injected=injected,
+        templates=templates,
+        warnings=warnings,
+    )
     if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
         warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
     if phase.name == "failure" and request.failure is None:
         warnings.append("failure analysis without failure information (phase, signal, message)")
-
-    compose_input = ComposeInput(
-        entrypoint=phase.name,
-        target_type=phase.scope,
-        mode=request.mode,
-        domain_profile={
-            "storyId": story.id,
-            "storyTitle": story.title,
-            "epicId": story.group,
-            "epicTitle": story.group_title or story.group,
-            "source": story.source,
-            "recordPath": story.record_path or "",
-            "verifyCommands": list(verification.commands),
-            "variant": variant,
-            **(
-                {
-                    "personas": party.render_personas(),
-                    "participants": party.participants,
-                    "voices": party.render_voices(),
-                }
-                if party is not None
-                else {}
-            ),
-        },
-        context_envelope={
-            "story": context,
-            "transfers": variant_note(phase, party, templates)
-            + transfers_text(
-                phase, story, epic, request.failure, templates, config, summarised, injected
-            ),
-            "fileInjections": injection.text,
-        },
-        write_policy=WritePolicy(
-            allow_apply=phase.apply_policy.allow_apply,
-            requires_validation=phase.apply_policy.requires_validation,
-        ),
+    transfers = variant_note(phase, party, templates) + transfers_text(
+        phase, story, epic, request.failure, templates, config, summarised, injected
     )
-    layers = compose_system_instruction(
+
+    compose_input = _layers_input(
+        phase, story, request, verification.commands, variant, party, context, transfers, injection
+    )
+    assembled = assemble_layers(
         compose_input,
+        user_message(phase, story),
+        request.delivery or config.delivery,
         instructions=instructions,
         rules=rules,
         templates=templates,
         counter=layer_counter,
     )
-    user = user_message(phase, story)
-    delivery = check_delivery(request.delivery or config.delivery)
-    delivered = deliver(layers, compose_input, user, delivery)
-    if delivery == "layered":
-        messages = compose_messages(input=compose_input, user_message=user, layers=layers)
-        system = system_text(layers)
-        pieces = system_pieces(layers)
-    else:
-        system, user = delivered.system_text, delivered.user_text
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        pieces = [segment.text for segment in delivered.system]
-    # The layers' counts are reused: only the stretches around the joiners are encoded.
-    system_meter = Meter(
-        len(system.encode("utf-8")),
-        None if layer_counter is None else layer_counter.count_joined(pieces, system),
-        layer_counter is not None and layer_counter.estimated,
-    )
-    if delivery == "layered":
-        joiner_bytes = joiner_count(layers) * len(JOINER.encode("utf-8"))
-        joiner_tokens = (
-            None
-            if system_meter.tokens is None
-            else system_meter.tokens - sum(layer.tokens or 0 for layer in layers)
-        )
-    else:
-        task_bytes = len(user_message(phase, story).encode("utf-8"))
-        joiner_bytes = (
-            system_meter.bytes
-            + len(user.encode("utf-8"))
-            - task_bytes
-            - sum(layer.bytes for layer in layers)
-        )
-        joiner_tokens = None
     if (
         layer_counter is not None
         and layer_counter.warning
@@ -308,21 +231,99 @@ def compose_prompt(
     return ComposedPrompt(
         story=story,
         request=request,
-        layers=tuple(layers),
-        system=system,
-        user=user,
-        messages=tuple(messages),
+        layers=assembled.layers,
+        system=assembled.system,
+        user=assembled.user,
+        messages=assembled.messages,
         injection=injection,
-        signature=signature(layers),
-        system_meter=system_meter,
-        user_meter=_meter(user, layer_counter),
+        signature=signature(assembled.layers),
+        system_meter=assembled.system_meter,
+        user_meter=assembled.user_meter,
         warnings=tuple(warnings),
-        joiner=Meter(joiner_bytes, joiner_tokens, system_meter.estimated),
+        joiner=assembled.joiner,
         instructions=instructions,
         rules=rules,
         compose_input=compose_input,
         verification=verification,
         variant=variant,
         summarised=summarised,
-        delivered=delivered,
+        delivered=assembled.delivered,
+    )
+
+
+def _story_file_warnings(
+    story: Story,
+    phase: Phase,
+    injection: Injection,
+    summarised: tuple[str, ...],
+    config: Config,
+) -> list[str]:
+    """Why the agent may not see the story's file: it has none, or the injection left it out."""
+    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
+        return [
+            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
+            "id, title and the files listed for it"
+        ]
+    if story.path is None and phase.scope == "story":
+        return [
+            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
+            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
+            "and title only"
+        ]
+    if story.path is not None and story.id not in summarised and story.source == "bmad":
+        shown = {f.path: f for f in injection.files}
+        entry = shown.get(story.path)
+        if entry is None or entry.status not in ("included", "duplicate"):
+            status = entry.status if entry is not None else "not matched"
+            return [
+                f"story file {story.path} is not in the injection ({status}): the agent will "
+                "not see it"
+            ]
+    return []
+
+
+def _layers_input(
+    phase: Phase,
+    story: Story,
+    request: PromptRequest,
+    verify_commands: tuple[str, ...],
+    variant: str,
+    party: Party | None,
+    context: str,
+    transfers: str,
+    injection: Injection,
+) -> ComposeInput:
+    """The composer's input: the phase, the story's profile and Layer-5's three parts."""
+    return ComposeInput(
+        entrypoint=phase.name,
+        target_type=phase.scope,
+        mode=request.mode,
+        domain_profile={
+            "storyId": story.id,
+            "storyTitle": story.title,
+            "epicId": story.group,
+            "epicTitle": story.group_title or story.group,
+            "source": story.source,
+            "recordPath": story.record_path or "",
+            "verifyCommands": list(verify_commands),
+            "variant": variant,
+            **(
+                {
+                    "personas": party.render_personas(),
+                    "participants": party.participants,
+                    "voices": party.render_voices(),
+                }
+                if party is not None
+                else {}
+            ),
+        },
+        context_envelope={
+            "story": context,
+            "transfers": transfers,
+            "fileInjections": injection.text,
+        },
+        write_policy=WritePolicy(
+            allow_apply=phase.apply_policy.allow_apply,
+            requires_validation=phase.apply_policy.requires_validation,
+        ),
     )

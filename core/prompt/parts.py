@@ -1,16 +1,15 @@
-"""The parts :func:`~promptdeck.core.prompt.compose.compose_prompt` gathers for one phase.
+"""The parts :func:`~promptdeck.core.prompt.compose.compose_prompt` gathers in the prompt room.
 
-The phase's injection (a story's own, or every story file of the epic), the transfers
-(seed 002), the party variant's note, the retro's epic section and summaries (Layer-5), and
-the user message.
+The story's Layer-5 context (:func:`story_context`: the story prompt, a brief, or the epic's
+stories with the retro's epic section and summaries), the transfers (seed 002), the party
+variant's note, and the user message. The injection is gathered in
+:mod:`promptdeck.core.injection.gather`, the layers in :mod:`promptdeck.core.layers.assembly`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..injection.builder import build_injection, build_story_injection, source_project_context
-from ..injection.model import Emit, Injection, Selection
 from ..layers.model import JOINER
 from ..layers.templates import TemplateSet, render
 from ..layers.values import epic_label
@@ -18,82 +17,12 @@ from ..phases.table import Phase, retro_paths, uat_path
 from ..project.config import Config
 from ..project.workspace import Workspace
 from ..records.reader import RunInfo
-from ..stories.model import Story, StoryCatalog
-from ..tokens.counter import TokenCounter
+from ..stories.model import Story
+from .learnings import learnings_path
 from .party import Party
-from .request import FailureInfo
+from .request import FailureInfo, PromptRequest
 from .retro import RetroPlan, epic_section, execution_summary
-
-
-def epic_stories(catalog: StoryCatalog, story: Story) -> tuple[Story, ...]:
-    """The stories of ``story``'s epic (at least ``story`` itself)."""
-    return catalog.in_group(story.group) or (story,)
-
-
-def phase_injection(
-    workspace: Workspace,
-    story: Story,
-    phase: Phase,
-    epic: tuple[Story, ...],
-    selection: Selection,
-    counter: TokenCounter,
-    count_tokens: bool,
-    scan_secrets: bool,
-    emit: Emit | None = None,
-) -> Injection:
-    """The injection of one phase: the story's own, or (epic scope) every story file of the epic."""
-    if phase.scope == "story":
-        return build_story_injection(
-            workspace,
-            story,
-            selection,
-            command_name=phase.name,
-            counter=counter,
-            count_tokens=count_tokens,
-            scan_secrets=scan_secrets,
-            emit=emit,
-        )
-    return epic_injection(
-        workspace, phase, epic, selection, counter, count_tokens, scan_secrets, emit
-    )
-
-
-def epic_injection(
-    workspace: Workspace,
-    phase: Phase,
-    epic: Sequence[Story],
-    selection: Selection,
-    counter: TokenCounter,
-    count_tokens: bool,
-    scan_secrets: bool = True,
-    emit: Emit | None = None,
-) -> Injection:
-    """One injection of every story key and story file of ``epic``."""
-    keys = tuple(s.id for s in epic if s.source == "bmad")
-    nested = tuple(k for s in epic for k in s.nested_keys if k not in {m.key for m in epic})
-    files: list[str] = []
-    for member in epic:
-        for name in (member.path, *member.files):
-            if name and name not in files:
-                files.append(name)
-    return build_injection(
-        workspace,
-        phase.name,
-        keys,
-        include_project_context=selection.project_context,
-        include_discovery=selection.discovery,
-        include_tech_spec=selection.tech_spec,
-        additional_files=selection.additional_files,
-        story_files=tuple(files),
-        project_context=source_project_context(workspace, epic[0]) if epic else None,
-        nested_keys=nested,
-        counter=counter,
-        count_tokens=count_tokens,
-        scan_secrets=scan_secrets,
-        emit=emit,
-        excluded_files=selection.excluded,
-        included_files=selection.included,
-    )
+from .story import epic_brief, read_learnings, story_brief, story_prompt
 
 
 def transfers_text(
@@ -205,3 +134,43 @@ def user_message(phase: Phase, story: Story) -> str:
     return phase.task.format(
         id=story.id, title=story.title, epic_label=epic_label(story.group, story.group_title)
     )
+
+
+def story_context(
+    workspace: Workspace,
+    story: Story,
+    phase: Phase,
+    epic: tuple[Story, ...],
+    request: PromptRequest,
+    *,
+    verify_commands: tuple[str, ...],
+    retro: RetroPlan | None,
+    runs: Sequence[RunInfo],
+    injected: frozenset[str],
+    templates: TemplateSet,
+    warnings: list[str],
+) -> str:
+    """The story part of Layer-5: the epic's stories (with the retro's section), the full
+    story prompt (dev), or a brief without the dev instructions (kickoff, review, failure).
+
+    ``retro`` is the retro's plan (retro only), ``runs`` the epic's runs, ``injected`` the
+    paths the injection holds. Warnings (missing learnings, no epic section) go to ``warnings``.
+    """
+    if phase.scope == "epic":
+        text = epic_brief(story.group, story.group_title or story.group, epic, templates=templates)
+        if retro is not None:
+            text += JOINER + retro_section(workspace, story, epic, runs, retro, templates, warnings)
+        return text
+    if phase.name == "dev":
+        learnings = read_learnings(workspace, learnings_path(workspace, story))
+        if learnings.warning:
+            warnings.append(learnings.warning)
+        return story_prompt(
+            story,
+            verify_commands=verify_commands,
+            learnings=learnings,
+            retry_reason=request.retry_reason if request.mode == "optimize" else None,
+            templates=templates,
+            injected=injected,
+        )
+    return story_brief(story, templates=templates, injected=injected)

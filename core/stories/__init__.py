@@ -1,7 +1,9 @@
 """Stories: the story model, story keys, the catalog of both sources (BMAD, OpenSpec), filtering
 for the tree, and the status written back to the plan.
 
-:mod:`.sources` reads the project's plan files; :mod:`.catalog` puts both sources side by side;
+:mod:`.sources` reads the project's plan files; :mod:`.catalog` puts both sources side by side
+and is the prompt's story gatherer (``gather_story``: the story and the stories its phase
+covers, loading only what the phase needs);
 :mod:`.keys` holds the one key grammar every file match uses.
 """
 

@@ -181,6 +181,33 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
     return load_catalog(workspace)
 
 
+def epic_stories(catalog: StoryCatalog, story: Story) -> tuple[Story, ...]:
+    """The stories of ``story``'s epic (at least ``story`` itself)."""
+    return catalog.in_group(story.group) or (story,)
+
+
+def gather_story(
+    workspace: Workspace, catalog: StoryCatalog | None, story_id: str, *, whole_epic: bool
+) -> tuple[Story, tuple[Story, ...]]:
+    """The story a prompt is composed for and the stories the phase covers with it.
+
+    Args:
+        workspace: the workspace whose plan files hold the stories.
+        catalog: the stories already loaded; when None, only what the phase needs is loaded.
+        story_id: the story's id.
+        whole_epic: True for an epic-scope phase (its stories are every story of the epic);
+            False for a story phase (its stories are the story alone).
+
+    Raises:
+        StoryNotFound: no story matches ``story_id``.
+    """
+    if catalog is None:
+        # An epic-scope phase needs every story of the epic; a story phase needs only its own.
+        catalog = load_catalog(workspace) if whole_epic else load_story_catalog(workspace, story_id)
+    story = catalog.find(story_id)
+    return story, (epic_stories(catalog, story) if whole_epic else (story,))
+
+
 RUN_WARNINGS = "run warnings"
 UNREADABLE = "unreadable plan entries"
 DRIFT = "statuses that drift"
