@@ -13,6 +13,7 @@ COMMAND_MODULES: dict[str, str] = {
     "app": "app",
     "demo": "app",
     "stories": "stories",
+    "doctor": "doctor",
     "inspect": "inspect",
     "compose": "compose",
     "run": "run",

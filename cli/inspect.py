@@ -180,7 +180,9 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
             item.status,
             _num(item.bytes),
             _num(item.tokens),
-            item.reason + (f" [{', '.join(item.flags)}]" if item.flags else ""),
+            (f"{item.why}: " if item.why else "")
+            + item.reason
+            + (f" [{', '.join(item.flags)}]" if item.flags else ""),
         ]
         for item in injection.files
     ]
@@ -284,6 +286,10 @@ def _print_report(prompt: ComposedPrompt, config: Config) -> None:
                 "summaries (the whole epic would pass the warning line)",
             )
         )
+    for category, note in injection.toggle_notes().items():
+        if note:
+            # The toggle has nothing to add: say so rather than leave it looking switched off.
+            console.print(Text(f"{category}: {note}", style="dim"))
     console.print(Text(f"signature {prompt.signature}", style="dim"))
 
 

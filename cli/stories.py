@@ -7,6 +7,7 @@ import sys
 
 from ..core.catalog import load_catalog, where_stories_come_from
 from ..core.errors import EXIT_OK
+from ..core.load_notes import group_notes, summary_lines
 from ..core.stories import StoryCatalog
 from ..core.workspace import Workspace
 from .common import add_workspace_options, print_json, warn, workspace_from
@@ -92,8 +93,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(catalog_payload(catalog))
         return EXIT_OK
-    for message in catalog.warnings:
-        warn(message)
+    # One line per kind of note; `promptdeck doctor` has every one.
+    for line in summary_lines(group_notes(catalog)):
+        warn(line)
     _print_tables(catalog, workspace)
     sys.stdout.flush()
     return EXIT_OK

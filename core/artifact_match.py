@@ -11,7 +11,7 @@ import re
 import time
 from pathlib import Path
 
-from .keys import artifact_category, key_pattern, normalize_key
+from .keys import artifact_category, key_pattern, normalize_key, part_pattern
 from .listing import Entry, folder_names, sorted_entries
 
 ArtifactMatch = tuple[str, str, str, str]
@@ -29,10 +29,14 @@ def matching_artifacts(
     folder: Path,
     keys: list[str],
     extensions: tuple[str, ...] = (".md", ".yaml", ".yml", ".txt"),
+    nested: tuple[str, ...] = (),
 ) -> list[ArtifactMatch]:
     """The regular files (links followed) directly in ``folder`` that belong to one of
     ``keys``, sorted case-insensitively, each with the first key it belongs to and its
     category.
+
+    ``nested`` are the known story keys under ``keys`` (``10-1-5`` under ``10-1``): a name
+    starting with one is that story's, never a file of ``keys``.
 
     Only names ending in one of ``extensions`` (case-insensitive) are candidates, and hidden
     names never are: a ``1-4-deploy.env`` or ``.1-4-notes`` is not a planning document.
@@ -46,7 +50,7 @@ def matching_artifacts(
         mtime_ns = folder.stat().st_mtime_ns
     except OSError:
         return []
-    cache_key = (str(folder), (*keys, "\0", *extensions))
+    cache_key = (str(folder), (*keys, "\0", *extensions, "\0", *nested))
     cached = _MATCH_CACHE.get(cache_key)
     if cached is not None and cached[0] == mtime_ns:
         return cached[1]
@@ -61,7 +65,7 @@ def matching_artifacts(
     matches: list[ArtifactMatch] = []
     for entry in sorted_entries(folder, held):
         for key in keys:
-            category = artifact_category(entry.name, key)
+            category = artifact_category(entry.name, key, nested)
             if category is not None:
                 if _is_file(entry):
                     matches.append((entry.name, entry.path, key, category))
@@ -96,7 +100,7 @@ def names_holding_keys(names: list[str], keys: list[str]) -> dict[str, str]:
     blob = "\0".join(names).replace("\u0130", "i").casefold().replace("\u0131", "i")
     candidates: set[int] = set()
     for key in keys:
-        parts = [re.escape(part.casefold()) for part in normalize_key(key).split("-") if part]
+        parts = [part_pattern(part.casefold()) for part in normalize_key(key).split("-") if part]
         index = 0
         counted_to = 0
         for match in re.finditer(r"[-._]".join(parts), blob):

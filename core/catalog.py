@@ -147,6 +147,10 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
                 return narrowed
     elif normalize_key(wanted):
         result = load_bmad_plan(workspace, only_key=normalize_key(wanted))
-        if len(result.stories) == 1 and result.stories[0].path is not None:
+        if (
+            len(result.stories) == 1
+            and result.stories[0].path is not None
+            and not result.unreadable
+        ):
             return StoryCatalog(result.stories, result.skipped, result.warnings, result.unreadable)
     return load_catalog(workspace)

@@ -224,6 +224,15 @@ def story_flow(
     suggestion, note = _suggest(
         state, epic, config, done=done, all_epic_done=all_epic_done, skip=skip
     )
+    if not story.status_known and state.dev.last is None and not done:
+        # A status promptdeck cannot read (`deployed-awaiting-user-smoke`) may mean the work
+        # is long finished: no fresh kickoff is offered; the user picks the phase.
+        suggestion = None
+        note = (
+            f"status '{story.status}' is not one promptdeck knows"
+            + (f" ({story.status_source})" if story.status_source else "")
+            + ": choose a phase yourself"
+        )
     if suggestion is not None:
         states[suggestion.phase] = "suggested"
     return StoryFlow(story.id, states, suggestion, note, done)

@@ -29,8 +29,18 @@ from .injection_model import (
     OUTSIDE,
     TOO_LARGE,
     UNREADABLE,
+    WHY_ADDED,
+    WHY_CHANGE,
+    WHY_CONTEXT,
+    WHY_CONTEXT_LIST,
+    WHY_DERIVED,
+    WHY_EPIC_CONTEXT,
+    WHY_HEADING,
+    WHY_OWN_KEY,
+    WHY_PATTERN,
+    WHY_SPEC,
 )
-from .keys import normalize_key
+from .keys import leading_key, normalize_key
 from .secret_scan import SecretFinding
 from .textfiles import TextProblem, printable_name, read_file_bytes
 from .vocabulary import FileStatus
@@ -50,6 +60,7 @@ class Candidate:
     content: str | None = None
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
     derived: bool = False
     """The content is text a source read out of a project file (OpenSpec's config ``context``)
     rather than a whole file: it is set before planning and never read again here."""
@@ -77,6 +88,27 @@ class DerivedText:
     wanted: bool
 
 
+@dataclass(frozen=True)
+class PlanFiles:
+    """What a story's plan adds to the key scan.
+
+    Attributes:
+        context_files: files its plan asks for (a spec's ``context:`` list), with reasons.
+        derived: text a source took out of a project file for the agent.
+        left_out: paths the user left out: listed, excluded.
+        own_reason: ``(why, reason)`` of the story's own files when no key names them;
+            None: an OpenSpec change's documents.
+    """
+
+    context_files: tuple[StoryContextFile, ...] = ()
+    derived: tuple[DerivedText, ...] = ()
+    left_out: tuple[str, ...] = ()
+    own_reason: tuple[str, str] | None = None
+
+
+NO_PLAN_FILES = PlanFiles()
+
+
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
     return sorted(items, key=lambda c: (c.shown.lower(), c.shown))
 
@@ -91,16 +123,20 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
-    context_files: Iterable[StoryContextFile] = (),
-    derived: Iterable[DerivedText] = (),
-    left_out: Iterable[str] = (),
+    nested_keys: Sequence[str] = (),
+    plan: PlanFiles | None = None,
 ) -> list[Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet.
 
-    ``left_out`` names files the user left out: each stays a row, excluded, with its size.
+    The story's own files (``story_files``: the story file its source found, an OpenSpec
+    change's documents) are story files whatever the key scan's category for their names;
+    a name starting with one of ``nested_keys`` is that nested story's and never a
+    candidate here. ``plan`` adds what the story's plan asks for; a path it leaves out
+    stays a row, excluded, with its size.
     """
+    plan = plan or NO_PLAN_FILES
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
-    for text in derived:
+    for text in plan.derived:
         groups[text.category].append(
             Candidate(
                 text.label,
@@ -110,6 +146,7 @@ def plan_candidates(
                 text.wanted,
                 content=text.text,
                 derived=True,
+                why=WHY_DERIVED,
             )
         )
 
@@ -126,6 +163,7 @@ def plan_candidates(
                 "project context" if include_project_context else "project context is off",
                 root / found,
                 include_project_context,
+                why=WHY_CONTEXT,
             )
         )
     if not found_all and include_project_context and contexts:
@@ -136,37 +174,68 @@ def plan_candidates(
                 "no project context file (looked for " + ", ".join(contexts) + ")",
                 root / contexts[0],
                 True,
+                why=WHY_CONTEXT,
             )
         )
 
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
     keys = [key for key in story_keys if normalize_key(key)]
+    own = list(dict.fromkeys(story_files))
+    own_set = set(own)
+    known = {normalize_key(key) for key in (*keys, *nested_keys)}
     if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        matches = matching_artifacts(artifacts, keys, config.injection_extensions)
+        nested = tuple(normalize_key(key) for key in nested_keys)
+        matches = matching_artifacts(artifacts, keys, config.injection_extensions, nested)
         for name, file_path, key, category in matches:
-            wanted = switches[category]
-            reason = f"name matches story key {key}" if wanted else f"{category} files are off"
             shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
-            groups[category].append(Candidate(shown, category, reason, Path(file_path), wanted))
-
-    # The story's own files (an OpenSpec change's documents, a BMAD story file kept elsewhere);
-    # one the key scan already found is not listed twice.
-    scanned = {c.shown for c in groups["story"]}
-    for name in story_files:
-        if name not in scanned:
-            groups["story"].append(
-                Candidate(name, "story", "a file of the story", root / name, True)
+            if shown in own_set:
+                continue  # the story's own file: listed below, as a story file
+            wanted = switches[category]
+            starts = leading_key(name, known) == normalize_key(key)
+            why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
+            if not wanted:
+                reason = f"{category} files are off"
+            elif why == WHY_OWN_KEY:
+                reason = f"its name starts with story key {key}"
+            else:
+                reason = f"a {category} file by its name's pattern for story key {key}"
+            groups[category].append(
+                Candidate(shown, category, reason, Path(file_path), wanted, why=why)
             )
+
+    # The story's own files: the story file its source found (in the artifacts folder, a
+    # subfolder or the story_location), a build spec, an OpenSpec change's documents, the
+    # files a v7 ticket or a bmad-spec story names.
+    for name in own:
+        base = name.rsplit("/", 1)[-1]
+        lead = leading_key(base, known)
+        if not keys:
+            why, reason = plan.own_reason or (WHY_CHANGE, "a document of the story's change")
+        elif base.lower().startswith(("spec-", "tech-spec-")):
+            why, reason = WHY_SPEC, "the story's spec: its key, story_key or [specs] attach"
+        elif lead is not None and lead in {normalize_key(key) for key in keys}:
+            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
+        else:
+            why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
+        groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
 
     # The files the story's plan asks for (a spec's context: list, the epic's context), each
     # a row of its own; the resolution below marks one outside the project, missing or not
     # a regular file, and never reads it.
-    for item in context_files:
-        if item.path not in scanned and not any(c.shown == item.path for c in groups["story"]):
+    for item in plan.context_files:
+        if not any(c.shown == item.path for c in groups["story"]):
             groups["story"].append(
-                Candidate(item.path, "story", item.reason, root / item.path, True, flags=item.flags)
+                Candidate(
+                    item.path,
+                    "story",
+                    item.reason,
+                    root / item.path,
+                    True,
+                    flags=item.flags,
+                    why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
+                )
             )
 
     # 5. Additional explicit files, relative to the root unless absolute.
@@ -176,12 +245,14 @@ def plan_candidates(
         if not path.is_absolute():
             path = root / path
             shown = Path(os.path.normpath(name)).as_posix()
-        groups["additional"].append(Candidate(shown, "additional", "added by hand", path, True))
+        groups["additional"].append(
+            Candidate(shown, "additional", "added by hand", path, True, why=WHY_ADDED)
+        )
 
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
-    dropped = set(left_out)
+    dropped = set(plan.left_out)
     for candidate in ordered:
         if candidate.shown in dropped and candidate.wanted:
             candidate.wanted = False

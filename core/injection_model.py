@@ -36,6 +36,36 @@ OUTSIDE: Final = "outside-project"
 TOO_LARGE: Final = "too-large"
 SKIPPED_STATUSES: tuple[FileStatus, ...] = (MISSING, UNREADABLE, NOT_UTF8, OUTSIDE, TOO_LARGE)
 
+WHY_OWN_KEY: Final = "own key"
+WHY_HEADING: Final = "heading"
+WHY_PATTERN: Final = "category pattern"
+WHY_CONTEXT: Final = "project context"
+WHY_CHANGE: Final = "change file"
+WHY_ADDED: Final = "added by hand"
+WHY_CONTEXT_LIST: Final = "context: list"
+WHY_SPEC: Final = "spec"
+WHY_EPIC_CONTEXT: Final = "epic context"
+WHY_PLAN: Final = "plan entry"
+WHY_DERIVED: Final = "config text"
+WHY = (
+    WHY_OWN_KEY,
+    WHY_HEADING,
+    WHY_PATTERN,
+    WHY_CONTEXT,
+    WHY_CHANGE,
+    WHY_ADDED,
+    WHY_CONTEXT_LIST,
+    WHY_SPEC,
+    WHY_EPIC_CONTEXT,
+    WHY_PLAN,
+    WHY_DERIVED,
+)
+"""Why a file is a candidate of a story's injection: its name starts with the story's key
+(``own key``); it is the story file its ``# Story`` heading names (``heading``); its name
+holds the key in one of seed 000's patterns, or its words make it a discovery note or a
+tech-spec (``category pattern``); the project context; a document of the OpenSpec change
+(``change file``); the user added it; a spec's ``context:`` list asks for it."""
+
 
 def largest_first(
     sized: Iterable[tuple[str, int]], count: int | None = None
@@ -73,6 +103,10 @@ class InjectedFile:
         flags: ``breaks-envelope`` when the content holds a closing tag of the envelope;
             ``secrets`` when the secret scan found likely credentials.
         secrets: the likely credentials found in the content (file, line, kind).
+        why: why the file is a candidate at all, one of :data:`WHY` (``own key``,
+            ``heading``, ``category pattern``, ``project context``, ``change file``,
+            ``added by hand``, ``context: list``, ``spec``, ``epic context``, ``plan entry``,
+            ``config text``).
     """
 
     path: str
@@ -83,6 +117,7 @@ class InjectedFile:
     reason: str
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
+    why: str = ""
 
     @property
     def included(self) -> bool:
@@ -98,6 +133,7 @@ class InjectedFile:
             "bytes": self.bytes,
             "tokens": self.tokens,
             "reason": self.reason,
+            "why": self.why,
             "flags": list(self.flags),
             "secrets": [{"line": f.line, "kind": f.kind} for f in self.secrets],
         }
@@ -140,10 +176,20 @@ class Injection:
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
         return largest_first(sized, count)
 
+    def toggle_notes(self) -> dict[str, str]:
+        """What the discovery and tech-spec toggles would change, by category: ``no
+        discovery files for this story`` when it has no candidate of the kind, else ``""``."""
+        present = {f.category for f in self.files}
+        return {
+            category: "" if category in present else f"no {category} files for this story"
+            for category in ("discovery", "tech-spec")
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """The injection part of ``inspect --json``."""
         return {
             "files": [f.to_dict() for f in self.files],
+            "toggles": self.toggle_notes(),
             "total": self.total.to_dict(),
             "envelope": self.envelope.to_dict(),
             "level": self.level,

@@ -8,15 +8,114 @@ plain substring test does — a bug not copied here).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 _SEPARATORS = re.compile(r"[-._\s]+")
 
+BMAD_STORY_KEY = re.compile(r"^(\d+)-(\d+)([a-z]?)-.+")
+"""BMAD's own story-key grammar for ``sprint-status.yaml`` entries (``STORY_KEY_RE`` of its
+sprint-planning script, re-typed): epic number, story number, an optional split letter
+(``2-6a``), then a slug. Keys are compared by the numbers' values (``01-02`` is ``1-2``)."""
+
+
+def _canonical_part(part: str) -> str:
+    # Numbers compare by value, as BMAD compares them: `01` is `1` (and `0` stays `0`).
+    return str(int(part)) if part.isdigit() else part
+
+
+@dataclass(frozen=True)
+class EntryKey:
+    """How one ``sprint-status.yaml`` entry names its story.
+
+    Attributes:
+        id: the story id as written (``1-1a``, ``10-1-1``, ``1a-1``).
+        key: its canonical form (:func:`normalize_key`).
+        slug: the rest of the entry after the id, None when there is none.
+        off_grammar: why BMAD's own grammar reads the entry otherwise or not at all (a
+            three-level key, a letter epic, no slug); empty when BMAD reads it the same.
+    """
+
+    id: str
+    key: str
+    slug: str | None
+    off_grammar: str = ""
+
+
+# Past BMAD's grammar, what real projects write: letter epics (`1a-1`, seed 000's `a-1`),
+# upper-case split letters, keys with no slug.
+_LENIENT_ENTRY = re.compile(
+    r"^(?P<id>(?:\d+[a-z]*|[a-z]{1,3})-\d+[a-z]?)(?:-(?P<slug>.+))?$", re.IGNORECASE
+)
+# The first word of a slug that is a third level of the key: a number or a single letter.
+_SUB_LEVEL = re.compile(r"^(?P<sub>\d+|[a-z])-(?P<slug>.+)$", re.IGNORECASE)
+
+
+def _entry_base(name: str) -> tuple[str, str | None, str] | None:
+    """The id, slug and off-grammar note of one entry read by its first two levels."""
+    bmad = BMAD_STORY_KEY.match(name)
+    if bmad is not None:
+        story_id = f"{bmad.group(1)}-{bmad.group(2)}{bmad.group(3)}"
+        return story_id, name[len(story_id) + 1 :], ""
+    lenient = _LENIENT_ENTRY.match(name)
+    if lenient is None:
+        return None
+    story_id, slug = lenient.group("id"), lenient.group("slug")
+    epic = story_id.split("-", 1)[0]
+    if not epic.isdigit():
+        why = f"letter epic '{epic}': BMAD's grammar wants an epic number"
+    elif slug is None:
+        why = "no slug after the key: BMAD's grammar wants <epic>-<story>-<slug>"
+    else:
+        why = "upper-case split letter: BMAD's grammar wants a lower-case one"
+    return story_id, slug, why
+
+
+def read_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
+    """The story each ``sprint-status.yaml`` entry name names, in order; None for a name
+    that is no story key (epic and retrospective entries are not passed in).
+
+    BMAD's grammar (:data:`BMAD_STORY_KEY`) comes first: ``2-6a-split`` is story ``2-6a``,
+    and ``5-4-wcag-2-1`` is story ``5-4``. Past it, entries are read leniently and marked:
+    letter epics (``1a-1-x``) and keys with no slug are stories; and where several entries
+    would be one story by BMAD's reading, an entry whose slug starts with a number or a single
+    letter (``10-1-1-offline``, ``10-5-a-nav``) is a distinct story under its parent —
+    ``10-1-10-minute-guide`` alone stays story ``10-1``, as BMAD reads it.
+    """
+    bases = [_entry_base(name) for name in names]
+    counts: dict[str, int] = {}
+    for base in bases:
+        if base is not None:
+            key = normalize_key(base[0])
+            counts[key] = counts.get(key, 0) + 1
+    read: list[EntryKey | None] = []
+    for base in bases:
+        if base is None:
+            read.append(None)
+            continue
+        story_id, slug, why = base
+        sub = _SUB_LEVEL.match(slug) if slug and counts[normalize_key(story_id)] > 1 else None
+        if sub is not None:
+            level = f"{story_id}-{sub.group('sub')}"
+            note = f"three-level key {level}: BMAD's grammar reads it as story {story_id}"
+            read.append(EntryKey(level, normalize_key(level), sub.group("slug"), note))
+            continue
+        read.append(EntryKey(story_id, normalize_key(story_id), slug, why))
+    return read
+
 
 def normalize_key(key: str) -> str:
-    """Return the canonical form of a story key: lower case, parts joined by ``-``."""
-    parts = [part for part in _SEPARATORS.split(key.strip().lower()) if part]
+    """Return the canonical form of a story key: lower case, parts joined by ``-``, numbers
+    without leading zeros (``01.2`` → ``1-2``)."""
+    parts = [_canonical_part(part) for part in _SEPARATORS.split(key.strip().lower()) if part]
     return "-".join(parts)
+
+
+def part_pattern(part: str) -> str:
+    """The regex of one canonical key part in a file name: a number with any leading zeros
+    (``0*12``), anything else as written."""
+    return f"0*{part}" if part.isdigit() else re.escape(part)
 
 
 @lru_cache(maxsize=1024)
@@ -26,7 +125,7 @@ def key_pattern(key: str) -> re.Pattern[str]:
     A boundary is the start or end of the name or any character that is not a letter or a
     digit, so ``1-1`` does not match ``11-1-x.md`` or ``1-10-x.md``.
     """
-    parts = [re.escape(part) for part in normalize_key(key).split("-") if part]
+    parts = [part_pattern(part) for part in normalize_key(key).split("-") if part]
     if not parts:
         raise ValueError(f"empty story key: {key!r}")
     body = r"[-._]".join(parts)
@@ -42,7 +141,9 @@ def name_matches_key(name: str, key: str) -> bool:
 # with letters) or ``a-1``, ``ab-2`` (a short letter epic), then a separator and the story
 # number, ended by a separator, a dot or the end of the name. Longer words (``epic-1``,
 # ``notes-2``, ``report-2026``) are words of a name, not keys.
-_LEADING_KEY = re.compile(r"^(?P<key>(?:\d+[a-z]*|[a-z]{1,3})[-._]\d+)(?![a-z0-9])", re.IGNORECASE)
+_LEADING_KEY = re.compile(
+    r"^(?P<key>(?:\d+[a-z]*|[a-z]{1,3})[-._]\d+[a-z]?)(?![a-z0-9])", re.IGNORECASE
+)
 # The prefixes of seed 000's patterns that come before a key: ``sprint-<key>…`` (a discovery
 # note or a story file) and ``tech-spec-<key>…``.
 _PREFIX = re.compile(r"^(?:(?P<sprint>sprint|story)|(?P<tech>tech[-_]?spec))[-._]", re.IGNORECASE)
@@ -50,30 +151,70 @@ _DISCOVERY = re.compile(r"discovery", re.IGNORECASE)
 _TECH_SPEC = re.compile(r"tech[-_]?spec", re.IGNORECASE)
 
 
-def leading_key(name: str) -> str | None:
+_SEGMENTS = re.compile(r"^([a-z0-9]+)[-._]([a-z0-9]+)(?:[-._]([a-z0-9]+))?", re.IGNORECASE)
+
+
+def _strip_prefix(name: str) -> tuple[re.Match[str] | None, str]:
+    prefix = _PREFIX.match(name)
+    return prefix, (name[prefix.end() :] if prefix is not None else name)
+
+
+def _known_lead(rest: str, known: Collection[str]) -> str | None:
+    """The longest of ``known`` keys that ``rest`` starts with (three parts, then two)."""
+    segments = _SEGMENTS.match(rest)
+    if segments is None:
+        return None
+    parts = [part for part in segments.groups() if part]
+    for count in (3, 2):
+        if len(parts) >= count:
+            candidate = normalize_key("-".join(parts[:count]))
+            if candidate in known:
+                return candidate
+    return None
+
+
+def leading_key(name: str, known: Collection[str] = ()) -> str | None:
     """The normalized story key a file name starts with (``5-4-wcag-2-1.md`` → ``5-4``).
 
-    Seed 000's prefixes are looked through: ``sprint-1-2-discovery.md`` and
-    ``tech-spec-1-2-x.md`` start with ``1-2``. A name that starts with none is None.
+    The longest of the ``known`` story keys the name starts with wins, so
+    ``10-1-5-pwa.md`` is ``10-1-5``'s when that story is known and never ``10-1``'s. Without
+    a known key, a key is read by its shape (``1-2``, ``1a-2``, ``a-1``). Seed 000's prefixes
+    are looked through: ``sprint-1-2-discovery.md`` and ``tech-spec-1-2-x.md`` start with
+    ``1-2``. A name that starts with no key is None.
     """
-    rest = name
-    prefix = _PREFIX.match(rest)
-    if prefix is not None:
-        rest = rest[prefix.end() :]
+    _prefix, rest = _strip_prefix(name)
+    if known:
+        found = _known_lead(rest, known)
+        if found is not None:
+            return found
     match = _LEADING_KEY.match(rest)
     return normalize_key(match.group("key")) if match else None
 
 
-def artifact_category(name: str, key: str) -> str | None:
+def _words_category(tail: str, tech_prefix: bool) -> str:
+    """The category a name's words give it: ``tech-spec``, ``discovery`` or ``story``."""
+    if tech_prefix or _TECH_SPEC.search(tail):
+        return "tech-spec"
+    if _DISCOVERY.search(tail):
+        return "discovery"
+    return "story"
+
+
+def artifact_category(name: str, key: str, nested: Collection[str] = ()) -> str | None:
     """The category of the artifact ``name`` for story ``key``, or None when not its file.
 
-    A name that starts with a story key (after seed 000's ``sprint-`` / ``story-`` /
-    ``tech-spec-`` prefixes) belongs to that key alone: ``5-4-wcag-2-1-aa.md`` is story 5-4's
-    and never story 2-1's. The category comes from the name's shape, not from a word anywhere
-    in it: ``tech-spec-<key>…`` is a tech-spec, ``sprint-<key>-…discovery…`` a discovery note,
-    and ``<key>-…`` (even ``22-3-…-agent-discovery.md``) a file of the story itself. Names that
-    start with no key keep seed 000's patterns, matched on key boundaries: ``*{key}*discovery*``,
-    ``*tech-spec*{key}*`` / ``*{key}*tech-spec*``, else ``*{key}*``.
+    A name belongs to the story with the longest key it starts with (after seed 000's
+    ``sprint-`` / ``story-`` / ``tech-spec-`` prefixes): ``5-4-wcag-2-1-aa.md`` is story
+    5-4's and never story 2-1's, and ``10-1-5-pwa.md`` is 10-1-5's when ``nested`` (the known
+    keys under ``key``) holds it. The category then comes from the name's words, before any
+    key rule (seed 000): ``tech-spec`` in it makes a tech-spec, ``discovery`` a discovery
+    note (``A-1-discovery.md``, ``a-1-tech-spec.md``), anything else a file of the story
+    itself. Names that start with no key keep seed 000's patterns, matched on key
+    boundaries: ``*{key}*discovery*``, ``*tech-spec*{key}*`` / ``*{key}*tech-spec*``, else
+    ``*{key}*`` — unless they hold a nested key, whose file they are.
+
+    The story's own story file (found by its heading or named after its sprint-status
+    entry) is the source's to say, whatever its words: see ``Story.files``.
 
     Returns:
         ``story``, ``discovery`` or ``tech-spec``; None when the file is not ``key``'s.
@@ -81,19 +222,16 @@ def artifact_category(name: str, key: str) -> str | None:
     wanted = normalize_key(key)
     if not wanted:
         return None
-    rest = name
-    prefix = _PREFIX.match(rest)
-    if prefix is not None:
-        rest = rest[prefix.end() :]
-    lead = _LEADING_KEY.match(rest)
+    prefix, rest = _strip_prefix(name)
+    known = {wanted, *nested}
+    lead = leading_key(name, known)
     if lead is not None:
-        if normalize_key(lead.group("key")) != wanted:
+        if lead != wanted:
             return None
-        if prefix is not None and prefix.group("tech"):
-            return "tech-spec"
-        if prefix is not None and prefix.group("sprint") and _DISCOVERY.search(rest[lead.end() :]):
-            return "discovery"
-        return "story"
+        tech_prefix = prefix is not None and prefix.group("tech") is not None
+        return _words_category(rest, tech_prefix)
+    if any(key_pattern(other).search(name) for other in nested):
+        return None
     match = key_pattern(wanted).search(name)
     if match is None:
         return None

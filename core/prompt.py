@@ -124,11 +124,17 @@ def compose_prompt(
     if verification.note and phase.apply_policy.requires_validation:
         warnings.append(verification.note)
 
+    if not story.status_known and phase.name in ("kickoff", "dev"):
+        warnings.append(
+            f"story {story.id} has the status '{story.status}', which promptdeck does not know"
+            + (f" ({story.status_source})" if story.status_source else "")
+            + ": check that the work is not already done"
+        )
     if story.status == "done" and phase.name in ("kickoff", "dev"):
         where = (
             "its tasks are all ticked"
             if story.source == "openspec"
-            else f"{story.status_source or 'sprint-status.yaml'} says so"
+            else f"{story.status_source or 'its tracking'} says so"
         )
         warnings.append(
             f"story {story.id} is already done ({where}): a {phase.name} run would redo "

@@ -76,6 +76,7 @@ def epic_injection(
 ) -> Injection:
     """One injection of every story key and story file of ``epic``."""
     keys = tuple(s.id for s in epic if s.source == "bmad")
+    nested = tuple(k for s in epic for k in s.nested_keys if k not in {m.key for m in epic})
     files: list[str] = []
     for member in epic:
         for name in (member.path, *member.files):
@@ -91,6 +92,7 @@ def epic_injection(
         additional_files=selection.additional_files,
         story_files=tuple(files),
         project_context=source_project_context(workspace, epic[0]) if epic else None,
+        nested_keys=nested,
         counter=counter,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,

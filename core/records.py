@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .keys import normalize_key
 from .processes import pid_alive
 from .run_record import DRY_RUN_DIR as DRY_RUN_DIR
 from .run_record import GITIGNORE_LINES as GITIGNORE_LINES
@@ -182,7 +183,8 @@ def list_runs(root: Path, story_id: str | None = None) -> list[RunInfo]:
         info = load_run_dir(folder)
         if info is None:
             continue
-        if story_id is not None and info.story.lower() != story_id.lower():
+        # `1.2` and `1-2` are one story: runs recorded under either spelling are its runs.
+        if story_id is not None and normalize_key(info.story) != normalize_key(story_id):
             continue
         runs.append(info)
     return runs

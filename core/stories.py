@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 
 from .errors import StoryNotFound
@@ -72,6 +73,8 @@ class Story:
         off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
             letter epic); empty when BMAD reads it too.
         context_files: root-relative files a spec's ``context:`` list asks for.
+        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``): a
+            file whose name starts with one is that story's, never this one's.
     """
 
     id: str
@@ -92,6 +95,7 @@ class Story:
     status_known: bool = True
     off_grammar: str = ""
     context_files: tuple[str, ...] = ()
+    nested_keys: tuple[str, ...] = ()
 
     @property
     def record_path(self) -> str | None:
@@ -203,9 +207,25 @@ class StoryCatalog:
             by_key = [s for s in self.stories if s.source == "bmad" and s.key == norm]
             if len(by_key) == 1:
                 return by_key[0]
-        known = ", ".join(s.id for s in self.stories[:8])
-        more = " …" if len(self.stories) > 8 else ""
-        raise StoryNotFound(f"no story '{query}' (known: {known or 'none'}{more})")
+        raise StoryNotFound(self._not_found(query))
+
+    def _not_found(self, query: str) -> str:
+        """Why ``query`` names no story: the plan entry that could not be read, with its
+        line, or the nearest known ids."""
+        wanted = normalize_key(query)
+        for entry in self.unreadable:
+            named = entry.key == wanted or (
+                entry.key is None and wanted and wanted in normalize_key(entry.reason)
+            )
+            if named:
+                return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
+        ids = [s.id for s in self.stories]
+        near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        if near:
+            return f"no story '{query}' (nearest: {', '.join(near)})"
+        known = ", ".join(ids[:8])
+        more = " …" if len(ids) > 8 else ""
+        return f"no story '{query}' (known: {known or 'none'}{more})"
 
     def in_group(self, group: str) -> tuple[Story, ...]:
         """Every story of one epic or change, in order."""

@@ -1,16 +1,24 @@
-"""The BMAD story source: ``sprint-status.yaml`` and story files in the artifacts folder.
+"""The BMAD story source: ``sprint-status.yaml`` and the story files where the project keeps
+them.
 
 Stories come from two places that usually agree:
 
 * ``<paths_artifacts>/sprint-status.yaml`` — its ``development_status:`` mapping
   (``1-2-user-registration: done``; ``epic-1: …`` and ``epic-1-retrospective: …`` are not
-  stories), read by the strict line parser of :mod:`.sprint_status`. A file it cannot read
-  is a skipped file, never a crash.
-* Markdown files directly in the artifacts folder whose first heading is
-  ``# Story <key>: <title>`` — their ``Status:`` line and ``## Tasks / Subtasks`` checkboxes.
+  stories), read by the strict line parser of :mod:`.sprint_status`. Keys are read by BMAD's
+  own grammar first and leniently past it (:func:`~promptdeck.core.keys.read_entry_keys`);
+  an entry that names no story is an :class:`~promptdeck.core.stories.UnreadableEntry` with
+  its line, never silently dropped.
+* Markdown story files whose first heading is ``# Story <key>: <title>`` (or named exactly
+  after a sprint-status entry), in the artifacts folder, in its subfolders (``stories/``)
+  and in the folder ``story_location`` names (``{project-root}`` resolved inside the
+  project; a location outside it, missing, or not a folder is one unreadable entry and is
+  never read).
 
 A story found in both is one story; where their statuses disagree, ``sprint-status.yaml``
-wins (see :func:`_merge`).
+wins and the story says where its status came from and that the file drifts (see
+:func:`_merge`). Statuses are read as written (:mod:`..story_status`): an unknown one is
+kept verbatim and marked, never read as backlog or done.
 
 This module finds the files and assigns them to stories; reading one story file is
 :mod:`.bmad_story_file`'s job, and the epics' titles are :mod:`.bmad_epics`'.
@@ -20,34 +28,34 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..keys import artifact_category, leading_key, name_matches_key, normalize_key
+from ..keys import artifact_category, leading_key, name_matches_key, read_entry_keys
 from ..listing import folder_names, sorted_entries
-from ..stories import SkippedFile, Story
+from ..stories import SkippedFile, Story, UnreadableEntry
+from ..story_status import StatusReading, read_status
 from ..textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ..workspace import Workspace
 from .bmad_epics import epic_of, resolve_epic_titles, sprint_epic_titles
 from .bmad_story_file import (
     DEFAULT_FILE_STATUS,
-    STORY_ENTRY,
     StoryFile,
     named_story_file,
-    normalize_status,
     read_story_file,
 )
 from .common import SourceResult, natural_key, relpath
 from .sprint_status import SPRINT_STATUS_NAME as SPRINT_STATUS_NAME
-from .sprint_status import SprintStatusError, parse_sprint_status
+from .sprint_status import SprintStatusError, parse_sprint_status, top_level_value
 
 _EPIC_ENTRY = re.compile(r"^epic-[A-Za-z0-9]+$", re.IGNORECASE)
 _RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORY_NAME_HINT = re.compile(
-    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}(?![a-z0-9])", re.IGNORECASE
+    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}[a-z]?(?![a-z0-9])", re.IGNORECASE
 )
 """A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``) on key boundaries:
 names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
 def _slug_title(slug: str | None, story_id: str) -> str:
@@ -59,74 +67,106 @@ def _slug_title(slug: str | None, story_id: str) -> str:
 
 @dataclass(frozen=True)
 class _Tracked:
+    """One story entry of ``sprint-status.yaml``."""
+
     id: str
+    name: str
     slug: str | None
-    status: str
     raw_status: str
+    reading: StatusReading
+    line: int
+    off_grammar: str
+
+
+@dataclass
+class _SprintPlan:
+    """What ``sprint-status.yaml`` says: its story entries by key, the entries it could not
+    read, its epic titles and its ``story_location``."""
+
+    rel: str
+    tracked: dict[str, _Tracked] = field(default_factory=dict)
+    unreadable: list[UnreadableEntry] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)
+    story_location: tuple[str, int] | None = None
 
 
 def _read_sprint_status(
-    root: Path,
-    path: Path,
-    skipped: list[SkippedFile],
-    warnings: list[str],
-    epic_titles: dict[str, str],
-    limit: int = DEFAULT_READ_LIMIT,
-) -> dict[str, _Tracked]:
-    rel = relpath(root, path)
+    root: Path, path: Path, skipped: list[SkippedFile], limit: int = DEFAULT_READ_LIMIT
+) -> _SprintPlan:
+    plan = _SprintPlan(relpath(root, path))
     text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
-            skipped.append(SkippedFile(rel, str(text)))
-        return {}
+            skipped.append(SkippedFile(plan.rel, str(text)))
+            plan.unreadable.append(UnreadableEntry(plan.rel, None, str(text)))
+        return plan
     try:
         entries = parse_sprint_status(text)
     except SprintStatusError as exc:
-        skipped.append(SkippedFile(rel, f"malformed: {exc}"))
-        return {}
-    epic_titles.update(sprint_epic_titles(text))
-    tracked: dict[str, _Tracked] = {}
-    for entry in entries:
-        if _EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name):
-            continue
-        match = STORY_ENTRY.match(entry.name)
-        if match is None:
-            warnings.append(f"{rel} line {entry.line}: '{entry.name}' is not a story key; ignored")
-            continue
-        status = normalize_status(entry.value)
-        if status is None:
-            warnings.append(
-                f"{rel} line {entry.line}: unknown status '{entry.value}' for "
-                f"'{entry.name}'; shown as backlog"
+        skipped.append(SkippedFile(plan.rel, f"malformed: {exc}"))
+        plan.unreadable.append(UnreadableEntry(plan.rel, exc.line or None, f"malformed: {exc}"))
+        return plan
+    plan.titles = sprint_epic_titles(text)
+    plan.story_location = top_level_value(text, "story_location")
+    stories = [
+        entry
+        for entry in entries
+        if not (_EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name))
+    ]
+    for entry, key in zip(stories, read_entry_keys([e.name for e in stories]), strict=True):
+        if key is None:
+            plan.unreadable.append(
+                UnreadableEntry(
+                    plan.rel,
+                    entry.line,
+                    f"'{entry.name}' is not a story key (BMAD's stories are "
+                    "<epic>-<story>-<slug>, e.g. 1-2-user-login)",
+                )
             )
-            status = "backlog"
-        key = normalize_key(match.group("id"))
-        if key in tracked:
-            warnings.append(f"{rel} line {entry.line}: story {key} listed twice; first kept")
             continue
-        tracked[key] = _Tracked(match.group("id"), match.group("slug"), status, entry.value)
-    return tracked
+        first = plan.tracked.get(key.key)
+        if first is not None:
+            plan.unreadable.append(
+                UnreadableEntry(
+                    plan.rel,
+                    entry.line,
+                    f"'{entry.name}' is story {key.id} again (first on line {first.line}, "
+                    f"'{first.name}'); the first is used",
+                    key.key,
+                )
+            )
+            continue
+        plan.tracked[key.key] = _Tracked(
+            key.id,
+            entry.name,
+            key.slug,
+            entry.value,
+            read_status(entry.value),
+            entry.line,
+            key.off_grammar,
+        )
+    return plan
 
 
-def _name_rank(name: str, key: str, entries_by_key: dict[str, str]) -> int:
-    """How well a file name says it is story ``key``'s file: 0 when it is the sprint-status
-    entry's name (``32-1-fix-feasibility-spike.md``), 1 when it starts with the key, 2 when
-    it only holds it, 3 otherwise (lower is better)."""
+def _name_rank(name: str, key: str, entries_by_key: dict[str, str]) -> tuple[int, str]:
+    """How well a file name says it is story ``key``'s file (lower is better), and why."""
     stem = name[:-3] if name.lower().endswith(".md") else name
     if stem.lower() == entries_by_key.get(key, "\0").lower():
-        return 0
-    if leading_key(name) == key:
-        return 1
-    return 2 if name_matches_key(name, key) else 3
+        return 0, "its name is the sprint-status entry's"
+    if leading_key(name, entries_by_key.keys()) == key:
+        return 1, "its name starts with the story's key"
+    if name_matches_key(name, key):
+        return 2, "its name holds the story's key"
+    return 3, "it comes first by name"
 
 
 def _may_be_story_file(name: str) -> bool:
     """Whether discovery opens ``name`` at all: a Markdown name holding a story key whose
     shape can be a story file's.
 
-    The category comes from the name's shape: ``22-3-…-agent-discovery.md`` starts with its
-    story's key and is that story's own file, while ``sprint-1-2-discovery.md`` and
-    ``tech-spec-…`` are not story files.
+    ``22-3-…-agent-discovery.md`` starts with a story key and may be that story's own file
+    (its heading says), while ``sprint-1-2-discovery.md`` and ``tech-spec-…`` are not story
+    files.
     """
     lower = name.lower()
     if not lower.endswith(".md") or _STORY_NAME_HINT.search(name) is None:
@@ -139,31 +179,85 @@ def _may_be_story_file(name: str) -> bool:
     return not (lead is None and ("discovery" in lower or "tech-spec" in lower))
 
 
-def _scan_story_files(
+def _story_folders(
+    workspace: Workspace, artifacts: Path, names: list[str], plan: _SprintPlan
+) -> tuple[list[Path], UnreadableEntry | None]:
+    """Where story files are looked for: the artifacts folder, its visible subfolders
+    (``stories/``) and the ``story_location`` folder, each once; and the one line saying why
+    ``story_location`` could not be used, if it could not."""
+    folders = [artifacts]
+    for name in sorted(names):
+        # A folder name has no extension: the thousands of `*.md` artifacts are never stat-ed.
+        if name.startswith(".") or "." in name:
+            continue
+        path = artifacts / name
+        if os.path.isdir(path) and workspace.contains(path):
+            folders.append(path)
+    problem: UnreadableEntry | None = None
+    if plan.story_location is not None:
+        value, line = plan.story_location
+        located, why = _resolve_location(workspace, value)
+        if located is None:
+            problem = UnreadableEntry(plan.rel, line, f"story_location '{value}' {why}")
+        elif all(located.resolve() != known.resolve() for known in folders):
+            folders.append(located)
+    return folders, problem
+
+
+def _resolve_location(workspace: Workspace, value: str) -> tuple[Path | None, str]:
+    """The folder ``story_location`` names, inside the project, or None and why not."""
+    text = value.replace("{project-root}", str(workspace.root)).replace(
+        "{project_root}", str(workspace.root)
+    )
+    unknown = _PLACEHOLDER.search(text)
+    if unknown is not None:
+        return None, f"holds the placeholder {unknown.group(0)}, which promptdeck cannot fill"
+    path = Path(text)
+    if not path.is_absolute():
+        path = workspace.root / path
+    if not workspace.contains(path):
+        return None, "points outside the project; not read"
+    if not path.exists():
+        return None, "does not exist"
+    if not path.is_dir():
+        return None, "is not a folder (a file, device or FIFO); not read"
+    return path, ""
+
+
+@dataclass
+class _Scan:
+    """The story files found, by key, and the files that claimed a story another file won."""
+
+    files: dict[str, StoryFile] = field(default_factory=dict)
+    losers: list[UnreadableEntry] = field(default_factory=list)
+
+
+def _scan_folder(
     workspace: Workspace,
-    artifacts: Path,
+    folder: Path,
+    scan: _Scan,
     skipped: list[SkippedFile],
-    only_key: str | None = None,
-    entries_by_key: dict[str, str] | None = None,
-) -> dict[str, StoryFile]:
-    """Story files of the artifacts folder by key.
+    only_key: str | None,
+    entries_by_key: dict[str, str],
+    names: list[str] | None = None,
+) -> None:
+    """Read the story files of one folder into ``scan``.
 
     A file is a story's file when its first heading says ``# Story <key>: …``; a file named
     ``<key>-<slug>.md`` after a sprint-status entry (``entries_by_key``: key → entry name)
     is that story's file even when its heading has another shape.
     """
-    entries_by_key = entries_by_key or {}
-    names = folder_names(artifacts)
     if names is None:
-        return {}
+        names = folder_names(folder)
+    if names is None:
+        return
     # Names that cannot be stories are never opened (nor sorted): this keeps discovery fast
     # in artifact folders holding thousands of logs and discovery notes.
-    entries = sorted_entries(artifacts, filter(_may_be_story_file, names))
-    files: dict[str, StoryFile] = {}
+    entries = sorted_entries(folder, filter(_may_be_story_file, names))
     # Plain strings rather than Path objects per entry: this loop sees every artifact.
-    prefix = relpath(workspace.root, artifacts) + "/"
+    prefix = relpath(workspace.root, folder) + "/"
+    known = entries_by_key.keys()
     for entry in entries:
-        lead = leading_key(entry.name.lower())
         if only_key is not None and not name_matches_key(entry.name, only_key):
             continue
         rel = prefix + entry.name
@@ -188,28 +282,57 @@ def _scan_story_files(
         if found is None:
             continue
         if isinstance(found, SkippedFile):
+            lead = leading_key(entry.name.lower(), known)
             named = named_story_file(entry.path, rel, lead, entries_by_key, workspace.root, limit)
             if named is None:
                 skipped.append(found)
                 continue
             found = named
-        first = files.get(found.key)
-        if first is not None:
-            # Two files claim one key: the better-named one wins (see `_name_rank`), then the
-            # first by name. The narrowed one-story lookup scans exactly those names, so both
-            # lookups always pick the same file.
-            if _name_rank(entry.name, found.key, entries_by_key) < _name_rank(
-                Path(first.path).name, found.key, entries_by_key
-            ):
-                skipped.append(
-                    SkippedFile(first.path, f"duplicate: story {found.id} is also {rel}")
-                )
-                files[found.key] = found
-                continue
-            skipped.append(SkippedFile(rel, f"duplicate: story {found.id} is also {first.path}"))
-            continue
-        files[found.key] = found
-    return files
+        _claim(scan, found, skipped, entries_by_key)
+
+
+def _claim(
+    scan: _Scan, found: StoryFile, skipped: list[SkippedFile], entries_by_key: dict[str, str]
+) -> None:
+    """Record ``found`` as its story's file, or, when another file already claims the story,
+    keep the better-named one and say why the other was passed over."""
+    first = scan.files.get(found.key)
+    if first is None:
+        scan.files[found.key] = found
+        return
+    # Two files claim one key: the better-named one wins (see `_name_rank`), then the first
+    # by folder and name. The narrowed one-story lookup scans exactly those names, so both
+    # lookups always pick the same file.
+    new_rank, new_why = _name_rank(Path(found.path).name, found.key, entries_by_key)
+    old_rank, old_why = _name_rank(Path(first.path).name, found.key, entries_by_key)
+    if new_rank < old_rank:
+        winner, loser, why = found, first, new_why
+    elif new_rank > old_rank:
+        winner, loser, why = first, found, old_why
+    else:
+        winner, loser = first, found
+        why = f"both names are as good; {winner.path} comes first by folder and name"
+    scan.files[found.key] = winner
+    story_id = _dashed(found.id)
+    skipped.append(SkippedFile(loser.path, f"duplicate: story {story_id} is also {winner.path}"))
+    scan.losers.append(
+        UnreadableEntry(
+            loser.path,
+            None,
+            f"also claims story {story_id}; {winner.path} is used ({why})",
+            found.key,
+        )
+    )
+
+
+def _key_note(key: str) -> str:
+    """Why a key known only from a story file is past BMAD's grammar ("" when it is not)."""
+    parts = key.split("-")
+    if not parts[0].isdigit():
+        return f"letter epic '{parts[0]}': BMAD's grammar wants an epic number"
+    if len(parts) > 2:
+        return f"three-level key {key}: BMAD's grammar reads it as story {'-'.join(parts[:2])}"
+    return ""
 
 
 def _merge(
@@ -217,31 +340,41 @@ def _merge(
     tracked: _Tracked | None,
     story_file: StoryFile | None,
     epic_titles: dict[str, str],
-    warnings: list[str],
+    plan_rel: str,
+    nested: tuple[str, ...],
 ) -> Story:
-    file_status: str | None = None
+    file_reading = None
+    file_where = ""
     if story_file is not None and story_file.raw_status is not None:
-        file_status = normalize_status(story_file.raw_status)
-        if file_status is None:
-            warnings.append(
-                f"{story_file.path}: unknown status '{story_file.raw_status}'; "
-                + ("sprint-status.yaml's is used" if tracked else f"shown as {DEFAULT_FILE_STATUS}")
-            )
+        file_reading = read_status(story_file.raw_status)
+        file_where = story_file.path + (
+            f":{story_file.status_line}" if story_file.status_line else ""
+        )
+    drift: tuple[str, ...] = ()
     # sprint-status.yaml wins a disagreement: it is the file BMAD's workflows (sprint
     # planning, dev-story, code-review) read to pick the next story and update at every
     # transition, while a story file's Status line is prose an agent may leave behind.
     if tracked is not None:
-        status = tracked.status
-        if file_status is not None and file_status != status and story_file is not None:
-            warnings.append(
-                f"story {tracked.id}: {story_file.path} says '{story_file.raw_status}', "
-                f"sprint-status.yaml says '{tracked.raw_status}'; using sprint-status.yaml"
+        reading = tracked.reading
+        source = f"{plan_rel}:{tracked.line}"
+        if (
+            file_reading is not None
+            and story_file is not None
+            and (file_reading.status != reading.status)
+        ):
+            drift = (
+                f"{file_where} says '{story_file.raw_status}'; "
+                f"{source} says '{tracked.raw_status}'",
             )
+    elif file_reading is not None:
+        reading, source = file_reading, file_where
     else:
-        status = file_status or DEFAULT_FILE_STATUS
+        # BMAD's sprint planning treats "the story file exists" as ready for development.
+        reading, source = StatusReading(DEFAULT_FILE_STATUS, True), ""
     # The sprint-status spelling is the id: it is BMAD's tracking key (`1-2`), the one its
-    # workflows and commit messages use; a story only on file keeps its heading's spelling.
-    story_id = tracked.id if tracked is not None else story_file.id if story_file else key
+    # workflows and commit messages use; a story only on file keeps its heading's spelling,
+    # in the same dashed style (`10.1.5` → `10-1-5`), so one id style shows everywhere.
+    story_id = tracked.id if tracked is not None else _dashed(story_file.id) if story_file else key
     if story_file is not None and story_file.title:
         title = story_file.title
     else:
@@ -251,18 +384,58 @@ def _merge(
         id=story_id,
         key=key,
         title=title,
-        status=status,
+        status=reading.status,
         source="bmad",
         group=epic,
         group_title=epic_titles.get(epic, ""),
         path=story_file.path if story_file else None,
         tasks=story_file.tasks if story_file else (),
         files=(story_file.path,) if story_file else (),
+        layout="classic",
+        status_source=source,
+        status_drift=drift,
+        status_known=reading.known,
+        off_grammar=tracked.off_grammar if tracked is not None else _key_note(key),
+        nested_keys=nested,
     )
 
 
+def _dashed(story_id: str) -> str:
+    """A heading's id in the sprint-status style: ``10.1.5`` → ``10-1-5``, ``A.1`` → ``A-1``."""
+    return re.sub(r"[._\s]+", "-", story_id.strip())
+
+
+def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
+    """An entry named exactly like a story file whose heading gives a deeper key
+    (``10-5-a-nav`` alone is story 10-5 by BMAD's grammar; its file says ``Story 10.5.a``)
+    is that deeper story: the file's heading settles what the lone entry left open."""
+    by_name = {t.name.lower(): key for key, t in plan.tracked.items()}
+    for key, story_file in files.items():
+        if key in plan.tracked:
+            continue
+        stem = Path(story_file.path).name[:-3].lower()
+        old = by_name.get(stem)
+        if old is None or old in files or not key.startswith(old + "-"):
+            continue
+        entry = plan.tracked.pop(old)
+        note = (
+            f"three-level key {key} (from {story_file.path}'s heading): BMAD's grammar reads "
+            f"it as story {old}"
+        )
+        plan.tracked[key] = _Tracked(
+            _dashed(story_file.id),
+            entry.name,
+            entry.slug,
+            entry.raw_status,
+            entry.reading,
+            entry.line,
+            note,
+        )
+
+
 def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceResult:
-    """Every BMAD story of the workspace, in natural key order, with skipped files.
+    """Every BMAD story of the workspace, in natural key order, with skipped files and the
+    entries that could not be read.
 
     Args:
         workspace: the workspace; ``paths_artifacts`` and ``paths_planning`` name the folders.
@@ -279,31 +452,60 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
         rel = relpath(workspace.root, artifacts)
         if artifacts.exists():
             skipped.append(SkippedFile(rel, "outside-project: the artifacts folder; not read"))
-        return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
+            outside = UnreadableEntry(rel, None, "the artifacts folder is outside the project")
+            return SourceResult(skipped=tuple(skipped), unreadable=(outside,))
+        return SourceResult(skipped=tuple(skipped))
     limit = config.read_max_bytes
-    sprint_titles: dict[str, str] = {}
-    tracked = _read_sprint_status(
-        workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, warnings, sprint_titles, limit
-    )
-    entries = {key: f"{t.id}-{t.slug}" if t.slug else t.id for key, t in tracked.items()}
-    files = _scan_story_files(workspace, artifacts, skipped, only_key, entries)
+    plan = _read_sprint_status(workspace.root, artifacts / SPRINT_STATUS_NAME, skipped, limit)
+    entries = {key: t.name for key, t in plan.tracked.items()}
+    # One listing of the artifacts folder serves both the search for subfolders and its scan.
+    artifact_names = folder_names(artifacts) or []
+    folders, location_problem = _story_folders(workspace, artifacts, artifact_names, plan)
+    unreadable = list(plan.unreadable)
+    if location_problem is not None:
+        unreadable.append(location_problem)
+    scan = _Scan()
+    for folder in folders:
+        names = artifact_names if folder == artifacts else None
+        _scan_folder(workspace, folder, scan, skipped, only_key, entries, names)
+    unreadable.extend(scan.losers)
+    files = scan.files
+    _rekey_entries(plan, files)
+    tracked = plan.tracked
+    every_key = {*tracked, *files}
     if only_key is not None:
         tracked = {key: entry for key, entry in tracked.items() if key == only_key}
         # A name holding the key inside another story's slug (`5-4-wcag-2-1-…` for 2-1) is
         # read by the narrowed scan but is that other story's file.
         files = {key: found for key, found in files.items() if key == only_key}
+        unreadable = [u for u in unreadable if u.key == only_key]
     if not tracked and not files:
-        return SourceResult(skipped=tuple(skipped), warnings=tuple(warnings))
+        return SourceResult(
+            skipped=tuple(skipped), warnings=tuple(warnings), unreadable=tuple(unreadable)
+        )
     keys = sorted({*tracked, *files}, key=natural_key)
     epic_titles = resolve_epic_titles(
         workspace.root / config.paths_planning,
-        sprint_titles,
+        plan.titles,
         {epic_of(key) for key in keys},
         warnings,
         workspace.root,
         limit,
     )
     stories = tuple(
-        _merge(key, tracked.get(key), files.get(key), epic_titles, warnings) for key in keys
+        _merge(
+            key,
+            tracked.get(key),
+            files.get(key),
+            epic_titles,
+            plan.rel,
+            tuple(sorted((k for k in every_key if k.startswith(key + "-")), key=natural_key)),
+        )
+        for key in keys
     )
-    return SourceResult(stories=stories, skipped=tuple(skipped), warnings=tuple(warnings))
+    return SourceResult(
+        stories=stories,
+        skipped=tuple(skipped),
+        warnings=tuple(warnings),
+        unreadable=tuple(unreadable),
+    )

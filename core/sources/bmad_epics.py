@@ -33,6 +33,19 @@ _EPIC_COMMENT = re.compile(
     re.IGNORECASE,
 )
 _STORIES_SUFFIX = re.compile(r"\s*[-–—:]\s*Stories\s*$", re.IGNORECASE)
+# What sprint-status comments add after a title: a count (`(9 stories)`, `— 3 stories`,
+# `[5/9 done]`) or a state (`(DONE)`, `- COMPLETE`); none of it is the epic's title.
+_COMMENT_EXTRAS = re.compile(
+    r"(?:\s*(?:\((?:[^()]*\d[^()]*\bstor(?:y|ies)\b[^()]*|done|complete[d]?|in[- ]progress"
+    r"|backlog)\)|\[[^\]]*\]|[-–—]\s*\d+\s+stor(?:y|ies)\b.*|[-–—]\s*(?:done|complete[d]?)))+\s*$",
+    re.IGNORECASE,
+)
+
+
+def clean_epic_title(title: str) -> str:
+    """An epic title without the extras a comment carries: ``Auth (9 stories)`` → ``Auth``."""
+    cleaned = _COMMENT_EXTRAS.sub("", title).strip()
+    return cleaned or title.strip()
 
 
 def sprint_epic_titles(text: str) -> dict[str, str]:
@@ -45,7 +58,8 @@ def sprint_epic_titles(text: str) -> dict[str, str]:
     for line in text.splitlines():
         match = _EPIC_COMMENT.match(line)
         if match:
-            titles.setdefault(epic_of(normalize_key(match.group("id"))), match.group("title"))
+            title = clean_epic_title(match.group("title"))
+            titles.setdefault(epic_of(normalize_key(match.group("id"))), title)
     return titles
 
 
@@ -70,7 +84,7 @@ def _planning_epic_titles(
             match = _EPIC_HEADING.match(heading.text) if heading.level <= 3 else None
             if match:
                 # `## Epic 21: CLI Output — Stories` is the same epic as `### Epic 21: CLI Output`.
-                title = _STORIES_SUFFIX.sub("", match.group("title")).strip()
+                title = clean_epic_title(_STORIES_SUFFIX.sub("", match.group("title")))
                 epic = epic_of(normalize_key(match.group("id")))
                 titles = found.setdefault(epic, {})
                 if not any(t.lower() == title.lower() for t in titles):

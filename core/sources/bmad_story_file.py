@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..keys import normalize_key
-from ..stories import STATUSES, SkippedFile, Task
+from ..stories import SkippedFile, Task
+from ..story_status import read_status
 from ..textfiles import (
     DEFAULT_READ_LIMIT,
     HEAD_BYTES,
@@ -35,22 +36,6 @@ DEFAULT_FILE_STATUS = "ready-for-dev"
 """Status of a story file with no ``Status:`` line and no sprint-status entry: BMAD's
 sprint planning treats "the story file exists" as ready for development."""
 
-# Older BMAD releases and hand-written story files use other words for the same states.
-_STATUS_SYNONYMS = {
-    "todo": "backlog",
-    "draft": "backlog",
-    "drafted": "ready-for-dev",
-    "contexted": "ready-for-dev",
-    "approved": "ready-for-dev",
-    "ready": "ready-for-dev",
-    "inprogress": "in-progress",
-    "ready-for-review": "review",
-    "in-review": "review",
-    "complete": "done",
-    "completed": "done",
-    "closed": "done",
-}
-
 _STORY_HEADING = re.compile(
     r"^Story\s+(?P<key>[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)+)"
     r"(?:\s*:\s*|\s+[-–—]\s+|\s*$)(?P<title>.*)$"
@@ -58,7 +43,7 @@ _STORY_HEADING = re.compile(
 STORY_ENTRY = re.compile(r"^(?P<id>(?:\d+[A-Za-z]*|[A-Za-z]+)-\d+)(?:-(?P<slug>.+))?$")
 """A sprint-status entry naming a story: its id (``1-2``) and slug (``user-login``)."""
 _STORYISH_NAME = re.compile(
-    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+|[a-z])[-._]\d+(?![a-z0-9])", re.IGNORECASE
+    r"^(?:(?:story|sprint)[-_.]?)?(?:\d+[a-z]?|[a-z])[-._]\d+[a-z]?(?![a-z0-9])", re.IGNORECASE
 )
 _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
@@ -68,13 +53,10 @@ _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 
 
 def normalize_status(raw: str) -> str | None:
-    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None."""
-    words = re.sub(r"[^a-z]+", "-", raw.lower()).strip("-")
-    for candidate in (words, words.split("-", 1)[0]):
-        status = _STATUS_SYNONYMS.get(candidate, candidate)
-        if status in STATUSES:
-            return status
-    return None
+    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None when it
+    is not a known one (see :func:`~promptdeck.core.story_status.read_status`)."""
+    reading = read_status(raw)
+    return reading.status if reading.known else None
 
 
 @dataclass(frozen=True)
@@ -87,6 +69,7 @@ class StoryFile:
     raw_status: str | None
     tasks: tuple[Task, ...]
     path: str
+    status_line: int | None = None
 
 
 def _story_heading(heading: Heading | None) -> re.Match[str] | None:
@@ -95,13 +78,16 @@ def _story_heading(heading: Heading | None) -> re.Match[str] | None:
     return _STORY_HEADING.match(heading.text)
 
 
-def _file_status(lines: list[str], headings: list[Heading]) -> str | None:
-    """The ``Status:`` value: before the first section, or in a ``## Status`` section."""
+def _file_status(lines: list[str], headings: list[Heading]) -> tuple[str, int] | None:
+    """The ``Status:`` value and its 1-based line: the first one before the first section
+    (a frontmatter ``status:`` or a later ``## Auto Run Result`` status is not the story's),
+    or the one in a ``## Status`` section."""
     first_section = next((h.line for h in headings if h.level >= 2), len(lines))
-    for line in lines[:first_section]:
-        match = _STATUS_LINE.match(line)
+    start = next((h.line for h in headings if h.level == 1), 0)
+    for number in range(start, first_section):
+        match = _STATUS_LINE.match(lines[number])
         if match and match.group("value"):
-            return match.group("value")
+            return match.group("value"), number + 1
     for heading in headings:
         if heading.level < 2:
             continue
@@ -109,11 +95,11 @@ def _file_status(lines: list[str], headings: list[Heading]) -> str | None:
         if match is None:
             continue
         if match.group("value"):
-            return match.group("value")
-        for line in section_lines(lines, heading, headings):
+            return match.group("value"), heading.line + 1
+        for offset, line in enumerate(section_lines(lines, heading, headings)):
             if line.strip():
                 value = _STATUS_LINE.match(line)
-                return value.group("value") if value else line.strip()
+                return (value.group("value") if value else line.strip()), heading.line + 2 + offset
     return None
 
 
@@ -145,13 +131,15 @@ def _story_file(
         if heading.level == 2 and _TASKS_HEADING.match(heading.text):
             tasks = parse_task_list(section_lines(lines, heading, headings))
             break
+    status = _file_status(lines, headings)
     return StoryFile(
         id=story_id,
         key=normalize_key(story_id),
         title=title.strip().strip("*_").strip(),
-        raw_status=_file_status(lines, headings),
+        raw_status=status[0] if status else None,
         tasks=tasks,
         path=path,
+        status_line=status[1] if status else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,14 @@ def relpath(root: Path, path: Path) -> str:
 def natural_key(key: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key for a normalized story key: numbers by value, so ``1-10`` follows ``1-9``.
 
-    Numeric parts sort before alphabetic ones (``1-1`` before ``a-1``).
+    Numeric parts sort before alphabetic ones (``1-1`` before ``a-1``); a number with a
+    letter sorts right after the number (``1-1``, ``1-1a``, ``1-2``).
     """
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in key.split("-"))
+    out: list[tuple[int, int, str]] = []
+    for part in key.split("-"):
+        match = _NUMBERED.match(part)
+        out.append((0, int(match.group(1)), match.group(2)) if match else (1, 0, part))
+    return tuple(out)
+
+
+_NUMBERED = re.compile(r"^(\d+)([a-z]*)$")

@@ -109,7 +109,8 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
     roots: list[_Node] = []
     stack: list[_Node] = []
     for line in lines:
-        match = _CHECKBOX.match(line)
+        # Most lines of a story are prose: a line with no "[" cannot be a checkbox.
+        match = _CHECKBOX.match(line) if "[" in line else None
         if match is None:
             continue
         indent = len(match.group("indent").expandtabs(_TAB_WIDTH))

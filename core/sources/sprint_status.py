@@ -151,3 +151,18 @@ def parse_sprint_status(text: str) -> list[SprintEntry]:
     if not found:
         raise SprintStatusError(0, "no development_status mapping")
     return entries
+
+
+def top_level_value(text: str, name: str) -> tuple[str, int] | None:
+    """The scalar value of the top-level key ``name`` (``story_location``) and its line, or
+    None when the file has no such key, it opens a block, or its line cannot be read."""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw or raw[0] in " \t#":
+            continue
+        try:
+            key, value = _pair(raw, number)
+        except SprintStatusError:
+            continue
+        if key == name:
+            return (value, number) if value is not None else None
+    return None

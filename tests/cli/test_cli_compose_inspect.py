@@ -77,7 +77,7 @@ def test_compose_system_is_byte_exact(root: Path) -> None:
 def test_compose_user_is_byte_exact(root: Path) -> None:
     done = run(root, "compose", "1-2", "--phase", "review", "--part", "user")
     assert done.returncode == 0
-    assert done.stdout == b"Review the staged implementation of story 1.2: User registration."
+    assert done.stdout == b"Review the staged implementation of story 1-2: User registration."
 
 
 def test_compose_messages_and_layers_are_json(root: Path) -> None:
@@ -135,7 +135,7 @@ def test_inspect_json_keys(root: Path) -> None:
         "signature", "system", "user", "argv_limit", "level",
     ):  # fmt: skip
         assert key in data
-    assert data["story"] == "1.2" and data["phase"] == "review"
+    assert data["story"] == "1-2" and data["phase"] == "review"
     assert data["argv_limit"] == 131072
     assert [x["layerId"] for x in data["layers"]] == [
         "Layer-0A", "Layer-0B", "Layer-1", "Layer-2", "Layer-3", "Layer-4", "Layer-5", "Layer-6",

@@ -54,7 +54,7 @@ def test_dry_run_prints_the_confirmation_and_prompt_files_and_launches_nothing(
     assert done.returncode == 0, done.stderr
     system = root / ".promptdeck" / "runs" / "dry-run" / "system.md"
     rows = done.stdout.splitlines()
-    assert rows[0] == "Run dev for story 1.2 (create, attempt 1) with the claude agent"
+    assert rows[0] == "Run dev for story 1-2 (create, attempt 1) with the claude agent"
     assert rows[1].startswith("system 7.") and " tok · user " in rows[1]
     assert rows[-3:-1] == ["", "The command that will run (run folder .promptdeck/runs/dry-run):"]
     assert rows[-1].startswith(
@@ -86,13 +86,13 @@ def test_run_success_then_runs_and_show(tmp_path: Path) -> None:
     root = workspace(tmp_path)
     done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "replay")
     assert done.returncode == 0, done.stderr
-    assert "IMPLEMENTATION COMPLETE: 1.2" in done.stdout.splitlines()
+    assert "IMPLEMENTATION COMPLETE: 1-2" in done.stdout.splitlines()
     assert "→ success" in done.stderr and "path(s) the phase changed" in done.stderr
     rows = json.loads(cli(root, "runs", "--json").stdout)["runs"]
     assert len(rows) == 1
     row = rows[0]
     assert (row["story"], row["phase"], row["attempt"], row["agent"], row["outcome"]) == (
-        "1.2",
+        "1-2",
         "dev",
         1,
         "replay",
@@ -189,7 +189,7 @@ def test_auto_retries_a_blocked_dev_with_its_reason_and_commits(tmp_path: Path) 
     ).read_text()
     assert "the test fixture for the parser is missing" in user
     log = subprocess.run(["git", "log", "--format=%s"], cwd=root, capture_output=True, text=True)
-    assert log.stdout.splitlines()[0] == "feat(1.2): Parse lines"
+    assert log.stdout.splitlines()[0] == "feat(1-2): Parse lines"
 
 
 def test_demo_story_goes_kickoff_dev_review_commit(tmp_path: Path) -> None:

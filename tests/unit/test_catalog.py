@@ -184,7 +184,7 @@ def test_discovery_never_opens_files_that_cannot_be_stories(
     catalog = load_catalog(ws)
     monkeypatch.undo()
 
-    assert [s.id for s in catalog.stories] == ["1.1"]
+    assert [s.id for s in catalog.stories] == ["1-1"]
     assert len(catalog.stories[0].tasks) == 2_000
     # Only names holding a story key are opened.
     assert sorted(set(opened)) == ["1-1-big.md", "notes-2-1.md"]
@@ -207,7 +207,7 @@ def test_names_that_are_not_utf8_are_skipped_not_fatal(tmp_path: Path) -> None:
     change.mkdir(parents=True)
     (change / "tasks.md").write_text("## 1. T\n- [ ] 1.1 x\n")
     catalog = load_catalog(open_workspace(tmp_path))
-    assert [s.id for s in catalog.stories] == ["1.1"]
+    assert [s.id for s in catalog.stories] == ["1-1"]
     assert sorted(s.reason for s in catalog.skipped) == [
         "not-utf8: the change folder's name",
         "not-utf8: the file name",

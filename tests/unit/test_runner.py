@@ -76,7 +76,7 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
     assert (run_dir / "system.md").read_bytes() == prompt.system.encode("utf-8")
     assert (run_dir / "user.md").read_bytes() == prompt.user.encode("utf-8")
     meta = json.loads((run_dir / "meta.json").read_text())
-    assert meta["story"] == "1.2" and meta["phase"] == "dev" and meta["attempt"] == 1
+    assert meta["story"] == "1-2" and meta["phase"] == "dev" and meta["attempt"] == 1
     assert meta["agent"] == "replay" and meta["argv"][1:4] == [
         "-P",
         "-m",
@@ -110,7 +110,7 @@ def test_dev_run_records_everything_and_stages(tmp_path: Path) -> None:
     assert "session" in kinds and "usage" in kinds and "signal" in kinds and kinds[-1] == "end"
     assert events[-1].result == result
     agent_lines = [e.text for e in events if e.kind == "line" and e.agent_text]
-    assert "IMPLEMENTATION COMPLETE: 1.2" in agent_lines
+    assert "IMPLEMENTATION COMPLETE: 1-2" in agent_lines
 
 
 def test_blocked_dev_is_a_failure_and_stages_nothing(tmp_path: Path) -> None:
@@ -240,7 +240,7 @@ def test_review_pass_commits_with_the_template_and_failure_does_not(tmp_path: Pa
     assert git(tmp_path, "log", "--format=%s").splitlines() == ["base"]
     passed = start_run(ws, compose(ws, "review"), agent="replay").wait(WAIT)
     assert passed.commit is not None and passed.sha_after == passed.commit
-    assert git(tmp_path, "log", "-1", "--format=%s").strip() == "feat(1.2): Parse lines"
+    assert git(tmp_path, "log", "-1", "--format=%s").strip() == "feat(1-2): Parse lines"
     assert "src/1_2.py" in git(tmp_path, "show", "--name-only", "--format=")
     assert ".promptdeck/runs" not in git(tmp_path, "show", "--name-only", "--format=")
 

@@ -141,19 +141,27 @@ def test_malformed_sprint_status_is_skipped_and_story_files_still_load(tmp_path:
         },
     )
     result = bmad.load_stories(ws)
-    assert [s.id for s in result.stories] == ["1.3"]
+    # One id style everywhere: a story known only from its file keeps the dashed form.
+    assert [s.id for s in result.stories] == ["1-3"]
     assert len(result.skipped) == 1
     assert result.skipped[0].path == art("sprint-status.yaml")
     assert result.skipped[0].reason.startswith("malformed: line 3: tab in indentation")
 
 
-def test_unknown_entries_and_statuses_warn(tmp_path: Path) -> None:
+def test_unknown_entries_are_unreadable_with_their_line_and_unknown_statuses_kept(
+    tmp_path: Path,
+) -> None:
     text = "development_status:\n  tech-debt-cleanup: backlog\n  1-1-a: shipped\n"
     ws = make_workspace(tmp_path, {art("sprint-status.yaml"): text})
     result = bmad.load_stories(ws)
-    assert [(s.id, s.status) for s in result.stories] == [("1-1", "backlog")]
-    assert any("'tech-debt-cleanup' is not a story key" in w for w in result.warnings)
-    assert any("unknown status 'shipped'" in w for w in result.warnings)
+    # An unknown status is shown as written, never as backlog or done.
+    assert [(s.id, s.status, s.status_known) for s in result.stories] == [
+        ("1-1", "shipped", False)
+    ]
+    assert result.stories[0].status_source == art("sprint-status.yaml") + ":3"
+    [entry] = result.unreadable
+    assert (entry.path, entry.line) == (art("sprint-status.yaml"), 2)
+    assert "'tech-debt-cleanup' is not a story key" in entry.reason
 
 
 # --------------------------------------------------------------------------- story files
@@ -265,12 +273,15 @@ def test_story_file_merges_with_sprint_status_entry(tmp_path: Path) -> None:
     assert story.path == art("1-2-user-registration.md")
     assert story.files == (art("1-2-user-registration.md"),)
     assert len(story.tasks) == 2
-    # sprint-status.yaml wins a disagreement, and the disagreement is reported.
+    # sprint-status.yaml wins a disagreement; the story says where its status came from
+    # and that its file drifts.
     assert story.status == "review"
-    assert result.warnings == (
-        f"story 1-2: {art('1-2-user-registration.md')} says 'in-progress', "
-        "sprint-status.yaml says 'review'; using sprint-status.yaml",
+    assert story.status_source == art("sprint-status.yaml") + ":2"
+    assert story.status_drift == (
+        f"{art('1-2-user-registration.md')}:5 says 'in-progress'; "
+        f"{art('sprint-status.yaml')}:2 says 'review'",
     )
+    assert result.warnings == ()
 
 
 def test_file_only_story_keeps_heading_id_and_defaults_to_ready_for_dev(tmp_path: Path) -> None:
@@ -319,8 +330,8 @@ def test_discovery_and_tech_spec_shaped_files_are_never_stories(tmp_path: Path) 
 
 
 def test_a_file_named_after_its_key_is_a_story_whatever_its_slug_says(tmp_path: Path) -> None:
-    # The category comes from the name's shape: a word in the slug does not make a story's
-    # own file a discovery note or a tech-spec.
+    # A story file is found by its heading: a word in its slug does not make a story's own
+    # file a discovery note or a tech-spec (the injection keeps it as the story's own file).
     ws = make_workspace(
         tmp_path,
         {
@@ -331,9 +342,9 @@ def test_a_file_named_after_its_key_is_a_story_whatever_its_slug_says(tmp_path: 
         },
     )
     stories = {s.id: s for s in bmad.load_stories(ws).stories}
-    assert stories["1.3"].path == art("1-3-tech-spec.md")
-    assert stories["22.3"].path == art("22-3-create-agents-md-for-cross-tool-agent-discovery.md")
-    assert stories["22.3"].title == "Create AGENTS.md"
+    assert stories["1-3"].path == art("1-3-tech-spec.md")
+    assert stories["22-3"].path == art("22-3-create-agents-md-for-cross-tool-agent-discovery.md")
+    assert stories["22-3"].title == "Create AGENTS.md"
 
 
 def test_malformed_candidates_are_skipped_with_reasons(tmp_path: Path) -> None:
@@ -353,7 +364,7 @@ def test_malformed_candidates_are_skipped_with_reasons(tmp_path: Path) -> None:
         },
     )
     result = bmad.load_stories(ws)
-    assert [s.id for s in result.stories] == ["1.1"]
+    assert [s.id for s in result.stories] == ["1-1"]
     reasons = {Path(s.path).name: s.reason for s in result.skipped}
     assert reasons == {
         "1-2-empty.md": "empty",

@@ -18,6 +18,7 @@ from promptdeck.core.catalog import load_catalog, where_stories_come_from
 from promptdeck.core.composer import MODES
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
+from promptdeck.core.load_notes import group_notes
 from promptdeck.core.party import PARTY_PHASES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
@@ -193,10 +194,12 @@ class MainScreen(Screen[None]):
         chosen = kept or (catalog.stories[0] if catalog.stories else None)
         # The cursor's story first: the tree is rebuilt with the cursor on it.
         self.stories_pane.current = chosen.id if chosen else None
+        self.stories_pane.unreadable = catalog.unreadable
         self.stories_pane.stories = catalog.stories
         if not reload:
-            # One toast for them all; the notices screen (w) keeps each of them.
-            self.context.board.add_notices("loading the stories", list(catalog.warnings))
+            # One toast for them all; the notices screen (w) keeps each of them, by kind.
+            notes = [f"{g.kind}: {line}" for g in group_notes(catalog) for line in g.lines]
+            self.context.board.add_notices("loading the stories", notes)
         if chosen is None:
             # Nothing to compose: the preview says what promptdeck looks for instead.
             self.preview.no_stories = tuple(where_stories_come_from(self.context.workspace))

@@ -21,8 +21,9 @@ STATUS_LABELS = {"outside-project": "outside"}
 
 
 class FilesTable(FittedTable):
-    """Path, category, status, bytes, tokens and a share bar; files left out are dimmed with
-    their reason. Enter on a row asks to show the file's text."""
+    """Path, category, status, bytes, tokens, a share bar and why the file is there (own key,
+    heading, category pattern, …); files left out are dimmed with their reason. Enter on a
+    row asks to show the file's text."""
 
     DEFAULT_CSS = """
     FilesTable {
@@ -37,7 +38,7 @@ class FilesTable(FittedTable):
         ColumnSpec("bytes", "bytes", 9, right=True),
         ColumnSpec("tokens", "tokens", 6, right=True, drop_below=66),
         ColumnSpec("share", "bar", BAR_WIDTH, drop_below=88),
-        ColumnSpec("reason", "reason", None, minimum=12, weight=2),
+        ColumnSpec("why", "why", None, minimum=12, weight=2),
     )
 
     @dataclass
@@ -81,7 +82,9 @@ class FilesTable(FittedTable):
                 ),
                 Text(share_bar(item.bytes if item.included else 0, total_bytes, BAR_WIDTH)),
                 Text(
-                    printable_line(item.reason + flags),
+                    # Why the file is a candidate (own key, heading, category pattern, …),
+                    # then what became of it.
+                    printable_line((f"{item.why}: " if item.why else "") + item.reason + flags),
                     style="red" if secret else dim,
                     overflow="ellipsis",
                     no_wrap=True,

@@ -43,10 +43,14 @@ def notes_text(prompt: ComposedPrompt, config: Config) -> str:
     """The notes under the tabs: what is included (and the key that changes it), the token
     budget when one is set, then every warning of the compose, once each."""
     selection = prompt.request.selection
+    # A toggle with no candidate file says so instead of looking merely switched off.
+    none = prompt.injection.toggle_notes()
     flags = [
         f"[p] project {'on' if selection.project_context else 'off'}",
-        f"[d] discovery {'on' if selection.discovery else 'off'}",
-        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}",
+        f"[d] discovery {'on' if selection.discovery else 'off'}"
+        + (f" ({none['discovery']})" if none["discovery"] else ""),
+        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}"
+        + (f" ({none['tech-spec']})" if none["tech-spec"] else ""),
     ]
     if selection.additional_files:
         flags.append(f"[a] +{len(selection.additional_files)} added")

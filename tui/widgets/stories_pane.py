@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from promptdeck.core.stories import Story
+from promptdeck.core.stories import Story, UnreadableEntry
 from promptdeck.core.story_filter import filter_stories
 from textual import on
 from textual.app import ComposeResult
@@ -46,6 +46,9 @@ class StoriesPane(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.unreadable: tuple[UnreadableEntry, ...] = ()
+        """Plan entries that could not be read: shown greyed below the stories (set before
+        :attr:`stories`)."""
         self._query = ""
         self._follow_timer: Timer | None = None
 
@@ -68,7 +71,7 @@ class StoriesPane(Vertical):
     def _show_tree(self) -> None:
         if self.stories is not None:
             shown = filter_stories(self.stories, self._query)
-            self.query_one(StoryTree).show_stories(shown, self.current)
+            self.query_one(StoryTree).show_stories(shown, self.current, self.unreadable)
 
     def focus_tree(self) -> None:
         """Put the focus on the story tree."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.stories import Story
+from promptdeck.core.stories import Story, UnreadableEntry
 from promptdeck.core.story_filter import STATUS_MARKS, group_stories, status_legend
 from rich.style import Style
 from rich.text import Text
@@ -61,9 +61,15 @@ class StoryTree(Tree[Story | None]):
         self._story_nodes: dict[str, TreeNode[Story | None]] = {}
         self.tooltip = status_legend()
 
-    def show_stories(self, stories: Sequence[Story], current: str | None = None) -> None:
+    def show_stories(
+        self,
+        stories: Sequence[Story],
+        current: str | None = None,
+        unreadable: Sequence[UnreadableEntry] = (),
+    ) -> None:
         """Rebuild the whole tree in one pass from ``stories`` and put the cursor on
-        ``current`` when it is among them."""
+        ``current`` when it is among them; plan entries that could not be read follow,
+        greyed, each with its ``file:line`` and why (never silently dropped)."""
         self.clear()
         self._story_nodes = {}
         for group in group_stories(stories):
@@ -75,6 +81,17 @@ class StoryTree(Tree[Story | None]):
                     (printable_line(short_id(story)), "bold"), " ", printable_line(story.title)
                 )
                 self._story_nodes[story.id] = branch.add_leaf(label, data=story)
+        if unreadable:
+            branch = self.root.add(
+                Text(f"Could not be read ({len(unreadable)})", style="bold dim"),
+                data=None,
+                expand=True,
+            )
+            for entry in unreadable:
+                branch.add_leaf(
+                    Text(printable_line(f"{entry.where} — {entry.reason}"), style="dim"),
+                    data=None,
+                )
         if current in self._story_nodes:
             # Node lines are known only once the tree has laid itself out again.
             self.call_after_refresh(self.mark_current, current)
