@@ -105,6 +105,7 @@ def read_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
     return read
 
 
+@lru_cache(maxsize=65536)
 def normalize_key(key: str) -> str:
     """Return the canonical form of a story key: lower case, parts joined by ``-``, numbers
     without leading zeros (``01.2`` → ``1-2``)."""

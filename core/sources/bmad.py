@@ -26,6 +26,7 @@ This module finds the files and assigns them to stories; reading one story file 
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -433,6 +434,22 @@ def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
         )
 
 
+def _nested_keys(every_key: set[str], keys: list[str]) -> dict[str, tuple[str, ...]]:
+    """For each of ``keys``, the known keys under it (``10-1-5`` under ``10-1``).
+
+    Keys under one key are neighbours in text order, so one sort and a binary search per
+    key find them: a plan of thousands of stories is not compared pair by pair.
+    """
+    ordered = sorted(every_key)
+    found: dict[str, tuple[str, ...]] = {}
+    for key in keys:
+        prefix = key + "-"
+        start = bisect.bisect_left(ordered, prefix)
+        end = bisect.bisect_left(ordered, key + ".")  # "." sorts right after "-"
+        found[key] = tuple(sorted(ordered[start:end], key=natural_key))
+    return found
+
+
 def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceResult:
     """Every BMAD story of the workspace, in natural key order, with skipped files and the
     entries that could not be read.
@@ -492,15 +509,9 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
         workspace.root,
         limit,
     )
+    nested = _nested_keys(every_key, keys)
     stories = tuple(
-        _merge(
-            key,
-            tracked.get(key),
-            files.get(key),
-            epic_titles,
-            plan.rel,
-            tuple(sorted((k for k in every_key if k.startswith(key + "-")), key=natural_key)),
-        )
+        _merge(key, tracked.get(key), files.get(key), epic_titles, plan.rel, nested[key])
         for key in keys
     )
     return SourceResult(

@@ -160,6 +160,35 @@ def test_catalog_warnings_go_to_stderr_not_into_the_table(root: Path) -> None:
     story.write_text("# Story 1.2: Register\n\nStatus: done\n", encoding="utf-8")
     result = promptdeck("stories", "--root", str(root))
     assert result.returncode == 0
-    assert "using sprint-status.yaml" in result.stderr
+    # A single drift is shown itself; kinds with several notes are one counted line each.
+    assert "1-2-register.md:3 says 'done'" in result.stderr
+    assert "sprint-status.yaml:4 is used" in result.stderr
+    assert "files passed over (details: promptdeck doctor)" in result.stderr
+    assert "1-2-register.md:3" not in result.stdout
     payload = json.loads(promptdeck("stories", "--root", str(root), "--json").stdout)
-    assert any("using sprint-status.yaml" in w for w in payload["warnings"])
+    [story] = [s for s in payload["stories"] if s["id"] == "1-2"]
+    assert story["status_source"] == f"{ARTIFACTS}/sprint-status.yaml:4"
+    assert story["status_drift"] == [
+        f"{ARTIFACTS}/1-2-register.md:3 says 'done'; {ARTIFACTS}/sprint-status.yaml:4 says "
+        "'ready-for-dev'"
+    ]
+
+
+def test_doctor_lists_every_story_once_and_what_could_not_be_read(root: Path) -> None:
+    (root / ARTIFACTS / "sprint-status.yaml").write_text(
+        "development_status:\n  1-1-login: done\n  not-a-story: backlog\n"
+        "  1-2-register: shipped-ish\n"
+    )
+    payload = json.loads(promptdeck("doctor", "--root", str(root), "--json").stdout)
+    rows = {s["id"]: (s["layout"], s["status"], s["status_known"]) for s in payload["stories"]}
+    assert rows["1-2"] == ("classic", "shipped-ish", False)
+    assert len(payload["stories"]) == len(rows)
+    [entry] = [u for u in payload["unreadable"] if u["line"] == 3]
+    assert entry["path"] == f"{ARTIFACTS}/sprint-status.yaml"
+    table = promptdeck("doctor", "--root", str(root))
+    assert table.returncode == 0
+    assert "shipped-ish (unknown status)" in table.stdout
+    assert f"unreadable\t{ARTIFACTS}/sprint-status.yaml:3\t" in table.stdout
+    missing = promptdeck("inspect", "not-a-story", "--root", str(root))
+    assert missing.returncode == 2
+    assert "sprint-status.yaml:3 but could not be read" in missing.stderr

@@ -239,3 +239,30 @@ def test_openspec_prompt_names_only_the_change_documents_that_exist(tmp_path: Pa
         with_design, None, PromptRequest("add-version-check-notification:1"), count_tokens=False
     )
     assert "design.md` (how it is designed) are in `<file_injections>` below" in prompt.system
+
+
+# --------------------------------------------------------------------------- a Story/ subfolder
+
+
+def test_story_files_in_a_subfolder_are_found_and_a_second_claim_is_shown(
+    tmp_path: Path,
+) -> None:
+    ws = real(tmp_path, "freesport")
+    catalog = load_catalog(ws)
+    assert [s.id for s in catalog.stories] == ["1-1", "1-2", "5-0", "5-1", "34-1", "34-2", "35-4"]
+    stories = {s.id: s for s in catalog.stories}
+    assert stories["35-4"].path == f"{ART}/Story/35-4-cookie-banner.md"
+    # The same name in the implementation folder and in Story/: the first is used, the other
+    # is shown with the choice.
+    assert stories["1-1"].path == f"{ART}/1-1-setup-1c-exchange-endpoint-and-auth.md"
+    claims = [u for u in catalog.unreadable if u.key == "1-1"]
+    assert [u.path for u in claims] == [f"{ART}/Story/1-1-setup-1c-exchange-endpoint-and-auth.md"]
+    # Entries that are no story keys keep their line; a status outside BMAD's words is kept.
+    lines = sorted(u.line for u in catalog.unreadable if u.key is None and u.line)
+    assert lines == [38, 39]
+    assert (stories["5-0"].status, stories["5-0"].status_known) == ("included", False)
+    assert stories["34-2"].status_drift  # the file says review, sprint-status done
+    files = injected(ws, "35-4", project_context=False)
+    assert [path for path, status in files.items() if status == "included"] == [
+        f"{ART}/Story/35-4-cookie-banner.md"
+    ]

@@ -155,9 +155,7 @@ def test_unknown_entries_are_unreadable_with_their_line_and_unknown_statuses_kep
     ws = make_workspace(tmp_path, {art("sprint-status.yaml"): text})
     result = bmad.load_stories(ws)
     # An unknown status is shown as written, never as backlog or done.
-    assert [(s.id, s.status, s.status_known) for s in result.stories] == [
-        ("1-1", "shipped", False)
-    ]
+    assert [(s.id, s.status, s.status_known) for s in result.stories] == [("1-1", "shipped", False)]
     assert result.stories[0].status_source == art("sprint-status.yaml") + ":3"
     [entry] = result.unreadable
     assert (entry.path, entry.line) == (art("sprint-status.yaml"), 2)
