@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 
+# The same timing as the v6 plan bench: median of runs after one warm-up.
+from plan_scale import _median_ms
 from promptdeck.core.catalog import load_catalog
 from promptdeck.core.workspace import open_workspace
 
@@ -91,17 +91,6 @@ def plain_python(root: Path) -> int:
     return count
 
 
-def median_ms(call: object, runs: int) -> float:
-    assert callable(call)
-    call()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--stories", type=int, default=5000)
@@ -115,9 +104,9 @@ def main() -> int:
         catalog = load_catalog(workspace)
         assert len(catalog.stories) == args.stories, len(catalog.stories)
         assert not catalog.unreadable, catalog.unreadable[:3]
-        ours = median_ms(lambda: load_catalog(workspace), args.runs)
+        ours = _median_ms(lambda: load_catalog(workspace), args.runs)
         files = plain_python(root)
-        plain = median_ms(lambda: plain_python(root), args.runs)
+        plain = _median_ms(lambda: plain_python(root), args.runs)
     ratio = ours / plain
     print(f"v7 tree: {args.stories:,} stories, {files:,} files")
     print(f"  promptdeck load_catalog: {ours:8.1f} ms (median of {args.runs})")
