@@ -471,12 +471,17 @@ def load_tree(workspace: Workspace) -> V7Tree | None:
 
 def plan_status(raw: str | None) -> tuple[str, bool]:
     """``(status, known)`` for a plan's ``status`` on BMAD's board (see
-    :func:`~promptdeck.core.story_status.read_status`): no plan at all is backlog, and
-    ``dropped`` — work that will not be done — stays ``dropped``."""
+    :func:`~promptdeck.core.story_status.read_status`): no plan at all, a draft and a plan
+    ready for dev are backlog, and ``dropped`` — work that will not be done — stays
+    ``dropped``."""
     if raw is None:
         return "backlog", True
-    if raw.strip().lower() == "dropped":
+    word = raw.strip().lower()
+    if word == "dropped":
         return "dropped", True
+    if word == "ready-for-dev":
+        # BMAD's board: a plan that is ready but not started is still backlog.
+        return "backlog", True
     reading = read_status(raw)
     return reading.status, reading.known
 
