@@ -283,6 +283,9 @@ def _spec_name_key(name: str) -> tuple[bool, str | None]:
     return False, None
 
 
+_SCANNED_STARTS = frozenset(("epic", SPEC_PREFIX[:4], TECH_SPEC_PREFIX[:4]))
+
+
 def scan_artifacts(workspace: Workspace) -> SpecScan:
     """The build specs, quick specs and epic contexts of the artifacts folder."""
     scan = SpecScan([], [], {}, [])
@@ -293,7 +296,10 @@ def scan_artifacts(workspace: Workspace) -> SpecScan:
     if not names:
         return scan
     prefix = relpath(workspace.root, artifacts) + "/"
-    for name in sorted(names, key=lambda n: (n.lower(), n)):
+    # Only names starting like an epic context or a spec are looked at (and sorted): an
+    # artifacts folder holds thousands of logs and notes. Case-insensitive, then exact order.
+    wanted = [name for name in names if name[:4].lower() in _SCANNED_STARTS]
+    for name in sorted(sorted(wanted), key=str.lower):
         epic = EPIC_CONTEXT_NAME.match(name)
         if epic is not None:
             found = _epic_context(workspace, artifacts / name, prefix + name, epic.group("epic"))

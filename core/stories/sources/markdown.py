@@ -109,13 +109,16 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
     Raises:
         TaskNestingError: the list nests deeper than :data:`MAX_TASK_DEPTH` levels.
     """
+    # Most lines of a story are prose: a line with no "[" cannot be a checkbox.
+    items = [
+        match for line in lines if "[" in line and (match := _CHECKBOX.match(line)) is not None
+    ]
+    if all(not match.group("indent") for match in items):
+        # A flat list (the common case) needs no tree.
+        return tuple(Task(match.group("text"), match.group("mark") != " ", ()) for match in items)
     roots: list[_Node] = []
     stack: list[_Node] = []
-    for line in lines:
-        # Most lines of a story are prose: a line with no "[" cannot be a checkbox.
-        match = _CHECKBOX.match(line) if "[" in line else None
-        if match is None:
-            continue
+    for match in items:
         indent = len(match.group("indent").expandtabs(_TAB_WIDTH))
         node = _Node(match.group("text"), match.group("mark") != " ", indent)
         while stack and stack[-1].indent >= indent:
