@@ -194,16 +194,11 @@ def read_file_bytes(
         parts: list[bytes] = []
         got = 0
         while got < wanted:
-            asked = min(_CHUNK, wanted - got)
-            part = os.read(descriptor, asked)
+            part = os.read(descriptor, min(_CHUNK, wanted - got))
             if not part:
                 break
             parts.append(part)
             got += len(part)
-            # A short read that ends at the size fstat gave is the end of the file: the read
-            # that would only say so is spared (discovery reads thousands of small files).
-            if len(part) < asked and got == info.st_size:
-                break
     except OSError as exc:
         return _os_problem(exc)
     finally:
