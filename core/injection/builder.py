@@ -44,7 +44,9 @@ from ..tokens.counter import Meter, TokenCounter, get_counter
 from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel
 from .candidates import (
+    NO_PLAN_FILES,
     DerivedText,
+    PlanFiles,
     StoryContextFile,
     apply_choices,
     mark_over_budget,
@@ -56,6 +58,7 @@ from .model import (
     INCLUDED,
     SKIPPED_STATUSES,
     TOO_LARGE,
+    WHY_PLAN,
     Emit,
     InjectedFile,
     Injection,
@@ -66,6 +69,11 @@ from .model import (
 
 KEY_MATCHED_LAYOUTS = ("classic", "spec")
 """Layouts whose story files are found by key in the artifacts folder."""
+OWN_REASONS = {
+    "v7": (WHY_PLAN, "a file of the ticket: its plan's ticket id joins it"),
+    "bmad-spec": (WHY_PLAN, "a file of the story: its spec folder and stories.yaml id"),
+}
+"""Why a story's own files are its own, for layouts that name them rather than match a key."""
 
 __all__ = [
     "build_injection",
@@ -96,6 +104,7 @@ def build_injection(
     context_files: Sequence[StoryContextFile] = (),
     derived: Sequence[DerivedText] = (),
     left_out: Sequence[str] = (),
+    own_reason: tuple[str, str] | None = None,
     nested_keys: Sequence[str] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
@@ -129,6 +138,8 @@ def build_injection(
         derived: text a source took out of a project file for the agent (OpenSpec's config
             ``context``), each a row of its own.
         left_out: paths the user left out: listed, excluded.
+        own_reason: ``(why, reason)`` of the story's own files when no key names them (a
+            v7 ticket's files, a bmad-spec story's); None: an OpenSpec change's documents.
         nested_keys: keys of known stories under ``story_keys`` (``10-1-5`` under
             ``10-1``): their files are theirs, never candidates here.
         config: settings to use instead of the workspace's.
@@ -157,8 +168,8 @@ def build_injection(
         reject_over_limit=False,
         scan_secrets=scan_secrets,
         project_context=project_context,
-        extras=(context_files, derived, left_out),
         nested_keys=nested_keys,
+        plan=PlanFiles(tuple(context_files), tuple(derived), tuple(left_out), own_reason),
         choices=(excluded_files, included_files),
     )
 
@@ -178,9 +189,9 @@ def _build(
     reject_over_limit: bool,
     scan_secrets: bool = True,
     project_context: Sequence[str] | None = None,
-    extras: tuple[Sequence[StoryContextFile], Sequence[DerivedText], Sequence[str]] = ((), (), ()),
     nested_keys: Sequence[str] = (),
     choices: tuple[Sequence[str], Sequence[str]] = ((), ()),
+    plan: PlanFiles = NO_PLAN_FILES,
 ) -> Injection:
     """Plan, size from ``stat``, read and render; see :func:`build_injection`.
 
@@ -202,8 +213,8 @@ def _build(
         additional_files,
         story_files,
         project_context,
-        *extras,
         nested_keys,
+        plan,
     )
     apply_choices(candidates, root, *choices)
     resolve_candidates(candidates, root, config.injection_error_bytes)
@@ -384,6 +395,7 @@ def build_story_injection(
         context_files=context_files,
         derived=derived,
         left_out=selection.left_out,
+        own_reason=OWN_REASONS.get(story.layout),
         nested_keys=story.nested_keys,
         counter=counter,
         emit=emit,

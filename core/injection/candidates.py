@@ -38,9 +38,12 @@ from .model import (
     WHY_CHANGE,
     WHY_CONTEXT,
     WHY_CONTEXT_LIST,
+    WHY_DERIVED,
+    WHY_EPIC_CONTEXT,
     WHY_HEADING,
     WHY_OWN_KEY,
     WHY_PATTERN,
+    WHY_SPEC,
 )
 
 
@@ -86,6 +89,27 @@ class DerivedText:
     wanted: bool
 
 
+@dataclass(frozen=True)
+class PlanFiles:
+    """What a story's plan adds to the key scan.
+
+    Attributes:
+        context_files: files its plan asks for (a spec's ``context:`` list), with reasons.
+        derived: text a source took out of a project file for the agent.
+        left_out: paths the user left out: listed, excluded.
+        own_reason: ``(why, reason)`` of the story's own files when no key names them;
+            None: an OpenSpec change's documents.
+    """
+
+    context_files: tuple[StoryContextFile, ...] = ()
+    derived: tuple[DerivedText, ...] = ()
+    left_out: tuple[str, ...] = ()
+    own_reason: tuple[str, str] | None = None
+
+
+NO_PLAN_FILES = PlanFiles()
+
+
 def _sorted_group(items: list[Candidate]) -> list[Candidate]:
     return sorted(items, key=lambda c: (c.shown.lower(), c.shown))
 
@@ -100,21 +124,20 @@ def plan_candidates(
     additional_files: Iterable[str],
     story_files: Iterable[str],
     project_context: Sequence[str] | None = None,
-    context_files: Iterable[StoryContextFile] = (),
-    derived: Iterable[DerivedText] = (),
-    left_out: Iterable[str] = (),
     nested_keys: Sequence[str] = (),
+    plan: PlanFiles | None = None,
 ) -> list[Candidate]:
     """Every candidate in injection order, resolved and classified, nothing read yet.
 
     The story's own files (``story_files``: the story file its source found, an OpenSpec
     change's documents) are story files whatever the key scan's category for their names;
     a name starting with one of ``nested_keys`` is that nested story's and never a
-    candidate here. ``left_out`` names files the user left out: each stays a row, excluded,
-    with its size.
+    candidate here. ``plan`` adds what the story's plan asks for; a path it leaves out
+    stays a row, excluded, with its size.
     """
+    plan = plan or NO_PLAN_FILES
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
-    for text in derived:
+    for text in plan.derived:
         groups[text.category].append(
             Candidate(
                 text.label,
@@ -124,6 +147,7 @@ def plan_candidates(
                 text.wanted,
                 content=text.text,
                 derived=True,
+                why=WHY_DERIVED,
             )
         )
 
@@ -183,12 +207,15 @@ def plan_candidates(
             )
 
     # The story's own files: the story file its source found (in the artifacts folder, a
-    # subfolder or the story_location), an OpenSpec change's documents.
+    # subfolder or the story_location), a build spec, an OpenSpec change's documents, the
+    # files a v7 ticket or a bmad-spec story names.
     for name in own:
         base = name.rsplit("/", 1)[-1]
         lead = leading_key(base, known)
         if not keys:
-            why, reason = WHY_CHANGE, "a document of the story's change"
+            why, reason = plan.own_reason or (WHY_CHANGE, "a document of the story's change")
+        elif base.lower().startswith(("spec-", "tech-spec-")):
+            why, reason = WHY_SPEC, "the story's spec: its key, story_key or [specs] attach"
         elif lead is not None and lead in {normalize_key(key) for key in keys}:
             why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
         else:
@@ -198,8 +225,8 @@ def plan_candidates(
     # The files the story's plan asks for (a spec's context: list, the epic's context), each
     # a row of its own; the resolution below marks one outside the project, missing or not
     # a regular file, and never reads it.
-    for item in context_files:
-        if item.path not in own_set and not any(c.shown == item.path for c in groups["story"]):
+    for item in plan.context_files:
+        if not any(c.shown == item.path for c in groups["story"]):
             groups["story"].append(
                 Candidate(
                     item.path,
@@ -208,7 +235,7 @@ def plan_candidates(
                     root / item.path,
                     True,
                     flags=item.flags,
-                    why=WHY_CONTEXT_LIST,
+                    why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
                 )
             )
 
@@ -226,7 +253,7 @@ def plan_candidates(
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
-    dropped = set(left_out)
+    dropped = set(plan.left_out)
     for candidate in ordered:
         if candidate.shown in dropped and candidate.wanted:
             candidate.wanted = False

@@ -43,7 +43,23 @@ WHY_CONTEXT: Final = "project context"
 WHY_CHANGE: Final = "change file"
 WHY_ADDED: Final = "added by hand"
 WHY_CONTEXT_LIST: Final = "context: list"
-WHY = (WHY_OWN_KEY, WHY_HEADING, WHY_PATTERN, WHY_CONTEXT, WHY_CHANGE, WHY_ADDED, WHY_CONTEXT_LIST)
+WHY_SPEC: Final = "spec"
+WHY_EPIC_CONTEXT: Final = "epic context"
+WHY_PLAN: Final = "plan entry"
+WHY_DERIVED: Final = "config text"
+WHY = (
+    WHY_OWN_KEY,
+    WHY_HEADING,
+    WHY_PATTERN,
+    WHY_CONTEXT,
+    WHY_CHANGE,
+    WHY_ADDED,
+    WHY_CONTEXT_LIST,
+    WHY_SPEC,
+    WHY_EPIC_CONTEXT,
+    WHY_PLAN,
+    WHY_DERIVED,
+)
 """Why a file is a candidate of a story's injection: its name starts with the story's key
 (``own key``); it is the story file its ``# Story`` heading names (``heading``); its name
 holds the key in one of seed 000's patterns, or its words make it a discovery note or a
@@ -93,7 +109,8 @@ class InjectedFile:
         secrets: the likely credentials found in the content (file, line, kind).
         why: why the file is a candidate at all, one of :data:`WHY` (``own key``,
             ``heading``, ``category pattern``, ``project context``, ``change file``,
-            ``added by hand``, ``context: list``).
+            ``added by hand``, ``context: list``, ``spec``, ``epic context``, ``plan entry``,
+            ``config text``).
     """
 
     path: str

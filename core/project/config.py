@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -366,6 +367,22 @@ parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key'
 a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
 
 
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _surely_shallow(text: str) -> bool:
+    """An upper bound of the nesting, in C-speed passes: the brackets alone (quotes ignored,
+    which can only count more) and the dots of the longest line. A plan's ``tickets.toml``
+    of thousands of entries passes here without the character-by-character walk."""
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", text):
+        depth = depth + 1 if char in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+        if deepest > MAX_TOML_DEPTH:
+            return False
+    return max((line.count(".") for line in text.splitlines()), default=0) <= MAX_TOML_DEPTH
+
+
 def check_toml_shape(text: str, where: str) -> None:
     """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
 
@@ -375,6 +392,8 @@ def check_toml_shape(text: str, where: str) -> None:
     Raises:
         ConfigError: too deep.
     """
+    if _surely_shallow(text):
+        return
     depth = dots = 0
     quote = ""
     for char in text:

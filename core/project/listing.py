@@ -86,4 +86,6 @@ class Entry:
 def sorted_entries(folder: str | os.PathLike[str], names: Iterable[str]) -> list[Entry]:
     """``names`` of ``folder`` as entries, sorted case-insensitively (then exactly)."""
     base = os.fspath(folder)
-    return [Entry(base, name) for name in sorted(names, key=lambda n: (n.lower(), n))]
+    # Two stable sorts with C-level keys: the order of the key (name.lower(), name), without a
+    # tuple per name.
+    return [Entry(base, name) for name in sorted(sorted(names), key=str.lower)]

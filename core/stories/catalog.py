@@ -5,9 +5,9 @@ stories and the files it passed over, and returns them as one :class:`StoryCatal
 stories first, in natural key order (``1-10`` after ``1-9``), then OpenSpec changes
 alphabetically with their task groups in ``tasks.md`` order.
 
-The text-file checks the sources share live in :mod:`promptdeck.core.project.textfiles`; the result
-type, paths and sort order they share in :mod:`.sources.common`, so the sources never import this
-module.
+The text-file checks the sources share live in :mod:`promptdeck.core.project.textfiles`; the
+result type, paths and sort order they share in :mod:`.model` and :mod:`.keys`, so the sources
+never import this module.
 
 The plan snapshot (:class:`PlanSnapshot`, :func:`take_snapshot`) is what the project's plan
 files look like on disk now, to tell when the story tree is stale. The plan is a handful of
@@ -38,9 +38,8 @@ from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
 from .keys import normalize_key
-from .model import Story, StoryCatalog
+from .model import SourceResult, Story, StoryCatalog, relpath
 from .sources import bmad, bmad_spec, bmad_v7, openspec
-from .sources.common import SourceResult, relpath
 from .sources.sprint_status import SPRINT_STATUS_NAME
 
 

@@ -241,3 +241,19 @@ def artifact_category(name: str, key: str, nested: Collection[str] = ()) -> str 
     if _TECH_SPEC.search(name):
         return "tech-spec"
     return "story"
+
+
+_NUMBERED = re.compile(r"^(\d+)([a-z]*)$")
+
+
+def natural_key(key: str) -> tuple[tuple[int, int, str], ...]:
+    """Sort key for a normalized story key: numbers by value, so ``1-10`` follows ``1-9``.
+
+    Numeric parts sort before alphabetic ones (``1-1`` before ``a-1``); a number with a
+    letter sorts right after the number (``1-1``, ``1-1a``, ``1-2``).
+    """
+    out: list[tuple[int, int, str]] = []
+    for part in key.split("-"):
+        match = _NUMBERED.match(part)
+        out.append((0, int(match.group(1)), match.group(2)) if match else (1, 0, part))
+    return tuple(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import StoryNotFound
 from .keys import normalize_key
@@ -295,3 +296,26 @@ def read_status(raw: str) -> StatusReading:
     if word in _SYNONYMS:
         return StatusReading(_SYNONYMS[word], True)
     return StatusReading(written, False)
+
+
+@dataclass(frozen=True)
+class SourceResult:
+    """What one story source found: its stories in display order, skipped files, warnings,
+    entries it could not read and quick specs tied to no story."""
+
+    stories: tuple[Story, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    warnings: tuple[str, ...] = ()
+    unreadable: tuple[UnreadableEntry, ...] = ()
+    unattached: tuple[str, ...] = ()
+
+
+def relpath(root: Path, path: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes, without resolving symlinks.
+
+    Paths outside ``root`` (a configured folder such as ``../shared``) stay absolute.
+    """
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()

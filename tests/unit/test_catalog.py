@@ -10,7 +10,7 @@ import pytest
 from builders import make_workspace
 from promptdeck.core.project.textfiles import TextProblem, read_text_file, read_text_head
 from promptdeck.core.stories.catalog import load_catalog, project_context_path
-from promptdeck.core.stories.sources.common import natural_key
+from promptdeck.core.stories.keys import natural_key
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 

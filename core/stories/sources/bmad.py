@@ -35,15 +35,29 @@ from pathlib import Path
 from ...project.listing import folder_names, sorted_entries
 from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
-from ..keys import artifact_category, leading_key, name_matches_key, normalize_key, read_entry_keys
-from ..model import SkippedFile, StatusReading, Story, UnreadableEntry, read_status
+from ..keys import (
+    artifact_category,
+    leading_key,
+    name_matches_key,
+    natural_key,
+    normalize_key,
+    read_entry_keys,
+)
+from ..model import (
+    SkippedFile,
+    SourceResult,
+    StatusReading,
+    Story,
+    UnreadableEntry,
+    read_status,
+    relpath,
+)
 from .bmad_story_file import (
     DEFAULT_FILE_STATUS,
     StoryFile,
     named_story_file,
     read_story_file,
 )
-from .common import SourceResult, natural_key, relpath
 from .markdown import iter_headings
 from .sprint_status import (
     SPRINT_STATUS_NAME,

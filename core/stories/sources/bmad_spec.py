@@ -28,11 +28,9 @@ from typing import Any
 from ...project.listing import folder_names
 from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
-from ..keys import leading_key, normalize_key
-from ..model import Story, Task, UnreadableEntry
+from ..keys import leading_key, natural_key, normalize_key
+from ..model import SourceResult, Story, Task, UnreadableEntry, read_status, relpath
 from .bmad import epic_of
-from .bmad_story_file import normalize_status
-from .common import SourceResult, natural_key, relpath
 from .markdown import (
     PlanYamlError,
     TaskNestingError,
@@ -285,6 +283,9 @@ def _spec_name_key(name: str) -> tuple[bool, str | None]:
     return False, None
 
 
+_SCANNED_STARTS = frozenset(("epic", SPEC_PREFIX[:4], TECH_SPEC_PREFIX[:4]))
+
+
 def scan_artifacts(workspace: Workspace) -> SpecScan:
     """The build specs, quick specs and epic contexts of the artifacts folder."""
     scan = SpecScan([], [], {}, [])
@@ -295,7 +296,10 @@ def scan_artifacts(workspace: Workspace) -> SpecScan:
     if not names:
         return scan
     prefix = relpath(workspace.root, artifacts) + "/"
-    for name in sorted(names, key=lambda n: (n.lower(), n)):
+    # Only names starting like an epic context or a spec are looked at (and sorted): an
+    # artifacts folder holds thousands of logs and notes. Case-insensitive, then exact order.
+    wanted = [name for name in names if name[:4].lower() in _SCANNED_STARTS]
+    for name in sorted(sorted(wanted), key=str.lower):
         epic = EPIC_CONTEXT_NAME.match(name)
         if epic is not None:
             found = _epic_context(workspace, artifacts / name, prefix + name, epic.group("epic"))
@@ -514,27 +518,15 @@ def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list
 
 # ------------------------------------------------------------------------- stories
 
-SPEC_STATUSES = {
-    "draft": "backlog",
-    "ready-for-dev": "ready-for-dev",
-    "in-progress": "in-progress",
-    "in-review": "review",
-    "done": "done",
-}
-"""A build spec's ``status`` enum and the story status each one is."""
-
 
 def spec_status(raw: str | None) -> tuple[str, bool]:
-    """``(status, known)`` for a spec's ``status`` value: the spec enum, then BMAD's story
-    words; anything else is kept verbatim and marked unknown (never read as backlog or done).
-    A spec with no status is a draft."""
+    """``(status, known)`` for a spec's ``status`` (``draft | ready-for-dev | in-progress |
+    in-review | done``, read as :func:`~promptdeck.core.stories.model.read_status` reads every
+    status); a spec with no status is a draft, so backlog."""
     if raw is None:
         return "backlog", True
-    word = raw.strip().lower()
-    if word in SPEC_STATUSES:
-        return SPEC_STATUSES[word], True
-    known = normalize_status(raw)
-    return (known, True) if known is not None else (raw, False)
+    reading = read_status(raw)
+    return reading.status, reading.known
 
 
 def _where(path: str, line: int) -> str:

@@ -22,6 +22,7 @@ the leaf file. TOML is read with the standard library's ``tomllib``.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -34,9 +35,8 @@ from ...project.listing import folder_names
 from ...project.textfiles import TextProblem, read_text_file
 from ...project.workspace import Workspace
 from ..keys import normalize_key
-from ..model import Story, Task, UnreadableEntry
+from ..model import SourceResult, Story, Task, UnreadableEntry, read_status
 from .bmad_spec import output_folder
-from .common import SourceResult
 from .markdown import (
     PlanYamlError,
     TaskNestingError,
@@ -54,27 +54,6 @@ CONFIG_LAYERS = (
 )
 """BMAD's layered config, most specific first: the first that sets the initiative wins."""
 ARCHIVE_V6 = "archive-v6"
-PLAN_STATUSES = (
-    "draft",
-    "ready-for-dev",
-    "in-progress",
-    "in-review",
-    "built",
-    "blocked",
-    "done",
-    "dropped",
-)
-BOARD_COLUMN = {
-    "draft": "backlog",
-    "ready-for-dev": "backlog",
-    "in-progress": "in-progress",
-    "blocked": "in-progress",
-    "in-review": "review",
-    "built": "review",
-    "done": "done",
-}
-"""BMAD's board: where each plan status is shown (no plan at all is backlog). ``dropped``
-has no column: the work will not be done."""
 _LEAF = re.compile(r"^(?P<type>story|spike|bug)-(?P<slug>.+?)(?P<plan>-plan)?\.md$")
 _TOML_LINE = re.compile(r"at line (?P<line>\d+)")
 _TABLE_HEADER = re.compile(r"^\s*\[\[\s*(?P<name>[A-Za-z_]+)\s*\]\]")
@@ -133,7 +112,9 @@ class V7Tree:
 
 def _toml(
     path: Path, rel: str, root: Path, limit: int, problems: list[UnreadableEntry]
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], str] | None:
+    """The parsed TOML file and its text (tomllib keeps no positions; the text gives the
+    lines of its tables), or None when it is missing or cannot be read."""
     text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         if text.reason != "missing":
@@ -142,7 +123,7 @@ def _toml(
     try:
         # tomllib recurses on nesting: a hostile file is refused before it is parsed.
         check_toml_shape(text, rel)
-        return tomllib.loads(text)
+        return tomllib.loads(text), text
     except ConfigError:
         problems.append(UnreadableEntry(rel, None, f"nested deeper than {MAX_TOML_DEPTH} levels"))
         return None
@@ -160,9 +141,10 @@ def active_initiatives(workspace: Workspace, tree: V7Tree) -> list[str]:
     limit = workspace.config.read_max_bytes
     out = output_folder(workspace)
     for layer in CONFIG_LAYERS:
-        data = _toml(root / layer, layer, root, limit, tree.problems)
-        if not data:
+        parsed = _toml(root / layer, layer, root, limit, tree.problems)
+        if parsed is None:
             continue
+        data = parsed[0]
         tables = [data.get("core"), (data.get("modules") or {}).get("bmm")]
         for table in tables:
             value = table.get("active_initiative") if isinstance(table, dict) else None
@@ -204,12 +186,20 @@ def _id_text(value: Any) -> str | None:
 
 
 def _read_leaf(
-    path: Path, rel: str, workspace: Workspace, problems: list[UnreadableEntry]
+    path: str,
+    rel: str,
+    workspace: Workspace,
+    problems: list[UnreadableEntry],
+    *,
+    listed: bool = False,
 ) -> LeafFile | None:
-    match = _LEAF.match(path.name)
+    # Plain strings rather than Path objects: a tree of thousands of tickets passes here.
+    match = _LEAF.match(rel.rsplit("/", 1)[-1])
     if match is None:
         return None
-    text = read_text_file(path, root=workspace.root, limit=workspace.config.read_max_bytes)
+    text = read_text_file(
+        path, root=workspace.root, limit=workspace.config.read_max_bytes, listed=listed
+    )
     if isinstance(text, TextProblem):
         problems.append(UnreadableEntry(rel, None, str(text)))
         return None
@@ -223,17 +213,18 @@ def _read_leaf(
     is_plan = bool(match.group("plan"))
     status_field = "status" if is_plan else "tracker_status"
     raw_status = scalar_text(fields.get(status_field))
+    start = front.body_start if front else 0
     title = scalar_text(fields.get("title"))
-    if title is None:
-        start = front.body_start if front else 0
+    if title is None and not is_plan:
         heading = next((h for h in iter_headings(lines[start:]) if h.level == 1), None)
         title = heading.text if heading is not None and heading.text else None
     ticket = _id_text(fields.get("ticket"))
-    try:
-        tasks = parse_task_list(lines[front.body_start if front else 0 :])
-    except TaskNestingError as exc:
-        problems.append(UnreadableEntry(rel, None, f"tasks: {exc}"))
-        tasks = ()
+    tasks: tuple[Task, ...] = ()
+    if "[" in text:
+        try:
+            tasks = parse_task_list(lines[start:])
+        except TaskNestingError as exc:
+            problems.append(UnreadableEntry(rel, None, f"tasks: {exc}"))
     return LeafFile(
         path=rel,
         kind=match.group("type"),
@@ -250,12 +241,32 @@ def _read_leaf(
 def _leaves(
     folder: Path, rel: str, workspace: Workspace, problems: list[UnreadableEntry]
 ) -> list[LeafFile]:
-    names = folder_names(folder) or []
+    """The story, spike and bug files of one folder (inside the project, not a symlink).
+
+    The listing's own file types spare a ``stat`` per file: a regular file is read as
+    listed; a symlink goes through the guarded reader's full checks; a FIFO or a device
+    named like a leaf is reported, never opened.
+    """
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(
+                (e for e in scan if _LEAF.match(e.name) is not None), key=lambda e: e.name
+            )
+    except OSError:
+        return []
     found: list[LeafFile] = []
-    for name in sorted(names):
-        if _LEAF.match(name) is None:
+    for entry in entries:
+        leaf_rel = f"{rel}/{entry.name}"
+        try:
+            link = entry.is_symlink()
+            regular = link or entry.is_file(follow_symlinks=False)
+        except OSError:
+            regular = False
+        if not regular:
+            if not entry.is_dir(follow_symlinks=False):
+                problems.append(UnreadableEntry(leaf_rel, None, "not a regular file; not read"))
             continue
-        leaf = _read_leaf(folder / name, f"{rel}/{name}", workspace, problems)
+        leaf = _read_leaf(entry.path, leaf_rel, workspace, problems, listed=not link)
         if leaf is not None:
             found.append(leaf)
     return found
@@ -353,17 +364,10 @@ def _entries(
 
 def _read_tickets(
     folder: Path, rel: str, workspace: Workspace, tree: V7Tree
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], str] | None:
     path = folder / "tickets.toml"
-    data = _toml(
-        path, f"{rel}/tickets.toml", workspace.root, workspace.config.read_max_bytes, tree.problems
-    )
-    return data
-
-
-def _text_lines(path: Path, workspace: Workspace, name: str) -> list[int]:
-    text = read_text_file(path, root=workspace.root, limit=workspace.config.read_max_bytes)
-    return _table_lines(text, name) if isinstance(text, str) else []
+    limit = workspace.config.read_max_bytes
+    return _toml(path, f"{rel}/tickets.toml", workspace.root, limit, tree.problems)
 
 
 def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
@@ -376,21 +380,22 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
         )
         return
     tree.initiatives.append(rel)
-    data = _read_tickets(folder, rel, workspace, tree)
-    if data is None:
+    parsed = _read_tickets(folder, rel, workspace, tree)
+    if parsed is None:
         return
+    data, text = parsed
     toml_rel = f"{rel}/tickets.toml"
     epics = data.get("epic", [])
     if "entry" in data:
         # An initiative with no epics holds its entries directly.
-        lines = _text_lines(folder / "tickets.toml", workspace, "entry")
+        lines = _table_lines(text, "entry")
         tickets = _entries(data, lines, toml_rel, "", "", None, tree.problems)
         _join(tickets, _leaves(folder, rel, workspace, tree.problems), tree.problems)
         tree.tickets.extend(tickets)
     if not isinstance(epics, list):
         tree.problems.append(UnreadableEntry(toml_rel, None, "'epic' is not an array of tables"))
         return
-    epic_lines = _text_lines(folder / "tickets.toml", workspace, "epic")
+    epic_lines = _table_lines(text, "epic")
     for index, epic in enumerate(epics):
         line = epic_lines[index] if index < len(epic_lines) else None
         epic_id = _id_text(epic.get("id")) if isinstance(epic, dict) else None
@@ -415,13 +420,12 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
             continue
         epic_file = f"{epic_rel}/epic-{slug}.md"
         epic_file_or_none = epic_file if (root / epic_file).is_file() else None
-        epic_data = _read_tickets(epic_folder, epic_rel, workspace, tree)
-        if epic_data is None:
+        epic_parsed = _read_tickets(epic_folder, epic_rel, workspace, tree)
+        if epic_parsed is None:
             continue
-        entry_lines = _text_lines(epic_folder / "tickets.toml", workspace, "entry")
         tickets = _entries(
-            epic_data,
-            entry_lines,
+            epic_parsed[0],
+            _table_lines(epic_parsed[1], "entry"),
             f"{epic_rel}/tickets.toml",
             epic_id,
             title.strip(),
@@ -470,17 +474,20 @@ def load_tree(workspace: Workspace) -> V7Tree | None:
 
 
 def plan_status(raw: str | None) -> tuple[str, bool]:
-    """``(status, known)`` for a plan's ``status`` on BMAD's board: no plan or a draft is
-    backlog, ``blocked`` sits in in-progress, ``built`` and ``in-review`` in review;
-    ``dropped`` stays ``dropped``; anything else is kept verbatim and marked unknown."""
+    """``(status, known)`` for a plan's ``status`` on BMAD's board (see
+    :func:`~promptdeck.core.stories.model.read_status`): no plan at all, a draft and a plan
+    ready for dev are backlog, and ``dropped`` — work that will not be done — stays
+    ``dropped``."""
     if raw is None:
         return "backlog", True
     word = raw.strip().lower()
-    if word in BOARD_COLUMN:
-        return BOARD_COLUMN[word], True
     if word == "dropped":
         return "dropped", True
-    return raw, False
+    if word == "ready-for-dev":
+        # BMAD's board: a plan that is ready but not started is still backlog.
+        return "backlog", True
+    reading = read_status(raw)
+    return reading.status, reading.known
 
 
 def _where(path: str, line: int) -> str:

@@ -109,12 +109,16 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
     Raises:
         TaskNestingError: the list nests deeper than :data:`MAX_TASK_DEPTH` levels.
     """
+    # Most lines of a story are prose: a line with no "[" cannot be a checkbox.
+    items = [
+        match for line in lines if "[" in line and (match := _CHECKBOX.match(line)) is not None
+    ]
+    if all(not match.group("indent") for match in items):
+        # A flat list (the common case) needs no tree.
+        return tuple(Task(match.group("text"), match.group("mark") != " ", ()) for match in items)
     roots: list[_Node] = []
     stack: list[_Node] = []
-    for line in lines:
-        match = _CHECKBOX.match(line)
-        if match is None:
-            continue
+    for match in items:
         indent = len(match.group("indent").expandtabs(_TAB_WIDTH))
         node = _Node(match.group("text"), match.group("mark") != " ", indent)
         while stack and stack[-1].indent >= indent:
@@ -240,6 +244,34 @@ class FrontMatter:
     body_start: int
 
 
+_SIMPLE_FIELD = re.compile(
+    r"^([A-Za-z_][A-Za-z0-9_-]*):[ \t]+([A-Za-z][A-Za-z0-9_-]*|0|[1-9][0-9]{0,17})[ \t]*$"
+)
+_NOT_PLAIN_WORDS = frozenset(
+    ("true", "false", "yes", "no", "on", "off", "null", "y", "n", "nan", "inf")
+)
+
+
+def _simple_block(lines: list[str], offset: int) -> YamlDocument | None:
+    """A block of ``key: word`` or ``key: 12`` lines only (a v7 plan's ``ticket`` and
+    ``status``), read without the YAML parser — with the values YAML would give them; None
+    when any line needs the real parser (quotes, lists, booleans, dates, repeated keys)."""
+    data: dict[str, Any] = {}
+    key_lines: dict[str, int] = {}
+    for index, line in enumerate(lines):
+        match = _SIMPLE_FIELD.match(line)
+        if match is None:
+            if line.strip():
+                return None
+            continue
+        key, value = match.group(1), match.group(2)
+        if key in data or value.lower() in _NOT_PLAIN_WORDS or key.lower() in _NOT_PLAIN_WORDS:
+            return None
+        data[key] = int(value) if value.isdigit() else value
+        key_lines[key] = index + 1 + offset
+    return YamlDocument(data, key_lines, {})
+
+
 def read_front_matter(lines: list[str]) -> FrontMatter | None:
     """The front matter of a Markdown file's ``lines``, or None when it has none.
 
@@ -250,7 +282,8 @@ def read_front_matter(lines: list[str]) -> FrontMatter | None:
         return None
     for index in range(1, len(lines)):
         if lines[index].strip() in ("---", "..."):
-            document = load_yaml("\n".join(lines[1:index]), offset=1)
+            block = lines[1:index]
+            document = _simple_block(block, 1) or load_yaml("\n".join(block), offset=1)
             if document.data is None:
                 return FrontMatter({}, document, index + 1)
             if not isinstance(document.data, dict):

@@ -20,8 +20,7 @@ from typing import Any
 from ...project.textfiles import TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
 from ..keys import normalize_key
-from ..model import Requirement, Scenario, SkippedFile, Story
-from .common import SourceResult, relpath
+from ..model import Requirement, Scenario, SkippedFile, SourceResult, Story, relpath
 from .markdown import (
     Heading,
     PlanYamlError,
