@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from promptdeck.core.demo import prepare_demo
-from promptdeck.core.workspace import open_workspace
+from promptdeck.core.project import open_workspace
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.widgets.preview_pane import PreviewPane
