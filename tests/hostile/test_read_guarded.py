@@ -61,7 +61,7 @@ def test_symlinks_to_devices_are_never_opened(tmp_path: Path) -> None:
     assert reasons[f"{OPENSPEC_CHANGE}/tasks.md"] == device
     # The story file itself is still found: one bad file never breaks discovery.
     stories = json.loads(results["stories --json"].stdout)["stories"]
-    assert [s["id"] for s in stories] == ["1.1"]
+    assert [s["id"] for s in stories] == ["1-1"]
     assert "workspace rules .promptdeck/rules.md: unreadable" in results["inspect 1-1"].stderr
     # A template override is required text: one that leads to a device is one clear error.
     os.symlink("/dev/zero", hostile.root / ".promptdeck/templates/layer-1-guardrails.md")
