@@ -25,6 +25,7 @@ from .screens.notices import KindedNote, Notice, as_notices
 from .settings import LoadedSettings, load_settings, save_settings
 
 TOAST_LIMIT_SECONDS = 8.0
+STABLE_TOAST_SECONDS = 3600.0
 """No toast stays longer: what it says is kept on the notice board (``w``) and, for an error,
 in the preview's notes, so a toast never sits over the composition."""
 
@@ -43,7 +44,8 @@ class PromptdeckApp(App[None]):
         settings: the user's settings as loaded (default: read from the user's config).
         warm_encoder: build the token encoder in the background a moment after start.
         stable: show nothing that varies between two identical sessions (durations, run
-            ids), for snapshot tests and screencasts.
+            ids, whether a toast has timed out yet on a slow machine), for snapshot tests and
+            screencasts.
         use_git: record SHAs, stage after dev and commit after a passed review (``--no-git``
             turns it off, for a workspace outside git).
     """
@@ -91,7 +93,9 @@ class PromptdeckApp(App[None]):
         """Every notice of the session, for the notices screen (``w``)."""
         self.acknowledged = AcknowledgedNotes()
         """The notes already read in this project (read at mount): they stay quiet."""
-        self.toast_limit = TOAST_LIMIT_SECONDS
+        # A stable session keeps its toasts: how long the first compose takes on the machine
+        # must not decide whether a toast is still on screen.
+        self.toast_limit = STABLE_TOAST_SECONDS if stable else TOAST_LIMIT_SECONDS
         """The longest any toast stays, in seconds."""
         self.context = DeckContext(
             workspace=workspace,
