@@ -165,10 +165,9 @@ def print_records(
         c.name for c, w in zip(columns, widths, strict=True) if w is None and not c.piped_only
     ]
     if dropped:
-        console.print(
-            Text(
-                f"(not shown at this width: {', '.join(dropped)}; --json has every field)",
-                style="dim",
-            ),
-            soft_wrap=True,
-        )
+        import textwrap
+
+        note = f"(not shown at this width: {', '.join(dropped)}; --json has every field)"
+        # The note wraps between words at the table's width, like the rows above it.
+        for part in textwrap.wrap(note, max(total, 20)):
+            console.print(Text(part, style="dim"), soft_wrap=True)
