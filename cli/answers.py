@@ -11,13 +11,13 @@ terminal). ``PROMPTDECK_ANSWER_CACHE=off`` turns this off.
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from .streams import StreamProxy
 
 ANSWERED_COMMANDS = ("inspect", "compose", "stories")
 ENV_VAR = "PROMPTDECK_ANSWER_CACHE"
@@ -88,25 +88,16 @@ def record(argv: Sequence[str], run: Callable[[], int]) -> int:
     return code
 
 
-class _Tee(io.TextIOBase):
+class _Tee(StreamProxy):
     """A text stream that writes through to ``stream`` and keeps a copy of the bytes, text
     and raw (``.buffer``) writes alike, in the order they were made."""
 
     def __init__(self, stream: TextIO) -> None:
-        super().__init__()
-        self._stream = stream
+        super().__init__(stream)
         self.copy = bytearray()
         self.complete = True
         """False once something could not be copied exactly (the answer is then not kept)."""
         self.buffer = _BufferTee(stream, self)
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return getattr(self._stream, "encoding", None) or "utf-8"
-
-    @property
-    def errors(self) -> str | None:  # type: ignore[override]
-        return getattr(self._stream, "errors", None)
 
     def write(self, text: str) -> int:
         written = self._stream.write(text)
@@ -115,18 +106,6 @@ class _Tee(io.TextIOBase):
         except (UnicodeError, LookupError):
             self.complete = False
         return written
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
-
-    def fileno(self) -> int:
-        return self._stream.fileno()
-
-    def writable(self) -> bool:
-        return True
 
 
 class _BufferTee:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import logging
 import re
@@ -17,6 +16,7 @@ from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
+from .streams import StreamProxy
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -167,15 +167,10 @@ def cell(value: object, style: str = "") -> Any:
     return Text(printable_line(str(value)), style=style)
 
 
-class SafeStream(io.TextIOBase):
+class SafeStream(StreamProxy):
     """A text stream that writes everything through
     :func:`~promptdeck.core.terminal.printable_keep_style`: the CLI's last line of defence, so
     no output path can pass a raw control sequence from a workspace to the terminal."""
-
-    def __init__(self, stream: TextIO) -> None:
-        """Wrap ``stream`` (``sys.stdout`` or ``sys.stderr``)."""
-        super().__init__()
-        self._stream = stream
 
     @property
     def wrapped(self) -> TextIO:
@@ -185,26 +180,6 @@ class SafeStream(io.TextIOBase):
     def write(self, text: str) -> int:
         self._stream.write(printable_keep_style(text))
         return len(text)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
-
-    def fileno(self) -> int:
-        return self._stream.fileno()
-
-    def writable(self) -> bool:
-        return True
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return getattr(self._stream, "encoding", None) or "utf-8"
-
-    @property
-    def errors(self) -> str | None:  # type: ignore[override]
-        return getattr(self._stream, "errors", None)
 
     @property
     def buffer(self) -> Any:
