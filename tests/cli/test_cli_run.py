@@ -57,8 +57,12 @@ def test_dry_run_prints_the_confirmation_and_prompt_files_and_launches_nothing(
     assert rows[0] == "Run dev for story 1-2 (create, attempt 1) with the claude agent"
     assert rows[1].startswith("system 7.") and " tok · user " in rows[1]
     assert rows[-3:-1] == ["", "The command that will run (run folder .promptdeck/runs/dry-run):"]
-    assert rows[-1].startswith(
-        "claude -p --output-format stream-json --verbose --append-system-prompt-file"
+    # The program as it will run: the absolute path PATH resolves it to, or its bare name with a
+    # note when no absolute PATH entry holds it (whichever this machine has).
+    program, arguments = rows[-1].split(" ", 1)
+    assert program == "claude" or (Path(program).is_absolute() and program.endswith("/claude"))
+    assert arguments.startswith(
+        "-p --output-format stream-json --verbose --append-system-prompt-file"
     )
     assert f"--append-system-prompt-file {system}" in rows[-1]
     composed = subprocess.run(
