@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import promptdeck.core
 import pytest
 from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, make_project
 from fake_anthropic import FakeAnthropic
@@ -88,8 +89,9 @@ def test_an_edited_guardrails_template_is_named_as_the_changed_prefix(
     project: Path, tmp_path: Path
 ) -> None:
     _run(project, tmp_path / "home")
-    bundled = Path(__import__("promptdeck.core.layers.templates").core.layer_templates.__file__)
-    template = (bundled.parent / "templates" / "layer-1-guardrails.md").read_text()
+    # The bundled layer templates: a data folder at the top of the engine's package.
+    bundled = Path(promptdeck.core.__file__).parent / "templates"
+    template = (bundled / "layer-1-guardrails.md").read_text()
     override = project / ".promptdeck" / "templates" / "layer-1-guardrails.md"
     override.parent.mkdir(parents=True, exist_ok=True)
     override.write_text(template + "- Ask before deleting anything.\n", encoding="utf-8")
