@@ -54,7 +54,7 @@ async def test_fifos_never_block_the_app_and_quit_always_works(
         os.mkfifo(hostile.root / rel)
     app = make_app(hostile.root)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1.1")
+        screen = await wait_for_preview(pilot, "1-1")
         assert screen.catalog is not None
         skipped = {s.path: s.reason for s in screen.catalog.skipped}
         assert (

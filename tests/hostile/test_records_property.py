@@ -127,7 +127,7 @@ def _commands(root: Path, good: str, stdin_fd: int) -> None:
 async def _preview(root: Path) -> None:
     app = make_app(root)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_for_preview(pilot, "1.1")
+        await wait_for_preview(pilot, "1-1")
         await pilot.press("q")
 
 

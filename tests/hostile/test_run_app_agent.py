@@ -23,7 +23,7 @@ async def test_r_and_n_refuse_without_an_agent(project: Path) -> None:
     app = make_app(project)
     toasts = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await wait_for_preview(pilot, "1.1")
+        screen = await wait_for_preview(pilot, "1-1")
         header = screen.query_one(WorkspaceHeader).info
         assert header is not None and header.agent == "none"
         for key in ("r", "n"):

@@ -120,7 +120,7 @@ def test_the_apps_preview_comes_up_on_a_hostile_history(
     async def preview() -> None:
         app = make_app(root)
         async with app.run_test(size=(140, 40)) as pilot:
-            screen = await wait_for_preview(pilot, "1.1")
+            screen = await wait_for_preview(pilot, "1-1")
             assert screen.prompt is not None and screen.prompt.system
             await pilot.press("q")
 

@@ -367,7 +367,7 @@ async def test_a_status_write_back_that_cannot_be_done_is_a_toast_not_a_success(
     app = make_app(demo_root)
     shown = Toasts(app)
     async with app.run_test(size=(160, 45)) as pilot:
-        screen = await _run_dev(pilot, app, "1.1", "the end of the run")
+        screen = await _run_dev(pilot, app, "1-1", "the end of the run")
         result = screen.last_result
         assert result is not None and result.outcome == "status-failed"
         failed = [

@@ -33,10 +33,10 @@ def _project(tmp_path: Path) -> Path:
 async def _confirmation(pilot: Pilot[None]) -> tuple[MainScreen, ConfirmRunScreen]:
     """Choose the dev phase of story 1.1, press r, and wait for the question."""
     app = pilot.app
-    screen = await wait_for_preview(pilot, "1.1")
+    screen = await wait_for_preview(pilot, "1-1")
     while screen.phase != "dev":
         await pilot.press("right_square_bracket")
-    await wait_for_preview(pilot, "1.1")
+    await wait_for_preview(pilot, "1-1")
     await pilot.press("r")
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmRunScreen), "the question")
     confirm = app.screen
