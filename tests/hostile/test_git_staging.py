@@ -88,7 +88,7 @@ def test_dev_stages_only_its_own_work_and_review_commits_it(tmp_path: Path) -> N
     assert "already changed before this phase (not by it): README.md, id_rsa" in dev.stderr
     review = cli(root, "run", "1-1", "--phase", "review")
     assert review.code == 0, review.stderr
-    assert git(root, "log", "-1", "--format=%s").strip() == "feat(1.1): Parse lines"
+    assert git(root, "log", "-1", "--format=%s").strip() == "feat(1-1): Parse lines"
     assert git(root, "rev-parse", "HEAD~1").strip() == base.strip()
     committed = sorted(git(root, "show", "--name-only", "--format=", "HEAD").split())
     assert committed == PHASE_WORK

@@ -33,8 +33,10 @@ def _planted(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _path(*first: str) -> dict[str, str]:
+    # The system folders only after the planted entry: whether the caller's own PATH holds a
+    # claude (the end-to-end tests put one there) must not change what this test sees.
     return {
-        "PATH": os.pathsep.join([*first, os.environ.get("PATH", "/usr/bin:/bin")]),
+        "PATH": os.pathsep.join([*first, "/usr/local/bin", "/usr/bin", "/bin"]),
         "PROMPTDECK_CLAUDE_BIN": "",
     }
 
