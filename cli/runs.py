@@ -67,9 +67,10 @@ def _tokens(usage: Usage | None) -> str:
     return " + ".join([f"{total:,}", *invalid])
 
 
-def _cost_cells(record: CostRecord | None) -> list[str]:
-    """Predicted and actual dollars and the named misses, from the run's cost record."""
-    if record is None:
+def _cost_cells(record: CostRecord | None, simulation: bool = False) -> list[str]:
+    """Predicted and actual dollars and the named misses, from the run's cost record; a
+    simulation (the replay agent) shows no dollars: its usage is invented, never a cost."""
+    if record is None or simulation:
         return ["—", "—", "-"]
     actual = money(record.actual) if record.reported else "—"
     return [money(record.predicted), actual, ", ".join(record.misses) or "-"]
@@ -114,7 +115,7 @@ def run_list(args: argparse.Namespace) -> int:
                 f"{result.duration_s:.1f}s" if result is not None else "-",
                 cost_label(result.cost_usd if result is not None else None),
                 _tokens(result.usage if result is not None else None),
-                *_cost_cells(read_cost(run.dir, workspace.root)),
+                *_cost_cells(read_cost(run.dir, workspace.root), meta.simulation),
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())

@@ -75,7 +75,7 @@ def test_replay_with_git_allowed_commits_only_its_own_work(tmp_path: Path) -> No
     (root / "src" / "index.ts").write_text("export const mine = 1;\n", encoding="utf-8")
     done = cli(root, "run", "1-1", "--auto")
     assert done.code == 0, done.stderr
-    assert git(root, "log", "-1", "--format=%s").strip() == "feat(1.1): Parse lines"
+    assert git(root, "log", "-1", "--format=%s").strip() == "feat(1-1): Parse lines"
     committed = git(root, "show", "--name-only", "--format=", "HEAD").split()
     assert "src/index.ts" not in committed and STORY_REL in committed
     assert "src/index.ts" in git(root, "status", "--porcelain")  # the user's edit, untouched

@@ -43,7 +43,7 @@ def test_a_signal_naming_another_story_does_not_count(tmp_path: Path) -> None:
     root = _say(tmp_path, "IMPLEMENTATION COMPLETE: 9-9")
     done = cli(root, "run", "1-1", "--phase", "dev")
     assert done.code == 5, done.stderr
-    assert "names story 9-9, not 1.1" in done.stderr
+    assert "names story 9-9, not 1-1" in done.stderr
     assert git(root, "diff", "--staged", "--name-only") == ""
     row = json.loads(cli(root, "runs", "--json").stdout)["runs"][-1]
     assert row["outcome"] == "no-signal"
@@ -94,7 +94,7 @@ def test_one_run_per_story_and_a_killed_run_leaves_no_stuck_lock(tmp_path: Path)
         second = cli(root, "run", "1.1", "--phase", "review")
         assert second.code == 7
         line = one_line(second)
-        assert "story 1.1 is being run by another promptdeck (pid " in line
+        assert "story 1-1 is being run by another promptdeck (pid " in line
         assert len(run_folders(root)) == 1  # the refused run left no folder
     finally:
         kill_group(first)
