@@ -31,9 +31,10 @@ async def test_startup_warnings_make_one_toast_and_stay_readable(demo_root: Path
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.pause()
         toasts = shown.containing("loading the stories")
-        assert len(toasts) == 1 and "14 new notes" in toasts[0]
+        # The demo's own note (its malformed draft story, passed over) and the 14 added.
+        assert len(toasts) == 1 and "15 new notes" in toasts[0]
         assert "· w to read" in toasts[0] and "\n" not in toasts[0]
-        assert len(app.notices) == 14
+        assert len(app.notices) == 15
 
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
@@ -81,7 +82,8 @@ async def test_notes_read_once_stay_quiet_in_this_project_until_they_change(
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for_preview(pilot, "1-1")
         assert shown.containing("loading the stories") == [
-            "loading the stories: 3 new notes · w to read"
+            # The demo's own note (its malformed draft story) and the 3 added.
+            "loading the stories: 4 new notes · w to read"
         ]
         await pilot.press("w")
         await wait_for(pilot, lambda: isinstance(app.screen, NoticesScreen), "the notices")
@@ -93,7 +95,7 @@ async def test_notes_read_once_stay_quiet_in_this_project_until_they_change(
         await wait_for_preview(pilot, "1-1")
         await pilot.pause()
         assert shown_again.containing("loading the stories") == []
-        assert len(again.notices) == 3  # still there to read
+        assert len(again.notices) == 4  # still there to read
 
     status = demo_root / "_bmad-output" / "implementation-artifacts" / "sprint-status.yaml"
     text = status.read_text(encoding="utf-8")

@@ -22,7 +22,14 @@ def test_every_run_state_has_a_history_tone(state: RunState) -> None:
 
 def test_no_failed_run_is_drawn_as_a_mere_warning() -> None:
     errors = {state for state in RUN_STATES if outcome_tone(state) == "error"}
-    assert errors == {"failure", "crashed", "launch-failed", "git-failed", "unsaved"}
+    assert errors == {
+        "failure",
+        "crashed",
+        "launch-failed",
+        "git-failed",
+        "unsaved",
+        "status-failed",
+    }
 
 
 @pytest.mark.parametrize("outcome", OUTCOMES)
