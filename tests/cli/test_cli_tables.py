@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.cli import answers as answers_module
 from promptdeck.cli import main
 from promptdeck.cli import table as table_module
 from promptdeck.cli.table import Column, fit_columns, shorten
@@ -85,6 +86,9 @@ def _terminal_output(
 ) -> str:
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("NO_COLOR", "1")
+    # Composed fresh: an answer remembered by an earlier piped run of the same command in this
+    # process must not stand in for the terminal's layout.
+    monkeypatch.setenv(answers_module.ENV_VAR, "off")
     monkeypatch.setattr(table_module, "is_terminal", lambda stream=None: True)
     assert main(list(args)) == 0
     return capsys.readouterr().out
