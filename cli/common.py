@@ -16,6 +16,7 @@ from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
+from ..core.vocabulary import optional_layer
 from .streams import StreamProxy
 
 
@@ -77,6 +78,25 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         help="take this file in although no toggle includes it (undoes a remembered "
         "--exclude), and remember it for the story; repeatable",
     )
+    group.add_argument(
+        "--exclude-layer",
+        dest="exclude_layers",
+        action="append",
+        default=[],
+        type=_optional_layer,
+        metavar="LAYER",
+        help="leave the workspace rules layer out of the prompt (0B, the only optional "
+        "layer), and remember it for the story",
+    )
+    group.add_argument(
+        "--include-layer",
+        dest="include_layers",
+        action="append",
+        default=[],
+        type=_optional_layer,
+        metavar="LAYER",
+        help="put a remembered --exclude-layer back (0B), and remember that for the story",
+    )
 
 
 def selection_from(args: argparse.Namespace) -> Selection:
@@ -89,18 +109,31 @@ def selection_from(args: argparse.Namespace) -> Selection:
         left_out=tuple(args.left_out),
         excluded=tuple(normal_path(p) for p in args.exclude),
         included=tuple(normal_path(p) for p in args.include),
+        left_out_layers=tuple(getattr(args, "exclude_layers", ())),
+        put_back_layers=tuple(getattr(args, "include_layers", ())),
     )
 
 
 def remember_file_choices(args: argparse.Namespace, root: Path, prompt: ComposedPrompt) -> None:
     """Remember ``--exclude`` / ``--include`` for the story (one warning line if it cannot)."""
-    if not (getattr(args, "exclude", None) or getattr(args, "include", None)):
+    asked = ("exclude", "include", "exclude_layers", "include_layers")
+    if not any(getattr(args, name, None) for name in asked):
         return
     own = [f.path for f in prompt.injection.files if f.category == "story"]
     try:
         remember_selection(root, prompt.story.id, prompt.request.selection, own)
     except OSError as exc:
         warn(f"the file choices of story {prompt.story.id} could not be remembered: {exc}")
+
+
+def _optional_layer(text: str) -> str:
+    layer = optional_layer(text)
+    if layer is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: only 0B (Layer-0B, the workspace rules) may be left out; the other "
+            "layers are required"
+        )
+    return layer
 
 
 def _file_path(text: str) -> str:

@@ -74,7 +74,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         default=[],
         metavar="PATH",
-        help="with --fit: never propose leaving out this file; repeatable",
+        help="with --fit: never propose leaving out this file (or 0B, the workspace rules "
+        "layer); repeatable",
     )
     parser.add_argument(
         "--exact-claude",
@@ -225,7 +226,7 @@ def _print_report(
         [
             "layer",
             layer.layer_id,
-            layer.title + (" (missing)" if layer.missing else ""),
+            layer.title + (f" ({layer.absence})" if layer.absence else ""),
             layer.source,
             _num(layer.bytes),
             _num(layer.tokens),

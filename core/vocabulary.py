@@ -57,6 +57,20 @@ LayerId = Literal[
 ]
 """The system prompt's layers, in their fixed order (seed 001, frozen decision 1)."""
 LAYER_IDS: Final[tuple[LayerId, ...]] = get_args(LayerId)
+RULES_LAYER: Final = "Layer-0B"
+"""The workspace rules layer."""
+OPTIONAL_LAYERS: Final[tuple[LayerId, ...]] = (RULES_LAYER,)
+"""The layers a user may leave out: the workspace rules only (seed 001: the others are
+required; seed 004: the rules are not)."""
+
+
+def optional_layer(text: str) -> LayerId | None:
+    """``0B``, ``layer-0b`` or ``Layer-0B`` as the id of a layer that may be left out; None
+    when ``text`` names no such layer (a required layer, or none)."""
+    name = text.strip()
+    wanted = name.lower().removeprefix("layer-")
+    return next((layer for layer in OPTIONAL_LAYERS if layer.lower() == f"layer-{wanted}"), None)
+
 
 FileStatus = Literal[
     "included",

@@ -64,10 +64,20 @@ MAIN_BINDINGS: list[Binding] = [
         group=INCLUDE_GROUP,
     ),
     _binding(
+        "R",
+        "toggle_rules_layer",
+        "Rules",
+        "Leave Layer-0B, the workspace rules, out of the prompt, or put it back "
+        "(remembered for the story)",
+        key_display="R",
+        group=INCLUDE_GROUP,
+    ),
+    _binding(
         "space",
         "toggle_file",
         "Leave out",
-        "Leave out the file under the cursor, or take it in (remembered for the story)",
+        "Leave out the file under the cursor, or take it in; on the Layer-0B row, the "
+        "workspace rules (remembered for the story)",
         key_display="space",
         show=False,
     ),
@@ -77,6 +87,14 @@ MAIN_BINDINGS: list[Binding] = [
         "Fit",
         "The fewest files to leave out so the prompt fits its budget or the error line",
         show=False,
+    ),
+    _binding(
+        "C",
+        "capture",
+        "Capture",
+        "Run the real client once offline (a loopback server, a canned answer) and show the "
+        "whole request it sends for this story and phase, part by part",
+        key_display="C",
     ),
     _binding(
         "i",
@@ -196,6 +214,7 @@ FOOTER_PRIORITY = (
     "main.history",
     "main.composition",
     "main.prompt_diff",
+    "main.capture",
     "main.notices",
     "main.filter",
     "main.toggle_project_context",

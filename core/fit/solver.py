@@ -4,11 +4,12 @@
 for the injection's error line when a run is refused. The answer:
 
 - never names the story's own files, nor a file the user took in by hand (``--include``,
-  ``space``) or asked to keep (``--keep``); the workspace rules layer is the only optional
-  layer and it is not a file of the injection, so no layer is ever proposed;
+  ``space``) or asked to keep (``--keep``), nor a required layer;
 - respects priorities: discovery and tech-spec files go first, then the project context, then
-  files added by hand; a file of a higher tier is proposed only when the lower tiers alone
-  cannot make the prompt fit;
+  files added by hand, and last the workspace rules layer (Layer-0B, the only optional layer;
+  ``--keep 0B`` keeps it); a higher tier is proposed only when the lower tiers alone cannot
+  make the prompt fit. The rules layer is not part of the injection, so it is never proposed
+  against the injection's error line;
 - is minimal: no proper subset of it also fits. Sizes only shrink when a file is left out, so
   it is enough that putting back any single file breaks the fit, and that is checked by
   composing each of those sets;
@@ -42,6 +43,7 @@ from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest
 from ..tokens.counter import TokenCounter
 from ..units import KIB, human_bytes, human_tokens
+from ..vocabulary import RULES_LAYER, optional_layer
 
 Unit = Literal["bytes", "tokens"]
 
@@ -50,6 +52,9 @@ EXACT_LIMIT = 16
 
 TIERS = {"discovery": 0, "tech-spec": 0, "project-context": 1, "additional": 2}
 """The order files are given up in: a lower tier first. The story's own files never."""
+LAYER_TIER = 3
+"""The workspace rules layer's tier: given up only when no set of files makes it fit."""
+LAYER_CATEGORY = "layer"
 
 _TARGET = re.compile(
     r"^\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>b|bytes?|kib|kb|k|mib|mb|m|t|tok|tokens?|%)?\s*$",
@@ -125,6 +130,8 @@ class Droppable:
         tokens: the tokens of its content (an estimate of its share; None when unread).
         unread: True when the file was not read (past the error line): its bytes come from
             ``stat``, which is the number of bytes it would send.
+        layer: True for the workspace rules layer (``path`` is its id): its bytes are the
+            system prompt's, none of them the injection's.
     """
 
     path: str
@@ -133,6 +140,19 @@ class Droppable:
     bytes: int
     tokens: int | None
     unread: bool = False
+    layer: bool = False
+
+    @property
+    def flag(self) -> str:
+        """The option that leaves it out: ``--exclude PATH``, or ``--exclude-layer 0B``."""
+        if self.layer:
+            return f"--exclude-layer {self.path.removeprefix('Layer-')}"
+        return f"--exclude {self.path}"
+
+    @property
+    def injection_bytes(self) -> int:
+        """What leaving it out takes off the injection (its error line's measure)."""
+        return 0 if self.layer else self.bytes
 
 
 @dataclass(frozen=True)
@@ -171,8 +191,17 @@ class FitAnswer:
         if not self.drop:
             return [f"{head}: it fits, nothing to leave out"]
         assert self.size_after is not None
-        lines = [f"{head}; leave out {len(self.drop)} file(s) and it is {show(self.size_after)}:"]
-        lines.extend(f"  --exclude {item.path}  ({human_bytes(item.bytes)})" for item in self.drop)
+        what = (
+            f"{len(self.drop)} file(s)"
+            if not any(d.layer for d in self.drop)
+            else (
+                f"{len(self.drop) - 1} file(s) and the workspace rules"
+                if len(self.drop) > 1
+                else "the workspace rules"
+            )
+        )
+        lines = [f"{head}; leave out {what} and it is {show(self.size_after)}:"]
+        lines.extend(f"  {item.flag}  ({_described(item)})" for item in self.drop)
         lines.append(f"  {self.proof}")
         return lines
 
@@ -184,7 +213,13 @@ class FitAnswer:
             "size_after": self.size_after,
             "fits": self.fits,
             "drop": [
-                {"path": d.path, "category": d.category, "bytes": d.bytes, "tokens": d.tokens}
+                {
+                    "path": d.path,
+                    "category": d.category,
+                    "bytes": d.bytes,
+                    "tokens": d.tokens,
+                    "option": d.flag,
+                }
                 for d in self.drop
             ],
             "smallest": self.smallest,
@@ -192,6 +227,12 @@ class FitAnswer:
             "reason": self.reason or None,
             "kept": [{"path": path, "why": why} for path, why in self.kept],
         }
+
+
+def _described(item: Droppable) -> str:
+    if item.layer:
+        return f"{item.path}, the workspace rules, {human_bytes(item.bytes)}"
+    return human_bytes(item.bytes)
 
 
 def _shower(unit: Unit) -> Callable[[int], str]:
@@ -241,6 +282,30 @@ Measure = Callable[[tuple[str, ...]], tuple[int, bool]]
 the injection is under its error line."""
 
 
+def rules_droppable(
+    prompt: ComposedPrompt, target: FitTarget, measure: Measure, keep: Iterable[str] = ()
+) -> tuple[Droppable | None, tuple[str, str] | None]:
+    """The workspace rules layer as the last thing the solver may leave out, its share of
+    the prompt measured by composing without it; or why it is not offered (kept by the user).
+
+    None when the layer is empty (missing, or already left out), or when the target is the
+    injection's error line, which the layer does not count toward.
+    """
+    layer = next((item for item in prompt.layers if item.layer_id == RULES_LAYER), None)
+    if layer is None or layer.missing or target.scope != "prompt":
+        return None, None
+    if any(optional_layer(name) == RULES_LAYER for name in keep):
+        return None, (RULES_LAYER, "you chose to keep it")
+    base, _ = measure(())
+    without, _ = measure((RULES_LAYER,))
+    share = max(base - without, 0)
+    if target.unit == "bytes":
+        return Droppable(
+            RULES_LAYER, LAYER_CATEGORY, LAYER_TIER, share, layer.tokens, layer=True
+        ), None
+    return Droppable(RULES_LAYER, LAYER_CATEGORY, LAYER_TIER, layer.bytes, share, layer=True), None
+
+
 def error_line_target(prompt: ComposedPrompt) -> FitTarget:
     """The injection's error line as a target: what a refused run has to get under."""
     line = prompt.injection.error_bytes
@@ -277,6 +342,11 @@ def solve(
     base_size, base_ok = measure(())
     if base_size <= target.limit and base_ok:
         return FitAnswer(target, before, base_size, (), True, "", True, kept=tuple(kept))
+    rules, rules_kept = rules_droppable(prompt, target, measure, keep)
+    if rules is not None:
+        items.append(rules)
+    if rules_kept is not None:
+        kept.append(rules_kept)
     over_error = max(0, prompt.injection.size_bytes - prompt.injection.error_bytes)
     found = minimal_drop(items, before, target, measure, over_error)
     if found is not None:
@@ -284,7 +354,7 @@ def solve(
         return FitAnswer(target, before, size, drop, True, proof, smallest, kept=tuple(kept))
     reason = (
         "no set of files it may leave out makes it fit: the story's own files, your kept "
-        "files and the layers are already "
+        "files and the required layers are already "
         + _shower(target.unit)(max(0, before - sum(_cost(i, target.unit) for i in items)))
     )
     return FitAnswer(target, before, None, (), False, "", False, reason, tuple(kept))
@@ -355,7 +425,7 @@ def _search(
     def enough(chosen: Sequence[Droppable]) -> bool:
         return (
             sum(_cost(i, unit) for i in chosen) >= need
-            and sum(i.bytes for i in chosen) >= need_bytes
+            and sum(i.injection_bytes for i in chosen) >= need_bytes
         )
 
     if not enough(pool):
@@ -461,8 +531,11 @@ def composed_measure(
     def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
         key = tuple(sorted(paths))
         if key not in seen:
-            excluded = tuple(dict.fromkeys((*request.selection.excluded, *key)))
-            selection = replace(request.selection, excluded=excluded)
+            layers = tuple(p for p in key if p == RULES_LAYER)
+            files = tuple(p for p in key if p != RULES_LAYER)
+            excluded = tuple(dict.fromkeys((*request.selection.excluded, *files)))
+            left_out = tuple(dict.fromkeys((*request.selection.left_out_layers, *layers)))
+            selection = replace(request.selection, excluded=excluded, left_out_layers=left_out)
             prompt = compose(replace(request, selection=selection))
             size = prompt_size(prompt, target.unit, target.scope)
             seen[key] = (size, prompt.injection.level != "error")

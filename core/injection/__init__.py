@@ -19,7 +19,12 @@ from ..homes import lazy_names
 
 if TYPE_CHECKING:
     from .builder import build_injection, build_story_injection
-    from .choices import normal_path, remember_selection, toggle_remembered
+    from .choices import (
+        normal_path,
+        remember_selection,
+        toggle_layer_remembered,
+        toggle_remembered,
+    )
     from .model import InjectedFile, Injection, Selection
 
 _HOMES = {
@@ -27,6 +32,7 @@ _HOMES = {
     "build_story_injection": ".builder",
     "normal_path": ".choices",
     "remember_selection": ".choices",
+    "toggle_layer_remembered": ".choices",
     "toggle_remembered": ".choices",
     "InjectedFile": ".model",
     "Injection": ".model",
@@ -44,5 +50,6 @@ __all__ = [
     "build_story_injection",
     "normal_path",
     "remember_selection",
+    "toggle_layer_remembered",
     "toggle_remembered",
 ]

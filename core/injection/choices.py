@@ -11,6 +11,8 @@ preview, ``compose``, the run confirmation and the agent's bytes agree.
 - An included file is a candidate a toggle leaves out (a discovery file while discovery is
   off), or any other project file, which is then added like ``--file``.
 - A remembered exclusion of a file that no longer exists is dropped, with a note.
+- The workspace rules layer (Layer-0B, the only optional layer) may be left out the same way
+  (``--exclude-layer 0B`` / ``--include-layer 0B``, the app's ``R``), remembered with the files.
 
 The state file is read through the guarded reader and written whole (temporary file, then
 rename) with ``O_NOFOLLOW``, never through a symlink, and only inside ``.promptdeck/``.
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..project.textfiles import TextProblem, read_file_bytes
+from ..vocabulary import optional_layer
 from .model import Selection
 
 CHOICES_FILE = ".promptdeck/file-choices.json"
@@ -46,29 +49,39 @@ class FileChoice:
     Attributes:
         excluded: root-relative paths left out of the injection.
         included: root-relative paths taken in although no toggle includes them.
+        layers: optional layers left out (``Layer-0B``).
     """
 
     excluded: tuple[str, ...] = ()
     included: tuple[str, ...] = ()
+    layers: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         """True when nothing is chosen."""
-        return not self.excluded and not self.included
+        return not self.excluded and not self.included and not self.layers
 
     def exclude(self, paths: Iterable[str]) -> FileChoice:
         """These choices with ``paths`` left out (and no longer taken in)."""
         names = [normal_path(p) for p in paths]
         excluded = _merged(self.excluded, names)
         included = tuple(p for p in self.included if p not in names)
-        return FileChoice(excluded, included)
+        return replace(self, excluded=excluded, included=included)
 
     def include(self, paths: Iterable[str]) -> FileChoice:
         """These choices with ``paths`` taken in (and no longer left out)."""
         names = [normal_path(p) for p in paths]
         included = _merged(self.included, names)
         excluded = tuple(p for p in self.excluded if p not in names)
-        return FileChoice(excluded, included)
+        return replace(self, excluded=excluded, included=included)
+
+    def leave_out_layers(self, layers: Iterable[str], left_out: bool = True) -> FileChoice:
+        """These choices with the optional ``layers`` left out (or, ``left_out=False``, put
+        back); a name that is not an optional layer is ignored."""
+        names = [name for name in (optional_layer(n) for n in layers) if name is not None]
+        if left_out:
+            return replace(self, layers=_merged(self.layers, names))
+        return replace(self, layers=tuple(n for n in self.layers if n not in names))
 
     def toggle(self, path: str, included_now: bool) -> FileChoice:
         """``space`` on a file row: leave out a file that is in, take in one that is out.
@@ -78,14 +91,18 @@ class FileChoice:
         """
         name = normal_path(path)
         if included_now and name in self.included:
-            return FileChoice(self.excluded, tuple(p for p in self.included if p != name))
+            return replace(self, included=tuple(p for p in self.included if p != name))
         if not included_now and name in self.excluded:
-            return FileChoice(tuple(p for p in self.excluded if p != name), self.included)
+            return replace(self, excluded=tuple(p for p in self.excluded if p != name))
         return self.exclude([name]) if included_now else self.include([name])
 
     def to_dict(self) -> dict[str, list[str]]:
-        """``{"exclude": [...], "include": [...]}``."""
-        return {"exclude": list(self.excluded), "include": list(self.included)}
+        """``{"exclude": [...], "include": [...]}``, and ``"exclude_layers"`` when a layer is
+        left out."""
+        data = {"exclude": list(self.excluded), "include": list(self.included)}
+        if self.layers:
+            data["exclude_layers"] = list(self.layers)
+        return data
 
 
 def _merged(existing: tuple[str, ...], more: Iterable[str]) -> tuple[str, ...]:
@@ -133,7 +150,9 @@ def load_choices(root: Path) -> StoredChoices:
     for story_id, entry in entries.items():
         if not isinstance(story_id, str) or not isinstance(entry, dict):
             continue
-        stories[story_id] = FileChoice(_paths(entry.get("exclude")), _paths(entry.get("include")))
+        stories[story_id] = FileChoice(
+            _paths(entry.get("exclude")), _paths(entry.get("include"))
+        ).leave_out_layers(_paths(entry.get("exclude_layers")))
     return StoredChoices(stories)
 
 
@@ -154,7 +173,7 @@ def story_choice(root: Path, story_id: str) -> tuple[FileChoice, tuple[str, ...]
     notes = list(stored.notes)
     gone = [p for p in choice.excluded if not os.path.lexists(root / p)]
     if gone:
-        kept = FileChoice(tuple(p for p in choice.excluded if p not in gone), choice.included)
+        kept = replace(choice, excluded=tuple(p for p in choice.excluded if p not in gone))
         notes.extend(
             f"{path}: remembered as left out of story {story_id}, but it no longer exists; "
             "the choice is dropped"
@@ -224,11 +243,19 @@ def chosen_selection(
     remembered exclusion takes the file in.
     """
     remembered, notes = story_choice(root, story_id)
-    asked = FileChoice(selection.excluded, selection.included)
-    if remembered.empty and asked.empty:
+    asked = FileChoice(selection.excluded, selection.included, selection.left_out_layers)
+    if remembered.empty and asked.empty and not selection.put_back_layers:
         return selection, notes
     merged = remembered.exclude(asked.excluded).include(asked.included)
-    return replace(selection, excluded=merged.excluded, included=merged.included), notes
+    merged = merged.leave_out_layers(asked.layers)
+    merged = merged.leave_out_layers(selection.put_back_layers, left_out=False)
+    chosen = replace(
+        selection,
+        excluded=merged.excluded,
+        included=merged.included,
+        left_out_layers=merged.layers,
+    )
+    return chosen, notes
 
 
 def remember_selection(
@@ -244,7 +271,8 @@ def remember_selection(
     """
     own = set(own_files)
     excluded = tuple(p for p in selection.excluded if p not in own)
-    remember_choice(root, story_id, FileChoice(excluded, selection.included))
+    choice = FileChoice(excluded, selection.included).leave_out_layers(selection.left_out_layers)
+    remember_choice(root, story_id, choice)
 
 
 def toggle_remembered(root: Path, story_id: str, path: str, included_now: bool) -> FileChoice:
@@ -255,5 +283,19 @@ def toggle_remembered(root: Path, story_id: str, path: str, included_now: bool) 
     """
     choice, _ = story_choice(root, story_id)
     changed = choice.toggle(path, included_now)
+    remember_choice(root, story_id, changed)
+    return changed
+
+
+def toggle_layer_remembered(root: Path, story_id: str, layer: str) -> FileChoice:
+    """Leave the optional ``layer`` out of ``story_id``'s prompt, or put it back when it is
+    out, and remember it (the app's ``R``).
+
+    Raises:
+        OSError: the state could not be written.
+    """
+    choice, _ = story_choice(root, story_id)
+    name = optional_layer(layer)
+    changed = choice.leave_out_layers([layer], left_out=name not in choice.layers)
     remember_choice(root, story_id, changed)
     return changed

@@ -90,6 +90,11 @@ class Selection:
     """Root-relative files left out by hand (:mod:`.file_choice`); never the story's own."""
     included: tuple[str, ...] = ()
     """Root-relative files taken in by hand although no toggle includes them."""
+    left_out_layers: tuple[str, ...] = ()
+    """Optional layers the user left out (``Layer-0B``, the workspace rules; the other layers
+    are required and never left out)."""
+    put_back_layers: tuple[str, ...] = ()
+    """Optional layers the user put back (undoes a remembered leave-out)."""
 
 
 @dataclass(frozen=True)

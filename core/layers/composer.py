@@ -66,7 +66,10 @@ code, the specs — instead of guessing. Never invent a value to fill a field.""
 def _rules_layer(rules: RulesFile | None, counter: TokenCounter | None) -> PromptLayer:
     if rules is None or not rules.present:
         source = rules.path if rules is not None else "none"
-        return PromptLayer.build("Layer-0B", "", source, counter=counter, missing=True)
+        left_out = rules is not None and rules.left_out
+        return PromptLayer.build(
+            "Layer-0B", "", source, counter=counter, missing=True, left_out=left_out
+        )
     content = (
         f"## Workspace rules\n\nThese are the rules of this workspace, from `{rules.path}`.\n\n"
         + rules.text.strip("\n")

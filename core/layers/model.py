@@ -52,6 +52,7 @@ class PromptLayer:
         tokens: tokens of :attr:`content`, or None when not counted.
         sha256: hex sha256 of :attr:`content`.
         missing: True when an optional layer's source was missing (Layer-0B without rules).
+        left_out: True when the user left the optional layer out (it is empty and missing).
     """
 
     layer_id: LayerId
@@ -63,6 +64,12 @@ class PromptLayer:
     tokens: int | None
     sha256: str
     missing: bool = False
+    left_out: bool = False
+
+    @property
+    def absence(self) -> str:
+        """``left out`` or ``missing`` for an empty optional layer, ``""`` otherwise."""
+        return "left out" if self.left_out else "missing" if self.missing else ""
 
     @classmethod
     def build(
@@ -73,6 +80,7 @@ class PromptLayer:
         *,
         counter: TokenCounter | None = None,
         missing: bool = False,
+        left_out: bool = False,
         pieces: Sequence[str] | None = None,
     ) -> PromptLayer:
         """Make a layer, measuring ``content``.
@@ -102,7 +110,8 @@ class PromptLayer:
             if pieces is not None
             else counter.count(content),
             sha256=hashlib.sha256(data).hexdigest(),
-            missing=missing,
+            missing=missing or left_out,
+            left_out=left_out,
         )
 
     def to_dict(self, *, content: bool = True) -> dict[str, Any]:
@@ -117,6 +126,8 @@ class PromptLayer:
             "sha256": self.sha256,
             "missing": self.missing,
         }
+        if self.left_out:
+            shape["leftOut"] = True
         if content:
             shape["content"] = self.content
         return shape

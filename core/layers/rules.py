@@ -23,6 +23,8 @@ from ..project.textfiles import TextProblem, read_file_bytes, read_json_object
 from ..project.workspace import Workspace
 
 RULES_STATUSES = ("ok", "missing", "unreadable", "not-utf8", "outside-project", "too-large")
+LEFT_OUT = "left-out"
+"""The status of rules the user left out of the prompt (``--exclude-layer 0B``, ``R``)."""
 
 RULES_CANDIDATES: tuple[str, ...] = (
     ".promptdeck/rules.md",
@@ -42,8 +44,8 @@ class RulesFile:
 
     Attributes:
         path: the configured path (root-relative as configured, forward slashes).
-        status: ``ok``, ``missing``, ``unreadable``, ``not-utf8``, ``outside-project`` or
-            ``too-large``.
+        status: ``ok``, ``missing``, ``unreadable``, ``not-utf8``, ``outside-project``,
+            ``too-large``, or ``left-out`` (the user left Layer-0B out).
         text: the file's text ("" unless ``ok``).
         sha256: hex sha256 of the file's bytes, or None when it could not be read.
         mtime: modification time, or None when the file does not exist.
@@ -63,6 +65,15 @@ class RulesFile:
         return self.status == "ok"
 
     @property
+    def left_out(self) -> bool:
+        """True when the user left the rules out of the prompt."""
+        return self.status == LEFT_OUT
+
+    def leave_out(self) -> RulesFile:
+        """These rules, left out of the prompt by the user (the file's hash is kept)."""
+        return dataclasses.replace(self, status=LEFT_OUT, text="")
+
+    @property
     def short_hash(self) -> str | None:
         """The first 8 hex digits of :attr:`sha256`, or None."""
         return self.sha256[:8] if self.sha256 else None
@@ -72,6 +83,11 @@ class RulesFile:
         """The visible warning when the rules are not in the prompt, else None."""
         if self.present:
             return None
+        if self.left_out:
+            return (
+                f"Layer-0B (workspace rules, {self.path}) is left out by your choice "
+                "(--include-layer 0B, or R in the app, puts it back)"
+            )
         why = {
             "missing": "not found",
             "unreadable": "unreadable",
@@ -226,6 +242,9 @@ def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
     """
 
     before = rules_health(workspace)
+    if rules.left_out:
+        # Left out by choice: not a failed read, and no reason to reset the count either.
+        return before
     consecutive = 0 if rules.present else before.consecutive + 1
     health = RulesHealth(rules.path, rules.status, consecutive, before.alert_after)
     path = _health_path(workspace)

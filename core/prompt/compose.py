@@ -42,6 +42,7 @@ from ..records.reader import RunInfo, list_runs
 from ..stories.catalog import gather_story
 from ..stories.model import Story, StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
+from ..vocabulary import RULES_LAYER
 from .parts import story_context, transfers_text, user_message, variant_note
 from .party import Party, check_variant, default_variant, party_for
 from .request import ComposedPrompt, PromptRequest, check_request
@@ -140,6 +141,8 @@ def compose_prompt(
 
     instructions = load_instructions()
     rules = read_rules(workspace)
+    if RULES_LAYER in request.selection.left_out_layers:
+        rules = rules.leave_out()
     if rules.warning:
         warnings.append(rules.warning)
     verification = resolve_verification(workspace)

@@ -294,6 +294,8 @@ def file_choice_lines(prompt: ComposedPrompt) -> tuple[str, ...]:
     for item in prompt.injection.files:
         if item.reason in (LEFT_OUT_REASON, TAKEN_IN_REASON):
             lines.append(f"{item.reason}: {item.path} ({human_bytes(item.bytes)})")
+    if prompt.rules is not None and prompt.rules.left_out:
+        lines.append(f"{LEFT_OUT_REASON}: Layer-0B, the workspace rules ({prompt.rules.path})")
     return tuple(lines)
 
 

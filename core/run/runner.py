@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agents.base import is_simulation
 from ..agents.registry import resolve_agent_name
+from ..injection.choices import LEFT_OUT_REASON
 from ..layers.rules import note_rules_read
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
@@ -250,10 +251,13 @@ def _launch(
         images=tuple(image.to_dict() for image in images),
         status_at_start=started_status.to_dict() if started_status else None,
         rules_alert=alert,
-        left_out=tuple(
-            {"path": f.path, "category": f.category, "status": f.status, "why": f.reason}
-            for f in prompt.injection.files
-            if not f.included
+        left_out=(
+            *(
+                {"path": f.path, "category": f.category, "status": f.status, "why": f.reason}
+                for f in prompt.injection.files
+                if not f.included
+            ),
+            *left_out_layers(prompt),
         ),
     )
     record.write_meta(meta.to_dict())
@@ -326,3 +330,12 @@ def _record_injection(
     alert = health.message()
     log_injection(facts, alert=alert)
     return alert
+
+
+def left_out_layers(prompt: ComposedPrompt) -> tuple[dict[str, str], ...]:
+    """The run record's rows for the layers the user left out (Layer-0B, the rules)."""
+    rules = prompt.rules
+    if rules is None or not rules.left_out:
+        return ()
+    row = {"path": rules.path, "category": "layer", "status": "excluded", "why": LEFT_OUT_REASON}
+    return ({**row, "layer": "Layer-0B"},)

@@ -114,3 +114,51 @@ def test_a_bad_fit_target_is_one_line(root: Path) -> None:
     done = run(root, "inspect", "1-2", "--fit", "lots")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "--fit 'lots'" in done.stderr
+
+
+def test_the_rules_layer_is_left_out_remembered_and_proposed_last(root: Path) -> None:
+    rules = "Keep functions small.\n" * 200
+    write_files(root, {".promptdeck/rules.md": rules})
+    inspected = json.loads(run(root, "inspect", "1-2", "--json", "--exclude-layer", "0B").stdout)
+    layer = next(item for item in inspected["layers"] if item["layerId"] == "Layer-0B")
+    assert layer["leftOut"] is True and layer["bytes"] == 0
+    # Remembered: compose leaves it out without the flag; --include-layer puts it back.
+    assert "Keep functions small." not in run(root, "compose", "1-2", "--part", "system").stdout
+    dry = run(root, "run", "1-2", "--phase", "dev", "--dry-run", "--agent", "replay")
+    assert "left out by you: Layer-0B, the workspace rules (.promptdeck/rules.md)" in dry.stdout
+    run(root, "inspect", "1-2", "--include-layer", "0B")
+    system = run(root, "compose", "1-2", "--part", "system").stdout
+    assert "Keep functions small." in system
+    # Asked to fit below what every file can give, the solver names the rules last.
+    everything = ("--discovery", "--tech-spec")
+    before = json.loads(run(root, "inspect", "1-2", "--json", *everything).stdout)
+    size = before["system"]["bytes"] + before["user"]["bytes"]
+    done = run(root, "inspect", "1-2", "--json", *everything, "--fit", str(size - 15_000))
+    answer = json.loads(done.stdout)["fit"]
+    assert answer["fits"]
+    assert "--exclude-layer 0B" in [d["option"] for d in answer["drop"]]
+    options = [arg for d in answer["drop"] for arg in d["option"].split(" ", 1)]
+    after = json.loads(run(root, "inspect", "1-2", "--json", *everything, *options).stdout)
+    assert after["system"]["bytes"] + after["user"]["bytes"] == answer["size_after"]
+    kept = json.loads(
+        run(
+            root,
+            "inspect",
+            "1-2",
+            "--json",
+            *everything,
+            "--fit",
+            str(size - 15_000),
+            "--keep",
+            "0B",
+            "--include-layer",
+            "0B",
+        ).stdout
+    )["fit"]
+    assert not kept["fits"]
+
+
+def test_a_required_layer_cannot_be_left_out(root: Path) -> None:
+    done = run(root, "inspect", "1-2", "--exclude-layer", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "only 0B (Layer-0B, the workspace rules) may be left out" in done.stderr

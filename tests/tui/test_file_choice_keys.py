@@ -7,10 +7,13 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.injection.choices import story_choice
+from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import PromptRequest, compose_prompt
+from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.widgets.files_table import FilesTable
+from promptdeck.tui.widgets.layers_table import LayersTable
 from promptdeck.tui.widgets.preview_pane import notes_text
 
 CONTEXT = "_bmad-output/planning-artifacts/sprint-project-context.md"
@@ -69,3 +72,38 @@ def test_the_notes_say_when_a_toggle_has_nothing_to_switch(demo_root: Path) -> N
     assert notes.startswith("[p] project on  [d] no discovery files  [t] no tech-spec files")
     with_files = compose_prompt(workspace, None, PromptRequest("1-1", "dev"), count_tokens=False)
     assert "[d] discovery off  " in notes_text(with_files, workspace.config)
+
+
+def _rules(screen: MainScreen) -> PromptLayer:
+    assert screen.prompt is not None
+    return next(layer for layer in screen.prompt.layers if layer.layer_id == "Layer-0B")
+
+
+@run_async
+async def test_r_leaves_the_rules_layer_out_and_space_on_its_row_puts_it_back(
+    demo_root: Path,
+) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        rules = _rules(screen)
+        assert not rules.missing and rules.content in (
+            screen.prompt.system if screen.prompt else ""
+        )
+        await pilot.press("R")
+        await wait_for(pilot, lambda: _rules(screen).left_out, "the rules left out")
+        assert screen.prompt is not None and rules.content not in screen.prompt.system
+        assert story_choice(demo_root, "1-1")[0].layers == ("Layer-0B",)
+        layers = screen.query_one(LayersTable)
+        shown = {layer.layer_id: layer for layer in layers.shown_layers}
+        assert shown["Layer-0B"].absence == "left out"
+        layers.focus()
+        layers.move_cursor(row=[x.layer_id for x in layers.shown_layers].index("Layer-0B"))
+        await pilot.press("space")
+        await wait_for(pilot, lambda: not _rules(screen).left_out, "the rules back in")
+        assert story_choice(demo_root, "1-1")[0].empty
+        # A required layer stays, whatever is pressed.
+        layers.move_cursor(row=0)
+        await pilot.press("space")
+        await pilot.pause()
+        assert story_choice(demo_root, "1-1")[0].empty

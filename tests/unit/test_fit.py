@@ -18,6 +18,7 @@ from promptdeck.core.errors import UsageError
 from promptdeck.core.fit.advice import size_options
 from promptdeck.core.fit.solver import (
     EXACT_LIMIT,
+    LAYER_TIER,
     Droppable,
     FitTarget,
     composed_measure,
@@ -38,6 +39,7 @@ from promptdeck.core.injection.choices import (
 from promptdeck.core.project import Workspace
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
 from promptdeck.core.run import confirmation_blocks, describe_plan, plan_run
+from promptdeck.core.vocabulary import RULES_LAYER
 
 DISCOVERY = f"{ARTIFACTS}/sprint-1-2-discovery-notes.md"
 TECH_SPEC = f"{ARTIFACTS}/tech-spec-1-2-registration.md"
@@ -266,14 +268,22 @@ _ITEMS = st.lists(
 
 
 @settings(max_examples=150, deadline=None)
-@given(items=_ITEMS, fixed=st.integers(0, 20_000), limit=st.integers(0, 60_000))
+@given(
+    items=_ITEMS,
+    fixed=st.integers(0, 20_000),
+    limit=st.integers(0, 60_000),
+    rules=st.integers(0, 5_000),
+)
 def test_the_drop_fits_and_no_proper_subset_does(
-    items: list[tuple[int, int]], fixed: int, limit: int
+    items: list[tuple[int, int]], fixed: int, limit: int, rules: int
 ) -> None:
     pool = [
         Droppable(f"f{i:02}.md", "discovery", tier, size, None)
         for i, (size, tier) in enumerate(items)
     ]
+    if rules:
+        # The workspace rules layer, the last tier (0: the workspace has no rules).
+        pool.append(Droppable(RULES_LAYER, "layer", LAYER_TIER, rules, None, layer=True))
     before = fixed + sum(d.bytes for d in pool)
     target = FitTarget(limit, "bytes", "test")
     sizes = {d.path: d.bytes for d in pool}
@@ -303,6 +313,40 @@ def test_the_drop_fits_and_no_proper_subset_does(
     assert smallest
     allowed = sorted((d.bytes for d in pool if d.tier <= ceiling), reverse=True)
     assert before - sum(allowed[: len(drop) - 1]) > limit
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    items=st.lists(st.integers(1, 3_000), min_size=0, max_size=8),
+    rules=st.integers(1, 3_000),
+    limit=st.integers(0, 30_000),
+    over_error=st.integers(0, 8_000),
+)
+def test_the_rules_layer_goes_last_and_never_toward_the_error_line(
+    items: list[int], rules: int, limit: int, over_error: int
+) -> None:
+    files = [Droppable(f"f{i}.md", "additional", 2, size, None) for i, size in enumerate(items)]
+    layer = Droppable(RULES_LAYER, "layer", LAYER_TIER, rules, None, layer=True)
+    pool = [*files, layer]
+    before = 4_000 + sum(items) + rules
+    target = FitTarget(limit, "bytes", "test")
+
+    def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
+        size = before - sum(d.bytes for d in pool if d.path in paths)
+        injection_off = sum(d.bytes for d in files if d.path in paths)
+        return size, injection_off >= over_error
+
+    found = minimal_drop(pool, before, target, measure, over_error)
+    files_alone = before - sum(items) <= limit and sum(items) >= over_error
+    if found is None:
+        # Nothing fits: not even every file and the rules (or the files miss the error line).
+        assert before - sum(items) - rules > limit or sum(items) < over_error
+        return
+    drop = found[0]
+    assert sum(d.injection_bytes for d in drop) >= over_error
+    assert found[1] <= limit
+    if files_alone:
+        assert layer not in drop
 
 
 @settings(max_examples=40, deadline=None)

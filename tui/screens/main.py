@@ -21,7 +21,7 @@ from typing import ClassVar
 from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.fit import cut_lines, default_fit
-from promptdeck.core.injection import Selection, toggle_remembered
+from promptdeck.core.injection import Selection, toggle_layer_remembered, toggle_remembered
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import editor_argv
@@ -38,6 +38,7 @@ from promptdeck.core.stories import (
     take_snapshot,
     where_stories_come_from,
 )
+from promptdeck.core.vocabulary import RULES_LAYER
 from textual import on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
@@ -60,6 +61,7 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
+from .capture_view import CaptureScreen, capture_client
 from .copy_menu import CopyMenuScreen
 from .epic_plan import EpicPlanScreen
 from .export import ExportScreen
@@ -465,8 +467,36 @@ class MainScreen(Screen[None]):
             replace(self.selection, additional_files=tuple(p for p in added if p != target))
         )
 
+    def action_toggle_rules_layer(self) -> None:
+        """``R``: leave Layer-0B (the workspace rules) out, or put it back; remembered per
+        story, like a file choice."""
+        prompt = self.prompt
+        if prompt is None:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        layer = next(item for item in prompt.layers if item.layer_id == RULES_LAYER)
+        if layer.missing and not layer.left_out:
+            self.notify("there are no workspace rules to leave out", severity="warning")
+            return
+        try:
+            toggle_layer_remembered(self.context.workspace.root, prompt.story.id, RULES_LAYER)
+        except OSError as exc:
+            self.notify(f"the choice could not be remembered: {exc}", severity="error")
+            return
+        back = "back in" if layer.left_out else "left out"
+        self.notify(f"{RULES_LAYER} (workspace rules): {back}", timeout=3)
+        self.request_compose()
+
     def action_toggle_file(self) -> None:
-        """``space``: leave out the file under the cursor, or take it in; remembered per story."""
+        """``space``: leave out the file under the cursor, or take it in; remembered per story.
+        On the Layer-0B row of the layers table, the workspace rules (as ``R``)."""
+        layer = self.preview.layer_under_cursor
+        if isinstance(self.focused, LayersTable) and layer is not None:
+            if layer.layer_id == RULES_LAYER:
+                self.action_toggle_rules_layer()
+            else:
+                self.notify(f"{layer.layer_id} is required: it stays in", severity="warning")
+            return
         row = self.preview.file_under_cursor
         if row is None or self.story is None or self.prompt is None:
             self.notify("no file under the cursor", severity="warning")
@@ -508,6 +538,15 @@ class MainScreen(Screen[None]):
             ]
         )
         self.app.push_screen(TextViewScreen("Fit and cut lines", text, "f: fit"))
+
+    def action_capture(self) -> None:
+        """``C``: run the real client once offline on the previewed prompt and show the whole
+        request it sends, part by part."""
+        if self.prompt is None:
+            self.notify("the prompt is still being composed", severity="warning")
+            return
+        client = capture_client(self.context.agent)
+        self.app.push_screen(CaptureScreen(self.context, self.prompt, client))
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""

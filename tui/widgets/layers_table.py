@@ -58,7 +58,7 @@ class LayersTable(FittedTable):
         rows: list[tuple[str, tuple[Cell, ...]]] = []
         for layer in self._shown_layers:
             style = "dim" if layer.missing else ""
-            title = printable_line(layer.title) + (" (missing)" if layer.missing else "")
+            title = printable_line(layer.title) + (f" ({layer.absence})" if layer.absence else "")
             cells = (
                 Text(layer.layer_id, style="bold", no_wrap=True),
                 Text(title, style=style, overflow="ellipsis", no_wrap=True),

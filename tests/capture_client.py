@@ -1,0 +1,65 @@
+"""Stand-ins for a real client in capture tests: small programs that read the arguments a
+Claude Code run is given and post one fixed Messages request to the loopback, as the real
+client would, so a capture goes through the real loopback server and the real splitting code.
+
+The request holds a client system prompt, a rules text that repeats Layer-0B's rules, one tool,
+promptdeck's system text as the client appends it, and the user turn: every byte of it is fixed
+by the prompt and this file, so what the capture view shows is the same on every run.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+CLIENT_SYSTEM = "You are a coding client. Work in the user's repository; be brief.\n"
+"""The client's own system text in the fixed request."""
+
+POSTING_CLIENT = r"""
+import json, os, sys, urllib.request
+
+args = sys.argv[1:]
+system_file = args[args.index("--append-system-prompt-file") + 1]
+with open(system_file, encoding="utf-8") as handle:
+    appended = handle.read()
+user = sys.stdin.read()
+body = {
+    "model": "claude-capture-fixture",
+    "max_tokens": 32000,
+    "stream": True,
+    "system": [
+        {"type": "text", "text": CLIENT_SYSTEM},
+        {"type": "text", "text": appended},
+    ],
+    "tools": [
+        {
+            "name": "Read",
+            "description": "Read one file of the repository.",
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        }
+    ],
+    "messages": [{"role": "user", "content": [{"type": "text", "text": user}]}],
+}
+request = urllib.request.Request(
+    os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages?beta=true",
+    data=json.dumps(body).encode("utf-8"),
+    headers={"content-type": "application/json", "x-api-key": os.environ["ANTHROPIC_API_KEY"]},
+)
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+opener.open(request, timeout=30).read()
+"""
+
+HANGING_CLIENT = """
+import time
+time.sleep(600)
+"""
+
+
+def client_program(folder: Path, body: str, name: str = "claude") -> Path:
+    """An executable ``folder/name`` running ``body`` with this Python."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / name
+    prelude = f"#!{sys.executable}\nCLIENT_SYSTEM = {CLIENT_SYSTEM!r}\n"
+    program.write_text(prelude + body, encoding="utf-8")
+    program.chmod(0o755)
+    return program

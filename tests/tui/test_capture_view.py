@@ -1,0 +1,111 @@
+"""``C`` opens the capture view: the client runs once against the loopback in a worker, a
+progress line shows meanwhile, then the request part by part (the parts sum to it) — or one
+line when there is no capture (the client is missing, it hangs). Escape closes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from capture_client import CLIENT_SYSTEM, HANGING_CLIENT, POSTING_CLIENT, client_program
+from promptdeck.tui.screens.capture_view import CaptureScreen
+from promptdeck.tui.widgets.capture_parts import CaptureParts
+from textual.widgets import Static
+
+
+@pytest.fixture
+def posting_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    program = client_program(tmp_path / "bin", POSTING_CLIENT)
+    monkeypatch.setenv("PROMPTDECK_CLAUDE_BIN", str(program))
+    return program
+
+
+@run_async
+async def test_c_captures_the_request_part_by_part(demo_root: Path, posting_client: Path) -> None:
+    app = make_app(demo_root, stable=True, agent="claude")
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = await wait_for_preview(pilot, "1-1")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
+        screen = pilot.app.screen
+        assert isinstance(screen, CaptureScreen)
+        await wait_for(pilot, lambda: screen.finished, "the capture")
+        assert not screen.failure, screen.failure
+        capture = screen.capture
+        assert capture is not None and main.prompt is not None
+        parts = {part.name: part for part in capture.parts}
+        # What the client sent is the preview's prompt, found by the real splitting code.
+        assert parts["promptdeck system"].text == main.prompt.system
+        assert parts["client system"].text == CLIENT_SYSTEM
+        assert parts["user turn"].text == main.prompt.user
+        assert sum(part.bytes for part in capture.parts) == capture.request.size
+        table = screen.query_one(CaptureParts).table
+        assert table is not None
+        assert [row.name for row in table.rows] == [part.name for part in capture.parts]
+        shown = str(screen.query_one(CaptureParts).render())
+        assert "promptdeck system" in shown and "sum" in shown
+        status = str(screen.query_one("#capture-status", Static).render())
+        assert f"{capture.request.size:,} bytes" in status
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")
+
+
+@run_async
+async def test_a_missing_client_is_one_line(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROMPTDECK_CLAUDE_BIN", str(tmp_path / "no-such-claude"))
+    app = make_app(demo_root, stable=True, agent="claude")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
+        screen = pilot.app.screen
+        assert isinstance(screen, CaptureScreen)
+        await wait_for(pilot, lambda: screen.finished, "the failure")
+        assert screen.capture is None
+        status = screen.query_one("#capture-status", Static)
+        line = str(status.render())
+        assert "claude CLI was not found" in line
+        assert len(line.strip().splitlines()) == 1
+        assert status.has_class("-failed")
+        assert screen.query_one(CaptureParts).table is None
+
+
+@run_async
+async def test_a_hanging_client_stops_at_its_bound(
+    demo_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    program = client_program(tmp_path / "bin", HANGING_CLIENT)
+    monkeypatch.setenv("PROMPTDECK_CLAUDE_BIN", str(program))
+    app = make_app(demo_root, stable=True, agent="claude")
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = await wait_for_preview(pilot, "1-1")
+        assert main.prompt is not None
+        screen = CaptureScreen(main.context, main.prompt, "claude", timeout=1.0)
+        await pilot.app.push_screen(screen)
+        status = screen.query_one("#capture-status", Static)
+        # While the client runs, the progress line says so.
+        assert "running claude once against 127.0.0.1" in str(status.render())
+        await wait_for(pilot, lambda: screen.finished, "the bound")
+        line = str(status.render())
+        assert "did not finish within 1 s" in line and "capture stopped" in line
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")
+
+
+@run_async
+async def test_the_replay_session_captures_with_the_first_known_client(
+    demo_root: Path, posting_client: Path
+) -> None:
+    app = make_app(demo_root, stable=True, agent="replay")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.press("C")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
+        screen = pilot.app.screen
+        assert isinstance(screen, CaptureScreen)
+        assert screen.client == "claude"
+        await wait_for(pilot, lambda: screen.finished, "the capture")
+        assert screen.capture is not None

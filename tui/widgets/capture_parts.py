@@ -1,0 +1,98 @@
+"""The parts of a captured request: one row each, with its bytes, its tokens and its share of
+the model's context window as a bar, and the text it repeats of another part."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...core.terminal import printable_line
+from ...core.units import human_bytes, human_tokens
+from ..format import share_bar
+
+NAME_CELLS = 20
+BYTES_CELLS = 10
+TOKENS_CELLS = 7
+SHARE_CELLS = 6
+MIN_BAR_CELLS = 6
+MAX_BAR_CELLS = 30
+
+
+@dataclass(frozen=True)
+class PartRow:
+    """One row of the table, as the screen hands it down.
+
+    Attributes:
+        name: the part's name (``client system``, ``Layer-0B`` …).
+        bytes: its bytes in the request body.
+        tokens: its tokens (None for the JSON envelope, which is not text the model reads).
+        flags: the text it repeats of another part, in words (``same text as AGENTS.md``).
+    """
+
+    name: str
+    bytes: int
+    tokens: int | None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PartsTable:
+    """Everything the table shows: the rows, the window they are shares of, the sum."""
+
+    rows: tuple[PartRow, ...]
+    window: int
+    request_bytes: int
+
+
+class CaptureParts(Widget):
+    """The captured request, part by part; nothing until :attr:`table` is set."""
+
+    DEFAULT_CSS = """
+    CaptureParts {
+        height: auto;
+        padding: 0 1;
+        background: $surface;
+    }
+    """
+
+    table: reactive[PartsTable | None] = reactive(None, layout=True)
+
+    def render(self) -> Text:
+        """A header, one line per part, the sum; flags follow the bar and may be cut."""
+        table = self.table
+        if table is None:
+            return Text("")
+        width = max(self.size.width - 2, 40)
+        fixed = NAME_CELLS + BYTES_CELLS + TOKENS_CELLS + SHARE_CELLS + 4
+        bar_cells = max(MIN_BAR_CELLS, min(MAX_BAR_CELLS, (width - fixed) // 2))
+        text = Text(no_wrap=True, overflow="ellipsis")
+        header = (
+            f"{'part':<{NAME_CELLS}}{'bytes':>{BYTES_CELLS}}{'tokens':>{TOKENS_CELLS}} "
+            f"{'window':<{bar_cells}}{'share':>{SHARE_CELLS}}  repeats"
+        )
+        text.append(header + "\n", style="bold")
+        for row in table.rows:
+            tokens = human_tokens(row.tokens) if row.tokens is not None else "—"
+            share = (row.tokens or 0) / table.window if table.window else 0.0
+            text.append(f"{printable_line(row.name)[:NAME_CELLS]:<{NAME_CELLS}}")
+            text.append(f"{human_bytes(row.bytes):>{BYTES_CELLS}}{tokens:>{TOKENS_CELLS}} ")
+            text.append(share_bar(row.tokens or 0, table.window, bar_cells), style="bold")
+            text.append(f"{share:>{SHARE_CELLS}.1%}", style="dim")
+            if row.flags:
+                text.append("  ⚠ " + "; ".join(printable_line(f) for f in row.flags), "bold")
+            text.append("\n")
+        total = sum(row.bytes for row in table.rows)
+        counted = sum(row.tokens or 0 for row in table.rows)
+        share = counted / table.window if table.window else 0.0
+        text.append(
+            f"{'sum':<{NAME_CELLS}}{human_bytes(total):>{BYTES_CELLS}}"
+            f"{human_tokens(counted):>{TOKENS_CELLS}} "
+            f"{share_bar(counted, table.window, bar_cells)}{share:>{SHARE_CELLS}.1%}",
+            style="bold",
+        )
+        if total != table.request_bytes:
+            text.append(f"  the request is {table.request_bytes:,} bytes", style="dim")
+        return text
