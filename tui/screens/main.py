@@ -418,6 +418,15 @@ class MainScreen(Screen[None]):
         self.preview.prompt = prompt
         if counted:
             self._measure_cache(prompt.request)
+            self._measure_cut_lines(prompt)
+
+    @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
+    def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
+        # The clients' rules files are read (guarded, bounded): off the UI loop, only the
+        # latest prompt's.
+        lines = tuple(cut_lines(prompt, self.context.workspace.root))
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(setattr, self.preview, "cut_lines", lines)
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.fit import CutLine
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
@@ -40,6 +41,7 @@ from ...core.terminal import printable, printable_line
 from ..context import DeckContext
 from ..workers import report_failure
 from .composition_chart import CompositionChart
+from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
 from .layers_table import LayersTable
 from .meter_line import MeterLine, MeterReading
@@ -120,6 +122,9 @@ class PreviewPane(Vertical):
     why: var[str] = var("", init=False)
     """Why the prompt's phase is the one shown (``next``, ``last run`` …), for the title; set
     it before :attr:`prompt`."""
+    cut_lines: var[tuple[CutLine, ...]] = var((), init=False)
+    """Where the clients cut or warn for the prompt shown (core's ``cut_lines``): the argv
+    line is named on the meter's system bar, the others drawn as gauges under it."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -156,6 +161,7 @@ class PreviewPane(Vertical):
                 yield CompositionChart(id="composition-chart")
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
+        yield CutLinesMeter(id="cut-lines")
         yield Static("cache · measuring…", id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
@@ -178,6 +184,13 @@ class PreviewPane(Vertical):
             preview_title(prompt, self.why), layout=False
         )
         self._refresh_active_text()
+
+    def watch_cut_lines(self, lines: tuple[CutLine, ...]) -> None:
+        """Draw the clients' lines: gauges under the meter, and the meter's tooltip names the
+        lines on its own system bar."""
+        self.query_one(CutLinesMeter).lines = drawn_here(lines)
+        on_meter = tuple(line for line in lines if line.on_system_scale)
+        self.query_one(MeterLine).tooltip = legend(on_meter) if on_meter else None
 
     def watch_cache_line(self, line: str) -> None:
         """Show the cacheable-prefix row."""
