@@ -17,7 +17,7 @@ from ..core.errors import EXIT_OK
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import PromptRequest, compose_prompt
 from ..core.tokens import get_counter
-from ..core.units import human_bytes, human_tokens
+from ..core.units import context_share, human_bytes, human_tokens
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -82,7 +82,7 @@ def _print(capture: Capture) -> None:
     width = max([len(part.name) for part in capture.parts] + [18])
     for part in capture.parts:
         tokens = f"{human_tokens(part.tokens):>8} tok" if part.kind != "envelope" else " " * 12
-        share = _share(capture.window and part.tokens / capture.window) if part.tokens else ""
+        share = _share(context_share(part.tokens, capture.window)) if part.tokens else ""
         note = f"  ({part.note})" if part.note else ""
         print(f"  {part.name:<{width}} {part.bytes:>10,} bytes {tokens} {share:>6}{note}")
     print(f"  {'sum':<{width}} {sum(p.bytes for p in capture.parts):>10,} bytes")
@@ -91,7 +91,7 @@ def _print(capture: Capture) -> None:
         f"{human_tokens(summary.overhead_tokens)} tok ({_share(summary.overhead_share).strip()})"
     )
     for duplicate in capture.duplicates:
-        print(f"arrives twice: {duplicate.line()}")
+        print(duplicate.line())
     if capture.refused:
         print(f"refused: {', '.join(capture.refused)}")
 

@@ -18,7 +18,15 @@ from ..homes import lazy_names
 
 if TYPE_CHECKING:
     from .clients import CLIENTS, MINIMUM_VERSIONS, RULES_FILES
-    from .loopback import MAX_REQUEST_BYTES, CapturedRequest, Exchange, LoopbackCapture
+    from .loopback import (
+        MAX_REQUEST_BYTES,
+        CapturedRequest,
+        Exchange,
+        LoopbackCapture,
+        anthropic_events,
+        anthropic_message,
+        response_events,
+    )
     from .memory import capture_path, remember_capture, remembered_capture
     from .model import (
         PART_KINDS,
@@ -30,17 +38,20 @@ if TYPE_CHECKING:
         capture_summary,
     )
     from .parts import RulesText, duplicated_text, request_streams, split_request
-    from .session import CAPTURE_TIMEOUT, CaptureError, capture_prompt
+    from .session import CAPTURE_TIMEOUT, CaptureError, capture_prompt, installed_version
     from .windows import CLIENT_WINDOWS, MODEL_WINDOWS, model_window
 
 _HOMES = {
     "CLIENTS": ".clients",
     "MINIMUM_VERSIONS": ".clients",
     "RULES_FILES": ".clients",
+    "anthropic_events": ".loopback",
+    "anthropic_message": ".loopback",
     "CapturedRequest": ".loopback",
     "Exchange": ".loopback",
     "LoopbackCapture": ".loopback",
     "MAX_REQUEST_BYTES": ".loopback",
+    "response_events": ".loopback",
     "capture_path": ".memory",
     "remember_capture": ".memory",
     "remembered_capture": ".memory",
@@ -58,6 +69,7 @@ _HOMES = {
     "CAPTURE_TIMEOUT": ".session",
     "capture_prompt": ".session",
     "CaptureError": ".session",
+    "installed_version": ".session",
     "CLIENT_WINDOWS": ".windows",
     "model_window": ".windows",
     "MODEL_WINDOWS": ".windows",
@@ -85,13 +97,17 @@ __all__ = [
     "LoopbackCapture",
     "RequestPart",
     "RulesText",
+    "anthropic_events",
+    "anthropic_message",
     "capture_path",
     "capture_prompt",
     "capture_summary",
     "duplicated_text",
+    "installed_version",
     "model_window",
     "remember_capture",
     "remembered_capture",
     "request_streams",
+    "response_events",
     "split_request",
 ]

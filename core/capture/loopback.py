@@ -156,32 +156,44 @@ class Exchange(BaseHTTPRequestHandler):
     do_GET = do_POST = do_HEAD = do_PUT = do_PATCH = do_DELETE = do_CONNECT = _handle
 
 
-def _anthropic_message(model: str) -> dict[str, Any]:
+def anthropic_message(model: str, text: str = CANNED_TEXT, input_tokens: int = 1) -> dict[str, Any]:
+    """A Messages API reply saying ``text`` and ending the turn (``end_turn``)."""
     return {
         "id": f"msg_{uuid.uuid4().hex[:24]}",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [{"type": "text", "text": CANNED_TEXT}],
+        "content": [{"type": "text", "text": text}],
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "usage": {
+            "input_tokens": input_tokens,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": max(1, len(text) // 4),
+        },
     }
 
 
-def _anthropic_events(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield {"type": "message_start", "message": dict(message, content=[], stop_reason=None)}
+def anthropic_events(message: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The events that stream ``message`` (an :func:`anthropic_message`), its text in chunks of
+    40 characters."""
+    text = "".join(str(block.get("text", "")) for block in message["content"])
+    start = dict(message, content=[], stop_reason=None)
+    start["usage"] = dict(message["usage"], output_tokens=1)
+    yield {"type": "message_start", "message": start}
     yield {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
-    yield {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "text_delta", "text": CANNED_TEXT},
-    }
+    for chunk in [text[i : i + 40] for i in range(0, len(text), 40)] or [""]:
+        yield {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": chunk},
+        }
     yield {"type": "content_block_stop", "index": 0}
     yield {
         "type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-        "usage": {"output_tokens": 1},
+        "usage": {"output_tokens": message["usage"]["output_tokens"]},
     }
     yield {"type": "message_stop"}
 
@@ -243,9 +255,9 @@ def canned_stop(exchange: Exchange, request: CapturedRequest) -> None:
     elif route.endswith("/count_tokens"):
         exchange.send_json(200, {"input_tokens": 1})
     elif route.endswith("/messages"):
-        message = _anthropic_message(model)
+        message = anthropic_message(model)
         if isinstance(body, dict) and body.get("stream"):
-            exchange.send_events(_anthropic_events(message))
+            exchange.send_events(anthropic_events(message))
         else:
             exchange.send_json(200, message)
     elif route.endswith("/responses"):

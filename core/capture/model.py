@@ -92,9 +92,9 @@ class DuplicateText:
 
     def line(self) -> str:
         """One line for the text view."""
-        noun = "paragraph" if self.paragraphs == 1 else "paragraphs"
+        noun = "paragraph arrives" if self.paragraphs == 1 else "paragraphs arrive"
         return (
-            f"{self.paragraphs} {noun} ({self.bytes:,} bytes) arrive twice: in {self.first} "
+            f"{self.paragraphs} {noun} twice ({self.bytes:,} bytes): in {self.first} "
             f"and again in {self.second}"
         )
 

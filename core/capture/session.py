@@ -25,10 +25,12 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from ..agents.base import LaunchRequest
 from ..errors import EXIT_CAPTURE, PromptdeckError
 from ..layers.delivery import Delivered, Segment
+from ..project.config import Config
 from ..project.textfiles import read_text_file
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
@@ -57,6 +59,8 @@ VERSION_TIMEOUT = 20.0
 RULES_READ_LIMIT = 4 * 1024 * 1024
 """Largest rules file looked for in the request."""
 _POLL = 0.05
+_CLOSED_PORT = "http://127.0.0.1:9"
+"""The proxy ``--version`` gets outside a capture: the discard port, where nothing listens."""
 _MODEL_ROUTES = ("/messages", "/responses")
 
 
@@ -88,10 +92,10 @@ def _rules(workspace: Workspace, client: str) -> list[RulesText]:
 
 
 def client_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
-    """``program --version``'s version number, checked against the oldest capture runs.
+    """``program --version``'s version number.
 
     Raises:
-        CaptureError: missing, hung, no version said, or too old.
+        CaptureError: missing, hung, or no version said.
     """
     if shutil.which(program, path=env.get("PATH")) is None:
         raise CaptureError(f"the {client} CLI was not found: {printable_line(program)}")
@@ -114,12 +118,45 @@ def client_version(program: str, client: str, env: dict[str, str], timeout: floa
     version = parse_version(said)
     if version is None:
         raise CaptureError(f"the {client} CLI said no version number (--version); capture stopped")
+    return version
+
+
+def _checked_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
+    """:func:`client_version`, refused when older than the oldest capture runs."""
+    version = client_version(program, client, env, timeout)
     if too_old(client, version):
         oldest = ".".join(map(str, MINIMUM_VERSIONS[client]))
         raise CaptureError(
             f"the {client} CLI is {version}; capture needs {oldest} or later (update it)"
         )
     return version
+
+
+def installed_version(
+    config: Config, client: str, *, timeout: float = VERSION_TIMEOUT
+) -> str | None:
+    """The version of ``client`` as a run would start it (its ``--version``, run as a capture
+    runs the client: a temporary home, no host but a closed loopback port reachable); None
+    when it is missing, hangs or says no version. With :func:`~.memory.remembered_capture`,
+    this tells whether a kept capture is of the installed version."""
+    with tempfile.TemporaryDirectory(prefix="promptdeck-version-") as scratch:
+        folder = Path(scratch)
+        for home in ("home", "codex"):
+            (folder / home).mkdir()
+        env = client_env(client, folder, _CLOSED_PORT)
+        try:
+            return client_version(client_program(config, client), client, env, timeout)
+        except CaptureError:
+            return None
+
+
+def _last_line(stream: IO[bytes]) -> str:
+    """The last non-empty line of the client's stderr (its tail only), for the one line."""
+    stream.seek(0, os.SEEK_END)
+    stream.seek(max(0, stream.tell() - 2048))
+    lines = stream.read().decode("utf-8", "replace").splitlines()
+    said = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return printable_line(said)[:200]
 
 
 def _run(
@@ -129,10 +166,13 @@ def _run(
     env: dict[str, str],
     deadline: float,
     refused: threading.Event,
-) -> bool:
+) -> tuple[bool, str]:
     """Run the client until it ends, the deadline passes or it tries another host (then it is
-    killed). True when it ended by itself."""
-    with tempfile.TemporaryFile() as feed:
+    killed). Whether it ended by itself, and the last line it wrote on stderr.
+
+    The client runs in a session of its own, killed whole once it is over, so no helper it
+    started outlives the capture and its temporary home."""
+    with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as errors:
         feed.write(stdin or b"")
         feed.seek(0)
         process = subprocess.Popen(
@@ -140,21 +180,22 @@ def _run(
             cwd=cwd,
             stdin=feed,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=errors,
             env=env,
             start_new_session=True,
         )
+        ended = False
         try:
-            while process.poll() is None:
-                if refused.is_set() or time.monotonic() > deadline:
-                    return False
-                time.sleep(_POLL)
-            return True
+            while not ended:
+                ended = process.poll() is not None
+                if not ended and (refused.is_set() or time.monotonic() > deadline):
+                    break
+                time.sleep(0 if ended else _POLL)
         finally:
-            if process.poll() is None:
-                with contextlib.suppress(OSError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        return ended, _last_line(errors)
 
 
 def _main_request(requests: list[CapturedRequest], system: str) -> CapturedRequest | None:
@@ -205,7 +246,7 @@ def capture_prompt(
         env = client_env(client, folder, loopback.address)
         for home in ("home", "codex"):
             (folder / home).mkdir(exist_ok=True)
-        version = client_version(program, client, env, min(VERSION_TIMEOUT, timeout))
+        version = _checked_version(program, client, env, min(VERSION_TIMEOUT, timeout))
         launch = client_launch(
             client,
             workspace.config,
@@ -221,7 +262,7 @@ def capture_prompt(
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
         with scope:
-            ended = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
+            ended, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
         requests = loopback.requests
         hosts = loopback.refused
     if hosts:
@@ -238,6 +279,7 @@ def capture_prompt(
     if main is None:
         raise CaptureError(
             f"the {client} CLI sent {len(requests)} request(s), none with promptdeck's system text"
+            + (f"; it said: {said}" if said else "")
         )
     parts = split_request(main, _delivered(prompt), _rules(workspace, client), counter)
     body = main.json()

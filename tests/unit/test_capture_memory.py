@@ -8,9 +8,11 @@ file is ignored with one line and never replaced."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.core import Config
 from promptdeck.core.capture import (
     Capture,
     CapturedRequest,
@@ -18,6 +20,7 @@ from promptdeck.core.capture import (
     RequestPart,
     capture_path,
     capture_summary,
+    installed_version,
     model_window,
     remember_capture,
     remembered_capture,
@@ -141,3 +144,15 @@ def test_windows_come_from_the_table_else_the_clients_default() -> None:
     assert model_window("codex", "gpt-6.1-sol") == 272_000
     assert model_window("codex", "some-local-model") == 272_000
     assert model_window("claude", "") == 200_000
+
+
+def test_the_installed_version_is_asked_of_the_program_a_run_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "fake-codex"
+    script.write_text(f"#!{sys.executable}\nprint('codex-cli 0.170.2')\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PROMPTDECK_CODEX_BIN", str(script))
+    assert installed_version(Config(), "codex") == "0.170.2"
+    monkeypatch.setenv("PROMPTDECK_CODEX_BIN", str(tmp_path / "missing"))
+    assert installed_version(Config(), "codex") is None

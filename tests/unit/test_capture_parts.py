@@ -134,7 +134,10 @@ def test_the_same_rules_in_a_rules_file_and_layer_0b_arrive_twice() -> None:
     assert {duplicate.first, duplicate.second} == {"CLAUDE.md", "Layer-0B Workspace rules"}
     repeated = "Keep every function small and name it after what it does, never how."
     assert duplicate.paragraphs == 1 and duplicate.bytes == len(repeated)
-    assert "arrive twice" in duplicate.line() and "CLAUDE.md" in duplicate.line()
+    assert duplicate.line() == (
+        f"1 paragraph arrives twice ({len(repeated)} bytes): in CLAUDE.md and again in "
+        "Layer-0B Workspace rules"
+    )
 
 
 def test_short_and_whitespace_only_differences() -> None:
@@ -153,3 +156,26 @@ def test_short_and_whitespace_only_differences() -> None:
     (duplicate,) = duplicated_text([base, other])
     assert duplicate.paragraphs == 1
     assert duplicated_text([base]) == ()
+
+
+def test_cache_aware_layers_are_found_in_the_user_turn() -> None:
+    delivered = Delivered(
+        "cache-aware",
+        (Segment("Layer-0A", "# Instructions"), Segment("joiner", "\n\n"), Segment("Layer-1", "G")),
+        (
+            Segment("Layer-2", "## Contract"),
+            Segment("joiner", "\n\n"),
+            Segment("task", "Implement story 1.2"),
+        ),
+    )
+    body = {
+        "system": [{"type": "text", "text": "Client.\n\n" + delivered.system_text}],
+        "messages": [{"role": "user", "content": delivered.user_text}],
+    }
+    request = _request(body)
+    parts = {part.name: part for part in split_request(request, delivered, [], COUNTER)}
+    assert parts["Layer-2 Contract"].text == "## Contract"
+    assert parts["user turn"].text == "Implement story 1.2"
+    assert parts["layer joiners"].bytes == 4
+    assert parts["client context"].bytes == 0 and parts["client system"].text == "Client.\n\n"
+    assert sum(part.bytes for part in parts.values()) == request.size
