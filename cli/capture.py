@@ -92,8 +92,6 @@ def _print(capture: Capture) -> None:
     )
     for duplicate in capture.duplicates:
         print(duplicate.line())
-    if capture.refused:
-        print(f"refused: {', '.join(capture.refused)}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -73,7 +73,6 @@ def _record(capture: Capture) -> dict[str, Any]:
         "model": capture.model,
         "window": capture.window,
         "requests": capture.requests,
-        "refused": list(capture.refused),
         "captured_at": capture.captured_at,
         "request": {
             "method": capture.request.method,
@@ -183,7 +182,6 @@ def _capture(data: Mapping[str, Any]) -> Capture:
                 bytes=_field(item, "bytes", int),
             )
         )
-    refused = _field(data, "refused", list)
     return Capture(
         client=_field(data, "client", str),
         client_version=_field(data, "client_version", str),
@@ -201,7 +199,6 @@ def _capture(data: Mapping[str, Any]) -> Capture:
         parts=tuple(parts),
         duplicates=tuple(duplicates),
         requests=_field(data, "requests", int),
-        refused=tuple(str(host) for host in refused),
         captured_at=float(_field(data, "captured_at", (int, float))),
     )
 

@@ -114,7 +114,6 @@ class Capture:
         parts: the request taken apart; their bytes sum to ``request.size``.
         duplicates: text arriving twice, per pair of parts.
         requests: how many requests the client made in all (side requests included).
-        refused: the hosts the client tried to reach besides the loopback (all refused).
         captured_at: when, in seconds since the epoch.
     """
 
@@ -128,7 +127,6 @@ class Capture:
     parts: tuple[RequestPart, ...] = ()
     duplicates: tuple[DuplicateText, ...] = ()
     requests: int = 1
-    refused: tuple[str, ...] = ()
     captured_at: float = 0.0
 
     @property
@@ -164,7 +162,6 @@ class Capture:
             "share": context_share(self.tokens, self.window),
             "cut": self.request.cut,
             "requests": self.requests,
-            "refused": list(self.refused),
             "captured_at": self.captured_at,
             "parts": [part.to_dict(self.window) for part in self.parts],
             "duplicates": [duplicate.to_dict() for duplicate in self.duplicates],

@@ -59,6 +59,8 @@ VERSION_TIMEOUT = 20.0
 RULES_READ_LIMIT = 4 * 1024 * 1024
 """Largest rules file looked for in the request."""
 _POLL = 0.05
+_SAID_BYTES = 4096
+"""How much of the client's stdout (its version) and stderr (its last line) is read."""
 _CLOSED_PORT = "http://127.0.0.1:9"
 """The proxy ``--version`` gets outside a capture: the discard port, where nothing listens."""
 _MODEL_ROUTES = ("/messages", "/responses")
@@ -100,22 +102,22 @@ def client_version(program: str, client: str, env: dict[str, str], timeout: floa
     if shutil.which(program, path=env.get("PATH")) is None:
         raise CaptureError(f"the {client} CLI was not found: {printable_line(program)}")
     try:
-        done = subprocess.run(
+        ended, out, _ = _run(
             [program, "--version"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
+            None,
+            None,
+            env,
+            time.monotonic() + timeout,
+            threading.Event(),
+            keep_output=True,
         )
-    except subprocess.TimeoutExpired:
-        raise CaptureError(
-            f"the {client} CLI did not finish within {timeout:.0f} s (--version); capture stopped"
-        ) from None
     except OSError as exc:
         raise CaptureError(f"the {client} CLI could not be started: {exc.strerror}") from None
-    said = done.stdout[:4096].decode("utf-8", "replace")
-    version = parse_version(said)
+    if not ended:
+        raise CaptureError(
+            f"the {client} CLI did not finish within {timeout:.0f} s (--version); capture stopped"
+        )
+    version = parse_version(out)
     if version is None:
         raise CaptureError(f"the {client} CLI said no version number (--version); capture stopped")
     return version
@@ -150,10 +152,10 @@ def installed_version(
             return None
 
 
-def _last_line(stream: IO[bytes]) -> str:
-    """The last non-empty line of the client's stderr (its tail only), for the one line."""
+def _tail(stream: IO[bytes]) -> str:
+    """The last non-empty line of what the client wrote on stderr (read from its end)."""
     stream.seek(0, os.SEEK_END)
-    stream.seek(max(0, stream.tell() - 2048))
+    stream.seek(max(0, stream.tell() - _SAID_BYTES))
     lines = stream.read().decode("utf-8", "replace").splitlines()
     said = next((line.strip() for line in reversed(lines) if line.strip()), "")
     return printable_line(said)[:200]
@@ -161,25 +163,37 @@ def _last_line(stream: IO[bytes]) -> str:
 
 def _run(
     argv: Sequence[str],
-    cwd: Path,
+    cwd: Path | None,
     stdin: bytes | None,
     env: dict[str, str],
     deadline: float,
-    refused: threading.Event,
-) -> tuple[bool, str]:
-    """Run the client until it ends, the deadline passes or it tries another host (then it is
-    killed). Whether it ended by itself, and the last line it wrote on stderr.
+    stop: threading.Event,
+    *,
+    keep_output: bool = False,
+) -> tuple[bool, str, str]:
+    """Run the client until it ends, the deadline passes or ``stop`` is set (then it is
+    killed): whether it ended by itself, the start of its stdout (when ``keep_output``) and
+    the last line of its stderr (files, not pipes: what it writes costs no memory, and a
+    helper it started cannot hold a pipe open).
 
     The client runs in a session of its own, killed whole once it is over, so no helper it
-    started outlives the capture and its temporary home."""
-    with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as errors:
+    started outlives the capture and its temporary home.
+
+    Raises:
+        OSError: the program could not be started.
+    """
+    with (
+        tempfile.TemporaryFile() as feed,
+        tempfile.TemporaryFile() as output,
+        tempfile.TemporaryFile() as errors,
+    ):
         feed.write(stdin or b"")
         feed.seek(0)
         process = subprocess.Popen(
             list(argv),
             cwd=cwd,
             stdin=feed,
-            stdout=subprocess.DEVNULL,
+            stdout=output if keep_output else subprocess.DEVNULL,
             stderr=errors,
             env=env,
             start_new_session=True,
@@ -188,14 +202,16 @@ def _run(
         try:
             while not ended:
                 ended = process.poll() is not None
-                if not ended and (refused.is_set() or time.monotonic() > deadline):
+                if not ended and (stop.is_set() or time.monotonic() > deadline):
                     break
                 time.sleep(0 if ended else _POLL)
         finally:
             with contextlib.suppress(OSError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-        return ended, _last_line(errors)
+        output.seek(0)
+        said = output.read(_SAID_BYTES).decode("utf-8", "replace")
+        return ended, said, _tail(errors)
 
 
 def _main_request(requests: list[CapturedRequest], system: str) -> CapturedRequest | None:
@@ -262,7 +278,7 @@ def capture_prompt(
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
         with scope:
-            ended, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
+            ended, _, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
         requests = loopback.requests
         hosts = loopback.refused
     if hosts:
