@@ -2,9 +2,10 @@
 Claude Code run is given and post one fixed Messages request to the loopback, as the real
 client would, so a capture goes through the real loopback server and the real splitting code.
 
-The request holds a client system prompt, a rules text that repeats Layer-0B's rules, one tool,
-promptdeck's system text as the client appends it, and the user turn: every byte of it is fixed
-by the prompt and this file, so what the capture view shows is the same on every run.
+The request holds a client system prompt, one tool, promptdeck's system text as the client
+appends it, the project's ``CLAUDE.md`` when there is one (in a reminder, as Claude Code sends
+it) and the user turn: every byte of it is fixed by the prompt, the project and this file, so
+what the capture view shows is the same on every run.
 """
 
 from __future__ import annotations
@@ -16,15 +17,24 @@ CLIENT_SYSTEM = "You are a coding client. Work in the user's repository; be brie
 """The client's own system text in the fixed request."""
 
 POSTING_CLIENT = r"""
-import json, os, sys, urllib.request
+import json, os, pathlib, sys, urllib.request
 
+if sys.argv[1:] == ["--version"]:
+    print("2.1.197 (Claude Code)")
+    sys.exit(0)
 args = sys.argv[1:]
 system_file = args[args.index("--append-system-prompt-file") + 1]
 with open(system_file, encoding="utf-8") as handle:
     appended = handle.read()
 user = sys.stdin.read()
+turn = [{"type": "text", "text": user}]
+memory = pathlib.Path("CLAUDE.md")
+if memory.is_file():
+    # As Claude Code loads it: the project's CLAUDE.md in a reminder ahead of the turn.
+    reminder = "Contents of CLAUDE.md:\n\n" + memory.read_text(encoding="utf-8")
+    turn.insert(0, {"type": "text", "text": "<system-reminder>" + reminder + "</system-reminder>"})
 body = {
-    "model": "claude-capture-fixture",
+    "model": "claude-sonnet-4-5",
     "max_tokens": 32000,
     "stream": True,
     "system": [
@@ -38,7 +48,7 @@ body = {
             "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
         }
     ],
-    "messages": [{"role": "user", "content": [{"type": "text", "text": user}]}],
+    "messages": [{"role": "user", "content": turn}],
 }
 request = urllib.request.Request(
     os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages?beta=true",

@@ -14,6 +14,8 @@ from promptdeck.core.demo.bundle import prepare_demo
 def _steady_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    # Kept captures and count caches live in the cache folder: never the caller's.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
 
 

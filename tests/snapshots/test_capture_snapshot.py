@@ -20,6 +20,9 @@ async def open_capture(pilot: Pilot[Any]) -> CaptureScreen:
     """Press ``C`` on story 1-1 and wait until the capture is shown and nothing moves."""
     await wait_for_preview(pilot, "1-1")
     await pilot.app.workers.wait_for_complete()
+    # The startup toast belongs to the main screen's rack: cleared while it is on top.
+    pilot.app.clear_notifications()
+    await pilot.pause()
     await pilot.press("C")
     await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
     screen = pilot.app.screen
@@ -37,5 +40,8 @@ def test_the_capture_view(
     monkeypatch.setenv(
         "PROMPTDECK_CLAUDE_BIN", str(client_program(tmp_path / "bin", POSTING_CLIENT))
     )
+    # The project's CLAUDE.md holds the workspace rules too: the view flags the repeat.
+    rules = (demo_root / ".promptdeck" / "rules.md").read_text(encoding="utf-8")
+    (demo_root / "CLAUDE.md").write_text(rules, encoding="utf-8")
     app = make_app(demo_root, stable=True, agent="claude")
     assert snap_compare(app, terminal_size=(120, 32), run_before=open_capture)

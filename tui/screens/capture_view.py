@@ -13,10 +13,16 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from promptdeck.core.capture import CAPTURE_TIMEOUT, CLIENTS, Capture, capture_prompt
+from promptdeck.core.capture import (
+    CAPTURE_TIMEOUT,
+    CLIENTS,
+    Capture,
+    capture_prompt,
+    capture_summary,
+    remember_capture,
+)
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.prompt import ComposedPrompt
-from promptdeck.core.tokens import context_use
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -27,7 +33,7 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from ...core.terminal import printable_line
-from ...core.units import human_bytes
+from ...core.units import human_bytes, human_tokens
 from ..context import DeckContext
 from ..widgets.capture_parts import CaptureParts, PartRow, PartsTable
 
@@ -40,17 +46,35 @@ def capture_client(agent: str) -> str:
     return agent if agent in CLIENTS else CLIENTS[0]
 
 
-def parts_table(capture: Capture, window: int) -> PartsTable:
-    """The rows the view shows for ``capture``, as shares of a ``window``-token window."""
+def part_flags(capture: Capture, name: str, note: str = "") -> tuple[str, ...]:
+    """What to know about the part called ``name``: the text it repeats of an earlier part
+    (``repeats CLAUDE.md (868 B)``), and the part's own note."""
+    flags = [
+        f"repeats {dup.first} ({human_bytes(dup.bytes)})"
+        for dup in capture.duplicates
+        if dup.second == name
+    ]
+    return (*flags, *([note] if note else []))
+
+
+def parts_table(capture: Capture) -> PartsTable:
+    """The rows the view shows for ``capture``, as shares of its model's window."""
     rows = tuple(
-        PartRow(part.name, part.bytes, None if part.name == "envelope" else part.tokens)
+        PartRow(
+            part.name,
+            part.kind,
+            part.bytes,
+            None if part.kind == "envelope" else part.tokens,
+            part_flags(capture, part.name, part.note),
+        )
         for part in capture.parts
     )
-    return PartsTable(rows, window, capture.request.size)
+    return PartsTable(rows, capture.window, capture.request.size)
 
 
-class CaptureScreen(ModalScreen[None]):
-    """The request one client sends for the previewed story and phase.
+class CaptureScreen(ModalScreen[Capture | None]):
+    """The request one client sends for the previewed story and phase; dismissed with the
+    capture (None when there is none), which is also kept for the meters.
 
     Args:
         deck: the session (workspace, token counter, agent).
@@ -170,6 +194,10 @@ class CaptureScreen(ModalScreen[None]):
             if not get_current_worker().is_cancelled:
                 self.app.call_from_thread(self._show_failure, str(exc))
             return
+        # Kept per client and version, as the CLI keeps it: the meters show its overhead.
+        kept = remember_capture(capture)
+        if kept is not None:
+            self.app.call_from_thread(self._deck.board.add_notices, "capture", [kept])
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_capture, capture)
 
@@ -188,22 +216,26 @@ class CaptureScreen(ModalScreen[None]):
     def _show_capture(self, capture: Capture) -> None:
         self.capture = capture
         self._stop_ticking()
-        config = self._deck.workspace.config
-        window = context_use(0, config, self.client).window
         request = capture.request
+        summary = capture_summary(capture)
         cut = " — cut at the memory bound" if request.cut else ""
+        version = capture.client_version or "(version unknown)"
         self.query_one("#capture-status", Static).update(
-            f"{self.client} sent {human_bytes(request.size)} ({request.size:,} bytes) in its "
-            f"main request ({capture.requests} request(s) in all){cut}"
+            printable_line(
+                f"{self.client} {version} · {capture.model or 'no model named'} · "
+                f"{human_bytes(request.size)} ({request.size:,} bytes), "
+                f"{capture.requests} request(s){cut} · client overhead "
+                f"{human_tokens(summary.overhead_tokens)} tok"
+            )
         )
-        self.query_one(CaptureParts).table = parts_table(capture, window)
+        self.query_one(CaptureParts).table = parts_table(capture)
         self.query_one("#capture-note", Static).update(
             f"tokens in {self._deck.encoding} (promptdeck's encoding: an estimate for "
-            f"{self.client}'s model) · shares of a {window:,}-token window · the parts sum "
-            "to the request"
+            f"{self.client}'s model) · shares of a {capture.window:,}-token window · the "
+            "parts sum to the request · kept for the context-window view"
         )
 
     def action_close(self) -> None:
         """Escape: close (a client still running stops at its bound, its answer unused)."""
         self.workers.cancel_group(self, "capture")
-        self.dismiss(None)
+        self.dismiss(self.capture)

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
+from promptdeck.core.capture import CLIENTS, Capture, capture_summary, remembered_capture
 from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.fit import cut_lines, default_fit
@@ -172,6 +173,29 @@ class MainScreen(Screen[None]):
         self.on_resize()
         self._load_catalog()
         self.set_interval(PLAN_POLL_SECONDS, self._poll_plan, name="plan-poll")
+        if self.context.agent in CLIENTS:
+            self._load_kept_capture(self.context.agent)
+
+    @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
+    def _load_kept_capture(self, client: str) -> None:
+        # A small file in the user's cache folder, read through the guarded reader: off the
+        # UI loop all the same, and never waited for.
+        notes: list[str] = []
+        capture = remembered_capture(client, notes=notes)
+        if notes:
+            self.app.call_from_thread(self.context.board.add_notices, "kept capture", notes)
+        if capture is not None:
+            self.app.call_from_thread(self._show_kept_capture, capture)
+
+    def _show_kept_capture(self, capture: Capture) -> None:
+        """The session client's last capture: its overhead replaces the estimate."""
+        if capture.client != self.context.agent:
+            return
+        version = capture.client_version or "(version unknown)"
+        # The moment of capture varies between sessions: a stable session leaves it out.
+        origin = f"{capture.client} {version}" if self.context.stable else capture.origin()
+        self.preview.capture_origin = origin
+        self.preview.client_capture = capture_summary(capture)
 
     def on_resize(self) -> None:
         """Fold the phase region away on narrow terminals."""
@@ -555,7 +579,12 @@ class MainScreen(Screen[None]):
             self.notify("the prompt is still being composed", severity="warning")
             return
         client = capture_client(self.context.agent)
-        self.app.push_screen(CaptureScreen(self.context, self.prompt, client))
+
+        def closed(capture: Capture | None) -> None:
+            if capture is not None:
+                self._show_kept_capture(capture)
+
+        self.app.push_screen(CaptureScreen(self.context, self.prompt, client), closed)
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""

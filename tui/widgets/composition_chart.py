@@ -31,6 +31,8 @@ class CompositionChart(Widget):
     measure: reactive[str] = reactive("tokens", layout=True)
     context: reactive[ContextUse | None] = reactive(None, layout=True)
     """The prompt's place in the model's context window (None until tokens are counted)."""
+    overhead_note: reactive[str] = reactive("", layout=True)
+    """Where a measured overhead comes from and what it holds (a kept capture), else ``""``."""
 
     def lines(self, width: int) -> list[str]:
         """The chart's lines at ``width`` (bytes while tokens are not counted yet)."""
@@ -44,7 +46,8 @@ class CompositionChart(Widget):
         lines = chart_lines(chart, width)
         other = "bytes" if measure == "tokens" else "tokens"
         note = "≈ lines placed at this prompt's bytes per token · " if chart.estimated else ""
-        return [*context_lines(self.context, width), *lines, "", f"{note}b again: by {other}"]
+        context = context_lines(self.context, width, self.overhead_note)
+        return [*context, *lines, "", f"{note}b again: by {other}"]
 
     def render(self) -> Text:
         """Plain lines; the bar's fills are coloured apart by the theme's colours."""
@@ -63,9 +66,9 @@ class CompositionChart(Widget):
         return len(self.lines(max(width - SCROLLBAR_ROOM, 30)))
 
 
-def context_lines(use: ContextUse | None, width: int) -> list[str]:
+def context_lines(use: ContextUse | None, width: int, overhead_note: str = "") -> list[str]:
     """The context window, before the run: one bar (prompt, client overhead, free) and the
-    figures, the overhead said to be measured or estimated."""
+    figures, the overhead said to be measured or estimated (and, measured, from what)."""
     if use is None:
         return ["context window: waiting for the token count", ""]
     cells = max(width - 2, 10)
@@ -78,5 +81,6 @@ def context_lines(use: ContextUse | None, width: int) -> list[str]:
         bar,
         f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  "
         f"░ free {use.free:,}",
+        *([f"  ▒ {overhead_note}"] if use.overhead_measured and overhead_note else []),
         "",
     ]

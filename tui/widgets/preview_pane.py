@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from promptdeck.core.capture import CaptureSummary
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.fit import CutLine
 from promptdeck.core.injection import InjectedFile
@@ -125,6 +126,12 @@ class PreviewPane(Vertical):
     cut_lines: var[tuple[CutLine, ...]] = var((), init=False)
     """Where the clients cut or warn for the prompt shown (core's ``cut_lines``): the argv
     line is named on the meter's system bar, the others drawn as gauges under it."""
+    client_capture: var[CaptureSummary | None] = var(None, init=False)
+    """The session's client as last captured (``C``, or ``promptdeck capture``): its overhead
+    (system text, tools, the rules files it loads) stands in the context-window view for the
+    estimate."""
+    capture_origin: var[str] = var("", init=False)
+    """Which capture :attr:`client_capture` is (client version, when)."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -261,8 +268,13 @@ class PreviewPane(Vertical):
             tokens = prompt.system_meter.tokens
             user = prompt.user_meter.tokens
             if self.counted and tokens is not None and user is not None:
+                overhead, note = self._measured_overhead()
+                chart.overhead_note = note
                 chart.context = context_use(
-                    tokens + user, self._deck.workspace.config, self._deck.agent
+                    tokens + user,
+                    self._deck.workspace.config,
+                    self._deck.agent,
+                    client_overhead=overhead,
                 )
             else:
                 chart.context = None
@@ -270,6 +282,24 @@ class PreviewPane(Vertical):
         elif active == "tab-messages":
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
             self.query_one("#messages-text", TextViewer).show(printable(text))
+
+    def watch_client_capture(self) -> None:
+        """A capture kept: the context-window view shows its overhead."""
+        self._refresh_active_text()
+
+    def _measured_overhead(self) -> tuple[int | None, str]:
+        """The session client's overhead from its kept capture, and what it holds; None (the
+        estimate) when none is kept for the agent the session runs."""
+        summary = self.client_capture
+        if summary is None or summary.client != self._deck.agent:
+            return None, ""
+        held = " · ".join(
+            f"{total.kind} {total.tokens:,}"
+            for total in summary.kinds
+            if total.kind in ("client", "rules") and total.tokens
+        )
+        origin = f", {self.capture_origin}" if self.capture_origin else ""
+        return summary.overhead_tokens, f"measured{origin}: {held}" if held else ""
 
     # ---------------------------------------------------------------- asked by the screen
 
