@@ -1,5 +1,6 @@
 """Write docs/capture.svg: the app on the bundled demo, story 1-1, the capture view (``C``)
-after the real ``claude`` CLI sent its request to the loopback.
+after the real ``claude`` CLI sent its request to the loopback. The demo gets a ``CLAUDE.md``
+holding its workspace rules, so the view shows the text that arrives twice.
 
 Run from the repository, with the client the end-to-end tests use:
 ``PROMPTDECK_CLAUDE_BIN=.tools/npm/node_modules/.bin/claude .venv/bin/python
@@ -24,6 +25,8 @@ OUT = Path(__file__).resolve().parent / "capture.svg"
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = prepare_demo(Path(folder) / "ledgerline")
+        rules = (root / ".promptdeck" / "rules.md").read_text(encoding="utf-8")
+        (root / "CLAUDE.md").write_text(rules, encoding="utf-8")
         app = PromptdeckApp(
             open_workspace(root), workspace_label="ledgerline", agent="claude", stable=True
         )
@@ -36,13 +39,14 @@ async def main() -> None:
                 app.pop_screen()
                 await pilot.pause(0.1)
             await app.workers.wait_for_complete()
+            app.clear_notifications()
+            await pilot.pause(0.2)
             await pilot.press("C")
             capture = app.screen
             assert isinstance(capture, CaptureScreen)
             while not capture.finished:
                 await pilot.pause(0.2)
             assert capture.capture is not None, capture.failure
-            app.clear_notifications()
             await app.workers.wait_for_complete()
             await pilot.pause(0.5)
             app.save_screenshot(filename=OUT.name, path=str(OUT.parent))
