@@ -392,6 +392,9 @@ class Session:
             self.log(f"re-injection failed ({decision.detail}): {exc}")
             return TurnPlan(message, replace(decision, reinject=False), False, notes=[str(exc)])
         fresh = read_rules(self.workspace)
+        if rules is not None and rules.left_out:
+            # The user left Layer-0B out of this story's prompt: a reminder keeps it out too.
+            fresh = fresh.leave_out()
         block, files, notes = _reinjection(instructions, fresh)
         alert = note_rules_read(self.workspace, fresh).message()
         trigger = (

@@ -162,3 +162,35 @@ def test_a_required_layer_cannot_be_left_out(root: Path) -> None:
     done = run(root, "inspect", "1-2", "--exclude-layer", "1")
     assert done.returncode == 2 and done.stdout == ""
     assert "only 0B (Layer-0B, the workspace rules) may be left out" in done.stderr
+
+
+def test_a_run_records_the_left_out_rules_layer(root: Path) -> None:
+    write_files(root, {".promptdeck/rules.md": "Keep functions small.\n"})
+    done = run(
+        root,
+        "run",
+        "1-2",
+        "--phase",
+        "dev",
+        "--agent",
+        "replay",
+        "--no-git",
+        "--exclude-layer",
+        "0B",
+    )
+    assert done.returncode == 0, done.stderr
+    (meta_path,) = (root / ".promptdeck" / "runs").glob("*/meta.json")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    assert meta["rules"]["status"] == "left-out"
+    rows = [row for row in meta["left_out"] if row.get("category") == "layer"]
+    assert rows == [
+        {
+            "path": ".promptdeck/rules.md",
+            "category": "layer",
+            "status": "excluded",
+            "why": "left out by you",
+            "layer": "Layer-0B",
+        }
+    ]
+    system = meta_path.with_name("system.md").read_text(encoding="utf-8")
+    assert "Keep functions small." not in system

@@ -201,3 +201,20 @@ def test_session_ids_are_ids_and_the_agents_refuse_anything_else() -> None:
         assert not is_session_id(bad)
     with pytest.raises(UsageError, match="not a session id"):
         check_session_id("--settings={}")
+
+
+def test_a_left_out_rules_layer_stays_out_of_the_reminders(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path, git=False)
+    (tmp_path / ".promptdeck" / "rules.md").write_text("Always run the tests.\n")
+    session = Session(ws, "1.2", "dev", settings=ReinjectionSettings(turns=1), log=lambda _: None)
+    rules = compose(ws).rules
+    assert rules is not None and rules.present
+    first = session.plan("hello", "task", rules)
+    session.finish(first, tmp_path, "0199a213-81c0-7800-8aa1-bbab2a035a53", None)
+    kept = session.plan("again", "task", rules)
+    assert kept.user_text.startswith("<system_reminder>")
+    assert "Always run the tests." in kept.user_text
+    left = session.plan("again", "task", rules.leave_out())
+    assert left.user_text.startswith("<system_reminder>")
+    assert "Always run the tests." not in left.user_text
+    assert left.rules_status == "left-out"
