@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
+
+from app_helpers import wait_for
+from promptdeck.tui.screens.capture_view import CaptureScreen
+from textual.pilot import Pilot
 
 CLIENT_SYSTEM = "You are a coding client. Work in the user's repository; be brief.\n"
 """The client's own system text in the fixed request."""
@@ -73,3 +78,13 @@ def client_program(folder: Path, body: str, name: str = "claude") -> Path:
     program.write_text(prelude + body, encoding="utf-8")
     program.chmod(0o755)
     return program
+
+
+async def press_capture(pilot: Pilot[Any]) -> CaptureScreen:
+    """Press ``C`` and wait until the capture view has its capture or its failure."""
+    await pilot.press("C")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
+    screen = pilot.app.screen
+    assert isinstance(screen, CaptureScreen)
+    await wait_for(pilot, lambda: screen.finished, "the capture")
+    return screen

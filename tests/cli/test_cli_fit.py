@@ -18,6 +18,7 @@ STORY = f"{ARTIFACTS}/1-2-user-registration.md"
 DISCOVERY = f"{ARTIFACTS}/sprint-1-2-discovery-notes.md"
 TECH_SPEC = f"{ARTIFACTS}/tech-spec-1-2-registration.md"
 CONTEXT = "_bmad-output/planning-artifacts/sprint-project-context.md"
+DEV_RUN = ("run", "1-2", "--phase", "dev", "--agent", "replay")
 FILES = {
     f"{ARTIFACTS}/sprint-status.yaml": (
         "development_status:\n  1-2-user-registration: ready-for-dev\n"
@@ -124,7 +125,7 @@ def test_the_rules_layer_is_left_out_remembered_and_proposed_last(root: Path) ->
     assert layer["leftOut"] is True and layer["bytes"] == 0
     # Remembered: compose leaves it out without the flag; --include-layer puts it back.
     assert "Keep functions small." not in run(root, "compose", "1-2", "--part", "system").stdout
-    dry = run(root, "run", "1-2", "--phase", "dev", "--dry-run", "--agent", "replay")
+    dry = run(root, *DEV_RUN, "--dry-run")
     assert "left out by you: Layer-0B, the workspace rules (.promptdeck/rules.md)" in dry.stdout
     run(root, "inspect", "1-2", "--include-layer", "0B")
     system = run(root, "compose", "1-2", "--part", "system").stdout
@@ -166,18 +167,7 @@ def test_a_required_layer_cannot_be_left_out(root: Path) -> None:
 
 def test_a_run_records_the_left_out_rules_layer(root: Path) -> None:
     write_files(root, {".promptdeck/rules.md": "Keep functions small.\n"})
-    done = run(
-        root,
-        "run",
-        "1-2",
-        "--phase",
-        "dev",
-        "--agent",
-        "replay",
-        "--no-git",
-        "--exclude-layer",
-        "0B",
-    )
+    done = run(root, *DEV_RUN, "--no-git", "--exclude-layer", "0B")
     assert done.returncode == 0, done.stderr
     (meta_path,) = (root / ".promptdeck" / "runs").glob("*/meta.json")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))

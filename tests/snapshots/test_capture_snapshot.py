@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import make_app, wait_for, wait_for_preview
-from capture_client import POSTING_CLIENT, client_program
+from app_helpers import make_app, wait_for_preview
+from capture_client import POSTING_CLIENT, client_program, press_capture
 from promptdeck.tui.screens.capture_view import CaptureScreen
 from textual.pilot import Pilot
 
@@ -23,11 +23,7 @@ async def open_capture(pilot: Pilot[Any]) -> CaptureScreen:
     # The startup toast belongs to the main screen's rack: cleared while it is on top.
     pilot.app.clear_notifications()
     await pilot.pause()
-    await pilot.press("C")
-    await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-    screen = pilot.app.screen
-    assert isinstance(screen, CaptureScreen)
-    await wait_for(pilot, lambda: screen.finished, "the capture")
+    screen = await press_capture(pilot)
     assert screen.capture is not None, screen.failure
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()

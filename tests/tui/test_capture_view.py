@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from capture_client import CLIENT_SYSTEM, HANGING_CLIENT, POSTING_CLIENT, client_program
+from capture_client import (
+    CLIENT_SYSTEM,
+    HANGING_CLIENT,
+    POSTING_CLIENT,
+    client_program,
+    press_capture,
+)
 from promptdeck.core.capture import capture_summary, remembered_capture
 from promptdeck.tui.screens.capture_view import CaptureScreen
 from promptdeck.tui.widgets.capture_parts import CaptureParts
@@ -28,11 +34,7 @@ async def test_c_captures_the_request_part_by_part(demo_root: Path, posting_clie
     app = make_app(demo_root, stable=True, agent="claude")
     async with app.run_test(size=(120, 40)) as pilot:
         main = await wait_for_preview(pilot, "1-1")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-        screen = pilot.app.screen
-        assert isinstance(screen, CaptureScreen)
-        await wait_for(pilot, lambda: screen.finished, "the capture")
+        screen = await press_capture(pilot)
         assert not screen.failure, screen.failure
         capture = screen.capture
         assert capture is not None and main.prompt is not None
@@ -67,11 +69,7 @@ async def test_rules_the_client_loads_and_layer_0b_repeats_are_flagged(
     app = make_app(demo_root, stable=True, agent="claude")
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for_preview(pilot, "1-1")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-        screen = pilot.app.screen
-        assert isinstance(screen, CaptureScreen)
-        await wait_for(pilot, lambda: screen.finished, "the capture")
+        screen = await press_capture(pilot)
         capture = screen.capture
         assert capture is not None, screen.failure
         assert any(part.name == "CLAUDE.md" and part.kind == "rules" for part in capture.parts)
@@ -93,11 +91,7 @@ async def test_a_missing_client_is_one_line(
     app = make_app(demo_root, stable=True, agent="claude")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for_preview(pilot, "1-1")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-        screen = pilot.app.screen
-        assert isinstance(screen, CaptureScreen)
-        await wait_for(pilot, lambda: screen.finished, "the failure")
+        screen = await press_capture(pilot)
         assert screen.capture is None
         status = screen.query_one("#capture-status", Static)
         line = str(status.render())
@@ -136,13 +130,8 @@ async def test_the_replay_session_captures_with_the_first_known_client(
     app = make_app(demo_root, stable=True, agent="replay")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for_preview(pilot, "1-1")
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-        screen = pilot.app.screen
-        assert isinstance(screen, CaptureScreen)
-        assert screen.client == "claude"
-        await wait_for(pilot, lambda: screen.finished, "the capture")
-        assert screen.capture is not None
+        screen = await press_capture(pilot)
+        assert screen.client == "claude" and screen.capture is not None
 
 
 @run_async
@@ -156,11 +145,7 @@ async def test_a_kept_capture_is_the_client_overhead_in_the_context_view(
         chart = main.query_one(CompositionChart)
         await wait_for(pilot, lambda: chart.context is not None, "the context window")
         assert chart.context is not None and not chart.context.overhead_measured
-        await pilot.press("C")
-        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CaptureScreen), "the view")
-        screen = pilot.app.screen
-        assert isinstance(screen, CaptureScreen)
-        await wait_for(pilot, lambda: screen.finished, "the capture")
+        screen = await press_capture(pilot)
         assert screen.capture is not None
         summary = capture_summary(screen.capture)
         await pilot.press("escape")
