@@ -211,6 +211,11 @@ class Config:
     """The file these settings came from, or None for defaults."""
     source_sha256: str | None = field(default=None, compare=False)
     """The SHA-256 of that file's text as read: what ``promptdeck trust`` records."""
+    bmad_origins: tuple[str, ...] = field(default=(), compare=False)
+    """The folders taken from BMAD's own configuration, each with the file it came from
+    (see :mod:`.bmad_folders`); empty when none was."""
+    bmad_problems: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """``(file, why)`` for each folder BMAD's configuration names that could not be used."""
 
     def validate_values(self) -> None:
         """Check cross-field rules that a type check cannot see."""
@@ -274,7 +279,8 @@ class Config:
                 raise ConfigError(where, key, "text without a NUL byte")
 
 
-_FIELDS = {f.name: f for f in fields(Config) if f.name not in ("source", "source_sha256")}
+_NOT_SETTINGS = ("source", "source_sha256", "bmad_origins", "bmad_problems")
+_FIELDS = {f.name: f for f in fields(Config) if f.name not in _NOT_SETTINGS}
 # The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
 # only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
 _TYPES: dict[str, Any] = get_type_hints(Config)
@@ -430,12 +436,16 @@ def load_config(root: Path) -> Config:
 
     The file is read like any other file of a cloned repository (:mod:`.textfiles`): a FIFO,
     a device, a symlink leading outside the project or a file over :data:`CONFIG_MAX_BYTES`
-    is refused in one line, never opened or read.
+    is refused in one line, never opened or read. The folders it does not set come from
+    BMAD's own configuration when that names them (:mod:`.bmad_folders`).
     """
+    # Imported here: the BMAD reader shares this module's TOML guard.
+    from .bmad_folders import with_bmad_folders
+
     text = read_text(root / CONFIG_RELPATH, root.resolve(), limit=CONFIG_MAX_BYTES)
     if isinstance(text, TextProblem):
         if text.reason in ("missing", "empty"):
-            return Config()
+            return with_bmad_folders(Config(), root, set())
         raise ConfigError(CONFIG_RELPATH, None, f"a readable UTF-8 text file ({text})")
     try:
         check_toml_shape(text, CONFIG_RELPATH)
@@ -445,4 +455,6 @@ def load_config(root: Path) -> Config:
     except RecursionError:
         raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
+    config = replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
+    paths = data.get("paths")
+    return with_bmad_folders(config, root, set(paths) if isinstance(paths, dict) else set())

@@ -75,8 +75,9 @@ class Story:
         off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
             letter epic); empty when BMAD reads it too.
         context_files: root-relative files a spec's ``context:`` list asks for.
-        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``): a
-            file whose name starts with one is that story's, never this one's.
+        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``) or
+            ending with it (the prefixed track key ``petition-1-8`` for ``1-8``): a file
+            whose name starts with one is that story's, never this one's.
     """
 
     id: str
