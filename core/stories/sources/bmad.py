@@ -364,7 +364,7 @@ def _key_note(key: str, story_id: str) -> str:
         words += 1
     if words > 1 or (words == 1 and len(parts[0]) > 3):
         return grammar_note(key, f"{key}-x", f"prefixed track key {story_id}")
-    if words == 1:
+    if not parts[0].isdigit():
         return f"letter epic '{parts[0]}': BMAD's grammar wants an epic number"
     if len(parts) > 2:
         return grammar_note(key, f"{key}-x", f"three-level key {key}")
