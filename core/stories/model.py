@@ -223,7 +223,10 @@ class StoryCatalog:
             if named:
                 return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
         ids = [s.id for s in self.stories]
-        near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        # A prefixed track's story ends with the number asked for (`2a-1` → `petition-2a-1`).
+        tails = [s.id for s in self.stories if wanted and s.key.endswith(f"-{wanted}")]
+        close = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        near = list(dict.fromkeys([*tails, *close]))[:3]
         if near:
             return f"no story '{query}' (nearest: {', '.join(near)})"
         known = ", ".join(ids[:8])

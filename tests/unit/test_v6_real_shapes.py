@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from builders import make_workspace, write_files
+from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.bmad_folders import read_bmad_folders
@@ -102,6 +103,9 @@ def test_a_file_named_for_a_track_key_is_never_claimed_by_its_heading(tmp_path: 
     assert f"{TRACKS}/stories/petition-1-8-status-endpoint.md" in included(ws, petition)
     # The one-story lookup answers as the full catalog does.
     assert load_story_catalog(ws, "1-8").find("1-8") == halt
+    # The number a track's heading gives is no story id; the track's story is the nearest.
+    with pytest.raises(StoryNotFound, match=r"nearest: petition-2a-1\b"):
+        load_catalog(ws).find("2A-1")
 
 
 def test_a_track_story_is_found_by_its_id_in_the_one_story_lookup(tmp_path: Path) -> None:
@@ -335,7 +339,11 @@ def test_an_absolute_story_location_from_another_machine_is_one_line(tmp_path: P
     result = bmad.load_stories(ws)
     assert [s.path for s in result.stories] == [f"{TRACKS}/1-1-a.md"]
     [line] = result.unreadable
-    assert line.line == 1 and "points outside the project; not read" in line.reason
+    assert line.line == 1
+    assert line.reason == (
+        "story_location '/workspaces/app/_bmad-output/implementation-artifacts' points outside "
+        f"the project; not read (its tail is this project's {TRACKS}, which is read)"
+    )
 
 
 def test_the_own_key_reason_spells_the_key_as_the_story_does(tmp_path: Path) -> None:

@@ -241,6 +241,14 @@ def _resolve_location(workspace: Workspace, value: str) -> tuple[Path | None, st
     if not path.is_absolute():
         path = workspace.root / path
     if not workspace.contains(path):
+        artifacts = workspace.config.paths_artifacts.strip("/")
+        if path.as_posix().rstrip("/").endswith("/" + artifacts):
+            # A path written on another machine (a dev container's /workspaces/…) whose tail
+            # is this project's artifacts folder: that folder is read anyway, never the path.
+            return None, (
+                f"points outside the project; not read (its tail is this project's {artifacts},"
+                " which is read)"
+            )
         return None, "points outside the project; not read"
     if not path.exists():
         return None, "does not exist"
