@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from builders import make_workspace, write_files
 from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_story_injection
@@ -302,7 +301,8 @@ def test_every_story_file_is_a_story_or_passed_over_with_a_reason(tmp_path: Path
     assert stories["1bis-2bis"].status == "review"
     # A story file with no entry is a story of its own, its status the file's default.
     seed = stories["1bis-3bis-a"]
-    assert (seed.path, seed.title) == (f"{PLAN}/1bis-3bis-a-seed-tertiary.md", "Seed tertiary tracks")
+    assert seed.path == f"{PLAN}/1bis-3bis-a-seed-tertiary.md"
+    assert seed.title == "Seed tertiary tracks"
     assert "letter epic '1bis'" in seed.off_grammar
 
 
