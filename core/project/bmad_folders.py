@@ -20,13 +20,18 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .config import Config, check_toml_shape
 from .textfiles import TextProblem, read_text
+
+TomlGuard = Callable[[str, str], None]
+"""Refuses (raises :class:`~promptdeck.core.errors.ConfigError`) a TOML text nested too
+deeply to parse safely: the settings module's ``check_toml_shape``, passed in because that
+module reads this one."""
 
 BMAD_TOML_LAYERS = (
     "_bmad/custom/config.user.toml",
@@ -79,8 +84,8 @@ def _table(data: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any] | None
     return current if isinstance(current, dict) else None
 
 
-def _toml_settings(text: str) -> dict[str, str]:
-    check_toml_shape(text, "")
+def _toml_settings(text: str, guard: TomlGuard) -> dict[str, str]:
+    guard(text, "")
     data = tomllib.loads(text)
     found: dict[str, str] = {}
     for setting in _SETTINGS:
@@ -111,7 +116,9 @@ def _yaml_settings(text: str) -> dict[str, str]:
     return found
 
 
-def _settings(root: Path) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str]]]:
+def _settings(
+    root: Path, guard: TomlGuard
+) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str]]]:
     """Each setting with its value and the file it came from, and the files that could not
     be read."""
     found: dict[str, tuple[str, str]] = {}
@@ -123,7 +130,7 @@ def _settings(root: Path) -> tuple[dict[str, tuple[str, str]], list[tuple[str, s
                 problems.append((rel, f"BMAD's configuration could not be read ({text})"))
             continue
         try:
-            values = _toml_settings(text) if rel.endswith(".toml") else _yaml_settings(text)
+            values = _toml_settings(text, guard) if rel.endswith(".toml") else _yaml_settings(text)
         except (tomllib.TOMLDecodeError, ConfigError, RecursionError) as exc:
             problems.append((rel, f"BMAD's configuration is not valid TOML ({exc})"))
             continue
@@ -158,9 +165,10 @@ def _resolve(raw: str, root: Path, output: str) -> tuple[str | None, str]:
     return rel or ".", ""
 
 
-def read_bmad_folders(root: Path) -> BmadFolders:
-    """BMAD's configured folders for the project at ``root`` (see the module docstring)."""
-    found, problems = _settings(root)
+def read_bmad_folders(root: Path, guard: TomlGuard) -> BmadFolders:
+    """BMAD's configured folders for the project at ``root`` (see the module docstring);
+    ``guard`` checks each TOML text before it is parsed."""
+    found, problems = _settings(root, guard)
     origins: list[str] = []
     resolved: dict[str, str | None] = {}
     output = DEFAULT_OUTPUT_FOLDER
@@ -183,45 +191,4 @@ def read_bmad_folders(root: Path) -> BmadFolders:
         planning=resolved["planning_artifacts"],
         origins=tuple(origins),
         problems=tuple(problems),
-    )
-
-
-def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
-    """``config`` with the folders BMAD's configuration names wherever ``given`` (the
-    ``[paths]`` keys the project's own config sets) leaves them to the defaults.
-
-    The artifacts folder is BMAD's ``implementation_artifacts``, else
-    ``<output_folder>/implementation-artifacts``; the planning folder likewise; the default
-    project-context files move into the output folder.
-    """
-    if not (root / "_bmad").is_dir():
-        return config
-    folders = read_bmad_folders(root)
-    context = config.paths_project_context
-    output = folders.output
-    artifacts = folders.artifacts
-    planning = folders.planning
-    if output is not None and output != DEFAULT_OUTPUT_FOLDER:
-        if artifacts is None and (root / output / "implementation-artifacts").is_dir():
-            artifacts = f"{output}/implementation-artifacts"
-        if planning is None and (root / output / "planning-artifacts").is_dir():
-            planning = f"{output}/planning-artifacts"
-        if "project_context" not in given:
-            context = tuple(
-                output + path[len(DEFAULT_OUTPUT_FOLDER) :]
-                if path.startswith(DEFAULT_OUTPUT_FOLDER + "/")
-                else path
-                for path in context
-            )
-    if artifacts is None or "artifacts" in given:
-        artifacts = config.paths_artifacts
-    if planning is None or "planning" in given:
-        planning = config.paths_planning
-    return replace(
-        config,
-        paths_artifacts=artifacts,
-        paths_planning=planning,
-        paths_project_context=context,
-        bmad_origins=folders.origins,
-        bmad_problems=folders.problems,
     )

@@ -18,6 +18,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..agent_names import AGENT_NAMES
 from ..errors import ConfigError
+from .bmad_folders import DEFAULT_OUTPUT_FOLDER, read_bmad_folders
 from .textfiles import TextProblem, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
@@ -439,9 +440,6 @@ def load_config(root: Path) -> Config:
     is refused in one line, never opened or read. The folders it does not set come from
     BMAD's own configuration when that names them (:mod:`.bmad_folders`).
     """
-    # Imported here: the BMAD reader shares this module's TOML guard.
-    from .bmad_folders import with_bmad_folders
-
     text = read_text(root / CONFIG_RELPATH, root.resolve(), limit=CONFIG_MAX_BYTES)
     if isinstance(text, TextProblem):
         if text.reason in ("missing", "empty"):
@@ -458,3 +456,44 @@ def load_config(root: Path) -> Config:
     config = replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
     paths = data.get("paths")
     return with_bmad_folders(config, root, set(paths) if isinstance(paths, dict) else set())
+
+
+def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
+    """``config`` with the folders BMAD's configuration names wherever ``given`` (the
+    ``[paths]`` keys the project's own config sets) leaves them to the defaults.
+
+    The artifacts folder is BMAD's ``implementation_artifacts``, else
+    ``<output_folder>/implementation-artifacts``; the planning folder likewise; the default
+    project-context files move into the output folder.
+    """
+    if not (root / "_bmad").is_dir():
+        return config
+    folders = read_bmad_folders(root, check_toml_shape)
+    context = config.paths_project_context
+    output = folders.output
+    artifacts = folders.artifacts
+    planning = folders.planning
+    if output is not None and output != DEFAULT_OUTPUT_FOLDER:
+        if artifacts is None and (root / output / "implementation-artifacts").is_dir():
+            artifacts = f"{output}/implementation-artifacts"
+        if planning is None and (root / output / "planning-artifacts").is_dir():
+            planning = f"{output}/planning-artifacts"
+        if "project_context" not in given:
+            context = tuple(
+                output + path[len(DEFAULT_OUTPUT_FOLDER) :]
+                if path.startswith(DEFAULT_OUTPUT_FOLDER + "/")
+                else path
+                for path in context
+            )
+    if artifacts is None or "artifacts" in given:
+        artifacts = config.paths_artifacts
+    if planning is None or "planning" in given:
+        planning = config.paths_planning
+    return replace(
+        config,
+        paths_artifacts=artifacts,
+        paths_planning=planning,
+        paths_project_context=context,
+        bmad_origins=folders.origins,
+        bmad_problems=folders.problems,
+    )

@@ -17,6 +17,7 @@ from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.bmad_folders import read_bmad_folders
+from promptdeck.core.project.config import check_toml_shape
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 from promptdeck.core.stories.keys import epic_tracks, read_entry_keys
@@ -261,7 +262,7 @@ def test_a_configured_folder_that_cannot_be_used_is_one_line_and_never_read(
 def test_a_bmad_config_file_that_is_a_fifo_is_one_line_never_opened(tmp_path: Path) -> None:
     (tmp_path / "_bmad").mkdir()
     os.mkfifo(tmp_path / "_bmad" / "config.toml")
-    folders = read_bmad_folders(tmp_path)
+    folders = read_bmad_folders(tmp_path, check_toml_shape)
     assert folders.artifacts is None
     [(where, why)] = folders.problems
     assert where == "_bmad/config.toml" and "FIFO" in why
