@@ -21,27 +21,17 @@ from promptdeck.core.project.config import check_toml_shape
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 from promptdeck.core.stories.keys import epic_tracks, read_entry_keys
-from promptdeck.core.stories.model import Story, StoryCatalog
+from promptdeck.core.stories.model import Story
 from promptdeck.core.stories.sources import bmad
 from promptdeck.core.stories.sources.bmad_story_file import clean_status
 from promptdeck.core.stories.sources.sprint_status import parse_sprint_status
+from test_plan_layouts import by_id, fixture
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 TRACKS = "_bmad-output/implementation-artifacts"
 PLAN = "plan_docs/implementation-artifacts"
 # BMAD's sprint-planning grammar (STORY_KEY_RE), re-typed from its definition.
 BMAD_GRAMMAR = re.compile(r"^(\d+)-(\d+)([a-z]?)-.+")
-
-
-def fixture(tmp_path: Path, name: str) -> Workspace:
-    shutil.copytree(LAYOUTS / name, tmp_path / name)
-    return open_workspace(tmp_path / name)
-
-
-def by_id(catalog: StoryCatalog) -> dict[str, Story]:
-    ids = [story.id for story in catalog.stories]
-    assert len(ids) == len(set(ids)), f"a story listed twice: {ids}"
-    return {story.id: story for story in catalog.stories}
 
 
 def included(workspace: Workspace, story: Story) -> dict[str, str]:
