@@ -76,6 +76,28 @@ EPIC_ENTRY = re.compile(r"^(?:[a-z][a-z0-9]*-)*epic(?:-[a-z0-9]+)?$", re.IGNOREC
 ``-retrospective``)."""
 
 
+RETROSPECTIVE_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
+"""A ``development_status`` entry naming an epic's retrospective."""
+
+
+def is_story_entry(name: str) -> bool:
+    """Whether a ``development_status`` entry may name a story: it names no epic and no
+    retrospective."""
+    return not (EPIC_ENTRY.match(name) or RETROSPECTIVE_ENTRY.search(name))
+
+
+def story_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
+    """The story each entry of a whole ``development_status`` mapping names, in order, read
+    as the BMAD source reads them (:func:`read_entry_keys`, the tracks from the epic
+    entries); None for an epic, a retrospective or a name that is no story key."""
+    stories = [index for index, name in enumerate(names) if is_story_entry(name)]
+    keys = read_entry_keys([names[index] for index in stories], epic_tracks(names))
+    read: list[EntryKey | None] = [None] * len(names)
+    for index, key in zip(stories, keys, strict=True):
+        read[index] = key
+    return read
+
+
 def epic_tracks(names: Sequence[str]) -> frozenset[str]:
     """The prefixed tracks the epic entries among ``names`` declare (``gov`` for
     ``gov-epic-1``, ``hardening`` for ``hardening-epic``), lower case."""

@@ -25,6 +25,7 @@ from promptdeck.core.stories.model import Story
 from promptdeck.core.stories.sources import bmad
 from promptdeck.core.stories.sources.bmad_story_file import clean_status
 from promptdeck.core.stories.sources.sprint_status import parse_sprint_status
+from promptdeck.core.stories.writeback import write_back
 from test_plan_layouts import by_id, fixture
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
@@ -349,3 +350,14 @@ def test_the_own_key_reason_spells_the_key_as_the_story_does(tmp_path: Path) -> 
     assert included(ws, story) == {
         f"{TRACKS}/A-1-edit-profile.md": "the story file: its name starts with story key A-1"
     }
+
+
+def test_a_track_story_writes_its_status_back_on_its_own_line(tmp_path: Path) -> None:
+    ws = fixture(tmp_path, "v6-tracks")
+    sprint = ws.root / TRACKS / "sprint-status.yaml"
+    before = sprint.read_text(encoding="utf-8").splitlines()
+    update = write_back(ws, by_id(load_catalog(ws))["gov-1-2"], "dev", succeeded=True)
+    assert update is not None
+    after = sprint.read_text(encoding="utf-8").splitlines()
+    assert [n for n, (old, new) in enumerate(zip(before, after, strict=True)) if old != new] == [20]
+    assert after[20] == "  gov-1-2-rank-port: review"

@@ -36,10 +36,10 @@ from ...project.listing import folder_names, sorted_entries
 from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
 from ..keys import (
-    EPIC_ENTRY,
     artifact_category,
     epic_tracks,
     grammar_note,
+    is_story_entry,
     leading_key,
     name_matches_key,
     natural_key,
@@ -69,7 +69,6 @@ from .sprint_status import (
     top_level_value,
 )
 
-_RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORY_NAME_HINT = re.compile(
     r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}[a-z]*(?![a-z0-9])", re.IGNORECASE
 )
@@ -130,11 +129,7 @@ def _read_sprint_status(
         return plan
     plan.titles = sprint_epic_titles(text)
     plan.story_location = top_level_value(text, "story_location")
-    stories = [
-        entry
-        for entry in entries
-        if not (EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name))
-    ]
+    stories = [entry for entry in entries if is_story_entry(entry.name)]
     tracks = epic_tracks([entry.name for entry in entries])
     keys = read_entry_keys([e.name for e in stories], tracks)
     for entry, key in zip(stories, keys, strict=True):
