@@ -89,18 +89,11 @@ def client_env(client: str, scratch: Path, address: str) -> dict[str, str]:
         if not key.startswith(_DROPPED_PREFIXES) and key.lower() not in _DROPPED_NAMES
     }
     home = scratch / "home"
-    env.update(
-        HOME=str(home),
-        HTTP_PROXY=address,
-        HTTPS_PROXY=address,
-        ALL_PROXY=address,
-        http_proxy=address,
-        https_proxy=address,
-        all_proxy=address,
-        NO_PROXY="127.0.0.1,localhost",
-        no_proxy="127.0.0.1,localhost",
-        NO_COLOR="1",
-    )
+    env.update(HOME=str(home), NO_COLOR="1")
+    # Both spellings: some HTTP stacks read only the lower-case ones, some only the upper.
+    for name in ("http_proxy", "https_proxy", "all_proxy"):
+        env[name] = env[name.upper()] = address
+    env["no_proxy"] = env["NO_PROXY"] = "127.0.0.1,localhost"
     if client == "codex":
         env.update(CODEX_HOME=str(scratch / "codex"), **{CODEX_KEY_VARIABLE: DUMMY_KEYS[client]})
     else:
