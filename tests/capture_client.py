@@ -17,6 +17,7 @@ from typing import Any
 from app_helpers import wait_for
 from promptdeck.tui.screens.capture_view import CaptureScreen
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 CLIENT_SYSTEM = "You are a coding client. Work in the user's repository; be brief.\n"
 """The client's own system text in the fixed request."""
@@ -88,3 +89,9 @@ async def press_capture(pilot: Pilot[Any]) -> CaptureScreen:
     assert isinstance(screen, CaptureScreen)
     await wait_for(pilot, lambda: screen.finished, "the capture")
     return screen
+
+
+async def close_capture(pilot: Pilot[Any], main: Screen[Any]) -> None:
+    """Escape, and wait until ``main`` is on top again."""
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")

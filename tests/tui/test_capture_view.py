@@ -13,6 +13,7 @@ from capture_client import (
     HANGING_CLIENT,
     POSTING_CLIENT,
     client_program,
+    close_capture,
     press_capture,
 )
 from promptdeck.core.capture import capture_summary, remembered_capture
@@ -56,8 +57,7 @@ async def test_c_captures_the_request_part_by_part(demo_root: Path, posting_clie
         # Kept for the context-window view, as the CLI keeps it.
         kept = remembered_capture("claude")
         assert kept is not None and kept.request.size == capture.request.size
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")
+        await close_capture(pilot, main)
 
 
 @run_async
@@ -119,8 +119,7 @@ async def test_a_hanging_client_stops_at_its_bound(
         await wait_for(pilot, lambda: screen.finished, "the bound")
         line = str(status.render())
         assert "did not finish within 1 s" in line and "capture stopped" in line
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")
+        await close_capture(pilot, main)
 
 
 @run_async
@@ -148,8 +147,7 @@ async def test_a_kept_capture_is_the_client_overhead_in_the_context_view(
         screen = await press_capture(pilot)
         assert screen.capture is not None
         summary = capture_summary(screen.capture)
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: pilot.app.screen is main, "the main screen")
+        await close_capture(pilot, main)
         await wait_for(
             pilot, lambda: chart.context is not None and chart.context.overhead_measured, "it"
         )
