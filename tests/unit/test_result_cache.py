@@ -50,7 +50,8 @@ def test_a_foreign_file_is_set_aside_with_one_line_and_rebuilt(tmp_path: Path) -
     foreign.close()
     lines = _child(SCAN_CHILD, tmp_path)
     assert lines[0] == "[(2, 'Secret Keyword')]"
-    assert lines[2].startswith("the result cache ") and "not a promptdeck results file" in lines[2]
+    assert lines[2].startswith("the result cache ")
+    assert "not a promptdeck result cache file" in lines[2]
     assert _child(SCAN_CHILD, tmp_path)[1:] == ["False", "None"]  # rebuilt, and used
 
 
