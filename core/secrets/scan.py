@@ -38,7 +38,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -219,11 +218,20 @@ def _surely_clean(suffix: str, text: str) -> bool:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _anchored(text):
         return False
+    if _PLAIN_LINE.search(text):
+        return True  # not configuration, with or without the added header: no rewrite
     for content in (text, "[global]\n" + text):
         lines = _config_lines(content)
         if lines is None or (lines and _anchored("\n".join(lines))):
             return False
     return True
+
+
+_PLAIN_LINE = re.compile(r"^[^\s#;\[=:][^=:\n]*$", re.MULTILINE)
+"""A line configparser can read as nothing: not indented (so no value's continuation), not a
+comment (``#``, ``;``) or a section (``[``), and without a delimiter (``=``, ``:``) — one is a
+parse error, before a section or after one, with or without an added header. Prose has one in
+its first sentence, and the parse itself is then not needed."""
 
 
 def _anchored(text: str) -> bool:
@@ -342,6 +350,8 @@ def scan_copy(filename: str, *, prefilter: bool = True) -> set[tuple[int, str]]:
 def _scan(suffix: str, text: str) -> tuple[tuple[int, str], ...]:
     if _surely_clean(suffix, text):
         return ()
+    import tempfile
+
     load_library()
     from detect_secrets.filters.heuristic import is_indirect_reference
 

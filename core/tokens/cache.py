@@ -23,7 +23,6 @@ refused in one line and left alone, and the cache is off.
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import threading
 import time
@@ -60,6 +59,8 @@ def default_path() -> Path | None:
             shown = refusal.encode("unicode_escape", "backslashreplace").decode("ascii")
             # Said once per process: several readers (counts, remembered scans) ask for the path.
             if shown not in _REFUSALS_SAID:
+                import logging
+
                 _REFUSALS_SAID.add(shown)
                 logging.getLogger("promptdeck").warning(
                     "promptdeck: warning: %s=%s", ENV_VAR, shown

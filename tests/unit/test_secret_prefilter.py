@@ -309,3 +309,19 @@ def test_every_line_a_detector_pattern_matches_is_a_candidate(
                 assert number in marked, line
 
     check()
+
+
+@settings(max_examples=200, database=None, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(FRAGMENTS)
+        | st.text(alphabet=st.sampled_from(" \t\v=:#;[]ab\u00a0\u2028"), max_size=8),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_plain_line_means_the_text_is_no_configuration(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    if secret_scan._PLAIN_LINE.search(text):
+        assert secret_scan._config_lines(text) == []
+        assert secret_scan._config_lines("[global]\n" + text) == []
