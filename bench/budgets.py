@@ -22,7 +22,9 @@ when installed: repomix (``make bench`` installs it with npm into ``.tools/npm``
 same files as XML with o200k counts, and ``files-to-prompt --cxml … | ttok`` (the ``bench``
 extra; tiktoken's rank file is put in a private ``TIKTOKEN_CACHE_DIR`` first, from the bundled
 copy, as these tools cannot download it here). Also printed, not gated: ``inspect`` with counts
-and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``).
+and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``), and
+the CPU time of the nothing-cached runs against the floor's (a busy neighbour changes it less
+than the wall time).
 
 promptdeck's modules are byte-compiled first, as an installed wheel ships them.
 
@@ -132,15 +134,18 @@ def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdict
     argv += ["--root", str(root)]
     run_timed(argv, warm)  # counts, scans and the answer remembered from here on
     empties = iter(range(100_000))
+    # CPU seconds of the floor and of the nothing-cached runs: a figure a busy neighbour
+    # changes less than wall time (printed, not gated; the unmeasured first runs included).
+    cpu: dict[str, list[float]] = {"floor": [], "nothing cached": []}
 
     def nothing_cached() -> tuple[float, int]:
         home = warm_home / f"empty-{next(empties)}"
         env = {**warm, "XDG_CACHE_HOME": str(home)}
-        return run_timed(argv, env)
+        return run_timed(argv, env, cpu=cpu["nothing cached"])
 
     paths = [str(root / f) for f in files]
     runners: dict[str, Callable[[], tuple[float, int]]] = {
-        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths]),
+        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths], cpu=cpu["floor"]),
         "inspect, caches warm": lambda: run_timed(argv, warm),
         "inspect, counts and scans warm, answer cache off": lambda: run_timed(argv, no_answer),
         "inspect, nothing cached": nothing_cached,
@@ -192,6 +197,13 @@ def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdict
         floor,
         1.1,
         faster=False,
+    )
+    ratios = [m / f for m, f in zip(cpu["nothing cached"][1:], cpu["floor"][1:], strict=True)]
+    print(
+        f"  (not gated) CPU time, nothing cached / floor: {statistics.median(ratios):.2f}× "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}); "
+        f"median {statistics.median(cpu['nothing cached'][1:]) * 1000:.0f} ms"
+        f" vs {statistics.median(cpu['floor'][1:]) * 1000:.0f} ms"
     )
     ratios = [
         m[0] / f[0]

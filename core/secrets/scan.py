@@ -5,29 +5,36 @@ file's text is scanned before it is shown as part of a prompt; a finding names t
 line and the kind of secret (``AWS Access Key``, ``Private Key`` …) — never the secret itself.
 
 Every plugin of detect-secrets is on, with the library's default filters (placeholders,
-templated values, UUIDs, indirect references …), as ``detect-secrets scan`` runs them, with two
+templated values, UUIDs, indirect references …), as ``detect-secrets scan`` runs them, with
 changes of cost and none of verdict:
 
 * **A prefilter picks the lines the detectors see.** Running every plugin on every line costs
   about a millisecond a line of prose. Each plugin only reports what one of its patterns
   matches, and every such match contains a short anchor (``akia``, ``ghp_``, ``begin … private
-  key``, a quoted run of 9+ base64 characters, a keyword such as ``password`` …). One combined
-  pattern of those anchors runs over the (lower-cased) text in one pass; the plugins and the
-  library's filters then run, unchanged and with the whole file as their context, on the lines
-  it marks only. A plugin set this module does not know (a newer detect-secrets) turns the
-  prefilter off: every line is scanned. A test on a corpus of secrets and look-alikes checks
-  the verdicts equal a full ``scan_file``.
+  key``, a quoted run of hex or base64 long enough to pass the entropy limit, a keyword such as
+  ``password`` …). The anchors (:data:`ANCHORS`) run over the (lower-cased) text; the plugins
+  and the library's filters then run, unchanged and with the whole file as their context, on
+  the lines they mark only — the lines detect-secrets checks, after its rewrite of
+  configuration files. A plugin set this module does not know (a newer detect-secrets) turns
+  the prefilter off: every line is scanned.
+* **A file no anchor can mark is judged without the library** (:func:`_surely_clean`): its
+  own lines hold no anchor, and neither do the lines detect-secrets' configuration rewrite
+  would make of it (``key = "value"``, quotes added), checked with the same parser. Most
+  injected files are prose, so a first ``inspect`` usually imports no part of detect-secrets.
 * **The indirect-reference filter** (``secret = get_key()``) runs a regex that costs
   milliseconds on long lines; it is applied to the lines with a finding only, with the same
   verdict.
+
+Tests on a corpus of secrets, look-alikes and configuration files (ini, env, YAML, JSON, with
+and without quotes) check the verdicts equal a full ``scan_file``.
 
 Results are remembered by the text's sha256, its file suffix (detect-secrets picks a parser by
 extension) and the scanner's identity (:func:`scanner_identity`: the library's version and this
 module's settings) — in this process and, through the store the caller passes (the injection
 passes :mod:`promptdeck.core.tokens.results`), across processes — so an unchanged file is
 scanned once. A remembered result is only used when the library is the
-version it was computed with; detect-secrets itself (and the ``requests`` chain it imports) is
-imported only when something has to be scanned.
+version it was computed with; detect-secrets itself is imported only when something has to be
+scanned, and never with ``requests`` (see :mod:`.detectors`).
 
 detect-secrets keeps its settings in a process-wide object, shared with the staging check of
 :mod:`.paths`: every scan goes through :func:`.detectors.detectors`.
