@@ -119,7 +119,7 @@ class TokenCache(SqliteStore):
         byte) is treated as a miss.
         """
         with self._lock:
-            db = self._open()
+            db = self._open_to_read()
             if db is None:
                 return None
             try:
@@ -155,7 +155,7 @@ class TokenCache(SqliteStore):
         with self._lock:
             if not self._pending:
                 return
-            db = self._open()
+            db = self._open_to_write()
             if db is None:
                 return
             rows, self._pending = self._pending, []

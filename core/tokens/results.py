@@ -66,7 +66,7 @@ class ResultCache(SqliteStore):
     def get(self, kind: str, key: bytes) -> Any:
         """The remembered JSON value for ``(kind, key)``, or None."""
         with self._lock:
-            db = self._open()
+            db = self._open_to_read()
             if db is None:
                 return None
             try:
@@ -87,7 +87,7 @@ class ResultCache(SqliteStore):
         """Remember ``value`` (JSON-serialisable) for ``(kind, key)``, replacing an older one."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            db = self._open()
+            db = self._open_to_write()
             if db is None:
                 return
             try:

@@ -76,6 +76,9 @@ class SqliteStore:
         """One line saying the file was foreign or damaged and was set aside (else None)."""
         self._db: Any = None
         self._lock = threading.Lock()
+        self._new = False
+        # True from creating the file until this store first writes to it: every lookup is a
+        # miss then, so none is made (an entry another process adds meanwhile is computed again).
 
     # ------------------------------------------------------------------ opening
 
@@ -110,6 +113,7 @@ class SqliteStore:
                     db.execute(self.SCHEMA)
                     db.execute(f"PRAGMA application_id = {self.APPLICATION_ID}")
                     db.execute(f"PRAGMA user_version = {self.SCHEMA_VERSION}")
+                    self._new = True
                 elif app_id != self.APPLICATION_ID:
                     raise Foreign(f"tables {', '.join(tables)} without this store's id")
                 db.execute("COMMIT")
@@ -142,6 +146,19 @@ class SqliteStore:
                 self._disable(exc)
             # Busy: another process is creating or writing the file; try again next time.
         return self._db
+
+    def _open_to_read(self) -> Any:
+        """:meth:`_open`, but None while the file is one this store has just created and not
+        written to yet (a lookup there is a miss). Call with ``self._lock`` held."""
+        db = self._open()
+        return None if self._new else db
+
+    def _open_to_write(self) -> Any:
+        """:meth:`_open`, for a write: lookups are made from here on. Call with ``self._lock``
+        held."""
+        db = self._open()
+        self._new = False
+        return db
 
     def _set_aside(self, exc: BaseException) -> None:
         """Delete a foreign or damaged file (and its WAL files) and say so in :attr:`notice`."""
