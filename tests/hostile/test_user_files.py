@@ -1,6 +1,7 @@
 """User files stay the user's: a ``PROMPTDECK_TOKEN_CACHE`` naming an existing file that is
 not promptdeck's own cache (a note, another program's SQLite database, a link) is refused in
-one line and left byte for byte; the command itself still works."""
+one line and left byte for byte; the command itself still works. promptdeck's own cache files
+found damaged or foreign in its cache folder are rebuilt, with one line each."""
 
 from __future__ import annotations
 
