@@ -15,8 +15,9 @@ from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
 from ..core.project import Workspace
 from ..core.tokens import get_counter, priced_model
+from . import table
 from .common import console, encoding_from, print_json, warn, workspace_from
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 if TYPE_CHECKING:
     from ..core.cost import CacheMeter, CostForecast
@@ -119,7 +120,7 @@ PAIR_COLUMNS = (
 
 def print_cache(meter: CacheMeter) -> None:
     """The meter as two tables and its flags."""
-    plain = not is_terminal()
+    plain = not table.is_terminal()
     shown = console()
     print_records(
         LAYER_COLUMNS,
@@ -177,7 +178,7 @@ def print_cost(predicted: CostForecast) -> None:
     """The forecast as a table, its total and where its prices come from."""
     from ..core.cost import money
 
-    plain = not is_terminal()
+    plain = not table.is_terminal()
     rows = [
         [
             "cost",
