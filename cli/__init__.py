@@ -40,7 +40,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "run holds the story · 8 run refused: likely secrets in the injection "
         "(--allow-secrets) · 9 run refused: over the phase's token budget · 10 run refused: the "
         "project's config names the agent's program and is not trusted (promptdeck trust) · "
-        "11 the status write-back failed · 12 capture: no client, a timeout, or no request · "
+        "11 the status write-back failed · 12 capture: no client, too old, a timeout, another "
+        "host tried, or no request · "
         "130 Ctrl-C.",
     )
     parser.add_argument(
