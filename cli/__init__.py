@@ -114,10 +114,10 @@ def _parsed_and_run(args_list: list[str]) -> int:
 
 
 def _cache_notice() -> None:
-    """One line on stderr if the remembered-results file was foreign or damaged (rebuilt)."""
-    store = sys.modules.get("promptdeck.core.tokens.results")
-    notice = getattr(store, "result_cache_notice", lambda: None)()
-    if notice:
+    """One line on stderr for each cache file found foreign or damaged (and rebuilt)."""
+    # Read from the module only if this process loaded it: an answered command never did.
+    store = sys.modules.get("promptdeck.core.tokens.store")
+    for notice in getattr(store, "store_notices", list)():
         print(f"{PROG}: {printable_line(notice)}", file=sys.stderr)
 
 

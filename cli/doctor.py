@@ -22,9 +22,10 @@ from ..core.stories import (
     load_catalog,
     where_stories_come_from,
 )
+from . import table
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(doctor_payload(catalog))
         return EXIT_OK
     console = common_console()
-    plain = not is_terminal()
+    plain = not table.is_terminal()
     if not catalog.stories:
         # Say what was looked at, so an empty plan is never an empty screen.
         for line in where_stories_come_from(workspace):
