@@ -1,10 +1,12 @@
 """``promptdeck doctor``: the whole plan as promptdeck reads it, and what it could not read.
 
 Every story once, with how it is kept (its layout), its status and the ``file:line`` the
-status came from, whether another source drifts from it, why its key is past BMAD's grammar,
-and its own files; then every plan entry or file that could not be read, with ``file:line``
-and why; then the specs tied to no story. The other commands print one line per kind of
-note and point here for the details.
+status came from (and the word written there when the board shows it otherwise: a v7 plan's
+``built`` is review), whether another source drifts from it, why its key is past BMAD's
+grammar, its own files, and the files that claim it too but are not its own; then every
+plan entry or file that could not be read, with ``file:line`` and why; then the specs tied
+to no story. The other commands print one line per kind of note and point here for the
+details.
 """
 
 from __future__ import annotations
@@ -71,8 +73,11 @@ def _status_cell(story: Story) -> str:
 
 def _notes_cell(story: Story) -> str:
     notes = [f"drifts: {drift}" for drift in story.status_drift]
+    if story.status_note:
+        notes.append(story.status_note)
     if story.off_grammar:
         notes.append(story.off_grammar)
+    notes.extend(f"second claim, not injected: {claim.path}" for claim in story.second_claims)
     return "; ".join(notes) or "—"
 
 

@@ -19,7 +19,8 @@ files only, never
   ``.yml``, ``.txt``) are key-matched candidates, and hidden files never are;
 - every included file is scanned for credentials (:mod:`promptdeck.core.secrets.scan`): findings
 name the file,
-  the line and the kind, never the secret;
+  the line and the kind, never the secret; a commit hash in a plan's front matter is none
+  (:mod:`promptdeck.core.secrets.commits`);
 - content holding ``</file>`` or ``</file_injections>`` is flagged: it breaks the envelope.
 
 This module builds and checks; what it builds is :mod:`.model`,
@@ -36,6 +37,7 @@ from pathlib import Path
 from ..errors import InjectionTooLarge
 from ..project.config import Config, load_config
 from ..project.workspace import Workspace
+from ..secrets.commits import drop_commit_hashes
 from ..secrets.scan import scan_text
 from ..stories.model import Story
 from ..stories.sources import openspec
@@ -106,6 +108,7 @@ def build_injection(
     left_out: Sequence[str] = (),
     own_reason: tuple[str, str] | None = None,
     nested_keys: Sequence[str] = (),
+    second_claims: Sequence[StoryContextFile] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -142,6 +145,8 @@ def build_injection(
             v7 ticket's files, a bmad-spec story's); None: an OpenSpec change's documents.
         nested_keys: keys of known stories under ``story_keys`` (``10-1-5`` under
             ``10-1``): their files are theirs, never candidates here.
+        second_claims: files that claim the story too but are not its own (a second build
+            spec of its key), each with its reason: rows left out, never read.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -169,7 +174,13 @@ def build_injection(
         scan_secrets=scan_secrets,
         project_context=project_context,
         nested_keys=nested_keys,
-        plan=PlanFiles(tuple(context_files), tuple(derived), tuple(left_out), own_reason),
+        plan=PlanFiles(
+            tuple(context_files),
+            tuple(derived),
+            tuple(left_out),
+            own_reason,
+            tuple(second_claims),
+        ),
         choices=(excluded_files, included_files),
     )
 
@@ -230,7 +241,9 @@ def _build(
         if candidate.status == INCLUDED and not candidate.derived:
             read_candidate(candidate, root, config.injection_error_bytes)
             if scan_secrets and candidate.content is not None:
-                candidate.secrets = scan_text(candidate.shown, candidate.content, shared_results())
+                found = scan_text(candidate.shown, candidate.content, shared_results())
+                # A plan's own commit hash (``baseline_revision``) is not a credential.
+                candidate.secrets = drop_commit_hashes(candidate.content, found)
                 if candidate.secrets:
                     candidate.flags = (*candidate.flags, "secrets")
 
@@ -397,6 +410,9 @@ def build_story_injection(
         left_out=selection.left_out,
         own_reason=OWN_REASONS.get(story.layout),
         nested_keys=story.nested_keys,
+        second_claims=tuple(
+            StoryContextFile(claim.path, claim.reason) for claim in story.second_claims
+        ),
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,

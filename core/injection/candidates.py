@@ -43,6 +43,7 @@ from .model import (
     WHY_HEADING,
     WHY_OWN_KEY,
     WHY_PATTERN,
+    WHY_SECOND_CLAIM,
     WHY_SPEC,
 )
 
@@ -99,12 +100,15 @@ class PlanFiles:
         left_out: paths the user left out: listed, excluded.
         own_reason: ``(why, reason)`` of the story's own files when no key names them;
             None: an OpenSpec change's documents.
+        second_claims: files that claim the story too but are not its own (a second build
+            spec of its key), each with the reason: listed, left out.
     """
 
     context_files: tuple[StoryContextFile, ...] = ()
     derived: tuple[DerivedText, ...] = ()
     left_out: tuple[str, ...] = ()
     own_reason: tuple[str, str] | None = None
+    second_claims: tuple[StoryContextFile, ...] = ()
 
 
 NO_PLAN_FILES = PlanFiles()
@@ -241,6 +245,17 @@ def plan_candidates(
                     why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
                 )
             )
+
+    # Files that claim the story too but lost to its own file: the key scan finds them by
+    # name, so each is kept as a row that says whose file the story uses, never sent.
+    for claim in plan.second_claims:
+        holders = [c for group in groups.values() for c in group if c.shown == claim.path]
+        if not holders:
+            holders = [Candidate(claim.path, "story", "", root / claim.path, False)]
+            groups["story"].append(holders[0])
+        for candidate in holders:
+            candidate.wanted, candidate.reason = False, claim.reason
+            candidate.why = WHY_SECOND_CLAIM
 
     # 5. Additional explicit files, relative to the root unless absolute.
     for name in additional_files:

@@ -47,6 +47,7 @@ WHY_SPEC: Final = "spec"
 WHY_EPIC_CONTEXT: Final = "epic context"
 WHY_PLAN: Final = "plan entry"
 WHY_DERIVED: Final = "config text"
+WHY_SECOND_CLAIM: Final = "second claim"
 WHY = (
     WHY_OWN_KEY,
     WHY_HEADING,
@@ -59,12 +60,14 @@ WHY = (
     WHY_EPIC_CONTEXT,
     WHY_PLAN,
     WHY_DERIVED,
+    WHY_SECOND_CLAIM,
 )
 """Why a file is a candidate of a story's injection: its name starts with the story's key
 (``own key``); it is the story file its ``# Story`` heading names (``heading``); its name
 holds the key in one of seed 000's patterns, or its words make it a discovery note or a
 tech-spec (``category pattern``); the project context; a document of the OpenSpec change
-(``change file``); the user added it; a spec's ``context:`` list asks for it."""
+(``change file``); the user added it; a spec's ``context:`` list asks for it; it claims the
+story too but another file is the story's own (``second claim``: listed, left out)."""
 
 
 def largest_first(

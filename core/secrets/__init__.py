@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .commits import drop_commit_hashes
     from .detectors import all_detectors
     from .paths import secret_content_reason, secret_name_reason
     from .scan import SecretFinding
 
 _HOMES = {
     "all_detectors": ".detectors",
+    "drop_commit_hashes": ".commits",
     "secret_content_reason": ".paths",
     "secret_name_reason": ".paths",
     "SecretFinding": ".scan",
@@ -28,6 +30,7 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 __all__ = [
     "SecretFinding",
     "all_detectors",
+    "drop_commit_hashes",
     "secret_content_reason",
     "secret_name_reason",
 ]

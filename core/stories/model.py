@@ -46,6 +46,24 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class SecondClaim:
+    """A file that claims a story another file already holds (two build specs of one key):
+    listed with the story and explained, never injected as the story's own.
+
+    Attributes:
+        path: root-relative path of the file.
+        reason: one readable line: which file the story uses instead, and why.
+    """
+
+    path: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The JSON shape used under ``"second_claims"``."""
+        return {"path": self.path, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Story:
     """One unit of work an agent is given.
 
@@ -72,12 +90,16 @@ class Story:
         status_drift: one readable line per source that disagrees with ``status``.
         status_known: False when ``status`` is a value outside every known enum, kept
             verbatim (never read as backlog or done).
+        status_note: how the written status was read when it is not a story status itself
+            (``plan status 'built' … shown as review``); empty otherwise.
         off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
             letter epic); empty when BMAD reads it too.
         context_files: root-relative files a spec's ``context:`` list asks for.
         nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``) or
             ending with it (the prefixed track key ``petition-1-8`` for ``1-8``): a file
             whose name starts with one is that story's, never this one's.
+        second_claims: files that claim this story too but lost to ``path`` (a second build
+            spec of the same key): listed with the reason, never injected as its own.
     """
 
     id: str
@@ -99,6 +121,8 @@ class Story:
     off_grammar: str = ""
     context_files: tuple[str, ...] = ()
     nested_keys: tuple[str, ...] = ()
+    status_note: str = ""
+    second_claims: tuple[SecondClaim, ...] = ()
 
     @property
     def record_path(self) -> str | None:
@@ -131,10 +155,12 @@ class Story:
             "layout": self.layout,
             "status_source": self.status_source,
             "status_known": self.status_known,
+            "status_note": self.status_note,
             "status_drift": list(self.status_drift),
             "off_grammar": self.off_grammar,
             "files": list(self.files),
             "context_files": list(self.context_files),
+            "second_claims": [claim.to_dict() for claim in self.second_claims],
         }
 
 

@@ -65,7 +65,7 @@ EXPECTED: dict[str, dict[str, tuple[str, str, str]]] = {
         "1-2": ("v7", "waiting-on-design", "epic-cart/story-remove-item-plan.md:3"),
         "1-2a": ("v7", "review", "epic-cart/story-cart-badge-plan.md:3"),
         "1-3": ("v7", "backlog", "epic-cart/tickets.toml:22"),
-        "2-1": ("v7", "in-progress", "epic-payment/story-card-form-plan.md:3"),
+        "2-1": ("v7", "in-progress", "epic-payment/story-card-form-plan.md:5"),
         "2-2": ("v7", "review", "epic-payment/bug-double-charge-plan.md:3"),
         "backlog:rounding": ("v7", "backlog", "_bmad-output/backlog/bug-rounding-plan.md:2"),
     },
@@ -99,6 +99,7 @@ def test_stories_json_lists_the_v63_specs_and_the_unattached_quick_spec(tmp_path
         "1-1": ("classic", "done"),
         "1-2": ("spec", "in-progress"),
         "1-3": ("spec", "backlog"),
+        "1-4": ("spec", "in-progress"),
         "2-1": ("spec", "backlog"),
         "3-1": ("spec", "backlog"),
     }
@@ -148,3 +149,35 @@ def test_inspect_leave_out_keeps_the_row_and_drops_the_text(tmp_path: Path) -> N
     payload = run(root, "inspect", "1-2", "--leave-out", "docs/architecture.md")
     rows = story_rows(payload)
     assert rows["docs/architecture.md"] == ("excluded", "left out (context: list)")
+
+
+def test_doctor_and_inspect_agree_on_a_story_three_specs_claim(tmp_path: Path) -> None:
+    root = copy(tmp_path, "v63-specs")
+    art = "_bmad-output/implementation-artifacts"
+    doctor = run(root, "doctor")
+    story = next(s for s in doctor["stories"] if s["id"] == "1-4")
+    assert story["files"] == [f"{art}/spec-1-4-remember-me.md"]
+    claims = {c["path"]: c["reason"] for c in story["second_claims"]}
+    assert set(claims) == {f"{art}/spec-1-4-cookie-flags.md", f"{art}/spec-1-4-token-rotation.md"}
+    unreadable = {u["path"]: u["reason"] for u in doctor["unreadable"] if u["key"] == "1-4"}
+    assert unreadable == claims
+    inspected = run(root, "inspect", "1-4")
+    rows = story_rows(inspected)
+    assert rows[f"{art}/spec-1-4-remember-me.md"][0] == "included"
+    for path, reason in claims.items():
+        assert rows[path] == ("excluded", reason)
+    assert inspected["secrets"] == []
+
+
+def test_doctor_shows_a_built_plan_as_review_with_the_word_and_its_source(
+    tmp_path: Path,
+) -> None:
+    doctor = run(copy(tmp_path, "v7-initiative"), "doctor")
+    badge = next(s for s in doctor["stories"] if s["id"] == "1-2a")
+    assert (badge["status"], badge["status_known"]) == ("review", True)
+    plan = "_bmad-output/initiative-checkout/epic-cart/story-cart-badge-plan.md:3"
+    assert badge["status_source"] == plan
+    assert (
+        badge["status_note"]
+        == f"plan status 'built' ({plan}) shown as review, as BMAD's board does"
+    )

@@ -17,15 +17,26 @@ from promptdeck.core.stories.catalog import load_catalog
 ART = "_bmad-output/implementation-artifacts"
 
 
-def spec_with_context(tmp_path: Path, *paths: str) -> Workspace:
+V7 = "_bmad-output/initiative-probe"
+
+
+def spec_with_context(tmp_path: Path, *paths: str, layout: str = "spec") -> Workspace:
+    """Story 1-1 whose plan lists ``paths``: a v6.3 build spec, or a v7 ticket's plan."""
     listed = "".join(f"  - '{p}'\n" for p in paths)
-    return make_workspace(
-        tmp_path / "project",
-        {
-            f"{ART}/spec-1-1-probe.md": f"---\nstatus: ready-for-dev\ncontext:\n{listed}---\n",
-            "docs/ok.md": "fine\n",
-        },
-    )
+    if layout == "v7":
+        files = {
+            "_bmad/custom/config.user.toml": (
+                '[modules.bmm]\nactive_initiative = "initiative-probe"\n'
+            ),
+            f"{V7}/tickets.toml": '[[epic]]\nid = 1\nslug = "epic-probe"\n',
+            f"{V7}/epic-probe/tickets.toml": '[[entry]]\nid = 1\ntitle = "Probe"\n',
+            f"{V7}/epic-probe/story-probe-plan.md": (
+                f"---\nticket: 1\nstatus: in-progress\ncontext:\n{listed}---\n"
+            ),
+        }
+    else:
+        files = {f"{ART}/spec-1-1-probe.md": f"---\nstatus: ready-for-dev\ncontext:\n{listed}---\n"}
+    return make_workspace(tmp_path / "project", {**files, "docs/ok.md": "fine\n"})
 
 
 def story_rows(workspace: Workspace) -> dict[str, tuple[str, str]]:
@@ -37,7 +48,10 @@ def story_rows(workspace: Workspace) -> dict[str, tuple[str, str]]:
     return {f.path: (f.status, f.reason) for f in injection.files if f.category == "story"}
 
 
-def test_context_entries_pointing_out_of_the_project_are_rows_never_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["spec", "v7"])
+def test_context_entries_pointing_out_of_the_project_are_rows_never_read(
+    tmp_path: Path, layout: str
+) -> None:
     (tmp_path / "secret.md").write_text("OUTSIDE-SECRET\n")
     ws = spec_with_context(
         tmp_path,
@@ -45,6 +59,7 @@ def test_context_entries_pointing_out_of_the_project_are_rows_never_read(tmp_pat
         str(tmp_path / "secret.md"),
         "{project-root}/docs/link.md",
         "{project-root}/docs/ok.md",
+        layout=layout,
     )
     (ws.root / "docs/link.md").symlink_to(tmp_path / "secret.md")
     rows = story_rows(ws)
@@ -55,8 +70,13 @@ def test_context_entries_pointing_out_of_the_project_are_rows_never_read(tmp_pat
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
-def test_a_context_entry_naming_a_fifo_or_a_device_is_never_opened(tmp_path: Path) -> None:
-    ws = spec_with_context(tmp_path, "{project-root}/docs/pipe.md", "{project-root}/docs/zero.md")
+@pytest.mark.parametrize("layout", ["spec", "v7"])
+def test_a_context_entry_naming_a_fifo_or_a_device_is_never_opened(
+    tmp_path: Path, layout: str
+) -> None:
+    ws = spec_with_context(
+        tmp_path, "{project-root}/docs/pipe.md", "{project-root}/docs/zero.md", layout=layout
+    )
     os.mkfifo(ws.root / "docs/pipe.md")
     (ws.root / "docs/zero.md").symlink_to("/dev/zero")
     rows = story_rows(ws)  # a FIFO opened for reading would block here

@@ -22,6 +22,7 @@ from promptdeck.core.stories.writeback import write_back
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 CART = "_bmad-output/initiative-checkout/epic-cart"
+PAYMENT = "_bmad-output/initiative-checkout/epic-payment"
 
 
 def fixture(tmp_path: Path, name: str) -> Workspace:
@@ -53,7 +54,7 @@ def test_build_specs_are_stories_or_attach_to_the_story_of_their_key(tmp_path: P
     ws = fixture(tmp_path, "v63-specs")
     catalog = load_catalog(ws)
     stories = by_id(catalog)
-    assert list(stories) == ["1-1", "1-2", "1-3", "2-1", "3-1"]
+    assert list(stories) == ["1-1", "1-2", "1-3", "1-4", "2-1", "3-1"]
     assert stories["1-1"].layout == "classic"
     # 1-2 and 1-3 are in sprint-status.yaml with no story file: the spec is their file.
     spec = f"{ARTIFACTS}/spec-1-2-password-reset.md"
@@ -151,8 +152,93 @@ def test_quick_specs_are_unattached_unless_the_config_attaches_them(tmp_path: Pa
 def test_the_one_story_lookup_reads_the_spec_as_the_full_catalog_does(tmp_path: Path) -> None:
     ws = fixture(tmp_path, "v63-specs")
     full = by_id(load_catalog(ws))
-    for story_id in ("1-2", "1-3", "3-1"):
+    for story_id in ("1-2", "1-3", "1-4", "3-1"):
         assert load_story_catalog(ws, story_id).find(story_id) == full[story_id]
+
+
+REMEMBER = f"{ARTIFACTS}/spec-1-4-remember-me.md"
+COOKIES = f"{ARTIFACTS}/spec-1-4-cookie-flags.md"
+ROTATION = f"{ARTIFACTS}/spec-1-4-token-rotation.md"
+
+
+def test_of_three_specs_for_one_key_the_one_named_for_the_entry_is_the_story_s(
+    tmp_path: Path,
+) -> None:
+    ws = fixture(tmp_path, "v63-specs")
+    catalog = load_catalog(ws)
+    story = by_id(catalog)["1-4"]
+    # spec-1-4-cookie-flags.md comes first by name; the entry is 1-4-remember-me.
+    assert (story.path, story.files, story.title) == (REMEMBER, (REMEMBER,), "Remember me")
+    assert story.context_files == ("docs/security.md", f"{ARTIFACTS}/epic-1-context.md")
+    # The others in the order they ranked: a story_key naming the story, then a name alone.
+    assert [c.path for c in story.second_claims] == [ROTATION, COOKIES]
+    told = {e.path: e.reason for e in catalog.unreadable if e.key == "1-4"}
+    assert set(told) == {COOKIES, ROTATION}
+    for claim in story.second_claims:
+        assert told[claim.path] == claim.reason
+        assert f"{REMEMBER} is its spec" in claim.reason
+        assert "named for the sprint-status entry 1-4-remember-me" in claim.reason
+
+
+def test_inspect_and_doctor_agree_on_the_specs_of_a_story_claimed_three_times(
+    tmp_path: Path,
+) -> None:
+    ws = fixture(tmp_path, "v63-specs")
+    catalog = load_catalog(ws)
+    injection = inject(ws, by_id(catalog)["1-4"])
+    shown = rows(injection)
+    assert shown[REMEMBER][1] == "included"
+    told = {e.path: e.reason for e in catalog.unreadable}
+    for loser in (COOKIES, ROTATION):
+        # Listed as a row, with the reason doctor gives; its text never sent.
+        assert shown[loser] == ("story", "excluded", told[loser])
+        assert next(f.why for f in injection.files if f.path == loser) == "second claim"
+    assert "The session cookie is readable" not in injection.text
+    assert "A remembered token never changes" not in injection.text
+    # A losing spec's context list is not the story's either.
+    assert "docs/architecture.md" not in shown
+    assert shown["docs/security.md"] == ("story", "included", "context: list")
+
+
+def test_without_a_spec_named_for_the_entry_story_key_decides_then_the_name(
+    tmp_path: Path,
+) -> None:
+    ws = fixture(tmp_path, "v63-specs")
+    (ws.root / REMEMBER).unlink()
+    story = by_id(load_catalog(ws))["1-4"]
+    # A story_key that names the story beats a name alone, though it sorts last.
+    assert story.path == ROTATION
+    assert "its story_key 1-4-token-rotation names the story" in story.second_claims[0].reason
+    rotation = (ws.root / ROTATION).read_text()
+    (ws.root / ROTATION).write_text(rotation.replace("1-4-token-rotation", "1-4-remember-me"))
+    (ws.root / COOKIES).write_text(
+        (ws.root / COOKIES).read_text().replace("status:", "story_key: '1-4'\nstatus:")
+    )
+    story = by_id(load_catalog(open_workspace(ws.root)))["1-4"]
+    assert story.path == ROTATION
+    assert "its story_key is the sprint-status entry 1-4-remember-me" in (
+        story.second_claims[0].reason
+    )
+    # Two specs as good as each other: the first by name, and the note says so.
+    (ws.root / ROTATION).unlink()
+    (ws.root / ARTIFACTS / "spec-1-4-a-first.md").write_text("---\nstatus: done\n---\n")
+    (ws.root / COOKIES).write_text("---\nstatus: done\n---\n")
+    story = by_id(load_catalog(open_workspace(ws.root)))["1-4"]
+    assert story.path == f"{ARTIFACTS}/spec-1-4-a-first.md"
+    assert "it comes first by name" in story.second_claims[0].reason
+
+
+def test_a_plan_s_commit_hash_is_no_secret_but_a_credential_beside_it_is(
+    tmp_path: Path,
+) -> None:
+    ws = fixture(tmp_path, "v63-specs")
+    story = by_id(load_catalog(ws))["1-4"]
+    assert inject(ws, story).secrets == ()
+    spec = ws.root / REMEMBER
+    leaked = "deploy_token: 'b8e4f1a93c7d2e6f5a0b9c8d7e6f5a4b3c2d1e0f'\n"
+    spec.write_text(spec.read_text().replace("context:", leaked + "context:", 1))
+    found = inject(ws, story).secrets
+    assert {(f.path, f.line) for f in found} == {(REMEMBER, 6)}
 
 
 def test_a_malformed_front_matter_is_named_with_its_line(tmp_path: Path) -> None:
@@ -164,7 +250,7 @@ def test_a_malformed_front_matter_is_named_with_its_line(tmp_path: Path) -> None
     broken = [e for e in catalog.unreadable if e.path.endswith("spec-2-2-broken.md")]
     assert len(broken) == 1 and broken[0].line is not None and broken[0].line >= 3
     assert "front matter" in broken[0].reason
-    assert {"1-1", "1-2", "1-3", "2-1", "3-1"} <= set(by_id(catalog))
+    assert {"1-1", "1-2", "1-3", "1-4", "2-1", "3-1"} <= set(by_id(catalog))
 
 
 def test_a_spec_moves_its_own_status_after_a_phase(tmp_path: Path) -> None:
@@ -233,12 +319,70 @@ def test_v7_tickets_are_stories_in_build_order_with_the_plan_owning_the_status(
     assert stories["1-1"].status == "done"
     assert stories["1-1"].status_source == f"{CART}/story-add-to-cart-plan.md:3"
     assert stories["1-2a"].status == "review"  # built sits in review on BMAD's board
+    assert stories["1-2a"].status_note == (
+        f"plan status 'built' ({CART}/story-cart-badge-plan.md:3) shown as review,"
+        " as BMAD's board does"
+    )
     assert stories["2-1"].status == "in-progress"  # blocked sits in in-progress
+    assert stories["1-1"].status_note == ""  # done is done: nothing to explain
     assert stories["2-2"].status == "review"  # in-review
     # An entry with no plan is planned: backlog, from its line in tickets.toml.
     spike = stories["1-3"]
     assert (spike.status, spike.status_source) == ("backlog", f"{CART}/tickets.toml:22")
     assert stories["1-1"].group_title == "Cart"
+
+
+def test_an_epic_slug_is_its_folder_name_with_or_without_the_prefix(tmp_path: Path) -> None:
+    ws = fixture(tmp_path, "v7-initiative")
+    catalog = load_catalog(ws)
+    stories = by_id(catalog)
+    # slug = "epic-payment" (BMAD's template: the folder's own name) and slug = "cart".
+    assert stories["2-1"].group_title == "Payment" and stories["1-1"].group_title == "Cart"
+    assert stories["2-1"].context_files[0] == f"{PAYMENT}/epic-payment.md"
+    notes = [w for w in catalog.warnings if "has no folder" in w]
+    assert notes == [
+        "_bmad-output/initiative-checkout/tickets.toml line 16: epic 3 has no folder"
+        " epic-receipts/ yet"
+    ]
+
+
+def test_a_leaf_file_joins_its_entry_by_its_own_id(tmp_path: Path) -> None:
+    ws = fixture(tmp_path, "v7-initiative")
+    spike = by_id(load_catalog(ws))["1-3"]
+    assert spike.path == f"{CART}/spike-guest-carts.md"
+    # No plan: still planned, from its line in tickets.toml.
+    assert (spike.status, spike.status_source) == ("backlog", f"{CART}/tickets.toml:22")
+
+
+def test_a_v7_plan_s_context_list_is_injected_row_by_row(tmp_path: Path) -> None:
+    ws = fixture(tmp_path, "v7-initiative")
+    (tmp_path / "outside-notes.md").write_text("SECRET-OUTSIDE\n")
+    story = by_id(load_catalog(ws))["2-1"]
+    assert story.context_files == (
+        f"{PAYMENT}/epic-payment.md",
+        "docs/payments.md",
+        "../outside-notes.md",
+        "docs/missing.md",
+    )
+    injection = inject(ws, story)
+    shown = rows(injection)
+    assert shown["docs/payments.md"] == ("story", "included", "context: list")
+    assert shown["../outside-notes.md"][1] == "outside-project"
+    assert shown["docs/missing.md"][1] == "missing"
+    assert "SECRET-OUTSIDE" not in injection.text
+    assert "idempotency key" in injection.text
+    assert sum("../outside-notes.md" in w for w in injection.warnings) == 1
+    meters = {f.path: f.bytes for f in injection.files}
+    assert meters["docs/payments.md"] == (ws.root / "docs/payments.md").stat().st_size
+    # The epic's own file is the epic's context, not a context: list entry.
+    epic = next(f for f in injection.files if f.path == f"{PAYMENT}/epic-payment.md")
+    assert (epic.why, epic.reason) == ("epic context", "epic context: the ticket's epic file")
+    # Left out like any other file: the row stays, the text goes.
+    lean = inject(ws, story, Selection(left_out=("docs/payments.md",)))
+    assert rows(lean)["docs/payments.md"][1] == "excluded"
+    assert "idempotency key" not in lean.text
+    # The plan's baseline_revision is a commit, not a credential.
+    assert injection.secrets == ()
 
 
 def test_an_unknown_plan_status_is_shown_verbatim_and_the_tracker_drift_named(

@@ -18,6 +18,7 @@ to the stories.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
@@ -29,7 +30,15 @@ from ...project.listing import folder_names
 from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
 from ..keys import leading_key, natural_key, normalize_key
-from ..model import SourceResult, Story, Task, UnreadableEntry, read_status, relpath
+from ..model import (
+    SecondClaim,
+    SourceResult,
+    Story,
+    Task,
+    UnreadableEntry,
+    read_status,
+    relpath,
+)
 from .bmad import epic_of
 from .markdown import (
     PlanYamlError,
@@ -42,6 +51,7 @@ from .markdown import (
     scalar_text,
     section_lines,
 )
+from .sprint_status import SPRINT_STATUS_NAME, SprintStatusError, parse_sprint_status
 
 SPEC_PREFIX = "spec-"
 TECH_SPEC_PREFIX = "tech-spec-"
@@ -84,6 +94,7 @@ class BuildSpec:
         status_line: the line of ``status`` (0 when there is none).
         context: the ``context:`` files, in order.
         tasks: the checkboxes of its ``## Tasks …`` section.
+        story_key: front matter ``story_key`` as written (``2-3-placement``), None without.
     """
 
     path: str
@@ -94,6 +105,7 @@ class BuildSpec:
     status_line: int
     context: tuple[ContextEntry, ...]
     tasks: tuple[Task, ...]
+    story_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -160,7 +172,7 @@ def resolve_context_path(raw: str, workspace: Workspace, base: str = "") -> str 
     return posixpath.normpath(joined)
 
 
-def _context_entries(
+def context_entries(
     document: YamlDocument,
     field: str,
     reason: str,
@@ -170,6 +182,10 @@ def _context_entries(
     problems: list[UnreadableEntry],
     base: str = "",
 ) -> tuple[ContextEntry, ...]:
+    """The files a ``context:``-like list of ``document`` names (``field``: ``context``,
+    ``companions``), each resolved (:func:`resolve_context_path`) with its line and ``reason``;
+    an entry that names no usable path, or a field that is no list, is reported in
+    ``problems`` against ``rel`` and ``key``."""
     value = document.data.get(field) if isinstance(document.data, dict) else None
     if value is None:
         return ()
@@ -255,7 +271,7 @@ def read_build_spec(
     except TaskNestingError as exc:
         problems.append(UnreadableEntry(rel, None, f"tasks: {exc}", key))
         tasks = ()
-    context = _context_entries(document, "context", "context: list", workspace, rel, key, problems)
+    context = context_entries(document, "context", "context: list", workspace, rel, key, problems)
     return BuildSpec(
         path=rel,
         key=key,
@@ -265,6 +281,7 @@ def read_build_spec(
         status_line=document.line_of("status", 0) if raw_status else 0,
         context=context,
         tasks=tasks,
+        story_key=story_key,
     )
 
 
@@ -416,7 +433,7 @@ def load_spec_folder(
                 problems.append(UnreadableEntry(spec_rel, exc.line, f"front matter: {exc.message}"))
                 front = None
             if front is not None:
-                companions = _context_entries(
+                companions = context_entries(
                     front.document,
                     "companions",
                     "companions: list",
@@ -579,6 +596,72 @@ def _with_spec(story: Story, spec: BuildSpec) -> Story:
     return replace(story, files=files, context_files=context, status_drift=drift)
 
 
+class _EntryNames:
+    """The sprint-status entry name of a story (``2-3-placement-briefing``), read only when
+    two specs claim one story: the spec named for the entry is that story's."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._by_line: dict[int, str] | None = None
+        path = workspace.root / workspace.config.paths_artifacts / SPRINT_STATUS_NAME
+        self._rel = relpath(workspace.root, path)
+
+    def _lines(self) -> dict[int, str]:
+        if self._by_line is None:
+            self._by_line = {}
+            ws = self._workspace
+            text = read_text_file(ws.root / self._rel, root=ws.root, limit=ws.config.read_max_bytes)
+            # A malformed file is reported by the story source itself.
+            with contextlib.suppress(SprintStatusError):
+                if isinstance(text, str):
+                    self._by_line = {e.line: e.name for e in parse_sprint_status(text)}
+        return self._by_line
+
+    def of(self, story: Story | None) -> str | None:
+        """The entry ``story``'s status came from, or None (no entry: a spec-only story)."""
+        if story is None or not story.status_source.startswith(self._rel + ":"):
+            return None
+        line = story.status_source[len(self._rel) + 1 :]
+        return self._lines().get(int(line)) if line.isdigit() else None
+
+
+def _spec_rank(spec: BuildSpec, entry: str | None) -> tuple[int, str]:
+    """How surely ``spec`` is the story's own (lower is surer), and why."""
+    stem = posixpath.basename(spec.path)[: -len(".md")]
+    if entry is not None and stem.lower() == f"{SPEC_PREFIX}{entry}".lower():
+        return 0, f"named for the sprint-status entry {entry}"
+    written = (spec.story_key or "").strip().lower()
+    if entry is not None and written == entry.lower():
+        return 1, f"its story_key is the sprint-status entry {entry}"
+    if written:
+        return 2, f"its story_key {spec.story_key} names the story"
+    return 3, "its name starts with the story's key"
+
+
+def _choose_spec(
+    specs: list[BuildSpec], entry: str | None, story_id: str
+) -> tuple[BuildSpec, tuple[SecondClaim, ...]]:
+    """The spec of a story several specs claim, and the others as second claims.
+
+    The spec named for the sprint-status entry wins, then one whose ``story_key`` is the
+    entry, then one with a ``story_key`` at all; specs as good as each other go by name.
+    """
+    ranked = sorted(specs, key=lambda spec: (_spec_rank(spec, entry)[0], spec.path.lower()))
+    chosen = ranked[0]
+    rank, why = _spec_rank(chosen, entry)
+    if rank == _spec_rank(ranked[1], entry)[0]:
+        why = f"{why}, as are others'; it comes first by name"
+    claims = tuple(
+        SecondClaim(
+            spec.path,
+            f"also claims story {story_id}; {chosen.path} is its spec ({why}): listed, "
+            "never injected as the story's own",
+        )
+        for spec in ranked[1:]
+    )
+    return chosen, claims
+
+
 def _attach_map(workspace: Workspace) -> dict[str, str]:
     """``[specs] attach`` as {spec path or file name: story id}."""
     attach: dict[str, str] = {}
@@ -606,26 +689,27 @@ def attach_specs(
     merged = list(stories)
     problems = list(scan.problems)
     notes: list[str] = []
-    spec_of: dict[str, str] = {}
+    specs_of: dict[str, list[BuildSpec]] = {}
     for spec in scan.keyed:
-        key = spec.key or ""
-        if key in spec_of:
-            problems.append(
-                UnreadableEntry(
-                    spec.path,
-                    None,
-                    f"story {key} already has spec {spec_of[key]} (first by name); not read",
-                    key,
-                )
-            )
-            continue
-        spec_of[key] = spec.path
+        specs_of.setdefault(spec.key or "", []).append(spec)
+    entries = _EntryNames(workspace)
+    for key, specs in specs_of.items():
         index = by_key.get(key)
-        if index is None:
+        story = merged[index] if index is not None else None
+        spec, claims = (
+            _choose_spec(specs, entries.of(story), story.id if story else key)
+            if len(specs) > 1
+            else (specs[0], ())
+        )
+        problems.extend(UnreadableEntry(c.path, None, c.reason, key) for c in claims)
+        if story is None:
             by_key[key] = len(merged)
-            merged.append(_spec_story(spec, key, workspace))
+            merged.append(replace(_spec_story(spec, key, workspace), second_claims=claims))
         else:
-            merged[index] = _with_spec(merged[index], spec)
+            assert index is not None
+            merged[index] = replace(
+                _with_spec(story, spec), second_claims=(*story.second_claims, *claims)
+            )
     attach = _attach_map(workspace)
     unattached: list[str] = []
     for spec in scan.quick:
@@ -703,8 +787,10 @@ def context_reason(workspace: Workspace, story: Story, path: str) -> tuple[str, 
         newer = _newest_planning_file(workspace, mtime)
         found = EpicContext(epic.group("epic"), path, newer)
         return found.reason, ("stale",) if newer else ()
-    if story.layout == "v7" and name.startswith("epic-"):
-        return "epic file of the ticket's epic", ()
+    if story.layout == "v7" and name == posixpath.basename(posixpath.dirname(path)) + ".md":
+        # The epic's own file (``epic-<slug>/epic-<slug>.md``): BMAD builds a ticket from
+        # its entry and its epic.
+        return "epic context: the ticket's epic file", ()
     if story.layout == "bmad-spec" and story.files and story.files[0].endswith("/SPEC.md"):
         spec_md = story.files[0]
         companions: list[UnreadableEntry] = []
@@ -718,7 +804,7 @@ def context_reason(workspace: Workspace, story: Story, path: str) -> tuple[str, 
                 front = None
             if front is not None:
                 base = posixpath.dirname(spec_md)
-                listed = _context_entries(
+                listed = context_entries(
                     front.document, "companions", "", workspace, spec_md, None, companions, base
                 )
                 if any(entry.path == path for entry in listed):

@@ -3,12 +3,14 @@
 Everything lives under ``{output_folder}/{active_initiative}/``::
 
     initiative-<slug>/
-      tickets.toml                [[epic]] id, slug, title   (or [[entry]] tables directly)
+      tickets.toml                [[epic]] id, slug (the folder's name), title
+                                  (or [[entry]] tables directly)
       epic-<slug>/
         epic-<slug>.md
         tickets.toml              [[entry]] id (1 or "6a"), type story|spike|bug, title, …
-        story-<slug>.md           the story (optional)
-        story-<slug>-plan.md      front matter ``ticket: <entry id>``; owns the status
+        story-<slug>.md           the story (optional); front matter ``id: <entry id>``
+        story-<slug>-plan.md      front matter ``ticket: <entry id>``; owns the status;
+                                  ``context:`` the files the implementing agent loads
     backlog/                      story-|spike-|bug-<slug>.md (+ -plan.md), no entry
 
 The active initiative is ``active_initiative`` under ``[core]`` or ``[modules.bmm]`` of
@@ -17,7 +19,11 @@ The active initiative is ``active_initiative`` under ``[core]`` or ``[modules.bm
 tables is the build order; keys this reader does not know are ignored. Status never lives in
 ``tickets.toml``: an entry with no plan is planned, a plan carries ``status`` (joined to its
 entry by ``ticket``, never by file name), and a tracker sync may write ``tracker_status`` in
-the leaf file. TOML is read with the standard library's ``tomllib``.
+the leaf file. A plan's status shows as BMAD's board shows it (none, ``draft``,
+``ready-for-dev`` → backlog; ``in-progress``, ``blocked`` → in-progress; ``in-review``,
+``built`` → review; ``done``; ``dropped``), its own word kept in :attr:`Story.status_note`.
+An epic's ``slug`` is its folder's name (``epic-pricing-rules``); a slug written without the
+prefix names the same folder. TOML is read with the standard library's ``tomllib``.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from ...project.textfiles import TextProblem, read_text_file
 from ...project.workspace import Workspace
 from ..keys import normalize_key
 from ..model import SourceResult, Story, Task, UnreadableEntry, read_status
-from .bmad_spec import output_folder
+from .bmad_spec import ContextEntry, context_entries, output_folder
 from .markdown import (
     PlanYamlError,
     TaskNestingError,
@@ -72,6 +78,7 @@ class LeafFile:
     raw_status: str | None
     status_line: int
     tasks: tuple[Task, ...] = ()
+    context: tuple[ContextEntry, ...] = ()
 
 
 @dataclass
@@ -218,7 +225,17 @@ def _read_leaf(
     if title is None and not is_plan:
         heading = next((h for h in iter_headings(lines[start:]) if h.level == 1), None)
         title = heading.text if heading is not None and heading.text else None
-    ticket = _id_text(fields.get("ticket"))
+    # A plan names its entry by ``ticket``; a leaf file carries the entry's own ``id``
+    # (BMAD's template: "the leaf file carries it as `id:`"), older trees ``ticket``.
+    ticket = _id_text(fields.get("ticket" if is_plan else "id"))
+    if ticket is None and not is_plan:
+        ticket = _id_text(fields.get("ticket"))
+    context: tuple[ContextEntry, ...] = ()
+    if is_plan and front is not None:
+        # BMAD's plan template: ``context:`` lists the files the implementing agent loads.
+        context = context_entries(
+            front.document, "context", "context: list", workspace, rel, None, problems
+        )
     tasks: tuple[Task, ...] = ()
     if "[" in text:
         try:
@@ -235,6 +252,7 @@ def _read_leaf(
         raw_status=raw_status,
         status_line=front.document.line_of(status_field, 0) if front and raw_status else 0,
         tasks=tasks,
+        context=context,
     )
 
 
@@ -370,6 +388,16 @@ def _read_tickets(
     return _toml(path, f"{rel}/tickets.toml", workspace.root, limit, tree.problems)
 
 
+def epic_folder_name(slug: str) -> str:
+    """The folder of the epic an ``[[epic]]`` table names by ``slug``.
+
+    BMAD's own template writes the folder name itself (``slug = "epic-pricing-rules"``, "the
+    epic's folder name") and its reader looks the folder up by that name; a slug written
+    without the prefix (``pricing-rules``) names the same ``epic-pricing-rules/``.
+    """
+    return slug if slug.startswith("epic-") else f"epic-{slug}"
+
+
 def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
     """Read one initiative folder into ``tree``: its epics in order, then their entries."""
     root = workspace.root
@@ -411,14 +439,13 @@ def load_initiative(workspace: Workspace, rel: str, tree: V7Tree) -> None:
             continue
         assert isinstance(epic, dict)
         title = scalar_text(epic.get("title")) or ""
-        epic_rel = f"{rel}/epic-{slug}"
-        epic_folder = folder / f"epic-{slug}"
+        name = epic_folder_name(slug)
+        epic_rel = f"{rel}/{name}"
+        epic_folder = folder / name
         if not epic_folder.is_dir() or epic_folder.is_symlink():
-            tree.notes.append(
-                f"{toml_rel} line {line}: epic {epic_id} has no folder epic-{slug}/ yet"
-            )
+            tree.notes.append(f"{toml_rel} line {line}: epic {epic_id} has no folder {name}/ yet")
             continue
-        epic_file = f"{epic_rel}/epic-{slug}.md"
+        epic_file = f"{epic_rel}/{name}.md"
         epic_file_or_none = epic_file if (root / epic_file).is_file() else None
         epic_parsed = _read_tickets(epic_folder, epic_rel, workspace, tree)
         if epic_parsed is None:
@@ -504,9 +531,14 @@ def ticket_story(ticket: V7Ticket) -> Story:
     else:
         story_id = ticket.entry_id
     plan, leaf = ticket.plan, ticket.leaf
+    note = ""
     if plan is not None:
         status, known = plan_status(plan.raw_status)
         source = _where(plan.path, plan.status_line)
+        written = (plan.raw_status or "").strip()
+        if known and written and written.lower() != status:
+            # The board's word is the status; the plan's own word stays in sight, with where.
+            note = f"plan status '{written}' ({source}) shown as {status}, as BMAD's board does"
     else:
         # Status never lives in tickets.toml: an entry with no plan is planned.
         status, known, source = "backlog", True, ticket.source
@@ -536,8 +568,17 @@ def ticket_story(ticket: V7Ticket) -> Story:
         status_source=source,
         status_drift=drift,
         status_known=known,
-        context_files=(ticket.epic_file,) if ticket.epic_file else (),
+        status_note=note,
+        context_files=tuple(
+            dict.fromkeys([*([ticket.epic_file] if ticket.epic_file else []), *_plan_context(plan)])
+        ),
     )
+
+
+def _plan_context(plan: LeafFile | None) -> list[str]:
+    """The files a plan's ``context:`` list names, root-relative, in order (none without a
+    plan). The injection reads each inside the project only."""
+    return [entry.path for entry in plan.context] if plan is not None else []
 
 
 def load_stories(workspace: Workspace) -> tuple[SourceResult, tuple[str, ...]] | None:
