@@ -331,6 +331,28 @@ def test_two_files_claiming_one_story_are_both_shown_with_the_choice(tmp_path: P
     }
 
 
+def test_a_file_that_lost_its_claim_is_listed_with_the_story_and_never_sent(
+    tmp_path: Path,
+) -> None:
+    ws = make_workspace(
+        tmp_path,
+        {
+            f"{ART}/sprint-status.yaml": "development_status:\n  1-1-login: ready-for-dev\n",
+            f"{ART}/1-1-login.md": "# Story 1.1: Login\n\nStatus: ready-for-dev\n",
+            f"{ART}/1-1-login-old.md": "# Story 1.1: Login, first draft\n\nStatus: done\n",
+        },
+    )
+    story = load_catalog(ws).find("1-1")
+    assert [claim.path for claim in story.second_claims] == [f"{ART}/1-1-login-old.md"]
+    # The loser's name starts with the story key, so the key scan finds it: it is a row that
+    # says which file the story uses, and doctor's choice holds in the prompt too.
+    assert own_files(ws, "1-1") == {f"{ART}/1-1-login.md": "own key"}
+    injection = build_story_injection(ws, story, Selection(), command_name="dev")
+    [old] = [f for f in injection.files if f.path == f"{ART}/1-1-login-old.md"]
+    assert not old.included
+    assert old.reason.startswith("also claims story 1-1")
+
+
 def test_an_unreadable_key_says_where_and_an_unknown_one_gets_the_nearest(
     classic: Workspace,
 ) -> None:

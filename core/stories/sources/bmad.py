@@ -47,6 +47,7 @@ from ..keys import (
     read_entry_keys,
 )
 from ..model import (
+    SecondClaim,
     SkippedFile,
     SourceResult,
     StatusReading,
@@ -376,6 +377,13 @@ def _key_note(key: str, story_id: str) -> str:
     return ""
 
 
+def _with_claims(story: Story, claims: list[SecondClaim] | tuple[()]) -> Story:
+    """``story`` with the files that lost their claim on it, after any it already names."""
+    if not claims:
+        return story
+    return replace(story, second_claims=(*story.second_claims, *claims))
+
+
 def _merge(
     key: str,
     tracked: _Tracked | None,
@@ -561,8 +569,21 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
         limit,
     )
     nested = _nested_keys(every_key, keys)
+    # A file named for a story that lost its claim to another file of that story is named on
+    # the story as well as under "could not be read": the injection's key scan would find it
+    # by its name, so it becomes a row saying which file the story uses, never sent (doctor
+    # and inspect agree). A file that claims the story only by its heading is never found by
+    # that scan, and the narrowed one-story lookup does not read it, so it is not named here.
+    claims: dict[str, list[SecondClaim]] = {}
+    for loser in scan.losers:
+        named_for = leading_key(Path(loser.path).name.lower(), every_key)
+        if loser.key is not None and named_for == loser.key:
+            claims.setdefault(loser.key, []).append(SecondClaim(loser.path, loser.reason))
     stories = tuple(
-        _merge(key, tracked.get(key), files.get(key), epic_titles, plan.rel, nested[key])
+        _with_claims(
+            _merge(key, tracked.get(key), files.get(key), epic_titles, plan.rel, nested[key]),
+            claims.get(key, ()),
+        )
         for key in keys
     )
     return SourceResult(
