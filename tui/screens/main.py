@@ -18,15 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
-from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.fit import cut_lines, default_fit
 from promptdeck.core.injection import Selection, toggle_remembered
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import editor_argv
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult, unwritten_status
+from promptdeck.core.records import RunResult
 from promptdeck.core.stories import (
     WATCH_LIMIT,
     PlanSnapshot,
@@ -44,12 +42,13 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns
+from ..session.story_phases import FlowReading, PhaseChoice, read_flow
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -60,14 +59,6 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
-from .copy_menu import CopyMenuScreen
-from .epic_plan import EpicPlanScreen
-from .export import ExportScreen
-from .file_picker import FilePickerScreen
-from .help import HelpScreen, as_bound_now
-from .notices import NoticesScreen
-from .run_history import RunHistoryScreen
-from .text_view import TextViewScreen
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
@@ -79,6 +70,10 @@ when the titles need it (the preview keeps the rest)."""
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
 :mod:`promptdeck.core.stories.catalog` for why this polls)."""
+
+CACHE_ROW_DELAY_SECONDS = 0.5
+"""How long the preview rests before the cacheable-prefix row is measured (it composes every
+phase of the sequence, many times the work of one preview)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
@@ -110,6 +105,8 @@ class MainScreen(Screen[None]):
         self._plan: tuple[list[str], PlanSnapshot] | None = None
         """The plan paths watched and how they looked when the catalog was last read."""
         self._bound_said = False
+        self._opening: FlowReading | None = None
+        """The first story's flow, read with the catalog at start (used once)."""
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -122,6 +119,10 @@ class MainScreen(Screen[None]):
         )
         self.phases = PhasesPane(context, panel, id="phases")
         """The Phases region: the phase and mode chosen, the flow followed, the run shown."""
+        self._cache_request: PromptRequest | None = None
+        """The request whose cache row is shown or to be measured."""
+        self._cache_measuring = False
+        """True while the cache row's worker runs (it measures the latest request)."""
         self.runs = SessionRuns(
             self, context, panel, started=self._run_started, failed=self._show_error
         )
@@ -235,14 +236,44 @@ class MainScreen(Screen[None]):
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
+        opening = None
+        if self.catalog is None and finished is None and catalog.stories:
+            try:
+                opening = self._open_first_story(catalog)
+            except Exception:
+                opening = None
         paths = plan_paths(workspace, catalog)
         plan = (paths, take_snapshot(workspace, paths))
         unwritten = None
         if finished is not None and finished.outcome == "success":
+            from promptdeck.core.records import unwritten_status
+
             unwritten = unwritten_status(finished.run_dir, workspace.root)
         self.app.call_from_thread(
-            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten
+            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten, opening
         )
+
+    def _open_first_story(self, catalog: StoryCatalog) -> FlowReading:
+        """The app's start, off the UI thread: read the first story's flow here and start
+        composing the prompt it opens on, so the preview's first frame does not wait for the
+        story tree to be built and painted first (the screen picks both up as it would have
+        asked for them)."""
+        story = catalog.stories[0]
+        choice = self.phases.choice
+        reading = read_flow(self.context.workspace, catalog, story, choice.open_phase)
+        opening = PhaseChoice(self.context.workspace.config, choice.open_phase)
+        opening.reading = reading
+        request = opening.request(
+            story.id,
+            reading.opening.phase,
+            reading.opening.mode,
+            replace(self.selection, additional_files=()),
+        )
+        deck = self.context
+        self._composer.prepare(
+            deck.workspace, catalog, replace(request, delivery=self.delivery), deck.counter
+        )
+        return reading
 
     def _catalog_loaded(
         self,
@@ -251,6 +282,7 @@ class MainScreen(Screen[None]):
         plan: tuple[list[str], PlanSnapshot] | None = None,
         finished: RunResult | None = None,
         unwritten: str | None = None,
+        opening: FlowReading | None = None,
     ) -> None:
         reload = self.catalog is not None
         self.catalog = catalog
@@ -291,6 +323,7 @@ class MainScreen(Screen[None]):
             else:
                 self.request_compose()
         else:
+            self._opening = opening
             self.story = chosen
 
     def _poll_plan(self) -> None:
@@ -356,7 +389,10 @@ class MainScreen(Screen[None]):
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
         self.stories_pane.current = story.id if story else None
         if story is not None and self.catalog is not None:
-            self.phases.follow(story, self.catalog)
+            opening, self._opening = self._opening, None
+            if opening is not None and opening.story_id != story.id:
+                opening = None
+            self.phases.follow(story, self.catalog, opening)
 
     # ---------------------------------------------------------------- preview
 
@@ -377,13 +413,30 @@ class MainScreen(Screen[None]):
         self.notify(f"delivery: {self.delivery}", timeout=2)
         self.request_compose()
 
-    @work(thread=True, exclusive=True, group="cache", exit_on_error=False, description="Cache")
-    def _measure_cache(self, request: PromptRequest) -> None:
-        # Composing every phase of the sequence is blocking work: off the UI loop, and only
-        # for the latest prompt (exclusive).
-        line = cache_row(self.context.workspace, request, self.context.agent, self.context.counter)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(setattr, self.preview, "cache_line", line)
+    @work(group="cache", exit_on_error=False, description="Cache")
+    async def _measure_cache(self) -> None:
+        from promptdeck.core.cost import cache_row
+
+        # Composing every phase of the sequence takes far longer than the preview: the row is
+        # measured once the preview has rested, in one thread at a time (a thread cannot be
+        # stopped, and measures piling up beside the next toggle's compose slow it down).
+        # One worker follows the latest prompt until it has measured it, so no measure is
+        # ever cancelled half-way.
+        deck = self.context
+        try:
+            while True:
+                wanted = self._cache_request
+                await asyncio.sleep(CACHE_ROW_DELAY_SECONDS)
+                if wanted is None or wanted is not self._cache_request:
+                    continue
+                line = await asyncio.to_thread(
+                    cache_row, deck.workspace, wanted, deck.agent, deck.counter
+                )
+                if wanted is self._cache_request:
+                    self.preview.cache_line = line
+                    return
+        finally:
+            self._cache_measuring = False
 
     def request_compose(self, *, story_changed: bool = False) -> None:
         """Recompose the preview (debounced when changes come in a burst)."""
@@ -415,13 +468,23 @@ class MainScreen(Screen[None]):
         self.preview.why = self.phases.choice.why_shown(request.phase, request.mode)
         self.preview.prompt = prompt
         if counted:
-            self._measure_cache(prompt.request)
+            measured = self._cache_request
+            request = prompt.request
+            if measured is None or not _same_cache_row(measured, request):
+                # The row of another state is never left standing beside this one.
+                self.preview.cache_line = ""
+            self._cache_request = request
+            if not self._cache_measuring:
+                self._cache_measuring = True
+                self._measure_cache()
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message
 
     @on(PreviewPane.TextChosen)
     def _text_chosen(self, event: PreviewPane.TextChosen) -> None:
+        from .text_view import TextViewScreen
+
         self.app.push_screen(TextViewScreen(event.title, event.text, event.subtitle))
 
     # ---------------------------------------------------------------- inclusion
@@ -446,6 +509,7 @@ class MainScreen(Screen[None]):
 
     def action_add_file(self) -> None:
         """``a``: pick a file of the project and add it."""
+        from .file_picker import FilePickerScreen
 
         def chosen(path: str | None) -> None:
             added = self.selection.additional_files
@@ -493,6 +557,10 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="fit", exit_on_error=False, description="Fitting")
     async def _fit(self, prompt: ComposedPrompt) -> None:
+        from promptdeck.core.fit import cut_lines, default_fit
+
+        from .text_view import TextViewScreen
+
         workspace, counter = self.context.workspace, self.context.counter
         answer = await asyncio.to_thread(default_fit, workspace, prompt, counter)
         lines = await asyncio.to_thread(cut_lines, prompt, workspace.root)
@@ -511,6 +579,7 @@ class MainScreen(Screen[None]):
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
+        from .file_picker import FilePickerScreen
 
         def chosen(path: str | None) -> None:
             if path:
@@ -614,6 +683,8 @@ class MainScreen(Screen[None]):
 
     def action_history(self) -> None:
         """``h``: the runs of this workspace."""
+        from .run_history import RunHistoryScreen
+
         self.app.push_screen(RunHistoryScreen(self.context))
 
     def selected_file(self) -> str:
@@ -696,6 +767,8 @@ class MainScreen(Screen[None]):
 
     def action_copy(self) -> None:
         """``y``: a menu — the file path, a layer's text, the user message, the system prompt."""
+        from .copy_menu import CopyMenuScreen
+
         choices = self.copy_choices()
         if not choices:
             self.notify("the prompt is still being composed", severity="warning")
@@ -718,6 +791,8 @@ class MainScreen(Screen[None]):
 
     def action_epic_plan(self) -> None:
         """``E``: the forecast of the selected story's epic (``plan --epic``'s rows)."""
+        from .epic_plan import EpicPlanScreen
+
         if self.story is None:
             self.notify("select a story first", severity="warning")
             return
@@ -725,6 +800,8 @@ class MainScreen(Screen[None]):
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
+        from .export import ExportScreen
+
         if self.prompt is not None:
             self.app.push_screen(ExportScreen(self.context.workspace, self.prompt))
 
@@ -744,11 +821,26 @@ class MainScreen(Screen[None]):
 
     def action_notices(self) -> None:
         """``w``: every notice of the session."""
+        from .notices import NoticesScreen
+
         self.app.push_screen(NoticesScreen(self.context.board.notices))
         # Read once: the same notes stay quiet at the next start, until they change.
         self.context.board.acknowledge_notices()
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
+        from .help import HelpScreen, as_bound_now
+
         active = (active.binding for active in self.active_bindings.values())
         self.app.push_screen(HelpScreen(as_bound_now(MAIN_BINDINGS, active)))
+
+
+def _same_cache_row(one: PromptRequest, other: PromptRequest) -> bool:
+    """The cache row of ``one`` holds for ``other`` too: the same story, inclusion, delivery
+    and phase (the row composes the phase sequence from these alone)."""
+    return (one.story_id, one.selection, one.delivery, one.phase) == (
+        other.story_id,
+        other.selection,
+        other.delivery,
+        other.phase,
+    )
