@@ -158,10 +158,10 @@ class KeyFooter(Footer):
             self.call_after_refresh(self.recompose)
 
     def on_resize(self, event: events.Resize) -> None:
-        """A new width may fit more or fewer keys."""
+        """A new width may fit more or fewer keys (the same keys are not composed again)."""
         if event.size.width != self._width:
             self._width = event.size.width
-            if self._bindings_ready:
+            if self._bindings_ready and self._entries() != self._composed:
                 self.call_after_refresh(self.recompose)
 
     def labels(self) -> list[str]:
