@@ -128,6 +128,8 @@ class PreviewComposer:
         Cancelled while it waits, it composes nothing: that is the debounce. A
         :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
         """
+        # Taken now: a show cancelled while it waits drops it, so it is never used late.
+        prepared, self._prepared = self._prepared, None
         if delay:
             await asyncio.sleep(delay)
 
@@ -135,7 +137,6 @@ class PreviewComposer:
             on_pass(prompt, False, self.delta(prompt, counted=False))
 
         grace = COUNTED_GRACE_SECONDS if self._composed else FIRST_GRACE_SECONDS
-        prepared, self._prepared = self._prepared, None
         started = None
         if prepared is not None and prepared[0] == request:
             started = asyncio.wrap_future(prepared[1])
