@@ -94,6 +94,11 @@ class Verdicts:
     def absolute(self, label: str, value: float, budget: float, unit: str) -> None:
         self._line(label, f"{value:.1f} {unit}", f"≤ {budget:g} {unit}", value <= budget)
 
+    def failed(self, label: str, why: str) -> None:
+        """A measure that could not be taken counts as missed, with the reason."""
+        print(f"  => {label}: NOT MEASURED: {why}", flush=True)
+        self.missed.append(f"{label} (not measured)")
+
     def _line(self, label: str, figure: str, goal: str, ok: bool) -> None:
         mark = "met" if ok else "MISSED"
         print(f"  => {label}: {figure}  budget {goal}  {mark}", flush=True)
@@ -261,6 +266,7 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     import shlex
 
     from app import (
+        BenchTimeout,
         _percentile,
         app_command,
         bench_toggles,
@@ -274,15 +280,20 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     cache_home = WORK / "app-xdg-cache"
     os.environ["XDG_CONFIG_HOME"] = str(settings_dir)
     os.environ["XDG_CACHE_HOME"] = str(cache_home)
-    toggles = asyncio.run(bench_toggles(synthetic, settings_dir))
-    tokens = toggles["tokens_ms"]
-    print(
-        f"  toggle → token meter, {len(tokens)} toggles: p50 {statistics.median(tokens):.1f} ms, "
-        f"p95 {_percentile(tokens, 0.95):.1f} ms, max {max(tokens):.1f} ms  [{load()}]"
-    )
-    verdicts.absolute("app toggle → token meter, p95", _percentile(tokens, 0.95), 33, "ms")
+    try:
+        toggles = asyncio.run(bench_toggles(synthetic, settings_dir))
+    except BenchTimeout as exc:
+        verdicts.failed("app toggle → token meter, p95", str(exc))
+    else:
+        tokens = toggles["tokens_ms"]
+        print(
+            f"  toggle → token meter, {len(tokens)} toggles: p50 {statistics.median(tokens):.1f}"
+            f" ms, p95 {_percentile(tokens, 0.95):.1f} ms, max {max(tokens):.1f} ms  [{load()}]"
+        )
+        verdicts.absolute("app toggle → token meter, p95", _percentile(tokens, 0.95), 33, "ms")
+    first_paint = "app first paint with token meters / trivial Textual app"
     if shutil.which("tmux") is None:
-        print("  first paint: skipped (tmux is not installed)")
+        verdicts.failed(first_paint, "tmux is not installed: the first paint is measured in tmux")
         return
     root = WORK / "first-paint"
     size = first_paint_workspace(synthetic, root)
@@ -299,19 +310,23 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     def deck_painted() -> tuple[float, int]:
         return tmux_until(deck, token_meters_shown, "the token meters"), 0
 
-    deck_painted()  # fills the caches
-    results = interleave(
-        {
-            "trivial Textual app, first paint": trivial_painted,
-            "promptdeck, token meters painted": deck_painted,
-        },
-        rounds,
-    )
+    try:
+        deck_painted()  # fills the caches
+        results = interleave(
+            {
+                "trivial Textual app, first paint": trivial_painted,
+                "promptdeck, token meters painted": deck_painted,
+            },
+            rounds,
+        )
+    except BenchTimeout as exc:
+        verdicts.failed(first_paint, str(exc))
+        return
     print(f"  150 KiB story ({size:,} bytes injected), fresh process in tmux, caches warm:")
     for name, samples in results.items():
         print(f"  {name:<52} {ms(samples)}")
     verdicts.ratio(
-        "app first paint with token meters / trivial Textual app",
+        first_paint,
         results["promptdeck, token meters painted"],
         results["trivial Textual app, first paint"],
         2.0,

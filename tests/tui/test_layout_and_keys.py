@@ -25,6 +25,7 @@ from promptdeck.tui.widgets.text_viewer import TextViewer, find_matches
 from promptdeck.tui.widgets.view_bar import ViewBar
 from textual.binding import Binding
 from textual.widgets import Button, Static
+from textual.widgets._footer import FooterKey
 
 SIZES = [(80, 24), (100, 30), (160, 45), (220, 50)]
 # ``c Cancel`` joins them only while a phase runs (tests/tui/test_runs.py).
@@ -326,3 +327,30 @@ async def test_b_shows_the_composition_and_again_switches_tokens_and_bytes(
         assert chart.measure == "bytes"
         text = str(chart.render())
         assert "KiB" in text and "argv" in text and "≈" not in text.splitlines()[3]
+
+
+@run_async
+async def test_a_toggle_keeps_the_footer_keys_it_does_not_change(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        footer = screen.query_one(KeyFooter)
+        keys = list(footer.query(FooterKey))
+        labels = footer.labels()
+        await pilot.press("p")
+        await wait_for(
+            pilot,
+            lambda: (
+                screen.prompt is not None
+                and screen.prompt_counted
+                and not screen.prompt.request.selection.project_context
+            ),
+            "the preview without project context",
+        )
+        await pilot.pause()
+        # The keys were refreshed after the action, and read the same: the footer was not
+        # composed again (each key is the widget it was).
+        assert footer.labels() == labels
+        now = list(footer.query(FooterKey))
+        assert len(now) == len(keys) and all(a is b for a, b in zip(now, keys, strict=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,72 @@ def test_show_hands_each_pass_with_its_delta_and_the_counted_one_settles_it(
     )
     assert expected != 0 and delta.startswith("+" if expected > 0 else "-")
     assert composer.delta_base is None
+
+
+def test_a_counted_pass_within_the_grace_is_the_only_pass(workspace: Workspace) -> None:
+    request = PromptRequest(first_story(workspace))
+    quick: list[ComposedPrompt] = []
+    final = asyncio.run(
+        PreviewComposer.compose(
+            workspace, load_catalog(workspace), request, word_counter(), quick.append, grace=60.0
+        )
+    )
+    assert final.counted
+    # Composed once and painted once: no byte-only pass was shown (nor started).
+    assert quick == []
+
+
+def test_a_count_still_waiting_for_its_encoder_shows_the_byte_only_pass_first(
+    workspace: Workspace,
+) -> None:
+    built = threading.Event()
+
+    class Words:
+        def encode_ordinary(self, text: str) -> list[int]:
+            return [0] * len(text.split())
+
+    def slow_builder(_name: str) -> Words:
+        # The encoder is built only once the byte-only pass has been shown.
+        assert built.wait(timeout=60), "the byte-only pass was never shown"
+        return Words()
+
+    counter = TokenCounter("o200k_base", builder=slow_builder)
+    request = PromptRequest(first_story(workspace))
+    quick: list[ComposedPrompt] = []
+
+    def shown(prompt: ComposedPrompt) -> None:
+        quick.append(prompt)
+        built.set()
+
+    final = asyncio.run(
+        PreviewComposer.compose(
+            workspace, load_catalog(workspace), request, counter, shown, grace=0.0
+        )
+    )
+    assert [p.counted for p in quick] == [False]
+    assert final.counted and final.system == quick[0].system
+
+
+def test_a_prepared_compose_is_the_one_the_next_show_of_its_request_uses(
+    workspace: Workspace,
+) -> None:
+    catalog = load_catalog(workspace)
+    story = first_story(workspace)
+    composer = PreviewComposer(clock=SteppedClock())
+    counter = word_counter()
+    request = PromptRequest(story)
+    prepared = composer.prepare(workspace, catalog, request, counter)
+    passes: list[tuple[ComposedPrompt, bool, str]] = []
+
+    def on_pass(prompt: ComposedPrompt, counted: bool, delta: str) -> None:
+        passes.append((prompt, counted, delta))
+
+    asyncio.run(composer.show(workspace, catalog, request, counter, 0.0, on_pass))
+    assert [(p, c) for p, c, _d in passes] == [(prepared.result(timeout=60), True)]
+    assert passes[0][0] is prepared.result()
+    # Used once: another request composes afresh.
+    other = PromptRequest(story, selection=Selection(discovery=True, tech_spec=True))
+    composer.prepare(workspace, catalog, request, counter)
+    passes.clear()
+    asyncio.run(composer.show(workspace, catalog, other, counter, 0.0, on_pass))
+    assert passes[-1][0].request.selection.discovery and passes[-1][1]

@@ -238,3 +238,32 @@ async def test_x_removes_the_added_file_under_the_cursor_else_the_last(demo_root
         not_added = next(i for i, f in enumerate(files.shown_files) if f.category != "additional")
         files.move_cursor(row=not_added)
         assert pane.added_file_to_remove(added) == "pyproject.toml"
+
+
+def _drawn(table: FilesTable | LayersTable) -> list[list[object]]:
+    """Every line of ``table`` as drawn now: its segments (text and style)."""
+    return [list(table.render_line(y)) for y in range(table.size.height)]
+
+
+@run_async
+async def test_a_new_prompt_redraws_the_rows_it_changes_and_no_line_is_left_stale(
+    demo_root: Path,
+) -> None:
+    deck = deck_on(demo_root)
+    before = composed(deck, project_context=True)
+    after = composed(deck, project_context=False)
+    async with mounted(deck, before) as (pilot, pane, _app):
+        tables = (pane.query_one(LayersTable), pane.query_one(FilesTable))
+        old = [_drawn(table) for table in tables]
+        pane.prompt = after
+        await pilot.pause()
+        kept = [_drawn(table) for table in tables]
+        for table in tables:
+            # What a table draws from scratch: the lines kept must read the same.
+            table._line_cache.clear()
+        fresh = [_drawn(table) for table in tables]
+        assert kept == fresh
+        # The project context row changed (included, then left out): the files table shows it.
+        assert kept[1] != old[1]
+        status = {f.path: f.status for f in after.injection.files}
+        assert "excluded" in status.values()

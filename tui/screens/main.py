@@ -16,18 +16,15 @@ import asyncio
 import subprocess
 from dataclasses import replace
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from promptdeck.core.capture import CLIENTS, Capture, capture_summary, remembered_capture
-from promptdeck.core.cost import cache_row
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.fit import cut_lines, default_fit
 from promptdeck.core.injection import Selection, toggle_layer_remembered, toggle_remembered
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import editor_argv
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult, unwritten_status
+from promptdeck.core.records import RunResult
 from promptdeck.core.stories import (
     WATCH_LIMIT,
     PlanSnapshot,
@@ -52,6 +49,7 @@ from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns
+from ..session.story_phases import FlowReading, PhaseChoice, read_flow
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -62,15 +60,9 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
-from .capture_view import CaptureScreen, capture_client
-from .copy_menu import CopyMenuScreen
-from .epic_plan import EpicPlanScreen
-from .export import ExportScreen
-from .file_picker import FilePickerScreen
-from .help import HelpScreen, as_bound_now
-from .notices import NoticesScreen
-from .run_history import RunHistoryScreen
-from .text_view import TextViewScreen
+
+if TYPE_CHECKING:
+    from promptdeck.core.capture import Capture
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
@@ -82,6 +74,10 @@ when the titles need it (the preview keeps the rest)."""
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
 :mod:`promptdeck.core.stories.catalog` for why this polls)."""
+
+CACHE_ROW_DELAY_SECONDS = 0.5
+"""How long the preview rests before the cacheable-prefix row is measured (it composes every
+phase of the sequence, many times the work of one preview)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
@@ -113,6 +109,8 @@ class MainScreen(Screen[None]):
         self._plan: tuple[list[str], PlanSnapshot] | None = None
         """The plan paths watched and how they looked when the catalog was last read."""
         self._bound_said = False
+        self._opening: FlowReading | None = None
+        """The first story's flow, read with the catalog at start (used once)."""
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -125,6 +123,10 @@ class MainScreen(Screen[None]):
         )
         self.phases = PhasesPane(context, panel, id="phases")
         """The Phases region: the phase and mode chosen, the flow followed, the run shown."""
+        self._cache_request: PromptRequest | None = None
+        """The request whose cache row is shown or to be measured."""
+        self._cache_measuring = False
+        """True while the cache row's worker runs (it measures the latest request)."""
         self.runs = SessionRuns(
             self, context, panel, started=self._run_started, failed=self._show_error
         )
@@ -173,13 +175,17 @@ class MainScreen(Screen[None]):
         self.on_resize()
         self._load_catalog()
         self.set_interval(PLAN_POLL_SECONDS, self._poll_plan, name="plan-poll")
-        if self.context.agent in CLIENTS:
-            self._load_kept_capture(self.context.agent)
+        self._load_kept_capture(self.context.agent)
 
     @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
     def _load_kept_capture(self, client: str) -> None:
         # A small file in the user's cache folder, read through the guarded reader: off the
-        # UI loop all the same, and never waited for.
+        # UI loop all the same, and never waited for (the capture room loads here too, after
+        # the first frame).
+        from promptdeck.core.capture import CLIENTS, remembered_capture
+
+        if client not in CLIENTS:
+            return
         notes: list[str] = []
         capture = remembered_capture(client, notes=notes)
         if notes:
@@ -195,6 +201,8 @@ class MainScreen(Screen[None]):
         # The moment of capture varies between sessions: a stable session leaves it out.
         origin = f"{capture.client} {version}" if self.context.stable else capture.origin()
         self.preview.capture_origin = origin
+        from promptdeck.core.capture import capture_summary
+
         self.preview.client_capture = capture_summary(capture)
 
     def on_resize(self) -> None:
@@ -261,14 +269,44 @@ class MainScreen(Screen[None]):
         except PromptdeckError as exc:
             self.app.call_from_thread(self._show_error, str(exc))
             return
+        opening = None
+        if self.catalog is None and finished is None and catalog.stories:
+            try:
+                opening = self._open_first_story(catalog)
+            except Exception:
+                opening = None
         paths = plan_paths(workspace, catalog)
         plan = (paths, take_snapshot(workspace, paths))
         unwritten = None
         if finished is not None and finished.outcome == "success":
+            from promptdeck.core.records import unwritten_status
+
             unwritten = unwritten_status(finished.run_dir, workspace.root)
         self.app.call_from_thread(
-            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten
+            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten, opening
         )
+
+    def _open_first_story(self, catalog: StoryCatalog) -> FlowReading:
+        """The app's start, off the UI thread: read the first story's flow here and start
+        composing the prompt it opens on, so the preview's first frame does not wait for the
+        story tree to be built and painted first (the screen picks both up as it would have
+        asked for them)."""
+        story = catalog.stories[0]
+        choice = self.phases.choice
+        reading = read_flow(self.context.workspace, catalog, story, choice.open_phase)
+        opening = PhaseChoice(self.context.workspace.config, choice.open_phase)
+        opening.reading = reading
+        request = opening.request(
+            story.id,
+            reading.opening.phase,
+            reading.opening.mode,
+            replace(self.selection, additional_files=()),
+        )
+        deck = self.context
+        self._composer.prepare(
+            deck.workspace, catalog, replace(request, delivery=self.delivery), deck.counter
+        )
+        return reading
 
     def _catalog_loaded(
         self,
@@ -277,6 +315,7 @@ class MainScreen(Screen[None]):
         plan: tuple[list[str], PlanSnapshot] | None = None,
         finished: RunResult | None = None,
         unwritten: str | None = None,
+        opening: FlowReading | None = None,
     ) -> None:
         reload = self.catalog is not None
         self.catalog = catalog
@@ -317,6 +356,7 @@ class MainScreen(Screen[None]):
             else:
                 self.request_compose()
         else:
+            self._opening = opening
             self.story = chosen
 
     def _poll_plan(self) -> None:
@@ -382,7 +422,10 @@ class MainScreen(Screen[None]):
         self.set_reactive(MainScreen.selection, replace(self.selection, additional_files=()))
         self.stories_pane.current = story.id if story else None
         if story is not None and self.catalog is not None:
-            self.phases.follow(story, self.catalog)
+            opening, self._opening = self._opening, None
+            if opening is not None and opening.story_id != story.id:
+                opening = None
+            self.phases.follow(story, self.catalog, opening)
 
     # ---------------------------------------------------------------- preview
 
@@ -403,13 +446,30 @@ class MainScreen(Screen[None]):
         self.notify(f"delivery: {self.delivery}", timeout=2)
         self.request_compose()
 
-    @work(thread=True, exclusive=True, group="cache", exit_on_error=False, description="Cache")
-    def _measure_cache(self, request: PromptRequest) -> None:
-        # Composing every phase of the sequence is blocking work: off the UI loop, and only
-        # for the latest prompt (exclusive).
-        line = cache_row(self.context.workspace, request, self.context.agent, self.context.counter)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(setattr, self.preview, "cache_line", line)
+    @work(group="cache", exit_on_error=False, description="Cache")
+    async def _measure_cache(self) -> None:
+        from promptdeck.core.cost import cache_row
+
+        # Composing every phase of the sequence takes far longer than the preview: the row is
+        # measured once the preview has rested, in one thread at a time (a thread cannot be
+        # stopped, and measures piling up beside the next toggle's compose slow it down).
+        # One worker follows the latest prompt until it has measured it, so no measure is
+        # ever cancelled half-way.
+        deck = self.context
+        try:
+            while True:
+                wanted = self._cache_request
+                await asyncio.sleep(CACHE_ROW_DELAY_SECONDS)
+                if wanted is None or wanted is not self._cache_request:
+                    continue
+                line = await asyncio.to_thread(
+                    cache_row, deck.workspace, wanted, deck.agent, deck.counter
+                )
+                if wanted is self._cache_request:
+                    self.preview.cache_line = line
+                    return
+        finally:
+            self._cache_measuring = False
 
     def request_compose(self, *, story_changed: bool = False) -> None:
         """Recompose the preview (debounced when changes come in a burst)."""
@@ -441,13 +501,23 @@ class MainScreen(Screen[None]):
         self.preview.why = self.phases.choice.why_shown(request.phase, request.mode)
         self.preview.prompt = prompt
         if counted:
-            self._measure_cache(prompt.request)
+            measured = self._cache_request
+            request = prompt.request
+            if measured is None or not _same_cache_row(measured, request):
+                # The row of another state is never left standing beside this one.
+                self.preview.cache_line = ""
+            self._cache_request = request
+            if not self._cache_measuring:
+                self._cache_measuring = True
+                self._measure_cache()
             self._measure_cut_lines(prompt)
 
     @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
     def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
         # The clients' rules files are read (guarded, bounded): off the UI loop, only the
-        # latest prompt's.
+        # latest prompt's. The fit room loads here, after the first frame.
+        from promptdeck.core.fit import cut_lines
+
         lines = tuple(cut_lines(prompt, self.context.workspace.root))
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(setattr, self.preview, "cut_lines", lines)
@@ -457,6 +527,8 @@ class MainScreen(Screen[None]):
 
     @on(PreviewPane.TextChosen)
     def _text_chosen(self, event: PreviewPane.TextChosen) -> None:
+        from .text_view import TextViewScreen
+
         self.app.push_screen(TextViewScreen(event.title, event.text, event.subtitle))
 
     # ---------------------------------------------------------------- inclusion
@@ -481,6 +553,7 @@ class MainScreen(Screen[None]):
 
     def action_add_file(self) -> None:
         """``a``: pick a file of the project and add it."""
+        from .file_picker import FilePickerScreen
 
         def chosen(path: str | None) -> None:
             added = self.selection.additional_files
@@ -556,6 +629,10 @@ class MainScreen(Screen[None]):
 
     @work(exclusive=True, group="fit", exit_on_error=False, description="Fitting")
     async def _fit(self, prompt: ComposedPrompt) -> None:
+        from promptdeck.core.fit import cut_lines, default_fit
+
+        from .text_view import TextViewScreen
+
         workspace, counter = self.context.workspace, self.context.counter
         answer = await asyncio.to_thread(default_fit, workspace, prompt, counter)
         lines = await asyncio.to_thread(cut_lines, prompt, workspace.root)
@@ -578,6 +655,8 @@ class MainScreen(Screen[None]):
         if self.prompt is None:
             self.notify("the prompt is still being composed", severity="warning")
             return
+        from .capture_view import CaptureScreen, capture_client
+
         client = capture_client(self.context.agent)
 
         def closed(capture: Capture | None) -> None:
@@ -588,6 +667,7 @@ class MainScreen(Screen[None]):
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
+        from .file_picker import FilePickerScreen
 
         def chosen(path: str | None) -> None:
             if path:
@@ -691,6 +771,8 @@ class MainScreen(Screen[None]):
 
     def action_history(self) -> None:
         """``h``: the runs of this workspace."""
+        from .run_history import RunHistoryScreen
+
         self.app.push_screen(RunHistoryScreen(self.context))
 
     def selected_file(self) -> str:
@@ -773,6 +855,8 @@ class MainScreen(Screen[None]):
 
     def action_copy(self) -> None:
         """``y``: a menu — the file path, a layer's text, the user message, the system prompt."""
+        from .copy_menu import CopyMenuScreen
+
         choices = self.copy_choices()
         if not choices:
             self.notify("the prompt is still being composed", severity="warning")
@@ -795,6 +879,8 @@ class MainScreen(Screen[None]):
 
     def action_epic_plan(self) -> None:
         """``E``: the forecast of the selected story's epic (``plan --epic``'s rows)."""
+        from .epic_plan import EpicPlanScreen
+
         if self.story is None:
             self.notify("select a story first", severity="warning")
             return
@@ -802,6 +888,8 @@ class MainScreen(Screen[None]):
 
     def action_export(self) -> None:
         """``e``: write the composed prompt files to a folder."""
+        from .export import ExportScreen
+
         if self.prompt is not None:
             self.app.push_screen(ExportScreen(self.context.workspace, self.prompt))
 
@@ -821,11 +909,26 @@ class MainScreen(Screen[None]):
 
     def action_notices(self) -> None:
         """``w``: every notice of the session."""
+        from .notices import NoticesScreen
+
         self.app.push_screen(NoticesScreen(self.context.board.notices))
         # Read once: the same notes stay quiet at the next start, until they change.
         self.context.board.acknowledge_notices()
 
     def action_help(self) -> None:
         """``?``: every key, as the user's keymap made them."""
+        from .help import HelpScreen, as_bound_now
+
         active = (active.binding for active in self.active_bindings.values())
         self.app.push_screen(HelpScreen(as_bound_now(MAIN_BINDINGS, active)))
+
+
+def _same_cache_row(one: PromptRequest, other: PromptRequest) -> bool:
+    """The cache row of ``one`` holds for ``other`` too: the same story, inclusion, delivery
+    and phase (the row composes the phase sequence from these alone)."""
+    return (one.story_id, one.selection, one.delivery, one.phase) == (
+        other.story_id,
+        other.selection,
+        other.delivery,
+        other.phase,
+    )

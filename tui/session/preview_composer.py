@@ -1,5 +1,6 @@
 """The preview's compose logic, apart from any screen: when to wait (debounce), what to
-compare against (the delta base), and the two compose passes (bytes first, then tokens).
+compare against (the delta base), and the compose: one counted pass, with a byte-only pass
+beside it only when counting is slow (the encoder still to be built).
 
 It holds no widget and imports no Textual, so it is tested on its own; the main screen calls
 it and hands what it composes to the preview pane.
@@ -8,8 +9,10 @@ it and hands what it composes to the preview pane.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 
 from promptdeck.core.project import Workspace
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
@@ -18,10 +21,15 @@ from promptdeck.core.tokens import TokenCounter
 
 from ..format import delta_text
 
-COUNTED_GRACE_SECONDS = 0.1
-"""How long the byte-only pass, done first, waits for the counted one before it is painted:
-with counts and scans remembered the counted pass lands within it, so the first frame of a
-prompt already has its token meters instead of ``…`` followed by a second paint."""
+COUNTED_GRACE_SECONDS = 0.25
+"""How long the counted pass has before a byte-only pass is started beside it. With counts
+remembered (in memory or in the user's cache) or the encoder built, a counted pass lands well
+within it, so a change is composed once and painted once, with its token meters; only a count
+that has to wait for the encoder to be built shows the byte meters first."""
+
+FIRST_GRACE_SECONDS = 1.0
+"""The same, for the first prompt of the session: its first frame has its token meters whenever
+the counts are remembered, even on a busy machine where the cold first compose is slow."""
 
 DEBOUNCE_SECONDS = 0.1
 """A change that follows another within this window waits this long before composing, so a
@@ -34,7 +42,8 @@ def _fully_read(prompt: ComposedPrompt) -> bool:
 
 
 class PreviewComposer:
-    """Debounce, delta tracking and the two-pass compose of the preview.
+    """Debounce, delta tracking and the compose of the preview (counted, bytes first only when
+    counting is slow).
 
     Args:
         debounce: the burst window, in seconds (also the wait of a change inside a burst).
@@ -50,6 +59,8 @@ class PreviewComposer:
         self._clock = clock
         self._last_request_at: float | None = None
         self._delta_base: ComposedPrompt | None = None
+        self._composed = False
+        self._prepared: tuple[PromptRequest, Future[ComposedPrompt]] | None = None
 
     @property
     def delta_base(self) -> ComposedPrompt | None:
@@ -117,14 +128,52 @@ class PreviewComposer:
         Cancelled while it waits, it composes nothing: that is the debounce. A
         :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
         """
+        # Taken now: a show cancelled while it waits drops it, so it is never used late.
+        prepared, self._prepared = self._prepared, None
         if delay:
             await asyncio.sleep(delay)
 
         def quick(prompt: ComposedPrompt) -> None:
             on_pass(prompt, False, self.delta(prompt, counted=False))
 
-        final = await self.compose(workspace, catalog, request, counter, quick)
+        grace = COUNTED_GRACE_SECONDS if self._composed else FIRST_GRACE_SECONDS
+        started = None
+        if prepared is not None and prepared[0] == request:
+            started = asyncio.wrap_future(prepared[1])
+        final = await self.compose(
+            workspace, catalog, request, counter, quick, grace, counted=started
+        )
+        self._composed = True
         on_pass(final, True, self.delta(final, counted=True))
+
+    def prepare(
+        self,
+        workspace: Workspace,
+        catalog: StoryCatalog,
+        request: PromptRequest,
+        counter: TokenCounter,
+    ) -> Future[ComposedPrompt]:
+        """Start composing ``request`` (counted) in a thread of its own, now, and return its
+        future: the next :meth:`show` of that same request takes this compose instead of
+        starting one (a show of another request drops it).
+
+        The app opens this way: the first story's prompt is composed while the screen builds
+        the story tree, instead of after it."""
+        future: Future[ComposedPrompt] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(
+                    compose_prompt(workspace, catalog, request, counter=counter, count_tokens=True)
+                )
+            except BaseException as exc:  # handed over whole: show() raises it as it would
+                future.set_exception(exc)
+
+        self._prepared = (request, future)
+        threading.Thread(target=run, name="promptdeck-opening-compose", daemon=True).start()
+        return future
 
     @staticmethod
     async def compose(
@@ -133,43 +182,51 @@ class PreviewComposer:
         request: PromptRequest,
         counter: TokenCounter,
         on_quick: Callable[[ComposedPrompt], None],
+        grace: float = COUNTED_GRACE_SECONDS,
+        *,
+        counted: asyncio.Future[ComposedPrompt] | None = None,
     ) -> ComposedPrompt:
-        """Compose ``request`` twice at once and return the counted prompt.
+        """Compose ``request`` with its token counts and return it.
 
-        The byte-only pass is handed to ``on_quick`` if it finishes before the counted one and
-        the counted one is not done within :data:`COUNTED_GRACE_SECONDS` after it (tiktoken
-        releases the GIL while it encodes, so both run together). A
+        The counted pass runs alone for ``grace`` seconds: two passes at once would share the
+        interpreter and make the usual case (counts known, done in milliseconds) twice as slow.
+        If it has not landed by then, a byte-only pass (no counts, no secret scan) is started
+        beside it and handed to ``on_quick`` if it finishes first (tiktoken releases the GIL
+        while it encodes, so both make progress). A
         :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
+        ``counted``: the counted pass, already started (see :meth:`prepare`).
         """
-        quick = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt,
-                workspace,
-                catalog,
-                request,
-                counter=counter,
-                count_tokens=False,
-                scan_secrets=False,
+        if counted is None:
+            counted = asyncio.ensure_future(
+                asyncio.to_thread(
+                    compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
+                )
             )
-        )
-        counted = asyncio.ensure_future(
-            asyncio.to_thread(
-                compose_prompt, workspace, catalog, request, counter=counter, count_tokens=True
-            )
-        )
+        quick: asyncio.Future[ComposedPrompt] | None = None
         try:
-            done, _pending = await asyncio.wait(
-                (quick, counted), return_when=asyncio.FIRST_COMPLETED
+            await asyncio.wait((counted,), timeout=grace)
+            if counted.done():
+                return counted.result()
+            quick = asyncio.ensure_future(
+                asyncio.to_thread(
+                    compose_prompt,
+                    workspace,
+                    catalog,
+                    request,
+                    counter=counter,
+                    count_tokens=False,
+                    scan_secrets=False,
+                )
             )
-            if counted not in done:
-                await asyncio.wait((counted,), timeout=COUNTED_GRACE_SECONDS)
+            await asyncio.wait((quick, counted), return_when=asyncio.FIRST_COMPLETED)
             if not counted.done():
                 on_quick(quick.result())
             return await counted
         finally:
             for future in (quick, counted):
-                if not future.done():
+                if future is not None and not future.done():
                     future.cancel()
             # A failed pass that nobody awaited must not be reported as never retrieved.
-            if quick.done() and not quick.cancelled():
-                quick.exception()
+            for future in (quick, counted):
+                if future is not None and future.done() and not future.cancelled():
+                    future.exception()

@@ -64,7 +64,7 @@ class FilesTable(FittedTable):
     def show_files(self, files: Sequence[InjectedFile], total_bytes: int) -> None:
         """Replace the rows; files left out are dimmed and say why."""
         self._shown_files = tuple(files)
-        paths = tuple(printable_line(item.path) for item in self._shown_files)
+        paths = _ShortPaths(tuple(printable_line(item.path) for item in self._shown_files))
         rows: list[tuple[str, tuple[Cell, ...]]] = []
         for index, item in enumerate(self._shown_files):
             dim = "" if item.included else "dim"
@@ -106,7 +106,29 @@ class FilesTable(FittedTable):
             self.post_message(self.FileChosen(self._shown_files[event.index]))
 
 
-def _path_cell(paths: tuple[str, ...], index: int, style: str, width: int) -> Text:
+class _ShortPaths:
+    """The table's paths shortened together to a column width, once per width: every row's
+    cell asks for its own, and shortening them all per row made a table of n files cost n²."""
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        self.paths = paths
+        self._by_width: dict[int, list[str]] = {}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ShortPaths) and other.paths == self.paths
+
+    def __hash__(self) -> int:
+        return hash(self.paths)
+
+    def at(self, width: int) -> list[str]:
+        """Every path in at most ``width`` cells, kept apart from each other."""
+        shown = self._by_width.get(width)
+        if shown is None:
+            shown = self._by_width[width] = shorten_paths(self.paths, width)
+        return shown
+
+
+def _path_cell(paths: _ShortPaths, index: int, style: str, width: int) -> Text:
     # Cut from the middle, and never so that two rows read the same: the file name is what
     # tells files apart.
-    return Text(shorten_paths(paths, width)[index], style=style, no_wrap=True)
+    return Text(paths.at(width)[index], style=style, no_wrap=True)

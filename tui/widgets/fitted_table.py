@@ -9,8 +9,9 @@ row's cells for each cell it renders, which cost tens of milliseconds per previe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from promptdeck.core.textfit import shorten_path
@@ -19,7 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -70,6 +71,16 @@ def ellipsize_path(path: str, width: int) -> str:
     """``path`` shortened to ``width`` cells from the middle, never its file name's ends
     (the engine's :func:`~promptdeck.core.textfit.shorten_path`, shared with the CLI)."""
     return shorten_path(path, width)
+
+
+def cell_signature(cell: Cell) -> Hashable:
+    """What a cell draws, as a value two cells drawing the same compare equal by: its text and
+    styles, or the function and arguments that make it at a column's width."""
+    if isinstance(cell, Text):
+        return (cell.plain, cell.style, cell.justify, cell.overflow, cell.no_wrap, *cell.spans)
+    if isinstance(cell, partial):
+        return (cell.func, cell.args, tuple(sorted(cell.keywords.items())))
+    return cell
 
 
 def visible_columns(specs: Sequence[ColumnSpec], total: int) -> list[int]:
@@ -175,6 +186,7 @@ class FittedTable(ScrollView, can_focus=True):
         self._layouts: dict[int, tuple[list[int], list[int]]] = {}
         self._styles: dict[str, Style] = {}
         self._natural: list[int] = []
+        self._signatures: list[tuple[str, tuple[Hashable, ...]]] = []
 
     @property
     def row_count(self) -> int:
@@ -183,9 +195,14 @@ class FittedTable(ScrollView, can_focus=True):
 
     def set_rows(self, rows: Sequence[tuple[str, tuple[Cell, ...]]]) -> None:
         """Replace the rows (key, one cell per column of :attr:`COLUMNS`), keeping the
-        cursor's row number."""
+        cursor's row number.
+
+        Only the lines of rows that read differently are drawn again: a toggle changes a few
+        rows of the preview's tables, and the rest keep their drawn lines."""
+        before = self._signatures
         self._cell_rows = list(rows)
-        self._natural = [
+        self._signatures = [(key, tuple(map(cell_signature, cells))) for key, cells in rows]
+        natural = [
             max(
                 (
                     (cell(10_000) if callable(cell) else cell).cell_len
@@ -196,11 +213,30 @@ class FittedTable(ScrollView, can_focus=True):
             )
             for column in range(len(self.COLUMNS))
         ]
-        self._layouts.clear()
-        self._line_cache.clear()
         self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
         self.cursor_row = min(self.cursor_row, max(len(self._cell_rows) - 1, 0))
-        self.refresh()
+        if natural != self._natural or len(before) != len(self._signatures):
+            self._natural = natural
+            self._layouts.clear()
+            self._line_cache.clear()
+            self.refresh()
+            return
+        changed = {
+            index
+            for index, (old, new) in enumerate(zip(before, self._signatures, strict=True))
+            if old != new
+        }
+        if not changed:
+            return
+        self._line_cache = {
+            key: strip for key, strip in self._line_cache.items() if key[0] not in changed
+        }
+        top = int(self.scroll_offset.y)
+        width, height = self.size
+        lines = (HEADER_LINES + index - top for index in changed)
+        shown = [Region(0, y, width, 1) for y in lines if HEADER_LINES <= y < height]
+        if shown:
+            self.refresh(*shown)
 
     def move_cursor(self, *, row: int) -> None:
         """Put the cursor on ``row`` (clamped) and scroll it into view."""
@@ -306,12 +342,10 @@ class FittedTable(ScrollView, can_focus=True):
         segments = list(text.render(self.app.console))
         strip = Strip(segments).adjust_cell_length(width).apply_style(style)
         if meta_row is not None:
-            strip = Strip(
-                [
-                    Segment(s.text, (s.style or Style()) + Style.from_meta({"row": meta_row}))
-                    for s in strip
-                ]
-            )
+            # One meta style per row, not one per segment: building a Style is most of the
+            # cost of a row line.
+            meta = Style.from_meta({"row": meta_row})
+            strip = Strip([Segment(s.text, s.style + meta if s.style else meta) for s in strip])
         return strip
 
     def on_focus(self) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -100,11 +101,22 @@ class KeyFooter(Footer):
         self.shown: list[FooterItem] = []
         """The entries on screen now (for tests and the help screen)."""
         self._width = 0
+        self._composed: tuple[tuple[str, str, str, str, bool, str], ...] | None = None
 
     def compose(self) -> ComposeResult:
         """The entries that fit, each key clickable."""
         if not self._bindings_ready:
             return
+        entries = self._entries()
+        self._composed = entries
+        for key, shown, description, action, disabled, tooltip in entries:
+            yield FooterKey(
+                key, shown, description, action, disabled=disabled, tooltip=tooltip
+            ).data_bind(compact=Footer.compact)
+
+    def _entries(self) -> tuple[tuple[str, str, str, str, bool, str], ...]:
+        """What :meth:`compose` shows now: for each key, its key, how it reads, its words, its
+        action, whether it is disabled, and its tooltip."""
         active = self.screen.active_bindings
         seen: set[str] = set()
         pairs: list[tuple[Binding, str]] = []
@@ -117,25 +129,39 @@ class KeyFooter(Footer):
         enabled = {b.action: e for _n, b, e, _t in active.values()}
         width = self.size.width or self.app.size.width
         self.shown = fit_items(footer_items(pairs, self.priority), width)
+        entries: list[tuple[str, str, str, str, bool, str]] = []
         for item in self.shown:
             # A group reads ``[ ] Phase``: each key its own clickable entry, the last one
             # carrying the words.
             last = len(item.bindings) - 1
             for index, (binding, key) in enumerate(zip(item.bindings, item.keys, strict=True)):
-                yield FooterKey(
-                    binding.key,
-                    key,
-                    item.description if index == last else "",
-                    binding.action,
-                    disabled=not enabled.get(binding.action, True),
-                    tooltip=binding.tooltip or binding.description,
-                ).data_bind(compact=Footer.compact)
+                entries.append(
+                    (
+                        binding.key,
+                        key,
+                        item.description if index == last else "",
+                        binding.action,
+                        not enabled.get(binding.action, True),
+                        binding.tooltip or binding.description,
+                    )
+                )
+        return tuple(entries)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """The screen's keys may have changed (they are refreshed after every action and focus
+        change): compose the footer again only when what it shows would differ. Composing
+        mounts a widget per key, which took longer than the rest of a preview update."""
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        if self._entries() != self._composed:
+            self.call_after_refresh(self.recompose)
 
     def on_resize(self, event: events.Resize) -> None:
-        """A new width may fit more or fewer keys."""
+        """A new width may fit more or fewer keys (the same keys are not composed again)."""
         if event.size.width != self._width:
             self._width = event.size.width
-            if self._bindings_ready:
+            if self._bindings_ready and self._entries() != self._composed:
                 self.call_after_refresh(self.recompose)
 
     def labels(self) -> list[str]:

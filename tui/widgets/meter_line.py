@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from promptdeck.core.tokens import ARGV_LIMIT_BYTES
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -69,6 +70,23 @@ class MeterReading:
         return human_tokens(self.system_tokens)
 
 
+def merged_spans(text: Text) -> Text:
+    """``text`` with each run of same-styled neighbouring spans joined into one span.
+
+    A bar is drawn a cell at a time; painted as is, every cell is a span of its own that the
+    compositor turns into a style and a segment, which made the meter the slowest widget of a
+    preview update."""
+    spans: list[Span] = []
+    for span in text.spans:
+        last = spans[-1] if spans else None
+        if last is not None and last.end == span.start and last.style == span.style:
+            spans[-1] = Span(last.start, span.end, last.style)
+        else:
+            spans.append(span)
+    text.spans = spans
+    return text
+
+
 @dataclass(frozen=True)
 class _MeterParts:
     """The words around the two bars, at one width (full or compact)."""
@@ -110,6 +128,27 @@ class MeterLine(Widget):
     reading: reactive[MeterReading | None] = reactive(None)
     placeholder: reactive[str] = reactive("composing…")
     """What shows while there is no reading (``no story to compose`` in an empty workspace)."""
+
+    _resolved_styles: dict[tuple[str, ...], Style] | None = None
+
+    def get_component_rich_style(
+        self, *names: str, partial: bool = False, default: Style | None = None
+    ) -> Style:
+        """The component's style, resolved once per theme and state: Textual resolves it
+        again after every repaint, which was most of the cost of a new reading."""
+        if partial or default is not None:
+            return super().get_component_rich_style(*names, partial=partial, default=default)
+        if self._resolved_styles is None:
+            self._resolved_styles = {}
+        style = self._resolved_styles.get(names)
+        if style is None:
+            style = self._resolved_styles[names] = super().get_component_rich_style(*names)
+        return style
+
+    def notify_style_update(self) -> None:
+        """The theme or the state changed: resolve the component styles again."""
+        self._resolved_styles = None
+        super().notify_style_update()
 
     def render(self) -> Text:
         """Two bars, one per measure, each with its own figures and lines:
@@ -155,7 +194,7 @@ class MeterLine(Widget):
                 )
             )
         text.append_text(parts.system_tail)
-        return text
+        return merged_spans(text)
 
     def _parts(self, reading: MeterReading, *, compact: bool) -> _MeterParts:
         level_style = self.get_component_rich_style(f"meter-line--{reading.level}")

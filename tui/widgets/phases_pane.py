@@ -91,16 +91,22 @@ class PhasesPane(Vertical):
 
     # ---------------------------------------------------------------- data down
 
-    def follow(self, story: Story, catalog: StoryCatalog) -> None:
+    def follow(
+        self, story: Story, catalog: StoryCatalog, reading: FlowReading | None = None
+    ) -> None:
         """Read ``story``'s flow off the UI thread, then select the phase it suggests (unless
-        a phase runs). Another story than before starts in create mode, its flow unread."""
+        a phase runs). Another story than before starts in create mode, its flow unread.
+        ``reading``: the flow, already read (the app's start reads it with the catalog)."""
         if self._story is None or self._story.id != story.id:
             self.choice.reading = None
             # Set without watchers: the flow read posts the change, once.
             self.set_reactive(PhasesPane.mode, "create")
         self._story = story
         self._show_title()
-        self._read_flow(story, catalog)
+        if reading is not None:
+            self._flow_read(reading)
+        else:
+            self._read_flow(story, catalog)
 
     def select(self, phase: str, mode: str) -> None:
         """Select ``phase`` in ``mode`` without posting :class:`Changed` (the screen that asks

@@ -49,6 +49,9 @@ from .meter_line import MeterLine, MeterReading
 from .region_title import RegionTitle
 from .text_viewer import TextViewer
 
+CACHE_MEASURING = "cache · measuring…"
+"""The cache row while the prompt shown has not been measured yet."""
+
 
 def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
     """The notes under the tabs: what is included (and the key that changes it), the token
@@ -96,6 +99,12 @@ def preview_title(prompt: ComposedPrompt, why: str = "") -> str:
     party = " · party" if prompt.variant == "party" else ""
     phase = f"{request.phase} ({why})" if why else request.phase
     return f"Preview · {phase} · {prompt.story.id} · {request.mode}{party}"
+
+
+def _show_text(static: Static, text: str) -> None:
+    """Put ``text`` in a fixed-height ``static`` unless it already shows it."""
+    if static.content != text:
+        static.update(text, layout=False)
 
 
 class PreviewPane(Vertical):
@@ -191,7 +200,7 @@ class PreviewPane(Vertical):
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
         yield CutLinesMeter(id="cut-lines")
-        yield Static("cache · measuring…", id="cache-line", markup=False)
+        yield Static(CACHE_MEASURING, id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
 
@@ -205,13 +214,10 @@ class PreviewPane(Vertical):
         self._show_meter()
         notes = self.query_one("#preview-notes", Static)
         notes.remove_class("-error")
-        # Fixed-height regions: repaint without a relayout of the screen.
-        notes.update(
-            notes_text(prompt, self._deck.workspace.config, self._deck.agent), layout=False
-        )
-        self.query_one("#preview-title", Static).update(
-            preview_title(prompt, self.why), layout=False
-        )
+        # Fixed-height regions: repaint without a relayout of the screen, and only what reads
+        # differently (a toggle leaves the title as it was).
+        _show_text(notes, notes_text(prompt, self._deck.workspace.config, self._deck.agent))
+        _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
         self._refresh_active_text()
 
     def watch_cut_lines(self, lines: tuple[CutLine, ...]) -> None:
@@ -222,8 +228,9 @@ class PreviewPane(Vertical):
         self.query_one(MeterLine).tooltip = legend(on_meter) if on_meter else None
 
     def watch_cache_line(self, line: str) -> None:
-        """Show the cacheable-prefix row."""
-        self.query_one("#cache-line", Static).update(printable_line(line), layout=False)
+        """Show the cacheable-prefix row (``measuring…`` while there is none)."""
+        shown = printable_line(line) if line else CACHE_MEASURING
+        self.query_one("#cache-line", Static).update(shown, layout=False)
 
     def watch_counted(self) -> None:
         """Tokens counted (or not yet): the meter says so."""
