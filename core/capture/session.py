@@ -231,8 +231,12 @@ def capture_prompt(
     *,
     client: str = "claude",
     timeout: float = CAPTURE_TIMEOUT,
+    stop: threading.Event | None = None,
 ) -> Capture:
     """Run ``client`` once on ``prompt`` against the loopback and take its request apart.
+
+    ``stop``, when set from another thread (the app's view closing, the app quitting), kills
+    the client at once and ends the capture with :class:`CaptureError`.
 
     Raises:
         CaptureError: the client is missing, too old, did not finish within ``timeout``
@@ -249,10 +253,12 @@ def capture_prompt(
     started = time.monotonic()
     deadline = started + timeout
     program = client_program(workspace.config, client)
-    refused = threading.Event()
+    # One event ends the client's run: set by the loopback on a reach for another host, or by
+    # the caller's ``stop``.
+    halt = stop if stop is not None else threading.Event()
     with (
         tempfile.TemporaryDirectory(prefix="promptdeck-capture-") as scratch,
-        LoopbackCapture(on_refused=lambda host: refused.set()) as loopback,
+        LoopbackCapture(on_refused=lambda host: halt.set()) as loopback,
     ):
         folder = Path(scratch)
         run_dir = folder / "run"
@@ -278,7 +284,7 @@ def capture_prompt(
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
         with scope:
-            ended, _, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
+            ended, _, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, halt)
         requests = loopback.requests
         hosts = loopback.refused
     if hosts:
@@ -287,6 +293,8 @@ def capture_prompt(
             + (f" and {len(hosts) - 1} other host(s)" if len(hosts) > 1 else "")
             + "; refused, nothing was sent, capture stopped"
         )
+    if not ended and halt.is_set():
+        raise CaptureError(f"capture stopped before the {client} CLI finished; nothing was kept")
     if not ended:
         raise CaptureError(
             f"the {client} CLI did not finish within {timeout:.0f} s; capture stopped"

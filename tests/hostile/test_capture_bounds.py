@@ -9,10 +9,16 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import pytest
+from promptdeck.core.capture import CaptureError, capture_prompt
 from promptdeck.core.demo import prepare_demo
+from promptdeck.core.project import open_workspace
+from promptdeck.core.prompt import PromptRequest, compose_prompt
+from promptdeck.core.tokens import get_counter
 
 MAIN = "import sys; from promptdeck.cli import main; sys.exit(main())"
 
@@ -150,3 +156,39 @@ def test_a_request_over_the_memory_bound_is_kept_cut_and_said_to_be_cut(tmp_path
     assert part["note"] == "cut at the memory bound: not taken apart"
     text = _capture(root, tmp_path / "home", client)
     assert text.returncode == 0 and "cut at the memory bound" in text.stdout.splitlines()[0]
+
+
+def test_a_capture_stopped_by_its_caller_kills_the_client_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The app sets the stop when the capture view closes or the app quits: a client that would
+    # hang until the bound must not hold the app's exit that long.
+    root = prepare_demo(tmp_path / "ledgerline")
+    started_file = tmp_path / "started"
+    client = _client(
+        tmp_path,
+        f"import pathlib, time\npathlib.Path({str(started_file)!r}).touch()\ntime.sleep(60)",
+    )
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PROMPTDECK_CLAUDE_BIN", str(client))
+    workspace = open_workspace(root)
+    prompt = compose_prompt(workspace, None, PromptRequest(story_id="1-1", phase="dev"))
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def capture() -> None:
+        try:
+            capture_prompt(workspace, prompt, get_counter(), timeout=120, stop=stop)
+        except CaptureError as exc:
+            failures.append(str(exc))
+
+    worker = threading.Thread(target=capture)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not started_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started_file.exists(), "the client never started"
+    stop.set()
+    worker.join(timeout=30)  # the bound was 120 s: a join that returns means it was cut short
+    assert not worker.is_alive()
+    assert failures == ["capture stopped before the claude CLI finished; nothing was kept"]

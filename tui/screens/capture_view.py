@@ -10,6 +10,7 @@ closes; a client still running is left to its bound (:data:`CAPTURE_TIMEOUT`).
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import ClassVar
 
@@ -134,6 +135,9 @@ class CaptureScreen(ModalScreen[Capture | None]):
         self._timeout = timeout
         self._started = 0.0
         self._ticker: Timer | None = None
+        # Set when the view closes or the app quits: the client is killed at once instead of
+        # holding the app's exit until its bound.
+        self._stop = threading.Event()
         self.capture: Capture | None = None
         """The capture, once the client has answered."""
         self.failure = ""
@@ -164,6 +168,10 @@ class CaptureScreen(ModalScreen[Capture | None]):
         self._ticker = self.set_interval(PROGRESS_TICK_SECONDS, self._tick, name="capture-tick")
         self._run_capture()
 
+    def on_unmount(self) -> None:
+        """The view is gone (closed, or the app quits): a client still running is stopped."""
+        self._stop.set()
+
     def _progress(self) -> str:
         waited = time.monotonic() - self._started if self._started else 0.0
         return (
@@ -189,6 +197,7 @@ class CaptureScreen(ModalScreen[Capture | None]):
                 deck.counter,
                 client=self.client,
                 timeout=self._timeout,
+                stop=self._stop,
             )
         except PromptdeckError as exc:
             if not get_current_worker().is_cancelled:
@@ -236,6 +245,7 @@ class CaptureScreen(ModalScreen[Capture | None]):
         )
 
     def action_close(self) -> None:
-        """Escape: close (a client still running stops at its bound, its answer unused)."""
+        """Escape: close (a client still running is stopped, its answer unused)."""
+        self._stop.set()
         self.workers.cancel_group(self, "capture")
         self.dismiss(self.capture)
