@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen
@@ -50,7 +50,7 @@ def deck_on(root: Path, *, stable: bool = True, **config: Any) -> DeckContext:
         workspace = replace(workspace, config=replace(workspace.config, **config))
     return DeckContext(
         workspace=workspace,
-        counter=TokenCounter("o200k_base"),
+        counter=get_counter("o200k_base"),
         agent="replay",
         encoding="o200k_base",
         workspace_label=root.name,
