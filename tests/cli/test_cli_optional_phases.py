@@ -8,8 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from in_process import cli_in_process as cli
 from test_cli_run import STORY_REL, workspace
-from test_cli_run import cli_in_process as cli
 
 
 def _config(root: Path, extra: str) -> None:

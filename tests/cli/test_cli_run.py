@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from unittest import mock
 
 import pytest
 from builders import commit_all
-from promptdeck.cli import main
 from promptdeck.cli.run_output import outcome_colour
 from promptdeck.core.vocabulary import OUTCOMES, Outcome
 
@@ -35,37 +31,6 @@ def cli(root: Path, *args: str, stdin: str | None = None) -> subprocess.Complete
         input=stdin,
         timeout=120,
     )
-
-
-def cli_in_process(
-    root: Path, *args: str, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``promptdeck ARGS`` run in ``root`` as :func:`cli` runs it, but called in this process:
-    for tests of what a command does, which need not pay for a new interpreter each time
-    (:func:`cli` keeps the process boundary for the tests of exit codes and error lines). The
-    agents it launches are real processes either way."""
-    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
-    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
-    given = io.TextIOWrapper(io.BytesIO((stdin or "").encode("utf-8")), encoding="utf-8")
-    with contextlib.chdir(root), mock.patch.multiple(sys, stdout=out, stderr=err, stdin=given):
-        try:
-            code = main(list(args))
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
-    return subprocess.CompletedProcess(
-        list(args),
-        code,
-        _written(out),
-        _written(err),
-    )
-
-
-def _written(stream: io.TextIOWrapper) -> str:
-    stream.flush()
-    buffer = stream.buffer
-    assert isinstance(buffer, io.BytesIO)
-    # As subprocess.run(text=True) reads a pipe: universal newlines.
-    return buffer.getvalue().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def workspace(root: Path, *, git: bool = True) -> Path:
