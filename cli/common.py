@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
 from .streams import StreamProxy
+
+if TYPE_CHECKING:
+    import logging
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -228,6 +230,8 @@ class EventLog:
 
     def attach(self) -> logging.Handler:
         """Forward the system-prompt logger's records; returns the handler (to detach)."""
+        import logging
+
         from ..core.run import RECORD_ATTRIBUTE, logger
 
         events = self
