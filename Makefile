@@ -4,7 +4,9 @@
 #   make test E2E=0  the same without fetching the agent CLIs; the end-to-end tests are skipped
 PYTHON ?= python3
 E2E    ?= 1
-WORKERS ?= auto
+# Two test processes per core: many tests spend their time waiting on processes they started
+# (the agent CLIs, the replay agent, git, tmux), which a second process per core fills.
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -59,8 +61,8 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-# The suite runs spread over worker processes (pytest-xdist): WORKERS=auto is one per core;
-# `make pytest WORKERS=0` runs it in one process. --dist loadgroup hands tests out one by one,
+# The suite runs spread over worker processes (pytest-xdist): WORKERS (two per core unless
+# given; `auto` is one per core); `make pytest WORKERS=0` runs it in one process. --dist loadgroup hands tests out one by one,
 # except that a group (pytest.mark.xdist_group, e.g. the wheel's tests) stays on one worker.
 pytest: $(STAMP)
 	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" $(PYTEST_ENV) $(BIN)/pytest -q \

@@ -27,11 +27,13 @@ from ..core.vocabulary import Outcome
 class Printer:
     """Prints run events: agent text on stdout, everything else on stderr."""
 
-    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
-        self.out = out
-        self.err = err
-        self.color = out.isatty() and "NO_COLOR" not in os.environ
-        self.err_color = err.isatty() and "NO_COLOR" not in os.environ
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        # The streams of the moment (sys.stdout, sys.stderr), not of import time: a command
+        # runs with its output wrapped (safe_output) or redirected.
+        self.out = sys.stdout if out is None else out
+        self.err = sys.stderr if err is None else err
+        self.color = self.out.isatty() and "NO_COLOR" not in os.environ
+        self.err_color = self.err.isatty() and "NO_COLOR" not in os.environ
 
     def _paint(self, text: str, code: str, on: bool) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if on else text

@@ -4,6 +4,7 @@ fixed sleeps), running async scenarios from plain pytest functions."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import subprocess
 from collections.abc import Awaitable, Callable, Sequence
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.main import MainScreen
@@ -20,6 +21,7 @@ from promptdeck.tui.screens.notices import KindedNote, Notice, as_notices
 from promptdeck.tui.settings import LoadedSettings, UserSettings
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled, WorkerState
 
 WAIT_LIMIT_SECONDS = 180.0
 """A safety net so a broken test fails instead of hanging; never a speed assertion. Generous:
@@ -50,7 +52,7 @@ def deck_on(root: Path, *, stable: bool = True, **config: Any) -> DeckContext:
         workspace = replace(workspace, config=replace(workspace.config, **config))
     return DeckContext(
         workspace=workspace,
-        counter=TokenCounter("o200k_base"),
+        counter=get_counter("o200k_base"),
         agent="replay",
         encoding="o200k_base",
         workspace_label=root.name,
@@ -131,6 +133,25 @@ async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], what: str)
         loop_time += 0.05
         if loop_time > WAIT_LIMIT_SECONDS:
             raise AssertionError(f"gave up waiting for {what}")
+
+
+async def workers_settled(app: App[Any]) -> None:
+    """Wait until every worker of ``app`` has ended. A worker cancelled on the way is not a
+    failure: the app cancels an exclusive worker (a preview's cache measure, say) when a newer
+    request replaces it, and the newer one is then waited for. A worker that fails while it
+    is waited for fails the wait (``WorkerFailed``)."""
+    waited = 0.0
+    while True:
+        running = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not running:
+            return
+        if waited > WAIT_LIMIT_SECONDS:
+            raise AssertionError(f"gave up waiting for the workers {running}")
+        started = [w for w in running if w.state is WorkerState.RUNNING]
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete(started)
+        await asyncio.sleep(0.01)
+        waited += 0.01
 
 
 def main_screen(pilot: Pilot[None]) -> MainScreen:

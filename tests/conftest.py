@@ -1,6 +1,6 @@
 """Suite-wide isolation: no test reads or writes the real user's home, cache, config or state
 folder, and no two tests share one, so the suite runs the same serially and spread over processes
-(``pytest -n auto``, as ``make test`` runs it).
+(``pytest -n N``, as ``make test`` runs it).
 
 * When pytest starts (in each worker process of a parallel run, before any test module is
   collected) the cache and config folders point at throwaway ones of that process, so every

@@ -1,5 +1,6 @@
 """``run --auto`` and the optional phases (seed 002: non-blocking, opt-in), party variants on
-the command line, and the per-phase token budget — through a subprocess with the replay agent."""
+the command line, and the per-phase token budget — the commands called in-process (the
+process boundary is test_cli_run's), the replay agent a real process."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from test_cli_run import STORY_REL, cli, workspace
+from in_process import cli_in_process as cli
+from test_cli_run import STORY_REL, workspace
 
 
 def _config(root: Path, extra: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from in_process import cli_in_process
 from promptdeck.cli import answers as answers_module
 from promptdeck.cli import main
 from promptdeck.cli import table as table_module
@@ -128,14 +129,17 @@ def test_runs_at_80_columns_and_piped(
     capsys: pytest.CaptureFixture[str],
     copy_demo: Callable[[Path], Path],
 ) -> None:
+    # Called in-process, piped as cli() runs it: no width from the caller's environment.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     root = copy_demo(tmp_path / "ledgerline")
     config = root / ".promptdeck" / "config.toml"
     config.write_text(config.read_text().replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)
     for _ in range(2):
-        done = cli(root, "run", "1-1", "--phase", "dev")
+        done = cli_in_process(root, "run", "1-1", "--phase", "dev")
         assert done.returncode in (0, 4, 5), done.stderr
-    piped = cli(root, "runs")
+    piped = cli_in_process(root, "runs")
     records = piped.stdout.splitlines()
     assert len(records) == 2 and not BOX_DRAWING & set(piped.stdout)
     run_id = records[0].split("\t")[0]
@@ -184,31 +188,37 @@ def test_diff_compares_runs_and_the_prompt_now(
     capsys: pytest.CaptureFixture[str],
     copy_demo: Callable[[Path], Path],
 ) -> None:
+    # Called in-process, piped as cli() runs it: no width from the caller's environment.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     root = copy_demo(tmp_path / "ledgerline")
     config = root / ".promptdeck" / "config.toml"
     config.write_text(config.read_text().replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)
-    assert cli(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
-    alone = cli(root, "diff", "last")
+    assert cli_in_process(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
+    alone = cli_in_process(root, "diff", "last")
     assert alone.returncode == 2 and "no earlier dev run" in alone.stderr
     # The replay agent's dev work appends to the story file: the prompt now differs there.
-    now = cli(root, "diff", "last", "--now")
+    now = cli_in_process(root, "diff", "last", "--now")
     assert now.returncode == 0, now.stderr
     story = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"
     assert f"changed  file {story}" in now.stdout
     assert any(
         line.startswith("+") and not line.startswith("+++") for line in now.stdout.splitlines()
     )
-    assert cli(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
-    runs = cli(root, "runs").stdout.splitlines()
+    assert cli_in_process(root, "run", "1-1", "--phase", "dev").returncode in (0, 4, 5)
+    runs = cli_in_process(root, "runs").stdout.splitlines()
     first, second = (line.split("\t")[0] for line in runs)
-    both = cli(root, "diff", first, second, "--json")
+    both = cli_in_process(root, "diff", first, second, "--json")
     assert both.returncode == 0, both.stderr
     parts = {(p["kind"], p["name"]): p for p in json.loads(both.stdout)["parts"]}
     assert parts[("file", story)]["change"] == "changed"
     assert parts[("layer", "Layer-0A")]["change"] == "same"
     # One RUN: compared with the previous run of its phase.
-    assert cli(root, "diff", second).stdout == cli(root, "diff", first, second).stdout
+    assert (
+        cli_in_process(root, "diff", second).stdout
+        == cli_in_process(root, "diff", first, second).stdout
+    )
 
 
 def test_piped_prose_lines_are_never_broken(demo: Path) -> None:

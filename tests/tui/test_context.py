@@ -7,7 +7,7 @@ from pathlib import Path
 
 import promptdeck.tui.screens as screens_package
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.notices import Notice
 
@@ -28,7 +28,7 @@ class Board:
 def context(root: Path, *, stable: bool) -> DeckContext:
     return DeckContext(
         workspace=open_workspace(root),
-        counter=TokenCounter("o200k_base"),
+        counter=get_counter("o200k_base"),
         agent="replay",
         encoding="o200k_base",
         workspace_label="demo",

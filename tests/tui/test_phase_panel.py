@@ -11,7 +11,7 @@ from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
 from promptdeck.core.run.stream import RunEvent
 from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
 from textual import on
 from textual.app import App, ComposeResult
@@ -36,7 +36,7 @@ async def test_a_replayed_run_fills_the_log_and_posts_its_end(demo_root: Path) -
     workspace = open_workspace(demo_root)
     catalog = load_catalog(workspace)
     prompt = compose_prompt(
-        workspace, catalog, PromptRequest(catalog.stories[0].id), counter=TokenCounter("o200k_base")
+        workspace, catalog, PromptRequest(catalog.stories[0].id), counter=get_counter("o200k_base")
     )
     app = PanelApp()
     async with app.run_test(size=(100, 40)) as pilot:

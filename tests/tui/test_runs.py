@@ -15,6 +15,7 @@ from app_helpers import (
     set_agent_settings,
     wait_for,
     wait_for_preview,
+    workers_settled,
 )
 from promptdeck.core.cost.prediction import money
 from promptdeck.core.cost.record import read_cost
@@ -245,7 +246,7 @@ async def test_the_argv_confirmed_is_the_argv_run_with_its_own_folder_and_attemp
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await _run_dev(pilot, app, "1-1", "the blocked run to end")
         assert screen.last_result is not None and screen.last_result.outcome == "failure"
-        await app.workers.wait_for_complete()
+        await workers_settled(app)
         # The phase's outcome and the process's own end are told apart.
         status = str(screen.query_one("#run-status", Static).render())
         assert "phase dev #1: failure" in status and "process exit 0" in status
@@ -317,7 +318,7 @@ async def test_capital_d_shows_what_changed_since_the_last_run_of_the_phase(
         assert not isinstance(app.screen, TextViewScreen)  # no run of dev yet: it says so
         await _confirm_and_start(pilot, app)
         await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
-        await app.workers.wait_for_complete()
+        await workers_settled(app)
         screen = await _select_phase(pilot, screen, "dev")
         await pilot.press("D")
         await wait_for(pilot, lambda: isinstance(app.screen, TextViewScreen), "the diff")
@@ -339,7 +340,7 @@ async def test_history_shows_the_start_time_and_fits_80_columns(demo_root: Path)
         screen = await _select_phase(pilot, screen, "dev")
         await _confirm_and_start(pilot, app)
         await wait_for(pilot, lambda: screen.last_result is not None, "the run to end")
-        await app.workers.wait_for_complete()
+        await workers_settled(app)
         await pilot.press("h")
         await wait_for(pilot, lambda: isinstance(app.screen, RunHistoryScreen), "history")
         history = app.screen

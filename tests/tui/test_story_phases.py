@@ -11,7 +11,7 @@ from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
 from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.session.story_phases import PhaseChoice, phases_title, read_flow
 from promptdeck.tui.widgets.phase_panel import PhaseRow
 
@@ -46,7 +46,7 @@ def test_a_fresh_story_suggests_its_kickoff_and_the_request_follows_the_suggesti
 def test_attempts_and_states_come_from_the_run_records(demo_root: Path) -> None:
     workspace = open_workspace(demo_root)
     catalog = load_catalog(workspace)
-    counter = TokenCounter("o200k_base")
+    counter = get_counter("o200k_base")
     prompt = compose_prompt(workspace, catalog, PromptRequest("1-4", phase="dev"), counter=counter)
     handle = start_run(workspace, prompt, agent="replay", use_git=False)
     result = handle.wait(60)

@@ -73,7 +73,8 @@ _NAME = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+# Hypothesis' own default count: the case-folding edge that matters is pinned below.
+@settings(max_examples=100, deadline=None)
 @example(names=["İ-1"], keys=["i-1"])  # the dotted capital I folds to two characters
 @given(
     names=st.lists(_NAME, max_size=30, unique=True),

@@ -32,7 +32,7 @@ def test_paths_that_come_out_distinct_are_shortened_as_usual() -> None:
 names = st.text(alphabet="abc-12.", min_size=1, max_size=40)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(names, names, st.integers(12, 40))
 def test_two_different_files_never_read_the_same(first: str, second: str, width: int) -> None:
     assume(first != second)
