@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
-from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
 from .streams import StreamProxy
+
+if TYPE_CHECKING:
+    import logging
+
+    from ..core.injection import Selection
+    from ..core.prompt import ComposedPrompt
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -81,6 +84,10 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
 
 def selection_from(args: argparse.Namespace) -> Selection:
     """The :class:`Selection` the inclusion options describe."""
+    # Imported here: every command imports this module, and `stories` or `doctor` never
+    # compose a prompt.
+    from ..core.injection import Selection, normal_path
+
     return Selection(
         project_context=not args.no_project_context,
         discovery=args.discovery,
@@ -96,6 +103,8 @@ def remember_file_choices(args: argparse.Namespace, root: Path, prompt: Composed
     """Remember ``--exclude`` / ``--include`` for the story (one warning line if it cannot)."""
     if not (getattr(args, "exclude", None) or getattr(args, "include", None)):
         return
+    from ..core.injection import remember_selection
+
     own = [f.path for f in prompt.injection.files if f.category == "story"]
     try:
         remember_selection(root, prompt.story.id, prompt.request.selection, own)
@@ -228,6 +237,8 @@ class EventLog:
 
     def attach(self) -> logging.Handler:
         """Forward the system-prompt logger's records; returns the handler (to detach)."""
+        import logging
+
         from ..core.run import RECORD_ATTRIBUTE, logger
 
         events = self

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..errors import StoryNotFound
@@ -279,9 +280,12 @@ class StatusReading:
     note: str = ""
 
 
+@lru_cache(maxsize=4096)
 def read_status(raw: str) -> StatusReading:
     """Read one written status (a sprint-status value, a story file's ``Status:`` line, a
-    spec's or plan's ``status:``)."""
+    spec's or plan's ``status:``).
+
+    Remembered by value: a plan of thousands of stories writes a handful of statuses."""
     written = raw.strip()
     cleaned = _LEADING.sub("", _REMARK.sub("", _MARKS.sub("", written)))
     word = re.sub(r"[^a-z]+", "-", cleaned.lower()).strip("-")
