@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -223,6 +222,8 @@ class StoryCatalog:
             if named:
                 return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
         ids = [s.id for s in self.stories]
+        import difflib  # only for a story id that is not found
+
         near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
         if near:
             return f"no story '{query}' (nearest: {', '.join(near)})"
