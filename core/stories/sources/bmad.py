@@ -32,6 +32,7 @@ import re
 import stat as stat_module
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ...project.listing import folder_names
@@ -569,6 +570,7 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
 _EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>.+)$")
 
 
+@lru_cache(maxsize=4096)
 def epic_of(key: str) -> str:
     """The epic id of a normalized story key: ``1-2`` → ``1``, ``a-1`` → ``A``."""
     first = key.split("-", 1)[0]

@@ -64,10 +64,12 @@ def iter_headings(lines: list[str]) -> Iterator[Heading]:
     for index in range(_front_matter_end(lines), len(lines)):
         line = lines[index]
         # A fence or a heading starts with up to three spaces, then its mark: the prose lines
-        # (most of a story) are passed by one look at their first character.
-        if line[:1] not in _MARK_STARTS:
+        # (most of a story) are passed by one look at their first character, and a line
+        # opening with `#` is no fence.
+        first = line[:1]
+        if first not in _MARK_STARTS:
             continue
-        fence_match = _FENCE.match(line)
+        fence_match = _FENCE.match(line) if first != "#" else None
         if fence_match:
             marker = fence_match.group(1)
             if fence is None:
