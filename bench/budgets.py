@@ -24,7 +24,10 @@ when installed: repomix (``make bench`` installs it with npm into ``.tools/npm``
 same files as XML with o200k counts, and ``files-to-prompt --cxml … | ttok`` (the ``bench``
 extra; tiktoken's rank file is put in a private ``TIKTOKEN_CACHE_DIR`` first, from the bundled
 copy, as these tools cannot download it here). Also printed, not gated: ``inspect`` with counts
-and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``).
+and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``), and
+the CPU time of the nothing-cached runs against the floor's (a busy neighbour changes it less
+than the wall time); with ``--before FOLDER``, the same nothing-cached run of an earlier
+promptdeck (its package in ``FOLDER/promptdeck``), interleaved with the others.
 
 promptdeck's modules are byte-compiled first, as an installed wheel ships them.
 
@@ -123,7 +126,9 @@ def prefilled_tiktoken_cache(folder: Path) -> Path:
 # --------------------------------------------------------------------------- inspect
 
 
-def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdicts) -> None:
+def section_inspect(
+    root: Path, files: list[str], rounds: int, verdicts: Verdicts, before: Path | None = None
+) -> None:
     print(f"\n== inspect 7-7 --json, 150 KiB story, fresh processes  [{load()}]", flush=True)
     warm_home = Path(tempfile.mkdtemp(prefix="pd-bench-xdg-"))
     warm = {**os.environ, "XDG_CACHE_HOME": str(warm_home)}
@@ -134,19 +139,26 @@ def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdict
     argv += ["--root", str(root)]
     run_timed(argv, warm)  # counts, scans and the answer remembered from here on
     empties = iter(range(100_000))
+    # CPU seconds of the floor and of the nothing-cached runs: a figure a busy neighbour
+    # changes less than wall time (printed, not gated; the unmeasured first runs included).
+    cpu: dict[str, list[float]] = {"floor": [], "nothing cached": [], "before": []}
 
-    def nothing_cached() -> tuple[float, int]:
+    def nothing_cached(code: Path | None = None) -> tuple[float, int]:
         home = warm_home / f"empty-{next(empties)}"
         env = {**warm, "XDG_CACHE_HOME": str(home)}
-        return run_timed(argv, env)
+        if code is not None:  # an earlier promptdeck, found first on the path
+            env["PYTHONPATH"] = str(code)
+        return run_timed(argv, env, cpu=cpu["before" if code else "nothing cached"])
 
     paths = [str(root / f) for f in files]
     runners: dict[str, Callable[[], tuple[float, int]]] = {
-        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths]),
+        "floor": lambda: run_timed([PYTHON, "-c", FLOOR, *paths], cpu=cpu["floor"]),
         "inspect, caches warm": lambda: run_timed(argv, warm),
         "inspect, counts and scans warm, answer cache off": lambda: run_timed(argv, no_answer),
         "inspect, nothing cached": nothing_cached,
     }
+    if before is not None:
+        runners[f"inspect, nothing cached, the code in {before}"] = lambda: nothing_cached(before)
     if REPOMIX.exists():
         version = subprocess.run([str(REPOMIX), "--version"], capture_output=True, text=True)
         repomix = f"repomix {version.stdout.strip()}"
@@ -195,6 +207,22 @@ def section_inspect(root: Path, files: list[str], rounds: int, verdicts: Verdict
         1.1,
         faster=False,
     )
+    ratios = [m / f for m, f in zip(cpu["nothing cached"][1:], cpu["floor"][1:], strict=True)]
+    print(
+        f"  (not gated) CPU time, nothing cached / floor: {statistics.median(ratios):.2f}× "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}); "
+        f"median {statistics.median(cpu['nothing cached'][1:]) * 1000:.0f} ms"
+        f" vs {statistics.median(cpu['floor'][1:]) * 1000:.0f} ms"
+    )
+    if before is not None:
+        earlier = results[f"inspect, nothing cached, the code in {before}"]
+        ratios = [m[0] / f[0] for m, f in zip(earlier, floor, strict=True)]
+        cpus = [m / f for m, f in zip(cpu["before"][1:], cpu["floor"][1:], strict=True)]
+        print(
+            f"  (not gated) the code in {before}, nothing cached / floor: "
+            f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f});"
+            f" CPU time {statistics.median(cpus):.2f}× (min {min(cpus):.2f}, max {max(cpus):.2f})"
+        )
     ratios = [
         m[0] / f[0]
         for m, f in zip(
@@ -390,6 +418,14 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="3 rounds")
     sections = ("inspect", "app", "stories", "version")
     parser.add_argument("--only", choices=sections, action="append", help="run these only")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="FOLDER",
+        help="inspect: also time an earlier promptdeck with nothing cached, FOLDER holding its"
+        " promptdeck/ package (e.g. git archive REV core cli themes tui | tar -x -C"
+        " FOLDER/promptdeck), put first on PYTHONPATH",
+    )
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
     only = set(args.only or sections)
@@ -398,13 +434,16 @@ def main() -> int:
         os.environ.pop(name, None)
     for folder in ("core", "cli", "tui", "themes"):
         compileall.compile_dir(HERE.parent / folder, quiet=1)
+    if args.before:
+        compileall.compile_dir(args.before, quiet=1)
     print(f"machine: {os.cpu_count()} CPUs; {load()}")
     info = make_synthetic_workspace(WORK / "synthetic")
     root = Path(str(info["root"]))
     manifest = json.loads((root / ".synthetic-workspace.json").read_text())
     verdicts = Verdicts()
     if "inspect" in only:
-        section_inspect(root, list(manifest["big_story_files"]), rounds, verdicts)
+        before = args.before.resolve() if args.before else None
+        section_inspect(root, list(manifest["big_story_files"]), rounds, verdicts, before)
     if "version" in only:
         section_version(rounds, verdicts)
     if "stories" in only:

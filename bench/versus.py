@@ -69,9 +69,13 @@ def load() -> str:
 
 
 def run_timed(
-    argv: Sequence[str] | str, env: dict[str, str] | None = None, stdin: bytes | None = None
+    argv: Sequence[str] | str,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+    cpu: list[float] | None = None,
 ) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one fresh process.
+    """Wall seconds and peak RSS (KiB) of one fresh process; its CPU seconds (user + system,
+    its own children's included) are appended to ``cpu`` when one is given.
 
     The peak RSS comes from GNU time: a child's ``ru_maxrss`` as ``wait4`` reports it also
     counts the memory of the process it was started from (a large bench process here).
@@ -99,6 +103,8 @@ def run_timed(
     err = proc.stderr.read() if proc.stderr else b""
     if proc.returncode not in (0, 3):
         raise SystemExit(f"{argv!r} exited {proc.returncode}: {err.decode()[-400:]}")
+    if cpu is not None:
+        cpu.append(usage.ru_utime + usage.ru_stime)
     rss = usage.ru_maxrss
     if GNU_TIME is not None:
         rss = int(Path(report).read_text().split()[-1])

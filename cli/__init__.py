@@ -40,7 +40,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "run holds the story · 8 run refused: likely secrets in the injection "
         "(--allow-secrets) · 9 run refused: over the phase's token budget · 10 run refused: the "
         "project's config names the agent's program and is not trusted (promptdeck trust) · "
-        "11 the status write-back failed · 12 capture: no client, a timeout, or no request · "
+        "11 the status write-back failed · 12 capture: no client, too old, a timeout, another "
+        "host tried, or no request · "
         "130 Ctrl-C.",
     )
     parser.add_argument(
@@ -113,10 +114,10 @@ def _parsed_and_run(args_list: list[str]) -> int:
 
 
 def _cache_notice() -> None:
-    """One line on stderr if the remembered-results file was foreign or damaged (rebuilt)."""
-    store = sys.modules.get("promptdeck.core.tokens.results")
-    notice = getattr(store, "result_cache_notice", lambda: None)()
-    if notice:
+    """One line on stderr for each cache file found foreign or damaged (and rebuilt)."""
+    # Read from the module only if this process loaded it: an answered command never did.
+    store = sys.modules.get("promptdeck.core.tokens.store")
+    for notice in getattr(store, "store_notices", list)():
         print(f"{PROG}: {printable_line(notice)}", file=sys.stderr)
 
 

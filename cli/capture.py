@@ -1,22 +1,30 @@
-"""``promptdeck capture --client claude --story KEY --phase P``: run the real client once
+"""``promptdeck capture --client claude|codex --story KEY --phase P``: run the real client once
 against a loopback stand-in of its API and show the request it sent, part by part."""
 
 from __future__ import annotations
 
 import argparse
 
-from ..core.capture import CAPTURE_TIMEOUT, CLIENTS, capture_prompt
+from ..core.capture import (
+    CAPTURE_TIMEOUT,
+    CLIENTS,
+    Capture,
+    capture_prompt,
+    capture_summary,
+    remember_capture,
+)
 from ..core.errors import EXIT_OK
 from ..core.phases import PHASE_NAMES
 from ..core.prompt import PromptRequest, compose_prompt
 from ..core.tokens import get_counter
-from ..core.units import human_bytes, human_tokens
+from ..core.units import context_share, human_bytes, human_tokens
 from .common import (
     add_inclusion_options,
     add_workspace_options,
     encoding_from,
     print_json,
     selection_from,
+    warn,
     workspace_from,
 )
 
@@ -28,11 +36,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run the real client once offline and show the exact request it sends",
         description=(
             "Compose the story's prompt for the phase, run the real client once with its API "
-            "base URL pointed at a server on 127.0.0.1 (a dummy key, a temporary HOME, a canned "
-            "stop as the answer; nothing leaves the machine, nothing is written to the project) "
-            "and show the request it sent: the client's own system text, promptdeck's, the "
-            "tools, the user turn and the JSON envelope, each with bytes and tokens (tokens "
-            "with promptdeck's encoding); the parts sum to the request."
+            "base URL pointed at a server on 127.0.0.1 (a dummy key, a temporary HOME, the "
+            "loopback as its only proxy, a canned stop as the answer; nothing leaves the "
+            "machine, nothing is written to the project) and show the request it sent, part "
+            "by part: the client's own system text, its tools, the context it wraps around the "
+            "turn, the rules files it loaded itself (CLAUDE.md, AGENTS.md), promptdeck's eight "
+            "layers, the user turn and the JSON envelope, each with bytes, tokens (promptdeck's "
+            "encoding) and its share of the model's context window; the parts sum to the "
+            "request. Text that arrives twice is flagged. The capture is kept per client and "
+            "client version in the user's cache folder. Exit 12 when no capture could be made "
+            "(the client is missing, too old, hangs or tries to reach another host)."
         ),
     )
     parser.add_argument("--client", choices=CLIENTS, default="claude", help="the client to run")
@@ -52,6 +65,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
+def _share(share: float | None) -> str:
+    return "" if share is None else f"{share:6.1%}"
+
+
+def _print(capture: Capture) -> None:
+    summary = capture_summary(capture)
+    print(
+        f"{capture.client} {capture.client_version} request for story {capture.story_id} "
+        f"({capture.phase}), model {capture.model or '(none named)'}: "
+        f"{human_bytes(capture.request.size)} ({capture.request.size:,} bytes), "
+        f"{human_tokens(capture.tokens)} tok, {_share(summary.share).strip()} of a "
+        f"{capture.window:,}-token window"
+        + (" — cut at the memory bound" if capture.request.cut else "")
+    )
+    width = max([len(part.name) for part in capture.parts] + [18])
+    for part in capture.parts:
+        tokens = f"{human_tokens(part.tokens):>8} tok" if part.kind != "envelope" else " " * 12
+        share = _share(context_share(part.tokens, capture.window)) if part.tokens else ""
+        note = f"  ({part.note})" if part.note else ""
+        print(f"  {part.name:<{width}} {part.bytes:>10,} bytes {tokens} {share:>6}{note}")
+    print(f"  {'sum':<{width}} {sum(p.bytes for p in capture.parts):>10,} bytes")
+    print(
+        f"client overhead: {summary.overhead_bytes:,} bytes, "
+        f"{human_tokens(summary.overhead_tokens)} tok ({_share(summary.overhead_share).strip()})"
+    )
+    for duplicate in capture.duplicates:
+        print(duplicate.line())
+
+
 def run(args: argparse.Namespace) -> int:
     """Capture and print the parts (or JSON); exit 12 when no capture could be made."""
     workspace = workspace_from(args)
@@ -61,16 +103,11 @@ def run(args: argparse.Namespace) -> int:
     capture = capture_prompt(
         workspace, prompt, counter, client=args.client, timeout=max(args.timeout, 1.0)
     )
+    kept = remember_capture(capture)
+    if kept is not None:
+        warn(kept)
     if args.json:
         print_json(capture.to_dict())
-        return EXIT_OK
-    print(
-        f"{capture.client} request for story {capture.story_id} ({capture.phase}): "
-        f"{human_bytes(capture.request.size)} ({capture.request.size:,} bytes)"
-        + (" — cut at the memory bound" if capture.request.cut else "")
-    )
-    for part in capture.parts:
-        tokens = f"{human_tokens(part.tokens)} tok" if part.name != "envelope" else ""
-        print(f"  {part.name:<18} {part.bytes:>10,} bytes  {tokens}")
-    print(f"  {'sum':<18} {sum(p.bytes for p in capture.parts):>10,} bytes")
+    else:
+        _print(capture)
     return EXIT_OK

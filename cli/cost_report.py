@@ -8,14 +8,19 @@ and tab-separated records in a pipe.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..core.cost import DEFAULT_SEQUENCE, CacheMeter, CostForecast, forecast, money
+from ..core.cost import DEFAULT_SEQUENCE
 from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
 from ..core.project import Workspace
 from ..core.tokens import get_counter, priced_model
+from . import table
 from .common import console, encoding_from, print_json, warn, workspace_from
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
+
+if TYPE_CHECKING:
+    from ..core.cost import CacheMeter, CostForecast
 
 
 def add_cost_options(parser: argparse.ArgumentParser) -> None:
@@ -72,6 +77,7 @@ def model_from(args: argparse.Namespace, workspace: Workspace) -> str:
 def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
     """Measure and price the phase sequence the arguments describe; the price table's
     problems are warned, one line each, and nothing else stops."""
+    from ..core.cost import forecast
     from .compose import request_from
 
     workspace = workspace_from(args)
@@ -114,7 +120,7 @@ PAIR_COLUMNS = (
 
 def print_cache(meter: CacheMeter) -> None:
     """The meter as two tables and its flags."""
-    plain = not is_terminal()
+    plain = not table.is_terminal()
     shown = console()
     print_records(
         LAYER_COLUMNS,
@@ -170,7 +176,9 @@ COST_COLUMNS = (
 
 def print_cost(predicted: CostForecast) -> None:
     """The forecast as a table, its total and where its prices come from."""
-    plain = not is_terminal()
+    from ..core.cost import money
+
+    plain = not table.is_terminal()
     rows = [
         [
             "cost",

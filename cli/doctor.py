@@ -13,10 +13,17 @@ import argparse
 import sys
 
 from ..core.errors import EXIT_OK
-from ..core.stories import Story, StoryCatalog, group_notes, load_catalog
+from ..core.stories import (
+    Story,
+    StoryCatalog,
+    group_notes,
+    load_catalog,
+    where_stories_come_from,
+)
+from . import table
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -77,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(doctor_payload(catalog))
         return EXIT_OK
     console = common_console()
-    plain = not is_terminal()
+    plain = not table.is_terminal()
+    if not catalog.stories:
+        # Say what was looked at, so an empty plan is never an empty screen.
+        for line in where_stories_come_from(workspace):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     rows = [
         [
             "story",

@@ -20,6 +20,7 @@ from ..core.project import Config, Workspace
 from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line
 from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
+from . import table
 from .common import (
     add_inclusion_options,
     add_workspace_options,
@@ -31,7 +32,7 @@ from .common import (
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from
 from .cost_report import add_cost_options, run_cache
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 HASH_PREFIX = 12
 CHART_PIPED_WIDTH = 100
@@ -218,7 +219,7 @@ def _print_report(
         " (estimated)" if prompt.system_meter.estimated else ""
     )
 
-    plain = not is_terminal()
+    plain = not table.is_terminal()
     # Piped, every line is one record whose first field says its kind (layer, file), so
     # `grep ^file` and `cut -f` work; on a terminal, two tables fitted to the width.
     layer_rows = [
@@ -423,7 +424,7 @@ def run(args: argparse.Namespace) -> int:
             warn(message)
         from ..core.prompt import chart_lines, composition_of
 
-        width = common_console().width if is_terminal() else CHART_PIPED_WIDTH
+        width = common_console().width if table.is_terminal() else CHART_PIPED_WIDTH
         for line in chart_lines(composition_of(prompt, args.chart), width):
             print(line)
     else:

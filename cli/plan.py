@@ -11,10 +11,11 @@ import argparse
 from ..core.cost import DEFAULT_SEQUENCE, EpicPlan, money, plan_epic
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
 from ..core.tokens import get_counter
+from . import table
 from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
 from .compose import add_delivery_option
 from .cost_report import model_from, number, phases_from
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -101,7 +102,7 @@ def print_plan(plan: EpicPlan) -> None:
             f"(tokens: {plan.encoding}, an estimate for this model)"
         ),
         console=console(),
-        plain=not is_terminal(),
+        plain=not table.is_terminal(),
     )
     # A story's missing files are the same in each of its phases: said once per story.
     missing = {(row.story_id, path) for row in plan.rows for path in row.missing_context}

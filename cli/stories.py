@@ -14,9 +14,10 @@ from ..core.stories import (
     summary_lines,
     where_stories_come_from,
 )
+from . import table
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
-from .table import Column, is_terminal, print_records
+from .table import Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,7 +62,7 @@ def _print_tables(catalog: StoryCatalog, workspace: Workspace) -> None:
     if not catalog.stories:
         console.print("\n".join(where_stories_come_from(workspace)), markup=False, highlight=False)
     else:
-        plain = not is_terminal()
+        plain = not table.is_terminal()
         rows: list[list[str]] = []
         previous: tuple[str, str] | None = None
         for story in catalog.stories:

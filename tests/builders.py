@@ -3,12 +3,39 @@ with everything committed. Shared by the unit, CLI and end-to-end tests."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
+
+TEST_GIT_CONFIG = "[user]\n\tname = promptdeck tests\n\temail = tests@promptdeck.invalid\n"
+"""The git identity of every test's home: commits never depend on who runs the suite."""
+
+
+@contextmanager
+def private_git_home(folder: Path) -> Iterator[Path]:
+    """For the block: ``HOME`` is a new folder inside ``folder`` (with the test identity in its
+    ``.gitconfig``) and the machine's system-wide git config is not read. For fixtures wider
+    than one test, which the per-test home does not cover yet."""
+    home = folder / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(TEST_GIT_CONFIG, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        patch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        yield home
+
+
+def copy_workspace(template: Path, dest: Path) -> Path:
+    """A copy of the workspace ``template`` (its git history included) at ``dest``, which must
+    not exist; its files are new (fresh modification times, as after a checkout)."""
+    shutil.copytree(template, dest, symlinks=True, copy_function=shutil.copy)
+    return dest
 
 
 def write_files(root: Path, files: Mapping[str, str | bytes]) -> None:

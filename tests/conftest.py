@@ -10,6 +10,10 @@ folder, and no two tests share one, so the suite runs the same serially and spre
   leans on the caller's ``~/.gitconfig``, ``~/.codex`` or settings, nor on what an earlier
   test left behind. The token cache itself stays one per process (it is opened once per
   process and its entries are keyed by content, so a test cannot see another's results).
+* The bundled demo is prepared (copied, ``git init``, first commit) once per process, and each
+  test that wants a demo workspace gets a copy of its own (:func:`copy_demo`): the same files
+  and history as :func:`~promptdeck.core.demo.bundle.prepare_demo` makes, without paying for
+  a new repository each time. The tests of ``prepare_demo`` itself still call it.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-
-TEST_GIT_CONFIG = "[user]\n\tname = promptdeck tests\n\temail = tests@promptdeck.invalid\n"
-"""The git identity of every test's home: commits never depend on who runs the suite."""
+from builders import TEST_GIT_CONFIG, copy_workspace, private_git_home
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,3 +63,20 @@ def _private_user_folders(
     monkeypatch.setenv("XDG_STATE_HOME", str(folders / "state"))
     # The machine's system-wide git config is not the test's either.
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled demo as ``prepare_demo`` makes it, once per test process. Never handed to a
+    test to change: tests get copies (:func:`copy_demo`)."""
+    from promptdeck.core.demo.bundle import prepare_demo
+
+    holder = tmp_path_factory.mktemp("demo-template")
+    with private_git_home(holder):
+        return prepare_demo(holder / "ledgerline")
+
+
+@pytest.fixture
+def copy_demo(demo_template: Path) -> Callable[[Path], Path]:
+    """Make a fresh demo workspace at a path (which must not exist yet) and return its root."""
+    return lambda dest: copy_workspace(demo_template, dest)

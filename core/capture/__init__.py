@@ -1,31 +1,113 @@
 """Capture mode: the real client run once against a loopback stand-in of its API, and the
 request it sent, taken apart.
 
-:mod:`.loopback` records the exact request bytes and answers with a canned stop;
-:mod:`.session` composes the prompt as a run would, launches the client with its base URL
-pointed at the loopback, and splits the request into the client's system text, promptdeck's,
-the tools, the user turn and the envelope, the parts summing to the request.
+:mod:`.loopback` records the exact request bytes, answers with a canned stop and refuses every
+other host; :mod:`.clients` launches each client as a run would, pointed at it; :mod:`.session`
+runs one capture; :mod:`.parts` splits the request into the client's system text, its tools,
+the rules files it loaded, promptdeck's eight layers, the user turn and the envelope (the
+parts summing to the request) and finds text that arrives twice; :mod:`.windows` is the table
+of model context windows; :mod:`.memory` keeps the last capture per client and version in the
+user's cache folder, for the app's meters (:func:`remembered_capture`, :func:`capture_summary`).
 """
 
-from .loopback import CapturedRequest, LoopbackCapture
-from .session import (
-    CAPTURE_TIMEOUT,
-    CLIENTS,
-    Capture,
-    CaptureError,
-    RequestPart,
-    capture_prompt,
-    request_parts,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .clients import CLIENTS, MINIMUM_VERSIONS, RULES_FILES
+    from .loopback import (
+        MAX_REQUEST_BYTES,
+        CapturedRequest,
+        Exchange,
+        LoopbackCapture,
+        anthropic_events,
+        anthropic_message,
+        response_events,
+    )
+    from .memory import capture_path, remember_capture, remembered_capture
+    from .model import (
+        PART_KINDS,
+        Capture,
+        CaptureSummary,
+        DuplicateText,
+        KindTotal,
+        RequestPart,
+        capture_summary,
+    )
+    from .parts import RulesText, duplicated_text, request_streams, split_request
+    from .session import CAPTURE_TIMEOUT, CaptureError, capture_prompt, installed_version
+    from .windows import CLIENT_WINDOWS, MODEL_WINDOWS, model_window
+
+_HOMES = {
+    "CLIENTS": ".clients",
+    "MINIMUM_VERSIONS": ".clients",
+    "RULES_FILES": ".clients",
+    "anthropic_events": ".loopback",
+    "anthropic_message": ".loopback",
+    "CapturedRequest": ".loopback",
+    "Exchange": ".loopback",
+    "LoopbackCapture": ".loopback",
+    "MAX_REQUEST_BYTES": ".loopback",
+    "response_events": ".loopback",
+    "capture_path": ".memory",
+    "remember_capture": ".memory",
+    "remembered_capture": ".memory",
+    "Capture": ".model",
+    "capture_summary": ".model",
+    "CaptureSummary": ".model",
+    "DuplicateText": ".model",
+    "KindTotal": ".model",
+    "PART_KINDS": ".model",
+    "RequestPart": ".model",
+    "duplicated_text": ".parts",
+    "request_streams": ".parts",
+    "RulesText": ".parts",
+    "split_request": ".parts",
+    "CAPTURE_TIMEOUT": ".session",
+    "capture_prompt": ".session",
+    "CaptureError": ".session",
+    "installed_version": ".session",
+    "CLIENT_WINDOWS": ".windows",
+    "model_window": ".windows",
+    "MODEL_WINDOWS": ".windows",
+}
+"""Each public name and the module of this room that defines it (imported on first use)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "CAPTURE_TIMEOUT",
     "CLIENTS",
+    "CLIENT_WINDOWS",
+    "MAX_REQUEST_BYTES",
+    "MINIMUM_VERSIONS",
+    "MODEL_WINDOWS",
+    "PART_KINDS",
+    "RULES_FILES",
     "Capture",
     "CaptureError",
+    "CaptureSummary",
     "CapturedRequest",
+    "DuplicateText",
+    "Exchange",
+    "KindTotal",
     "LoopbackCapture",
     "RequestPart",
+    "RulesText",
+    "anthropic_events",
+    "anthropic_message",
+    "capture_path",
     "capture_prompt",
-    "request_parts",
+    "capture_summary",
+    "duplicated_text",
+    "installed_version",
+    "model_window",
+    "remember_capture",
+    "remembered_capture",
+    "request_streams",
+    "response_events",
+    "split_request",
 ]

@@ -3,191 +3,225 @@ part.
 
 The prompt is composed as a run would compose it; its ``system.md`` and ``user.md`` go to a
 temporary folder (never the project), the client is launched with the argv a run uses, its API
-base URL pointed at :class:`~.loopback.LoopbackCapture` and a dummy key, ``HOME`` a temporary
-folder of its own. The main request (the one carrying promptdeck's system text) is taken apart
-into the client's own system text, promptdeck's appended system text, the tool schemas, the
-user turn and the rest of the JSON (model, settings, quoting): the parts' bytes sum to the
-request body's bytes.
+base URL pointed at :class:`~.loopback.LoopbackCapture`, a dummy key, ``HOME`` (and Codex's
+``CODEX_HOME``) temporary folders of its own and the loopback as its only proxy
+(:mod:`.clients`). The main request (the one carrying promptdeck's system text) is taken apart
+by :func:`~.parts.split_request`; the parts sum to the request body's bytes.
+
+The capture stops, with one line (exit 12), when the client is missing, says no version or one
+older than :data:`~.clients.MINIMUM_VERSIONS`, does not finish within the bound, or tries to
+reach any host but the loopback (it is stopped at the first attempt; nothing was sent).
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from ..agents.base import LaunchRequest
-from ..agents.claude import ClaudeAgent
 from ..errors import EXIT_CAPTURE, PromptdeckError
+from ..layers.delivery import Delivered, Segment
+from ..project.config import Config
+from ..project.textfiles import read_text_file
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
+from ..terminal import printable_line
 from ..tokens.counter import TokenCounter
+from .clients import (
+    CLIENTS,
+    MINIMUM_VERSIONS,
+    RULES_FILES,
+    client_env,
+    client_launch,
+    client_program,
+    parse_version,
+    too_old,
+)
 from .loopback import CapturedRequest, LoopbackCapture
+from .model import Capture
+from .parts import RulesText, duplicated_text, request_streams, split_request
+from .windows import model_window
 
 CAPTURE_TIMEOUT = 120.0
 """Seconds the client may take before the capture stops (the process is killed)."""
-CLIENTS = ("claude",)
-_DUMMY_KEY = "sk-ant-capture-not-a-key"
-# Variables that could point the client elsewhere or at a real account.
-_DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "PROMPTDECK_")
-_DROPPED_NAMES = ("http_proxy", "https_proxy", "all_proxy")
+VERSION_TIMEOUT = 20.0
+"""Seconds ``--version`` may take (within the capture's own bound)."""
+RULES_READ_LIMIT = 4 * 1024 * 1024
+"""Largest rules file looked for in the request."""
+_POLL = 0.05
+_SAID_BYTES = 4096
+"""How much of the client's stdout (its version) and stderr (its last line) is read."""
+_CLOSED_PORT = "http://127.0.0.1:9"
+"""The proxy ``--version`` gets outside a capture: the discard port, where nothing listens."""
+_MODEL_ROUTES = ("/messages", "/responses")
 
 
 class CaptureError(PromptdeckError):
-    """The capture could not be made (no client, it hung, it sent nothing promptdeck wrote)."""
+    """The capture could not be made (no client, too old, it hung, it tried to reach another
+    host, it sent nothing promptdeck wrote)."""
 
     exit_code = EXIT_CAPTURE
 
 
-@dataclass(frozen=True)
-class RequestPart:
-    """One part of the captured request, with its size.
-
-    Attributes:
-        name: ``client system``, ``promptdeck system``, ``tools``, ``user turn`` or ``envelope``.
-        text: the part's text as the model reads it (tools and envelope: their JSON).
-        bytes: the part's size in the request body.
-        tokens: its tokens with promptdeck's encoding (an estimate for another model's).
-    """
-
-    name: str
-    text: str
-    bytes: int
-    tokens: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """``name``, ``bytes``, ``tokens`` (the text stays out of JSON)."""
-        return {"name": self.name, "bytes": self.bytes, "tokens": self.tokens}
-
-
-@dataclass(frozen=True)
-class Capture:
-    """What the client sent for one story and phase.
-
-    Attributes:
-        request: the main request, exact bytes.
-        parts: the request taken apart; their bytes sum to ``request.size``.
-        requests: how many requests the client made in all (side requests included).
-    """
-
-    client: str
-    story_id: str
-    phase: str
-    request: CapturedRequest
-    parts: tuple[RequestPart, ...] = field(default=())
-    requests: int = 1
-
-    @property
-    def system_text(self) -> str:
-        """The request's whole system prompt (its text blocks joined)."""
-        return _system_text(self.request.json())
-
-    def to_dict(self) -> dict[str, Any]:
-        """The capture as JSON (``capture --json``)."""
-        return {
-            "client": self.client,
-            "story": self.story_id,
-            "phase": self.phase,
-            "path": self.request.path,
-            "request_bytes": self.request.size,
-            "cut": self.request.cut,
-            "requests": self.requests,
-            "parts": [part.to_dict() for part in self.parts],
-        }
-
-
-def _system_text(body: Any) -> str:
-    system = body.get("system") if isinstance(body, dict) else None
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return "".join(b.get("text", "") for b in system if isinstance(b, dict))
-    return ""
-
-
-def _user_text(messages: Any) -> str:
-    """The text of the user messages (string content, or their text blocks), joined."""
-    texts: list[str] = []
-    for message in messages if isinstance(messages, list) else ():
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts.extend(str(b.get("text", "")) for b in content if isinstance(b, dict))
-    return "".join(texts)
-
-
-def _dumped(value: Any) -> str:
-    # The client's own JSON spacing is not known; compact JSON is the size of the content.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def request_parts(
-    request: CapturedRequest, appended: str, counter: TokenCounter
-) -> tuple[RequestPart, ...]:
-    """``request`` taken apart around promptdeck's ``appended`` system text.
-
-    The text parts are measured as text (UTF-8), tools as compact JSON; the envelope is the
-    rest of the body (model and settings, keys, quoting and escapes), so the parts sum to the
-    body's size.
-    """
-    body = request.json()
-    if not isinstance(body, dict):
-        raise CaptureError("the captured request is not a JSON object (or was cut)")
-    system = _system_text(body)
-    ours = appended if appended and appended in system else ""
-    client_system = system.replace(ours, "", 1) if ours else system
-    user = _user_text(body.get("messages"))
-    tools = _dumped(body.get("tools") or [])
-    named = [
-        ("client system", client_system),
-        ("promptdeck system", ours),
-        ("tools", tools),
-        ("user turn", user),
-    ]
-    parts = [
-        RequestPart(name, text, len(text.encode("utf-8")), counter.count(text))
-        for name, text in named
-    ]
-    rest = request.size - sum(part.bytes for part in parts)
-    parts.append(RequestPart("envelope", "", rest, 0))
-    return tuple(parts)
-
-
-def _client_env(home: Path, base_url: str) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(_DROPPED_PREFIXES) and key.lower() not in _DROPPED_NAMES
-    }
-    env.update(
-        HOME=str(home),
-        ANTHROPIC_BASE_URL=base_url,
-        ANTHROPIC_API_KEY=_DUMMY_KEY,
-        NO_PROXY="127.0.0.1,localhost",
-        NO_COLOR="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+def _delivered(prompt: ComposedPrompt) -> Delivered:
+    """Where compose put each layer; a prompt composed without segments is one piece each."""
+    if prompt.delivered is not None:
+        return prompt.delivered
+    return Delivered(
+        "layered", (Segment("promptdeck system", prompt.system),), (Segment("task", prompt.user),)
     )
-    return env
 
 
-def _main_request(requests: list[CapturedRequest], appended: str) -> CapturedRequest | None:
-    messages = [r for r in requests if r.path.split("?", 1)[0].endswith("/v1/messages")]
-    for request in messages:
-        if appended and appended in _system_text(request.json()):
+def _rules(workspace: Workspace, client: str) -> list[RulesText]:
+    """The rules files ``client`` would load from the project root, read through the guarded
+    reader (a link out of the project, a FIFO, a huge file is not looked for)."""
+    found = []
+    for name in RULES_FILES[client]:
+        text = read_text_file(workspace.root / name, root=workspace.root, limit=RULES_READ_LIMIT)
+        if isinstance(text, str) and text.strip():
+            found.append(RulesText(name, text))
+    return found
+
+
+def client_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
+    """``program --version``'s version number.
+
+    Raises:
+        CaptureError: missing, hung, or no version said.
+    """
+    if shutil.which(program, path=env.get("PATH")) is None:
+        raise CaptureError(f"the {client} CLI was not found: {printable_line(program)}")
+    try:
+        ended, out, _ = _run(
+            [program, "--version"],
+            None,
+            None,
+            env,
+            time.monotonic() + timeout,
+            threading.Event(),
+            keep_output=True,
+        )
+    except OSError as exc:
+        raise CaptureError(f"the {client} CLI could not be started: {exc.strerror}") from None
+    if not ended:
+        raise CaptureError(
+            f"the {client} CLI did not finish within {timeout:.0f} s (--version); capture stopped"
+        )
+    version = parse_version(out)
+    if version is None:
+        raise CaptureError(f"the {client} CLI said no version number (--version); capture stopped")
+    return version
+
+
+def _checked_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
+    """:func:`client_version`, refused when older than the oldest capture runs."""
+    version = client_version(program, client, env, timeout)
+    if too_old(client, version):
+        oldest = ".".join(map(str, MINIMUM_VERSIONS[client]))
+        raise CaptureError(
+            f"the {client} CLI is {version}; capture needs {oldest} or later (update it)"
+        )
+    return version
+
+
+def installed_version(
+    config: Config, client: str, *, timeout: float = VERSION_TIMEOUT
+) -> str | None:
+    """The version of ``client`` as a run would start it (its ``--version``, run as a capture
+    runs the client: a temporary home, no host but a closed loopback port reachable); None
+    when it is missing, hangs or says no version. With :func:`~.memory.remembered_capture`,
+    this tells whether a kept capture is of the installed version."""
+    with tempfile.TemporaryDirectory(prefix="promptdeck-version-") as scratch:
+        folder = Path(scratch)
+        for home in ("home", "codex"):
+            (folder / home).mkdir()
+        env = client_env(client, folder, _CLOSED_PORT)
+        try:
+            return client_version(client_program(config, client), client, env, timeout)
+        except CaptureError:
+            return None
+
+
+def _tail(stream: IO[bytes]) -> str:
+    """The last non-empty line of what the client wrote on stderr (read from its end)."""
+    stream.seek(0, os.SEEK_END)
+    stream.seek(max(0, stream.tell() - _SAID_BYTES))
+    lines = stream.read().decode("utf-8", "replace").splitlines()
+    said = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return printable_line(said)[:200]
+
+
+def _run(
+    argv: Sequence[str],
+    cwd: Path | None,
+    stdin: bytes | None,
+    env: dict[str, str],
+    deadline: float,
+    stop: threading.Event,
+    *,
+    keep_output: bool = False,
+) -> tuple[bool, str, str]:
+    """Run the client until it ends, the deadline passes or ``stop`` is set (then it is
+    killed): whether it ended by itself, the start of its stdout (when ``keep_output``) and
+    the last line of its stderr (files, not pipes: what it writes costs no memory, and a
+    helper it started cannot hold a pipe open).
+
+    The client runs in a session of its own, killed whole once it is over, so no helper it
+    started outlives the capture and its temporary home.
+
+    Raises:
+        OSError: the program could not be started.
+    """
+    with (
+        tempfile.TemporaryFile() as feed,
+        tempfile.TemporaryFile() as output,
+        tempfile.TemporaryFile() as errors,
+    ):
+        feed.write(stdin or b"")
+        feed.seek(0)
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            stdin=feed,
+            stdout=output if keep_output else subprocess.DEVNULL,
+            stderr=errors,
+            env=env,
+            start_new_session=True,
+        )
+        ended = False
+        try:
+            while not ended:
+                ended = process.poll() is not None
+                if not ended and (stop.is_set() or time.monotonic() > deadline):
+                    break
+                time.sleep(0 if ended else _POLL)
+        finally:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        output.seek(0)
+        said = output.read(_SAID_BYTES).decode("utf-8", "replace")
+        return ended, said, _tail(errors)
+
+
+def _main_request(requests: list[CapturedRequest], system: str) -> CapturedRequest | None:
+    """The model request carrying promptdeck's system text; else the first model request that
+    was cut at the memory bound (it cannot be searched)."""
+    models = [r for r in requests if r.method == "POST" and r.route.endswith(_MODEL_ROUTES)]
+    for request in models:
+        if system and system in request_streams(request.json())[0]:
             return request
-    return None
+    return next((request for request in models if request.cut), None)
 
 
 def capture_prompt(
@@ -201,58 +235,81 @@ def capture_prompt(
     """Run ``client`` once on ``prompt`` against the loopback and take its request apart.
 
     Raises:
-        CaptureError: the client is missing, did not finish within ``timeout`` seconds, or
-            sent no request carrying promptdeck's system text.
+        CaptureError: the client is missing, too old, did not finish within ``timeout``
+            seconds, tried to reach another host, or sent no request carrying promptdeck's
+            system text.
         UntrustedConfig: the project's config names the client's program or arguments and
             that version of it is not trusted (as for a run).
+        UsageError: the run's own launch refuses (Codex settings that would replace
+            promptdeck's system prompt).
     """
     if client not in CLIENTS:
-        raise CaptureError(f"capture knows {', '.join(CLIENTS)}, not {client}")
+        raise CaptureError(f"capture knows {', '.join(CLIENTS)}, not {printable_line(client)}")
     check_trusted(workspace, client)
-    agent = ClaudeAgent(workspace.config)
-    with tempfile.TemporaryDirectory(prefix="promptdeck-capture-") as scratch:
+    started = time.monotonic()
+    deadline = started + timeout
+    program = client_program(workspace.config, client)
+    refused = threading.Event()
+    with (
+        tempfile.TemporaryDirectory(prefix="promptdeck-capture-") as scratch,
+        LoopbackCapture(on_refused=lambda host: refused.set()) as loopback,
+    ):
         folder = Path(scratch)
-        (folder / "home").mkdir()
-        (folder / "system.md").write_bytes(prompt.system.encode("utf-8"))
-        (folder / "user.md").write_bytes(prompt.user.encode("utf-8"))
-        spec = agent.launch(
+        run_dir = folder / "run"
+        run_dir.mkdir()
+        (run_dir / "system.md").write_bytes(prompt.system.encode("utf-8"))
+        (run_dir / "user.md").write_bytes(prompt.user.encode("utf-8"))
+        env = client_env(client, folder, loopback.address)
+        for home in ("home", "codex"):
+            (folder / home).mkdir(exist_ok=True)
+        version = _checked_version(program, client, env, min(VERSION_TIMEOUT, timeout))
+        launch = client_launch(
+            client,
+            workspace.config,
             LaunchRequest(
-                run_dir=folder,
+                run_dir=run_dir,
                 root=workspace.root,
                 story_id=prompt.story.id,
                 phase=prompt.request.phase,
-            )
+            ),
+            folder,
+            loopback.address,
         )
-        program = spec.argv[0]
-        if shutil.which(program) is None:
-            raise CaptureError(f"the {client} CLI was not found: {program}")
-        with LoopbackCapture() as loopback:
-            try:
-                subprocess.run(
-                    spec.argv,
-                    cwd=spec.cwd,
-                    input=spec.stdin,
-                    env=_client_env(folder / "home", loopback.base_url),
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    timeout=timeout,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise CaptureError(
-                    f"the {client} CLI did not finish within {timeout:.0f} s; capture stopped"
-                ) from None
-            requests = loopback.requests
+        spec = launch.spec
+        scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
+        with scope:
+            ended, _, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, refused)
+        requests = loopback.requests
+        hosts = loopback.refused
+    if hosts:
+        raise CaptureError(
+            f"the {client} CLI tried to reach {printable_line(hosts[0])}"
+            + (f" and {len(hosts) - 1} other host(s)" if len(hosts) > 1 else "")
+            + "; refused, nothing was sent, capture stopped"
+        )
+    if not ended:
+        raise CaptureError(
+            f"the {client} CLI did not finish within {timeout:.0f} s; capture stopped"
+        )
     main = _main_request(requests, prompt.system)
     if main is None:
         raise CaptureError(
             f"the {client} CLI sent {len(requests)} request(s), none with promptdeck's system text"
+            + (f"; it said: {said}" if said else "")
         )
+    parts = split_request(main, _delivered(prompt), _rules(workspace, client), counter)
+    body = main.json()
+    model = str(body.get("model") or "") if isinstance(body, dict) else ""
     return Capture(
         client=client,
+        client_version=version,
         story_id=prompt.story.id,
         phase=prompt.request.phase,
+        model=model,
+        window=model_window(client, model),
         request=main,
-        parts=request_parts(main, prompt.system, counter),
+        parts=parts,
+        duplicates=duplicated_text(parts),
         requests=len(requests),
+        captured_at=time.time(),
     )

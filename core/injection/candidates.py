@@ -209,6 +209,8 @@ def plan_candidates(
     # The story's own files: the story file its source found (in the artifacts folder, a
     # subfolder or the story_location), a build spec, an OpenSpec change's documents, the
     # files a v7 ticket or a bmad-spec story names.
+    # Reasons name a key as the story spells it (`A-1`), not in its canonical lower case.
+    spelled = {normalize_key(key): key for key in keys}
     for name in own:
         base = name.rsplit("/", 1)[-1]
         lead = leading_key(base, known)
@@ -216,8 +218,9 @@ def plan_candidates(
             why, reason = plan.own_reason or (WHY_CHANGE, "a document of the story's change")
         elif base.lower().startswith(("spec-", "tech-spec-")):
             why, reason = WHY_SPEC, "the story's spec: its key, story_key or [specs] attach"
-        elif lead is not None and lead in {normalize_key(key) for key in keys}:
-            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {lead}"
+        elif lead is not None and lead in spelled:
+            shown_key = spelled[lead]
+            why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {shown_key}"
         else:
             why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
         groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))

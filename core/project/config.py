@@ -16,6 +16,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..agent_names import AGENT_NAMES
 from ..errors import ConfigError
+from .bmad_folders import DEFAULT_OUTPUT_FOLDER, read_bmad_folders
 from .textfiles import TextProblem, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
@@ -209,6 +210,11 @@ class Config:
     """The file these settings came from, or None for defaults."""
     source_sha256: str | None = field(default=None, compare=False)
     """The SHA-256 of that file's text as read: what ``promptdeck trust`` records."""
+    bmad_origins: tuple[str, ...] = field(default=(), compare=False)
+    """The folders taken from BMAD's own configuration, each with the file it came from
+    (see :mod:`.bmad_folders`); empty when none was."""
+    bmad_problems: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """``(file, why)`` for each folder BMAD's configuration names that could not be used."""
 
     def validate_values(self) -> None:
         """Check cross-field rules that a type check cannot see."""
@@ -272,7 +278,8 @@ class Config:
                 raise ConfigError(where, key, "text without a NUL byte")
 
 
-_FIELDS = {f.name: f for f in fields(Config) if f.name not in ("source", "source_sha256")}
+_NOT_SETTINGS = ("source", "source_sha256", "bmad_origins", "bmad_problems")
+_FIELDS = {f.name: f for f in fields(Config) if f.name not in _NOT_SETTINGS}
 # The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
 # only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
 _TYPES: dict[str, Any] = get_type_hints(Config)
@@ -428,12 +435,13 @@ def load_config(root: Path) -> Config:
 
     The file is read like any other file of a cloned repository (:mod:`.textfiles`): a FIFO,
     a device, a symlink leading outside the project or a file over :data:`CONFIG_MAX_BYTES`
-    is refused in one line, never opened or read.
+    is refused in one line, never opened or read. The folders it does not set come from
+    BMAD's own configuration when that names them (:mod:`.bmad_folders`).
     """
     text = read_text(root / CONFIG_RELPATH, root.resolve(), limit=CONFIG_MAX_BYTES)
     if isinstance(text, TextProblem):
         if text.reason in ("missing", "empty"):
-            return Config()
+            return with_bmad_folders(Config(), root, set())
         raise ConfigError(CONFIG_RELPATH, None, f"a readable UTF-8 text file ({text})")
     # Imported here: most projects have no config file, and every command opens a workspace.
     import hashlib
@@ -447,4 +455,47 @@ def load_config(root: Path) -> Config:
     except RecursionError:
         raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    return replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
+    config = replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
+    paths = data.get("paths")
+    return with_bmad_folders(config, root, set(paths) if isinstance(paths, dict) else set())
+
+
+def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
+    """``config`` with the folders BMAD's configuration names wherever ``given`` (the
+    ``[paths]`` keys the project's own config sets) leaves them to the defaults.
+
+    The artifacts folder is BMAD's ``implementation_artifacts``, else
+    ``<output_folder>/implementation-artifacts``; the planning folder likewise; the default
+    project-context files move into the output folder.
+    """
+    if not (root / "_bmad").is_dir():
+        return config
+    folders = read_bmad_folders(root, check_toml_shape)
+    context = config.paths_project_context
+    output = folders.output
+    artifacts = folders.artifacts
+    planning = folders.planning
+    if output is not None and output != DEFAULT_OUTPUT_FOLDER:
+        if artifacts is None and (root / output / "implementation-artifacts").is_dir():
+            artifacts = f"{output}/implementation-artifacts"
+        if planning is None and (root / output / "planning-artifacts").is_dir():
+            planning = f"{output}/planning-artifacts"
+        if "project_context" not in given:
+            context = tuple(
+                output + path[len(DEFAULT_OUTPUT_FOLDER) :]
+                if path.startswith(DEFAULT_OUTPUT_FOLDER + "/")
+                else path
+                for path in context
+            )
+    if artifacts is None or "artifacts" in given:
+        artifacts = config.paths_artifacts
+    if planning is None or "planning" in given:
+        planning = config.paths_planning
+    return replace(
+        config,
+        paths_artifacts=artifacts,
+        paths_planning=planning,
+        paths_project_context=context,
+        bmad_origins=folders.origins,
+        bmad_problems=folders.problems,
+    )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..injection.choices import chosen_selection
 from ..injection.gather import epic_injection, phase_injection
@@ -38,7 +39,6 @@ from ..layers.templates import TemplateSet
 from ..phases.table import Phase
 from ..project.config import Config
 from ..project.workspace import Workspace
-from ..records.reader import RunInfo, list_runs
 from ..stories.catalog import gather_story
 from ..stories.model import Story, StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
@@ -47,6 +47,9 @@ from .party import Party, check_variant, default_variant, party_for
 from .request import ComposedPrompt, PromptRequest, check_request
 from .retro import RetroPlan, plan_retro
 from .verify import resolve_verification
+
+if TYPE_CHECKING:
+    from ..records.reader import RunInfo
 
 __all__ = [
     "compose_prompt",
@@ -163,7 +166,11 @@ def compose_prompt(
             "finished work"
         )
 
-    runs = list_runs(workspace.root) if phase.name == "retro" else []
+    runs: Sequence[RunInfo] = []
+    if phase.name == "retro":
+        from ..records.reader import list_runs  # only a retro reads the runs
+
+        runs = list_runs(workspace.root)
     injection, retro = _gather_injection(
         workspace,
         story,

@@ -9,6 +9,7 @@ variant's note, and the user message. The injection is gathered in
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..layers.model import JOINER
 from ..layers.templates import TemplateSet, render
@@ -16,13 +17,15 @@ from ..layers.values import epic_label
 from ..phases.table import Phase, retro_paths, uat_path
 from ..project.config import Config
 from ..project.workspace import Workspace
-from ..records.reader import RunInfo
 from ..stories.model import Story
 from .learnings import learnings_path
 from .party import Party
 from .request import FailureInfo, PromptRequest
 from .retro import RetroPlan, epic_section, execution_summary
 from .story import epic_brief, read_learnings, story_brief, story_prompt
+
+if TYPE_CHECKING:
+    from ..records.reader import RunInfo
 
 
 def transfers_text(

@@ -20,12 +20,15 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..injection.model import Injection
 from ..project.textfiles import TextProblem, read_file_bytes, read_text
 from ..project.workspace import Workspace
-from ..records.reader import RunInfo
 from ..stories.model import Story
+
+if TYPE_CHECKING:
+    from ..records.reader import RunInfo
 
 EPIC_SECTION_MAX_BYTES = 16 * 1024
 """An epic section longer than this is cut (with a note): it is context, not the subject."""

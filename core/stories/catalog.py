@@ -34,6 +34,7 @@ import stat as stat_module
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..project.config import Config
 from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
@@ -138,11 +139,21 @@ def where_stories_come_from(workspace: Workspace) -> list[str]:
     """What promptdeck looks for and how to start, for a workspace with no stories (the app's
     empty preview and ``promptdeck stories`` say the same)."""
     config = workspace.config
+    if config.source is not None and config.paths_artifacts != Config.paths_artifacts:
+        origin = [f"  (the BMAD folders are set in {config.source} [paths])"]
+    elif config.bmad_origins:
+        origin = [f"  (from BMAD's configuration: {'; '.join(config.bmad_origins)})"]
+    else:
+        origin = [
+            "  (set other folders with [paths] artifacts and planning in"
+            " .promptdeck/config.toml, or BMAD's output_folder in _bmad/)"
+        ]
     return [
         f"No stories found in {workspace.root}.",
         "promptdeck looks for:",
         f"  BMAD: {config.paths_artifacts}/sprint-status.yaml and story files"
         f" {config.paths_artifacts}/<epic>-<story>-<slug>.md",
+        *origin,
         f"  OpenSpec: {config.paths_openspec}/changes/<change>/tasks.md (## N. task groups)",
         "To start: create one of those, open another folder (promptdeck --root PATH),"
         " or try the demo (promptdeck demo).",

@@ -41,38 +41,133 @@ class EntryKey:
     key: str
     slug: str | None
     off_grammar: str = ""
+    epic: str = ""
+    """The epic the entry's key names when it is not the key's first part: ``gov-1`` for a
+    prefixed track key ``gov-1-1``; empty for every other key."""
 
 
-# Past BMAD's grammar, what real projects write: letter epics (`1a-1`, seed 000's `a-1`),
-# upper-case split letters, keys with no slug.
+# Past BMAD's grammar, what real projects write: letter epics (`1a-1`, `1bis-2`, seed 000's
+# `a-1`), story numbers with a word (`0-4bis`, `1bis-2bis`), upper-case split letters, keys
+# with no slug.
 _LENIENT_ENTRY = re.compile(
-    r"^(?P<id>(?:\d+[a-z]*|[a-z]{1,3})-\d+[a-z]?)(?:-(?P<slug>.+))?$", re.IGNORECASE
+    r"^(?P<id>(?:\d+[a-z]*|[a-z]{1,3})-\d+[a-z]*)(?:-(?P<slug>.+))?$", re.IGNORECASE
 )
 # The first word of a slug that is a third level of the key: a number or a single letter.
 _SUB_LEVEL = re.compile(r"^(?P<sub>\d+|[a-z])-(?P<slug>.+)$", re.IGNORECASE)
+# A prefixed track: parallel epics a project numbers under a word of its own
+# (`gov-1-1-rank-matrix`, `consent-gov-1-1-…`, `petition-2a-1-…` under `petition-epic-2a`,
+# `hardening-1-…` under `hardening-epic`): the track's words, an epic number (maybe with
+# letters) and a story number, or the story number alone when the track has no epics.
+_TRACK_ENTRY = re.compile(
+    r"^(?P<track>[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(?P<first>\d+[a-z]*)"
+    r"(?:-(?P<second>\d+[a-z]?)(?=-|$))?(?:-(?P<slug>.+))?$",
+    re.IGNORECASE,
+)
+_TRACK_EPIC_ENTRY = re.compile(
+    r"^(?P<track>[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-epic(?:-(?P<epic>[a-z0-9]+))?$",
+    re.IGNORECASE,
+)
+# Words that open a file or entry name without being a track: seed 000's prefixes and BMAD's.
+_NOT_TRACKS = frozenset({"story", "sprint", "spec", "tech", "epic"})
+
+EPIC_ENTRY = re.compile(r"^(?:[a-z][a-z0-9]*-)*epic(?:-[a-z0-9]+)?$", re.IGNORECASE)
+"""A ``development_status`` entry naming an epic: BMAD's ``epic-1`` and a prefixed track's
+``gov-epic-1``, ``petition-epic-2a``, ``hardening-epic`` (its retrospective ends in
+``-retrospective``)."""
+
+
+RETROSPECTIVE_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
+"""A ``development_status`` entry naming an epic's retrospective."""
+
+
+def is_story_entry(name: str) -> bool:
+    """Whether a ``development_status`` entry may name a story: it names no epic and no
+    retrospective."""
+    return not (EPIC_ENTRY.match(name) or RETROSPECTIVE_ENTRY.search(name))
+
+
+def story_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
+    """The story each entry of a whole ``development_status`` mapping names, in order, read
+    as the BMAD source reads them (:func:`read_entry_keys`, the tracks from the epic
+    entries); None for an epic, a retrospective or a name that is no story key."""
+    stories = [index for index, name in enumerate(names) if is_story_entry(name)]
+    keys = read_entry_keys([names[index] for index in stories], epic_tracks(names))
+    read: list[EntryKey | None] = [None] * len(names)
+    for index, key in zip(stories, keys, strict=True):
+        read[index] = key
+    return read
+
+
+def epic_tracks(names: Sequence[str]) -> frozenset[str]:
+    """The prefixed tracks the epic entries among ``names`` declare (``gov`` for
+    ``gov-epic-1``, ``hardening`` for ``hardening-epic``), lower case."""
+    found = (_TRACK_EPIC_ENTRY.match(name) for name in names)
+    return frozenset(m.group("track").lower() for m in found if m is not None)
+
+
+def grammar_story(name: str) -> str | None:
+    """The story id BMAD's own grammar reads in an entry name (``10-1-1-x`` → ``10-1``), or
+    None when it reads no story there."""
+    bmad = BMAD_STORY_KEY.match(name)
+    return None if bmad is None else f"{bmad.group(1)}-{bmad.group(2)}{bmad.group(3)}"
+
+
+def grammar_note(story_id: str, name: str, why: str) -> str:
+    """An off-grammar note that says what BMAD's grammar really does with the name:
+    ``why`` (``three-level key 10-1-1``), then the story it reads or that it reads none."""
+    theirs = grammar_story(name)
+    if theirs is None:
+        return f"{why}: BMAD's grammar reads no story in it (it wants <epic>-<story>-<slug>)"
+    if normalize_key(theirs) == normalize_key(story_id):
+        return why
+    return f"{why}: BMAD's grammar reads it as story {theirs}"
+
+
+def _track_base(name: str, tracks: Collection[str]) -> tuple[str, str | None, str, str] | None:
+    """The id, slug, note and epic of a prefixed track entry; None when the name is none.
+
+    A word of one to three letters with no track epic entry (``a-1-x``) stays a letter epic.
+    """
+    match = _TRACK_ENTRY.match(name)
+    if match is None:
+        return None
+    track = match.group("track")
+    words = track.lower().split("-")
+    if words[0] in _NOT_TRACKS:
+        return None
+    if track.lower() not in tracks and len(words) == 1 and len(words[0]) <= 3:
+        return None
+    first, second = match.group("first"), match.group("second")
+    story_id = f"{track}-{first}-{second}" if second else f"{track}-{first}"
+    epic = f"{track}-{first}" if second else track
+    why = f"prefixed track key {story_id} (track '{track}')"
+    return story_id, match.group("slug"), grammar_note(story_id, name, why), epic.lower()
 
 
 def _entry_base(name: str) -> tuple[str, str | None, str] | None:
     """The id, slug and off-grammar note of one entry read by its first two levels."""
-    bmad = BMAD_STORY_KEY.match(name)
-    if bmad is not None:
-        story_id = f"{bmad.group(1)}-{bmad.group(2)}{bmad.group(3)}"
+    story_id = grammar_story(name)
+    if story_id is not None:
         return story_id, name[len(story_id) + 1 :], ""
     lenient = _LENIENT_ENTRY.match(name)
     if lenient is None:
         return None
     story_id, slug = lenient.group("id"), lenient.group("slug")
-    epic = story_id.split("-", 1)[0]
+    epic, story = story_id.split("-", 1)
+    # BMAD's grammar reads none of these (its epic and story are numbers, then at most one
+    # lower-case letter, then a slug): each note says which part it stops at.
     if not epic.isdigit():
         why = f"letter epic '{epic}': BMAD's grammar wants an epic number"
     elif slug is None:
         why = "no slug after the key: BMAD's grammar wants <epic>-<story>-<slug>"
-    else:
+    elif re.fullmatch(r"\d+[A-Z]", story):
         why = "upper-case split letter: BMAD's grammar wants a lower-case one"
+    else:
+        why = f"story number '{story}': BMAD's grammar wants a number and at most one letter"
     return story_id, slug, why
 
 
-def read_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
+def read_entry_keys(names: Sequence[str], tracks: Collection[str] = ()) -> list[EntryKey | None]:
     """The story each ``sprint-status.yaml`` entry name names, in order; None for a name
     that is no story key (epic and retrospective entries are not passed in).
 
@@ -82,15 +177,31 @@ def read_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
     would be one story by BMAD's reading, an entry whose slug starts with a number or a single
     letter (``10-1-1-offline``, ``10-5-a-nav``) is a distinct story under its parent —
     ``10-1-10-minute-guide`` alone stays story ``10-1``, as BMAD reads it.
+
+    A prefixed track key (``gov-1-1-x``, ``petition-2a-1-x``, ``hardening-1-x``) is its own
+    story, ``gov-1-1``, marked off-grammar: a track is a word that ``tracks`` (from the epic
+    entries, :func:`epic_tracks`) names, or any word of four letters or more.
     """
-    bases = [_entry_base(name) for name in names]
+    names = list(names)
+    tracked = {track.lower() for track in tracks}
+    tracked_bases = [
+        None if grammar_story(name) is not None else _track_base(name, tracked) for name in names
+    ]
+    bases = [
+        _entry_base(name) if track is None else None
+        for name, track in zip(names, tracked_bases, strict=True)
+    ]
     counts: dict[str, int] = {}
     for base in bases:
         if base is not None:
             key = normalize_key(base[0])
             counts[key] = counts.get(key, 0) + 1
     read: list[EntryKey | None] = []
-    for base in bases:
+    for name, base, track in zip(names, bases, tracked_bases, strict=True):
+        if track is not None:
+            story_id, slug, why, epic = track
+            read.append(EntryKey(story_id, normalize_key(story_id), slug, why, epic))
+            continue
         if base is None:
             read.append(None)
             continue
@@ -98,7 +209,7 @@ def read_entry_keys(names: Sequence[str]) -> list[EntryKey | None]:
         sub = _SUB_LEVEL.match(slug) if slug and counts[normalize_key(story_id)] > 1 else None
         if sub is not None:
             level = f"{story_id}-{sub.group('sub')}"
-            note = f"three-level key {level}: BMAD's grammar reads it as story {story_id}"
+            note = grammar_note(level, name, f"three-level key {level}")
             read.append(EntryKey(level, normalize_key(level), sub.group("slug"), note))
             continue
         read.append(EntryKey(story_id, normalize_key(story_id), slug, why))
@@ -152,7 +263,8 @@ _DISCOVERY = re.compile(r"discovery", re.IGNORECASE)
 _TECH_SPEC = re.compile(r"tech[-_]?spec", re.IGNORECASE)
 
 
-_SEGMENTS = re.compile(r"^([a-z0-9]+)[-._]([a-z0-9]+)(?:[-._]([a-z0-9]+))?", re.IGNORECASE)
+_SEGMENTS = re.compile(r"^[a-z0-9]+(?:[-._][a-z0-9]+){1,4}", re.IGNORECASE)
+_SEGMENT_SPLIT = re.compile(r"[-._]")
 
 
 def _strip_prefix(name: str) -> tuple[re.Match[str] | None, str]:
@@ -161,16 +273,16 @@ def _strip_prefix(name: str) -> tuple[re.Match[str] | None, str]:
 
 
 def _known_lead(rest: str, known: Collection[str]) -> str | None:
-    """The longest of ``known`` keys that ``rest`` starts with (three parts, then two)."""
+    """The longest of ``known`` keys that ``rest`` starts with (five parts down to two: a
+    prefixed track key such as ``consent-gov-1-1`` has four)."""
     segments = _SEGMENTS.match(rest)
     if segments is None:
         return None
-    parts = [part for part in segments.groups() if part]
-    for count in (3, 2):
-        if len(parts) >= count:
-            candidate = normalize_key("-".join(parts[:count]))
-            if candidate in known:
-                return candidate
+    parts = _SEGMENT_SPLIT.split(segments.group(0))
+    for count in range(len(parts), 1, -1):
+        candidate = normalize_key("-".join(parts[:count]))
+        if candidate in known:
+            return candidate
     return None
 
 

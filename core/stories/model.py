@@ -75,8 +75,9 @@ class Story:
         off_grammar: why the key is past BMAD's own key grammar (a three-level key, a
             letter epic); empty when BMAD reads it too.
         context_files: root-relative files a spec's ``context:`` list asks for.
-        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``): a
-            file whose name starts with one is that story's, never this one's.
+        nested_keys: keys of known stories under this one (``10-1-5`` under ``10-1``) or
+            ending with it (the prefixed track key ``petition-1-8`` for ``1-8``): a file
+            whose name starts with one is that story's, never this one's.
     """
 
     id: str
@@ -222,9 +223,12 @@ class StoryCatalog:
             if named:
                 return f"story '{query}' is in {entry.where} but could not be read: {entry.reason}"
         ids = [s.id for s in self.stories]
+        # A prefixed track's story ends with the number asked for (`2a-1` → `petition-2a-1`).
+        tails = [s.id for s in self.stories if wanted and s.key.endswith(f"-{wanted}")]
         import difflib  # only for a story id that is not found
 
-        near = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        close = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
+        near = list(dict.fromkeys([*tails, *close]))[:3]
         if near:
             return f"no story '{query}' (nearest: {', '.join(near)})"
         known = ", ".join(ids[:8])

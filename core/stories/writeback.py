@@ -28,7 +28,7 @@ from typing import Any
 from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
 from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace
-from .keys import normalize_key
+from .keys import story_entry_keys
 from .model import Story
 from .sources.markdown import iter_headings, section_lines
 from .sources.sprint_status import (
@@ -44,7 +44,6 @@ STATUS_AT_START = {"dev": "in-progress"}
 
 RECORD_NAME = "status.json"
 
-_ENTRY_ID = re.compile(r"^(?P<id>(?:\d+[A-Za-z]*|[A-Za-z]+)-\d+)(?:-.+)?$")
 # `  1-2-login: ready-for-dev  # note` → head, value, tail (the tail keeps the comment).
 _YAML_VALUE = re.compile(
     r"^(?P<head>[ ]*(?:'(?:[^']|'')*'|\"(?:[^\"\\]|\\.)*\"|[^:#'\"][^:#]*?)[ ]*:[ ]+)"
@@ -160,9 +159,11 @@ def set_sprint_status(text: str, key: str, status: str) -> tuple[str, int, str, 
         SprintStatusError: the file does not have the shape ``sprint-status.yaml`` has.
     """
     wanted = None
-    for entry in parse_sprint_status(text):
-        match = _ENTRY_ID.match(entry.name)
-        if match is not None and normalize_key(match.group("id")) == key:
+    entries = parse_sprint_status(text)
+    # Each entry read as the BMAD source reads it, so a three-level key (`10-1-1`) or a
+    # prefixed track's (`petition-2a-1`) finds its own line, never its parent's.
+    for entry, read in zip(entries, story_entry_keys([e.name for e in entries]), strict=True):
+        if read is not None and read.key == key:
             wanted = entry
             break
     if wanted is None or wanted.value == status:

@@ -41,6 +41,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -216,9 +217,11 @@ def is_current(evidence: object) -> bool:
     return True
 
 
+@lru_cache(maxsize=1)
 def code_identity() -> str:
     """promptdeck's version and the size and times of its own files (an edited checkout or an
-    upgrade is another identity)."""
+    upgrade is another identity), as they were when this process first asked: a command looks
+    its answer up and, when there is none, records it under the same key."""
     digest = hashlib.sha256()
     for folder, folders, files in os.walk(_PACKAGE / "core"):
         # The demo room's workspace is data the engine never composes from its own copy.

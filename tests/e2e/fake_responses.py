@@ -5,19 +5,19 @@ body) and answers ``POST /v1/responses`` with a scripted assistant message strea
 server-sent events: ``response.created``, ``response.output_item.added``,
 ``response.output_text.delta``, ``response.output_item.done`` and ``response.completed`` (with
 ``usage``). Any other path gets a 404, so a request the CLI makes elsewhere shows in
-:attr:`FakeResponses.requests` instead of passing unnoticed. The server and the recording are
-:class:`loopback_api.LoopbackFake`'s.
+:attr:`FakeResponses.requests` instead of passing unnoticed. The server, the recording and the
+events' shape are promptdeck's own capture server's (:class:`loopback_api.LoopbackFake`).
 
 Replies are taken in order from :attr:`FakeResponses.replies`; the last one repeats.
 """
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from loopback_api import LoopbackFake, LoopbackHandler, RecordedRequest
+from loopback_api import LoopbackFake, RecordedRequest
+from promptdeck.core.capture import Exchange, response_events
 
 NOT_FOUND = {"error": {"message": "not found", "type": "not_found"}}
 
@@ -71,56 +71,6 @@ def is_outbound(request: RecordedRequest) -> bool:
     return request.method == "CONNECT" or "://" in request.path
 
 
-def _events(text: str, model: str, input_tokens: int) -> list[dict[str, Any]]:
-    """The events of one response whose only output is an assistant message saying ``text``."""
-    response_id = f"resp_{uuid.uuid4().hex[:24]}"
-    item_id = f"msg_{uuid.uuid4().hex[:24]}"
-    item = {
-        "type": "message",
-        "id": item_id,
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
-    }
-    base = {"id": response_id, "object": "response", "model": model}
-    usage = {
-        "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": max(1, len(text) // 4),
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": input_tokens + max(1, len(text) // 4),
-    }
-    return [
-        {"type": "response.created", "response": {**base, "status": "in_progress"}},
-        {
-            "type": "response.output_item.added",
-            "output_index": 0,
-            "item": {**item, "status": "in_progress", "content": []},
-        },
-        {
-            "type": "response.output_text.delta",
-            "item_id": item_id,
-            "output_index": 0,
-            "content_index": 0,
-            "delta": text,
-        },
-        {"type": "response.output_item.done", "output_index": 0, "item": item},
-        {
-            "type": "response.completed",
-            "response": {**base, "status": "completed", "output": [item], "usage": usage},
-        },
-    ]
-
-
-class _Handler(LoopbackHandler):
-    def do_CONNECT(self) -> None:
-        # Used as the HTTPS proxy of the process under test: a tunnel anywhere is
-        # recorded and refused, so traffic meant to leave the loopback shows here.
-        self.record()
-        self.send_json(403, {"error": {"message": "no traffic off the loopback"}})
-        self.close_connection = True
-
-
 @dataclass
 class FakeResponses(LoopbackFake[ResponsesRequest]):
     """The fake server; use it as a context manager.
@@ -132,7 +82,6 @@ class FakeResponses(LoopbackFake[ResponsesRequest]):
     """
 
     request_type: ClassVar[type[RecordedRequest]] = ResponsesRequest
-    handler: ClassVar[type[LoopbackHandler]] = _Handler
     not_found: ClassVar[dict[str, Any]] = NOT_FOUND
 
     replies: list[str]
@@ -143,11 +92,6 @@ class FakeResponses(LoopbackFake[ResponsesRequest]):
     def base_url(self) -> str:
         """``http://127.0.0.1:<port>/v1`` for the provider's ``base_url``."""
         return f"{self.address}/v1"
-
-    @property
-    def proxy_url(self) -> str:
-        """``http://127.0.0.1:<port>``: as ``HTTPS_PROXY``, it records what would go out."""
-        return self.address
 
     def outbound(self) -> list[ResponsesRequest]:
         """Requests meant for somewhere else (proxy tunnels and absolute-URL requests)."""
@@ -163,10 +107,10 @@ class FakeResponses(LoopbackFake[ResponsesRequest]):
             self._answered += 1
         return self.replies[index]
 
-    def answer(self, exchange: LoopbackHandler, request: ResponsesRequest) -> None:
+    def answer(self, exchange: Exchange, request: ResponsesRequest) -> None:
         if not request.route.endswith("/responses"):
             exchange.send_json(404, NOT_FOUND)
             return
         body = request.body
         model = body.get("model", "gpt-fake") if isinstance(body, dict) else "gpt-fake"
-        exchange.send_events(_events(self._next_reply(), model, self.input_tokens))
+        exchange.send_events(response_events(self._next_reply(), model, self.input_tokens))

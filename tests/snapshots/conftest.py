@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo.bundle import prepare_demo
+from builders import copy_workspace, private_git_home
 
 
 @pytest.fixture(autouse=True)
@@ -17,15 +17,23 @@ def _steady_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
 
 
-@pytest.fixture
-def demo_root(tmp_path: Path) -> Path:
-    """The bundled demo in a fresh git repository, its replay agent without pauses."""
-    root = prepare_demo(tmp_path / "ledgerline")
+@pytest.fixture(scope="session")
+def snapshot_demo_template(tmp_path_factory: pytest.TempPathFactory, demo_template: Path) -> Path:
+    """The bundled demo, its replay agent without pauses (committed), once per test process."""
+    holder = tmp_path_factory.mktemp("snapshot-demo")
+    root = copy_workspace(demo_template, holder / "ledgerline")
     config = root / ".promptdeck" / "config.toml"
     text = config.read_text(encoding="utf-8")
     config.write_text(text.replace("[agent]\n", "[agent]\nreplay_delay = 0.0\n", 1))
-    subprocess.run(
-        ["git", "-C", str(root), "commit", "-q", "--no-verify", "-am", "snapshot settings"],
-        check=True,
-    )
+    with private_git_home(holder):
+        subprocess.run(
+            ["git", "-C", str(root), "commit", "-q", "--no-verify", "-am", "snapshot settings"],
+            check=True,
+        )
     return root
+
+
+@pytest.fixture
+def demo_root(tmp_path: Path, snapshot_demo_template: Path) -> Path:
+    """The bundled demo in a fresh git repository, its replay agent without pauses."""
+    return copy_workspace(snapshot_demo_template, tmp_path / "ledgerline")

@@ -10,11 +10,10 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo.bundle import prepare_demo
 
 pytestmark = pytest.mark.tmux
 
@@ -51,8 +50,8 @@ class PrivateTmux:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return prepare_demo(tmp_path / "ledgerline")
+def workspace(tmp_path: Path, copy_demo: Callable[[Path], Path]) -> Path:
+    return copy_demo(tmp_path / "ledgerline")
 
 
 @pytest.fixture

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from promptdeck.core.demo.bundle import prepare_demo
 from promptdeck.core.injection.artifacts import names_holding_keys
 from promptdeck.core.project.listing import folder_names, one_scan
 from promptdeck.core.project.workspace import open_workspace
@@ -30,9 +30,9 @@ def _count_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_command_lists_the_artifacts_folder_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copy_demo: Callable[[Path], Path]
 ) -> None:
-    workspace = open_workspace(prepare_demo(tmp_path / "demo"))
+    workspace = open_workspace(copy_demo(tmp_path / "demo"))
     # A folder changed just now: the injection's own cache of older listings stays out.
     os.utime(workspace.root / workspace.config.paths_artifacts)
     request = PromptRequest("1-2")

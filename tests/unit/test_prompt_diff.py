@@ -3,10 +3,10 @@ hashes, files by their blocks, and line diffs of what changed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from promptdeck.core.demo.bundle import prepare_demo
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.diff import PromptSide, compare, diff_text, side_of_prompt, split_layers
@@ -25,8 +25,8 @@ def _compose(root: Path, **selection: bool) -> ComposedPrompt:
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    return prepare_demo(tmp_path / "ledgerline")
+def root(tmp_path: Path, copy_demo: Callable[[Path], Path]) -> Path:
+    return copy_demo(tmp_path / "ledgerline")
 
 
 def test_layers_are_found_again_by_their_hashes(root: Path) -> None:

@@ -50,7 +50,8 @@ def test_a_foreign_file_is_set_aside_with_one_line_and_rebuilt(tmp_path: Path) -
     foreign.close()
     lines = _child(SCAN_CHILD, tmp_path)
     assert lines[0] == "[(2, 'Secret Keyword')]"
-    assert lines[2].startswith("the result cache ") and "not a promptdeck results file" in lines[2]
+    assert lines[2].startswith("the result cache ")
+    assert "not a promptdeck result cache file" in lines[2]
     assert _child(SCAN_CHILD, tmp_path)[1:] == ["False", "None"]  # rebuilt, and used
 
 
@@ -132,3 +133,14 @@ def test_turned_off_by_the_environment(monkeypatch: object) -> None:
     cache = ResultCache(None)
     cache.put("composed", b"k", 1)
     assert cache.get("composed", b"k") is None
+
+
+def test_a_file_this_store_created_is_read_once_it_has_written(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    mine, other = ResultCache(path), ResultCache(path)
+    assert mine.get("composed", b"a") is None  # creates the file: empty, nothing to look up
+    other.put("composed", b"b", 2)  # another process adds an entry meanwhile
+    assert other.get("composed", b"b") == 2
+    assert mine.get("composed", b"b") is None  # a miss: computed again, never wrong
+    mine.put("composed", b"a", 1)
+    assert (mine.get("composed", b"a"), mine.get("composed", b"b")) == (1, 2)

@@ -63,3 +63,36 @@ def test_two_threads_scanning_at_once_never_see_each_others_detectors() -> None:
     for thread in threads:
         thread.join(timeout=120)
     assert not errors, errors[:3]
+
+
+REQUESTS_CHILD = r"""
+import sys
+from promptdeck.core.secrets import paths, scan
+print([f.kind for f in scan.scan_text("a.md", "key AKIAZ3MQ7RJ4LTXW2P5N here\n")])
+print(paths.scan_text("key AKIAZ3MQ7RJ4LTXW2P5N here\n"))
+print("requests" in sys.modules, "urllib3" in sys.modules)
+import detect_secrets.plugins.base as base
+# Reading a name of the stand-in hands over the real library: the verification code of the
+# plugins would behave as without it (promptdeck never runs it).
+caught = base.requests.exceptions.RequestException
+import requests
+print(caught is requests.exceptions.RequestException, type(requests).__name__)
+"""
+
+
+def test_scans_run_without_importing_requests_and_a_later_import_gets_the_real_one() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPROFILEIMPORTTIME"}
+    done = subprocess.run(
+        [sys.executable, "-c", REQUESTS_CHILD], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "['AWS Access Key']",
+        "[(1, 'AWS Access Key')]",
+        "False False",
+        "True module",
+    ]

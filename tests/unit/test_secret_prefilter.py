@@ -141,7 +141,33 @@ def _corpus() -> dict[str, str]:
         f"hexdigest = {pick(HEX, 40)}\n"
         "The end.\n"
     )
+    files.update(REWRITTEN)
+    files.update(CLEAN)
     return files
+
+
+# Files whose own lines hold no anchor, where detect-secrets' rewrite of configuration
+# (`key = "value"`, quotes added) makes a high-entropy candidate: the scan must still see them.
+REWRITTEN = {
+    "build.ini": f"[build]\nchecksum = {pick(HEX, 40)}\nhost = ci.example.org\n",
+    "service.cfg": f"[blob]\nsigning\t=\t{pick(ALNUM + '+/', 44)}\n",
+    "release.env": f"CHECKSUM={pick(HEX, 40)}\nREGION=eu-west-1\n",
+    "headerless.md": f"checksum: {pick(HEX, 40)}\nsigning = {pick(ALNUM + '+/', 44)}\n",
+    "quoted-short.txt": f"[s]\nvalue = '{pick(HEX, 8)}\"\n",
+    "multiline.conf": f"[s]\nchecksums =\n    {pick(HEX, 40)}\n    {pick(HEX, 40)}\n",
+    "values.yaml": f"build:\n  checksum: {pick(HEX, 40)}\n  signing: {pick(ALNUM + '+/', 44)}\n",
+    "escaped.yaml": 'build:\n  id: "\\x41KIA' + pick(UPPER, 16) + '"\n',
+    "flow.yml": f"{{checksum: {pick(HEX, 40)}, region: eu}}\n",
+    "settings.json": json.dumps({"checksum": pick(HEX, 40), "note": "rotated monthly"}) + "\n",
+}
+
+# Files no detector can report anything in, as detect-secrets reads them.
+CLEAN = {
+    "prose.md": "# Sync\n\nThe engine keeps a journal of edits.\nIt replays them on reconnect.\n",
+    "prose-crlf.txt": "First line of the plan.\r\nSecond line: merge per field.\r\n",
+    "table.md": "| field | rule |\n| --- | --- |\n| title | newest wins |\n",
+    "unicode.md": "Überblick: Konflikte werden pro Feld gelöst.\nŞimdi test edelim.\n",
+}
 
 
 def _full_scan(path: Path) -> list[tuple[int, str]]:
@@ -168,6 +194,77 @@ def test_the_prefiltered_scan_reports_exactly_what_a_full_scan_reports(tmp_path:
     # The corpus means something: most detectors fire, and the prefilter did skip lines.
     assert len(kinds) >= 20, sorted(kinds)
     assert skipped > 500
+
+
+def test_files_only_the_rewrite_makes_candidates_of_are_scanned(tmp_path: Path) -> None:
+    reported = 0
+    for name, text in REWRITTEN.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8", newline="")
+        expected = _full_scan(path)
+        assert [(f.line, f.kind) for f in secret_scan.scan_text(name, text)] == expected, name
+        if expected:
+            assert not secret_scan._surely_clean(Path(name).suffix, text), name
+            reported += 1
+    # Not vacuous: most of them hold a finding detect-secrets only makes after its rewrite.
+    assert reported >= 6
+
+
+def test_a_file_judged_clean_without_the_library_is_clean_to_the_library(tmp_path: Path) -> None:
+    for name, text in CLEAN.items():
+        assert secret_scan._surely_clean(Path(name).suffix, text), name
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8", newline="")
+        assert _full_scan(path) == [], name
+
+
+FRAGMENTS = [
+    *PROSE,
+    "[section]",
+    "# a heading",
+    "    indented continuation",
+    "",
+    "key = value",
+    "region: eu-west-1",
+    f"checksum = {pick(HEX, 40)}",
+    f"signing:\t{pick(ALNUM + '+/', 44)}",
+    f"value = '{pick(HEX, 12)}'",
+    f"plain {pick(HEX, 40)} in a sentence",
+    f"{pick(ALNUM, 30)}",
+]
+
+
+@settings(max_examples=60, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6),
+    st.sampled_from([".md", ".txt", ".ini", ".cfg", ".env", ".json", ""]),
+)
+def test_clean_without_the_library_means_no_finding(lines: list[str], suffix: str) -> None:
+    import tempfile
+
+    text = "\n".join(lines) + "\n"
+    if not secret_scan._surely_clean(suffix, text):
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"file{suffix}"
+        path.write_text(text, encoding="utf-8", newline="")
+        assert _full_scan(path) == [], text
+
+
+def test_the_anchors_cover_exactly_the_release_they_were_written_for() -> None:
+    # _surely_clean cannot ask the library which detectors exist; it trusts ANCHORED_VERSION.
+    if secret_scan.library_version() != secret_scan.ANCHORED_VERSION:
+        pytest.skip(f"detect-secrets {secret_scan.library_version()} is installed")
+    assert all_detectors() == frozenset(secret_scan.ANCHORS)
+
+
+def test_another_release_is_never_judged_without_the_library(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = CLEAN["prose.md"]
+    assert secret_scan._surely_clean(".md", text)
+    monkeypatch.setattr(secret_scan, "ANCHORED_VERSION", "0.0.1")
+    assert not secret_scan._surely_clean(".md", text)
 
 
 def test_the_corpus_clean_file_has_no_finding_and_skips_every_prose_line() -> None:
@@ -212,3 +309,19 @@ def test_every_line_a_detector_pattern_matches_is_a_candidate(
                 assert number in marked, line
 
     check()
+
+
+@settings(max_examples=200, database=None, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(FRAGMENTS)
+        | st.text(alphabet=st.sampled_from(" \t\v=:#;[]ab\u00a0\u2028"), max_size=8),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_a_plain_line_means_the_text_is_no_configuration(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    if secret_scan._PLAIN_LINE.search(text):
+        assert secret_scan._config_lines(text) == []
+        assert secret_scan._config_lines("[global]\n" + text) == []

@@ -296,7 +296,7 @@ def test_the_test_suite_never_uses_the_real_user_cache() -> None:
 def test_a_write_lock_held_elsewhere_keeps_the_counts_and_the_cache_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("promptdeck.core.tokens.cache.BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr("promptdeck.core.tokens.store.BUSY_TIMEOUT_MS", 50)
     path = tmp_path / "counts.sqlite3"
     store = TokenCache(path)
     store.put("o200k_base", b"a".ljust(32, b"."), 3)

@@ -30,7 +30,9 @@ class FilesTable(FittedTable):
 
     DEFAULT_CSS = """
     FilesTable {
+        height: 1fr;
         background: $surface;
+        border-top: solid $panel;
     }
     """
 

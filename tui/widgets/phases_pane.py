@@ -27,6 +27,7 @@ from ..context import DeckContext
 from ..session.story_phases import FlowReading, PhaseChoice, phases_title, read_flow
 from ..workers import report_failure
 from .phase_panel import PhaseList, PhasePanel
+from .region_title import RegionTitle
 
 
 class PhasesPane(Vertical):
@@ -36,6 +37,13 @@ class PhasesPane(Vertical):
         deck: the session (the workspace whose run records hold the flow).
         panel: the phase panel shown under the title (the run control feeds it as well).
         id: the widget id.
+    """
+
+    DEFAULT_CSS = """
+    PhasesPane {
+        border-left: tall $panel;
+        & > PhasePanel { height: 1fr; }
+    }
     """
 
     phase: var[str] = var("dev", init=False)
@@ -74,7 +82,7 @@ class PhasesPane(Vertical):
 
     def compose(self) -> ComposeResult:
         """The title over the panel."""
-        yield Static("Phases", classes="region-title", id="phases-title", markup=False)
+        yield RegionTitle("Phases", id="phases-title", markup=False)
         yield self.panel
 
     def on_mount(self) -> None:

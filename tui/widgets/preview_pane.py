@@ -43,6 +43,7 @@ from .composition_chart import CompositionChart
 from .files_table import FilesTable
 from .layers_table import LayersTable
 from .meter_line import MeterLine, MeterReading
+from .region_title import RegionTitle
 from .text_viewer import TextViewer
 
 
@@ -104,6 +105,27 @@ class PreviewPane(Vertical):
         id: the widget id.
     """
 
+    # Fixed heights under the tabs: a new preview then repaints them without a relayout.
+    DEFAULT_CSS = """
+    PreviewPane {
+        & > #preview-tabs { height: 1fr; }
+        & > #preview-tabs TabPane { padding: 0; }
+        & #tab-overview { layout: vertical; }
+        & > #preview-notes {
+            height: 3;
+            padding: 0 1;
+            color: $text-muted;
+            &.-error { color: $error; text-style: bold; }
+        }
+        & > #cache-line {
+            height: 1;
+            padding: 0 1;
+            background: $panel;
+            color: $text-muted;
+        }
+    }
+    """
+
     prompt: var[ComposedPrompt | None] = var(None, always_update=True, init=False)
     """The prompt shown; every new one repaints the pane (set :attr:`counted` and
     :attr:`delta` first, or after: either way the meter follows)."""
@@ -138,7 +160,7 @@ class PreviewPane(Vertical):
 
     def compose(self) -> ComposeResult:
         """Title, tabs, notes and meter, top to bottom."""
-        yield Static("Preview", classes="region-title", id="preview-title", markup=False)
+        yield RegionTitle("Preview", id="preview-title", markup=False)
         with TabbedContent(id="preview-tabs", initial="tab-overview"):
             with TabPane("Layers & files", id="tab-overview"):
                 yield LayersTable(id="layers-table")

@@ -17,8 +17,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
+from .region_title import RegionTitle
 from .story_tree import StoryTree, short_id
 
 TREE_CHROME = 9
@@ -34,6 +35,16 @@ class StoriesPane(Vertical):
 
     Args:
         id: the widget id.
+    """
+
+    DEFAULT_CSS = """
+    StoriesPane {
+        border-right: tall $panel;
+    }
+    StoriesPane > #story-filter {
+        height: 3;
+        border: tall $accent;
+    }
     """
 
     stories: var[tuple[Story, ...] | None] = var(None, always_update=True, init=False)
@@ -59,7 +70,7 @@ class StoriesPane(Vertical):
 
     def compose(self) -> ComposeResult:
         """Title, filter box, tree."""
-        yield Static("Stories", classes="region-title", id="stories-title")
+        yield RegionTitle("Stories", id="stories-title")
         box = Input(placeholder="filter stories…", id="story-filter")
         box.display = False
         yield box

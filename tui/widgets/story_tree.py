@@ -41,6 +41,7 @@ class StoryTree(Tree[Story | None]):
     StoryTree {
         background: $surface;
         scrollbar-size-vertical: 1;
+        overflow-x: hidden;
         & > .story-tree--done { color: $success; }
         & > .story-tree--active { color: $warning; }
         & > .story-tree--pending { color: $text-muted; }

@@ -31,7 +31,7 @@ import os
 import re
 import stat as stat_module
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +39,9 @@ from ...project.listing import folder_names
 from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
 from ..keys import (
+    epic_tracks,
+    grammar_note,
+    is_story_entry,
     leading_key,
     leading_key_category,
     name_matches_key,
@@ -69,12 +72,11 @@ from .sprint_status import (
     top_level_value,
 )
 
-_EPIC_ENTRY = re.compile(r"^epic-[A-Za-z0-9]+$", re.IGNORECASE)
-_RETRO_ENTRY = re.compile(r"-retrospective$", re.IGNORECASE)
 _STORY_NAME_HINT = re.compile(
-    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}[a-z]?(?![a-z0-9])", re.IGNORECASE
+    r"(?<![a-z0-9])(?:\d+[a-z]*|[a-z]+)[-._]\d{1,4}[a-z]*(?![a-z0-9])", re.IGNORECASE
 )
-"""A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``) on key boundaries:
+"""A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``, ``1bis-3bis``) on key
+boundaries:
 names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
 _MARKDOWN_ENDINGS = (".md", ".MD", ".Md", ".mD")
 """Every spelling of ``.md``: ``name.endswith`` of these is ``name.lower().endswith(".md")``
@@ -104,6 +106,7 @@ class _Tracked:
     reading: StatusReading
     line: int
     off_grammar: str
+    epic: str = ""
 
 
 @dataclass
@@ -136,12 +139,10 @@ def _read_sprint_status(
         return plan
     plan.titles = sprint_epic_titles(text)
     plan.story_location = top_level_value(text, "story_location")
-    stories = [
-        entry
-        for entry in entries
-        if not (_EPIC_ENTRY.match(entry.name) or _RETRO_ENTRY.search(entry.name))
-    ]
-    for entry, key in zip(stories, read_entry_keys([e.name for e in stories]), strict=True):
+    stories = [entry for entry in entries if is_story_entry(entry.name)]
+    tracks = epic_tracks([entry.name for entry in entries])
+    keys = read_entry_keys([e.name for e in stories], tracks)
+    for entry, key in zip(stories, keys, strict=True):
         if key is None:
             plan.unreadable.append(
                 UnreadableEntry(
@@ -172,6 +173,7 @@ def _read_sprint_status(
             read_status(entry.value),
             entry.line,
             key.off_grammar,
+            key.epic,
         )
     return plan
 
@@ -259,6 +261,14 @@ def _resolve_location(workspace: Workspace, value: str) -> tuple[Path | None, st
     if not path.is_absolute():
         path = workspace.root / path
     if not workspace.contains(path):
+        artifacts = workspace.config.paths_artifacts.strip("/")
+        if path.as_posix().rstrip("/").endswith("/" + artifacts):
+            # A path written on another machine (a dev container's /workspaces/…) whose tail
+            # is this project's artifacts folder: that folder is read anyway, never the path.
+            return None, (
+                f"points outside the project; not read (its tail is this project's {artifacts},"
+                " which is read)"
+            )
         return None, "points outside the project; not read"
     if not path.exists():
         return None, "does not exist"
@@ -327,13 +337,18 @@ def _scan_folder(
         found = read_story_file(path, rel, root=workspace.root, limit=limit, listed=not link)
         if found is None:
             continue
+        lead = leading_key(name.lower(), known)
         if isinstance(found, SkippedFile):
-            lead = leading_key(name.lower(), known)
             named = named_story_file(path, rel, lead, entries_by_key, workspace.root, limit)
             if named is None:
                 skipped.append(found)
                 continue
             found = named
+        elif lead in known and found.key != lead and not found.key.startswith(f"{lead}-"):
+            # The name carries another known story's key (`petition-1-8-x.md` headed
+            # `# Story 1.8: …`, a track numbering its stories its own way): the file is that
+            # story's, never the story its heading's bare number names.
+            found = replace(found, id=lead, key=lead)
         _claim(scan, found, skipped, entries_by_key)
 
 
@@ -371,13 +386,21 @@ def _claim(
     )
 
 
-def _key_note(key: str) -> str:
-    """Why a key known only from a story file is past BMAD's grammar ("" when it is not)."""
+def _key_note(key: str, story_id: str) -> str:
+    """Why a key known only from a story file is past BMAD's grammar ("" when it is not),
+    saying what BMAD's grammar does with an entry of that key."""
     parts = key.split("-")
+    words = 0
+    while words < len(parts) and not parts[words][:1].isdigit():
+        words += 1
+    if words > 1 or (words == 1 and len(parts[0]) > 3):
+        return grammar_note(key, f"{key}-x", f"prefixed track key {story_id}")
     if not parts[0].isdigit():
         return f"letter epic '{parts[0]}': BMAD's grammar wants an epic number"
     if len(parts) > 2:
-        return f"three-level key {key}: BMAD's grammar reads it as story {'-'.join(parts[:2])}"
+        return grammar_note(key, f"{key}-x", f"three-level key {key}")
+    if not re.fullmatch(r"\d+[a-z]?", parts[-1]):
+        return f"story number '{parts[-1]}': BMAD's grammar wants a number and at most one letter"
     return ""
 
 
@@ -408,8 +431,9 @@ def _merge(
             and story_file is not None
             and (file_reading.status != reading.status)
         ):
+            noted = f" ({story_file.status_note})" if story_file.status_note else ""
             drift = (
-                f"{file_where} says '{story_file.raw_status}'; "
+                f"{file_where} says '{story_file.raw_status}'{noted}; "
                 f"{source} says '{tracked.raw_status}'",
             )
     elif file_reading is not None:
@@ -425,7 +449,7 @@ def _merge(
         title = story_file.title
     else:
         title = _slug_title(tracked.slug if tracked else None, story_id)
-    epic = epic_of(key)
+    epic = tracked.epic if tracked is not None and tracked.epic else epic_of(key)
     return Story(
         id=story_id,
         key=key,
@@ -441,7 +465,7 @@ def _merge(
         status_source=source,
         status_drift=drift,
         status_known=reading.known,
-        off_grammar=tracked.off_grammar if tracked is not None else _key_note(key),
+        off_grammar=tracked.off_grammar if tracked is not None else _key_note(key, story_id),
         nested_keys=nested,
     )
 
@@ -464,9 +488,8 @@ def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
         if old is None or old in files or not key.startswith(old + "-"):
             continue
         entry = plan.tracked.pop(old)
-        note = (
-            f"three-level key {key} (from {story_file.path}'s heading): BMAD's grammar reads "
-            f"it as story {old}"
+        note = grammar_note(
+            key, entry.name, f"three-level key {key} (from {story_file.path}'s heading)"
         )
         plan.tracked[key] = _Tracked(
             _dashed(story_file.id),
@@ -480,18 +503,28 @@ def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
 
 
 def _nested_keys(every_key: set[str], keys: list[str]) -> dict[str, tuple[str, ...]]:
-    """For each of ``keys``, the known keys under it (``10-1-5`` under ``10-1``).
+    """For each of ``keys``, the known keys under it (``10-1-5`` under ``10-1``) and the
+    prefixed track keys that end with it (``petition-1-8`` for ``1-8``): a file named by one
+    of them is that story's, never this one's.
 
     Keys under one key are neighbours in text order, so one sort and a binary search per
     key find them: a plan of thousands of stories is not compared pair by pair.
     """
     ordered = sorted(every_key)
+    tracked_tails: dict[str, list[str]] = {}
+    for known in every_key:
+        parts = known.split("-")
+        for start in range(1, len(parts) - 1):
+            if parts[start - 1][:1].isdigit():
+                break  # only the words of a track come before the tail
+            tracked_tails.setdefault("-".join(parts[start:]), []).append(known)
     found: dict[str, tuple[str, ...]] = {}
     for key in keys:
         prefix = key + "-"
         start = bisect.bisect_left(ordered, prefix)
         end = bisect.bisect_left(ordered, key + ".")  # "." sorts right after "-"
-        found[key] = tuple(sorted(ordered[start:end], key=natural_key))
+        under = {*ordered[start:end], *tracked_tails.get(key, ())}
+        found[key] = tuple(sorted(under, key=natural_key))
     return found
 
 
@@ -524,6 +557,7 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     artifact_names = folder_names(artifacts) or []
     folders, location_problem = _story_folders(workspace, artifacts, artifact_names, plan)
     unreadable = list(plan.unreadable)
+    unreadable.extend(UnreadableEntry(rel, None, why) for rel, why in config.bmad_problems)
     if location_problem is not None:
         unreadable.append(location_problem)
     scan = _Scan()

@@ -48,6 +48,10 @@ _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
 )
 _STATUS_HEADING = re.compile(r"^Status(?:\s*:\s*(?P<value>.*))?$", re.IGNORECASE)
+# A status as hand-written files emphasise and annotate it: `**cancelled** (superseded — see
+# the banner)`, `_done_`, `` `review` ``. The emphasis is Markdown, the parenthesis a note.
+_EMPHASIS = "*_`"
+_STATUS_NOTE = re.compile(r"^(?P<status>[^()]*?)\s*\((?P<note>.*)\)\s*$")
 _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 
 
@@ -69,12 +73,24 @@ class StoryFile:
     tasks: tuple[Task, ...]
     path: str
     status_line: int | None = None
+    status_note: str = ""
+    """A note written after the status (``Status: cancelled (superseded by 1-2)``)."""
 
 
 def _story_heading(heading: Heading | None) -> re.Match[str] | None:
     if heading is None or heading.level != 1:
         return None
     return _STORY_HEADING.match(heading.text)
+
+
+def clean_status(value: str) -> tuple[str, str]:
+    """A ``Status:`` value without Markdown emphasis, and its trailing parenthetical note:
+    ``**cancelled** (superseded)`` → ``("cancelled", "superseded")``."""
+    status, note = value.strip(), ""
+    found = _STATUS_NOTE.match(status)
+    if found is not None and found.group("status").strip(_EMPHASIS + " "):
+        status, note = found.group("status"), found.group("note").strip()
+    return status.strip().strip(_EMPHASIS).strip(), note
 
 
 def _file_status(lines: list[str], headings: list[Heading]) -> tuple[str, int] | None:
@@ -131,14 +147,16 @@ def _story_file(
             tasks = parse_task_list(section_lines(lines, heading, headings))
             break
     status = _file_status(lines, headings)
+    value, note = clean_status(status[0]) if status else ("", "")
     return StoryFile(
         id=story_id,
         key=normalize_key(story_id),
         title=title.strip().strip("*_").strip(),
-        raw_status=status[0] if status else None,
+        raw_status=value or None,
         tasks=tasks,
         path=path,
-        status_line=status[1] if status else None,
+        status_line=status[1] if status and value else None,
+        status_note=note,
     )
 
 

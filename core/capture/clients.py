@@ -1,0 +1,157 @@
+"""The clients capture runs, each as a run would launch it, pointed at the loopback.
+
+Per client: its program (as the run's backend names it), the oldest version whose channels
+were measured (:data:`MINIMUM_VERSIONS`), the rules files it loads by itself from the working
+folder (:data:`RULES_FILES`), and its launch: the run's own argv and stdin, with the API base
+URL and a dummy key for the loopback and an environment that can reach nothing else.
+
+The environment is the caller's without anything that could point the client elsewhere or at a
+real account (the clients' own variables, every proxy setting), then: ``HOME`` (and Codex's
+``CODEX_HOME``) a temporary folder, ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` the loopback
+itself — which refuses and records a tunnel to any other host — and ``NO_PROXY`` the loopback
+only, so the API calls go straight to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..agents.base import LaunchRequest, LaunchSpec
+from ..agents.claude import ClaudeAgent, claude_binary
+from ..agents.codex import CodexAgent, codex_binary
+from ..project.config import Config
+
+CLIENTS = ("claude", "codex")
+MINIMUM_VERSIONS = {"claude": (2, 1, 0), "codex": (0, 169, 0)}
+"""The oldest version of each client capture runs: the versions whose channels (Claude's
+``--append-system-prompt-file``, Codex's ``-p`` profile file with ``developer_instructions``)
+were measured; an older one may send promptdeck's text another way, or not at all."""
+RULES_FILES = {
+    "claude": ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"),
+    "codex": ("AGENTS.override.md", "AGENTS.md"),
+}
+"""The rules files each client loads by itself from its working folder (the project root),
+in the order it reads them."""
+DUMMY_KEYS = {"claude": "sk-ant-capture-not-a-key", "codex": "sk-capture-not-a-key"}
+CODEX_KEY_VARIABLE = "PROMPTDECK_CAPTURE_KEY"
+CODEX_PROVIDER = "promptdeck-capture"
+CODEX_QUIET = (
+    "analytics.enabled=false",
+    "check_for_update_on_startup=false",
+    "features.plugins=false",
+    "features.remote_plugin=false",
+    "features.apps=false",
+)
+"""Codex settings that switch off its background traffic at start — the plugin catalogue
+(``git`` to github.com, api.github.com, chatgpt.com), the update check and analytics
+(ab.chatgpt.com), measured with codex-cli 0.169.0 through the refusing proxy. Without them
+each start tries four other hosts; with them none, and the model request is the same but for
+its ids (55,663 and 55,664 bytes)."""
+# Variables that could point a client elsewhere or at a real account.
+_DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "PROMPTDECK_")
+_DROPPED_NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+@dataclass(frozen=True)
+class ClientLaunch:
+    """How to start the client for one capture."""
+
+    spec: LaunchSpec
+    env: dict[str, str]
+
+
+def client_program(config: Config, client: str) -> str:
+    """The program a run of ``client`` starts (its ``PROMPTDECK_<CLIENT>_BIN``, else config)."""
+    return codex_binary(config) if client == "codex" else claude_binary(config)
+
+
+def parse_version(text: str) -> str | None:
+    """The first dotted version number in ``text`` (``2.1.197 (Claude Code)`` → ``2.1.197``)."""
+    found = _VERSION.search(text)
+    return found.group(0) if found else None
+
+
+def too_old(client: str, version: str) -> bool:
+    """Whether ``version`` is older than capture's :data:`MINIMUM_VERSIONS` for ``client``."""
+    numbers = tuple(int(part) for part in version.split("."))
+    return numbers < MINIMUM_VERSIONS[client]
+
+
+def client_env(client: str, scratch: Path, address: str) -> dict[str, str]:
+    """The client's environment (see the module's description); ``address`` is the loopback."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(_DROPPED_PREFIXES) and key.lower() not in _DROPPED_NAMES
+    }
+    home = scratch / "home"
+    env.update(HOME=str(home), NO_COLOR="1")
+    # Both spellings: some HTTP stacks read only the lower-case ones, some only the upper.
+    for name in ("http_proxy", "https_proxy", "all_proxy"):
+        env[name] = env[name.upper()] = address
+    env["no_proxy"] = env["NO_PROXY"] = "127.0.0.1,localhost"
+    if client == "codex":
+        env.update(CODEX_HOME=str(scratch / "codex"), **{CODEX_KEY_VARIABLE: DUMMY_KEYS[client]})
+    else:
+        env.update(
+            ANTHROPIC_BASE_URL=address,
+            ANTHROPIC_API_KEY=DUMMY_KEYS[client],
+            DISABLE_TELEMETRY="1",
+            DISABLE_ERROR_REPORTING="1",
+            DISABLE_AUTOUPDATER="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+    return env
+
+
+def _codex_provider(address: str) -> list[str]:
+    """``-c`` options naming the loopback as Codex's model provider (Responses API, no login)."""
+    return [
+        "-c",
+        f"model_provider={CODEX_PROVIDER}",
+        "-c",
+        f"model_providers.{CODEX_PROVIDER}.name={CODEX_PROVIDER}",
+        "-c",
+        f'model_providers.{CODEX_PROVIDER}.base_url="{address}/v1"',
+        "-c",
+        f"model_providers.{CODEX_PROVIDER}.env_key={CODEX_KEY_VARIABLE}",
+        "-c",
+        f"model_providers.{CODEX_PROVIDER}.wire_api=responses",
+        *(option for setting in CODEX_QUIET for option in ("-c", setting)),
+    ]
+
+
+def client_launch(
+    client: str, config: Config, request: LaunchRequest, scratch: Path, address: str
+) -> ClientLaunch:
+    """``client`` launched as a run launches it, pointed at the loopback at ``address``.
+
+    ``request.run_dir`` holds the composed ``system.md`` and ``user.md``; ``scratch`` gets the
+    client's temporary homes.
+
+    Raises:
+        UsageError: the run's own launch refuses (Codex: settings that would replace
+            promptdeck's system prompt).
+    """
+    env = client_env(client, scratch, address)
+    if client == "codex":
+        spec = CodexAgent(config, environ=env).launch(request)
+        argv = list(spec.argv)
+        # The provider options go before the profile and the stdin marker: `-p NAME -` ends it.
+        at = argv.index("-p") if "-p" in argv else len(argv) - 1
+        argv[at:at] = _codex_provider(address)
+        spec = LaunchSpec(
+            argv=tuple(argv),
+            cwd=spec.cwd,
+            stdin=spec.stdin,
+            scope=spec.scope,
+            system_channel=spec.system_channel,
+            warnings=spec.warnings,
+        )
+    else:
+        spec = ClaudeAgent(config).launch(request)
+    return ClientLaunch(spec, env)
