@@ -11,15 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..core.injection import Selection, normal_path, remember_selection
 from ..core.project import ENCODINGS, Workspace, open_workspace
-from ..core.prompt import ComposedPrompt
 from ..core.terminal import printable_keep_style, printable_line
 from ..core.vocabulary import optional_layer
 from .streams import StreamProxy
 
 if TYPE_CHECKING:
     import logging
+
+    from ..core.injection import Selection
+    from ..core.prompt import ComposedPrompt
 
 
 def add_workspace_options(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +104,10 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
 
 def selection_from(args: argparse.Namespace) -> Selection:
     """The :class:`Selection` the inclusion options describe."""
+    # Imported here: every command imports this module, and `stories` or `doctor` never
+    # compose a prompt.
+    from ..core.injection import Selection, normal_path
+
     return Selection(
         project_context=not args.no_project_context,
         discovery=args.discovery,
@@ -121,6 +126,8 @@ def remember_file_choices(args: argparse.Namespace, root: Path, prompt: Composed
     asked = ("exclude", "include", "exclude_layers", "include_layers")
     if not any(getattr(args, name, None) for name in asked):
         return
+    from ..core.injection import remember_selection
+
     own = [f.path for f in prompt.injection.files if f.category == "story"]
     try:
         remember_selection(root, prompt.story.id, prompt.request.selection, own)

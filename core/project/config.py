@@ -7,10 +7,8 @@ key and what was expected — never a traceback.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import UnionType
@@ -445,6 +443,10 @@ def load_config(root: Path) -> Config:
         if text.reason in ("missing", "empty"):
             return with_bmad_folders(Config(), root, set())
         raise ConfigError(CONFIG_RELPATH, None, f"a readable UTF-8 text file ({text})")
+    # Imported here: most projects have no config file, and every command opens a workspace.
+    import hashlib
+    import tomllib
+
     try:
         check_toml_shape(text, CONFIG_RELPATH)
         data = tomllib.loads(text)

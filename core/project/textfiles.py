@@ -237,9 +237,12 @@ def decode_text(data: bytes, *, complete: bool = True, offset: int = 0) -> str |
     nul = data.find(b"\0")
     if nul >= 0:
         return TextProblem("binary", f"NUL byte at offset {offset + nul}")
-    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        text = decoder.decode(data, final=complete)
+        # A whole file decodes in one call; a head keeps a character cut at its end back.
+        if complete:
+            text = data.decode("utf-8")
+        else:
+            text = codecs.getincrementaldecoder("utf-8")().decode(data, final=False)
     except UnicodeDecodeError as exc:
         return TextProblem("not-utf8", f"invalid byte at offset {offset + exc.start}")
     return text.removeprefix(_BOM) if offset == 0 else text

@@ -304,6 +304,24 @@ def leading_key(name: str, known: Collection[str] = ()) -> str | None:
     return normalize_key(match.group("key")) if match else None
 
 
+def leading_key_category(name: str) -> tuple[str | None, str | None]:
+    """The key ``name`` starts with and the category its words give it, in one reading:
+    ``(leading_key(name), artifact_category(name, that key))``, or ``(None, None)`` when it
+    starts with no key.
+
+    Discovery asks this of every key-shaped Markdown name of an artifacts folder; the name's
+    own leading key is always the longest known one here, so the category needs no second
+    look for it.
+    """
+    prefix, rest = _strip_prefix(name)
+    match = _LEADING_KEY.match(rest)
+    if match is None:
+        return None, None
+    lead = normalize_key(match.group("key"))
+    tech_prefix = prefix is not None and prefix.group("tech") is not None
+    return lead, _words_category(rest, tech_prefix)
+
+
 def _words_category(tail: str, tech_prefix: bool) -> str:
     """The category a name's words give it: ``tech-spec``, ``discovery`` or ``story``."""
     if tech_prefix or _TECH_SPEC.search(tail):
@@ -358,6 +376,7 @@ def artifact_category(name: str, key: str, nested: Collection[str] = ()) -> str 
 _NUMBERED = re.compile(r"^(\d+)([a-z]*)$")
 
 
+@lru_cache(maxsize=65536)
 def natural_key(key: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key for a normalized story key: numbers by value, so ``1-10`` follows ``1-9``.
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..errors import StoryNotFound
@@ -251,6 +251,8 @@ class StoryCatalog:
         ids = [s.id for s in self.stories]
         # A prefixed track's story ends with the number asked for (`2a-1` → `petition-2a-1`).
         tails = [s.id for s in self.stories if wanted and s.key.endswith(f"-{wanted}")]
+        import difflib  # only for a story id that is not found
+
         close = difflib.get_close_matches(query.strip(), ids, n=3, cutoff=0.5)
         near = list(dict.fromkeys([*tails, *close]))[:3]
         if near:
@@ -309,9 +311,12 @@ class StatusReading:
     note: str = ""
 
 
+@lru_cache(maxsize=4096)
 def read_status(raw: str) -> StatusReading:
     """Read one written status (a sprint-status value, a story file's ``Status:`` line, a
-    spec's or plan's ``status:``)."""
+    spec's or plan's ``status:``).
+
+    Remembered by value: a plan of thousands of stories writes a handful of statuses."""
     written = raw.strip()
     cleaned = _LEADING.sub("", _REMARK.sub("", _MARKS.sub("", written)))
     word = re.sub(r"[^a-z]+", "-", cleaned.lower()).strip("-")

@@ -29,18 +29,21 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat as stat_module
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
-from ...project.listing import folder_names, sorted_entries
+from ...project.listing import folder_names
 from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
 from ..keys import (
-    artifact_category,
     epic_tracks,
     grammar_note,
     is_story_entry,
     leading_key,
+    leading_key_category,
     name_matches_key,
     natural_key,
     normalize_key,
@@ -76,6 +79,13 @@ _STORY_NAME_HINT = re.compile(
 """A story file's name holds a story key (``1-2``, ``a.3``, ``auth_12``, ``1bis-3bis``) on key
 boundaries:
 names without one (``notes.md``, ``standup-000123.md``) are never opened by discovery."""
+_MARKDOWN_ENDINGS = (".md", ".MD", ".Md", ".mD")
+"""Every spelling of ``.md``: ``name.endswith`` of these is ``name.lower().endswith(".md")``
+(no other character lower-cases to ``.``, ``m`` or ``d``), without a lower-cased copy."""
+_KEY_NUMBER = re.compile(r"[-._][0-9]{1,4}+(?![0-9])")
+"""What every ASCII name :data:`_STORY_NAME_HINT` finds holds: a separator, then a story
+number of one to four digits. One cheap search, where the hint's backtracking over each word
+costs microseconds a name (non-ASCII names, whose digits and letters are Unicode's, skip it)."""
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -192,12 +202,28 @@ def _may_be_story_file(name: str) -> bool:
     lower = name.lower()
     if not lower.endswith(".md") or _STORY_NAME_HINT.search(name) is None:
         return False
-    lead = leading_key(lower)
+    lead, category = leading_key_category(lower)
     if lower.startswith(("sprint-", "tech-spec", "tech_spec", "techspec")) and (
-        lead is None or artifact_category(lower, lead) != "story"
+        lead is None or category != "story"
     ):
         return False
     return not (lead is None and ("discovery" in lower or "tech-spec" in lower))
+
+
+def story_file_names(names: Iterable[str]) -> list[str]:
+    """The names discovery opens (:func:`_may_be_story_file`), in the order given.
+
+    Two necessary tests come first, each far cheaper than the exact one: an artifacts
+    folder holds tens of thousands of logs, records and notes, and few of them are Markdown
+    names holding a story number.
+    """
+    return [
+        name
+        for name in names
+        if name.endswith(_MARKDOWN_ENDINGS)
+        and (not name.isascii() or _KEY_NUMBER.search(name) is not None)
+        and _may_be_story_file(name)
+    ]
 
 
 def _story_folders(
@@ -207,10 +233,9 @@ def _story_folders(
     (``stories/``) and the ``story_location`` folder, each once; and the one line saying why
     ``story_location`` could not be used, if it could not."""
     folders = [artifacts]
-    for name in sorted(names):
-        # A folder name has no extension: the thousands of `*.md` artifacts are never stat-ed.
-        if name.startswith(".") or "." in name:
-            continue
+    # A folder name has no extension (nor a leading dot): the thousands of `*.md` artifacts
+    # are never stat-ed, nor sorted.
+    for name in sorted([name for name in names if "." not in name]):
         path = artifacts / name
         if os.path.isdir(path) and workspace.contains(path):
             folders.append(path)
@@ -281,38 +306,41 @@ def _scan_folder(
     if names is None:
         return
     # Names that cannot be stories are never opened (nor sorted): this keeps discovery fast
-    # in artifact folders holding thousands of logs and discovery notes.
-    entries = sorted_entries(folder, filter(_may_be_story_file, names))
-    # Plain strings rather than Path objects per entry: this loop sees every artifact.
+    # in artifact folders holding thousands of logs and discovery notes. Case-insensitive
+    # order, then exact: two stable sorts with C-level keys.
+    kept = sorted(sorted(story_file_names(names)), key=str.lower)
+    # Plain strings rather than Path objects per entry: this loop sees every story file.
+    base = os.fspath(folder)
     prefix = relpath(workspace.root, folder) + "/"
     known = entries_by_key.keys()
-    for entry in entries:
-        if only_key is not None and not name_matches_key(entry.name, only_key):
+    limit = workspace.config.read_max_bytes
+    for name in kept:
+        if only_key is not None and not name_matches_key(name, only_key):
             continue
-        rel = prefix + entry.name
+        rel = prefix + name
         if printable_name(rel) != rel:
             skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
             continue
-        # A symlink is judged by the guarded reader itself (a loop, a device, a FIFO, a target
-        # outside the project: each skipped with its reason, none read).
-        link = entry.is_symlink()
-        if not link:
-            try:
-                regular = entry.is_file()
-            except OSError:
-                regular = False
-            if not regular:
-                if not os.path.isdir(entry.path):
-                    # A FIFO, device or socket named like a story: never opened.
-                    skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
-                continue
-        limit = workspace.config.read_max_bytes
-        found = read_story_file(entry.path, rel, root=workspace.root, limit=limit, listed=not link)
+        path = os.path.join(base, name)
+        # One `lstat` tells a symlink, a regular file and anything else apart. A symlink is
+        # judged by the guarded reader itself (a loop, a device, a FIFO, a target outside the
+        # project: each skipped with its reason, none read).
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            mode = 0
+        link = stat_module.S_ISLNK(mode)
+        if not link and not stat_module.S_ISREG(mode):
+            if not stat_module.S_ISDIR(mode):
+                # A FIFO, device or socket named like a story (or gone): never opened.
+                skipped.append(SkippedFile(rel, "unreadable: not a regular file"))
+            continue
+        found = read_story_file(path, rel, root=workspace.root, limit=limit, listed=not link)
         if found is None:
             continue
-        lead = leading_key(entry.name.lower(), known)
+        lead = leading_key(name.lower(), known)
         if isinstance(found, SkippedFile):
-            named = named_story_file(entry.path, rel, lead, entries_by_key, workspace.root, limit)
+            named = named_story_file(path, rel, lead, entries_by_key, workspace.root, limit)
             if named is None:
                 skipped.append(found)
                 continue
@@ -463,7 +491,7 @@ def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
     for key, story_file in files.items():
         if key in plan.tracked:
             continue
-        stem = Path(story_file.path).name[:-3].lower()
+        stem = story_file.path.rsplit("/", 1)[-1][:-3].lower()
         old = by_name.get(stem)
         if old is None or old in files or not key.startswith(old + "-"):
             continue
@@ -597,6 +625,7 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
 _EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]\s+)(?P<title>.+)$")
 
 
+@lru_cache(maxsize=4096)
 def epic_of(key: str) -> str:
     """The epic id of a normalized story key: ``1-2`` → ``1``, ``a-1`` → ``A``."""
     first = key.split("-", 1)[0]

@@ -301,6 +301,9 @@ def _spec_name_key(name: str) -> tuple[bool, str | None]:
 
 
 _SCANNED_STARTS = frozenset(("epic", SPEC_PREFIX[:4], TECH_SPEC_PREFIX[:4]))
+# Only these first letters lower-case to one of those starts: one set lookup a name spares
+# a lower-cased copy of tens of thousands of names.
+_SCANNED_FIRSTS = frozenset(c for start in _SCANNED_STARTS for c in (start[0], start[0].upper()))
 
 
 def scan_artifacts(workspace: Workspace) -> SpecScan:
@@ -315,7 +318,11 @@ def scan_artifacts(workspace: Workspace) -> SpecScan:
     prefix = relpath(workspace.root, artifacts) + "/"
     # Only names starting like an epic context or a spec are looked at (and sorted): an
     # artifacts folder holds thousands of logs and notes. Case-insensitive, then exact order.
-    wanted = [name for name in names if name[:4].lower() in _SCANNED_STARTS]
+    wanted = [
+        name
+        for name in names
+        if name[:1] in _SCANNED_FIRSTS and name[:4].lower() in _SCANNED_STARTS
+    ]
     for name in sorted(sorted(wanted), key=str.lower):
         epic = EPIC_CONTEXT_NAME.match(name)
         if epic is not None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,6 +126,9 @@ def _toml(
         if text.reason != "missing":
             problems.append(UnreadableEntry(rel, None, str(text)))
         return None
+    # Imported here: a v6 plan (the common one) has no TOML to read.
+    import tomllib
+
     try:
         # tomllib recurses on nesting: a hostile file is refused before it is parsed.
         check_toml_shape(text, rel)

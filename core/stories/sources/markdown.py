@@ -10,17 +10,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from ..model import Task
+
+if TYPE_CHECKING:
+    import yaml
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CHECKBOX = re.compile(
     r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>.*?)\s*$"
 )
+_MARK_STARTS = frozenset(" #`~")
+"""The first characters a fence (:data:`_FENCE`) or a heading (:data:`_HEADING`) can have."""
 _TAB_WIDTH = 4
 MAX_TASK_DEPTH = 50
 """Deepest checkbox nesting a task list may have. Deeper lists are refused rather than
@@ -59,7 +63,13 @@ def iter_headings(lines: list[str]) -> Iterator[Heading]:
     fence: str | None = None
     for index in range(_front_matter_end(lines), len(lines)):
         line = lines[index]
-        fence_match = _FENCE.match(line)
+        # A fence or a heading starts with up to three spaces, then its mark: the prose lines
+        # (most of a story) are passed by one look at their first character, and a line
+        # opening with `#` is no fence.
+        first = line[:1]
+        if first not in _MARK_STARTS:
+            continue
+        fence_match = _FENCE.match(line) if first != "#" else None
         if fence_match:
             marker = fence_match.group(1)
             if fence is None:
@@ -109,13 +119,20 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
     Raises:
         TaskNestingError: the list nests deeper than :data:`MAX_TASK_DEPTH` levels.
     """
-    # Most lines of a story are prose: a line with no "[" cannot be a checkbox.
-    items = [
-        match for line in lines if "[" in line and (match := _CHECKBOX.match(line)) is not None
-    ]
-    if all(not match.group("indent") for match in items):
+    # Most lines of a story are prose: a line with no "[" cannot be a checkbox. One plain
+    # loop (no generator per call): a plan of thousands of short files passes here.
+    items: list[re.Match[str]] = []
+    flat = True
+    for line in lines:
+        if "[" in line:
+            match = _CHECKBOX.match(line)
+            if match is not None:
+                items.append(match)
+                if match.group("indent"):
+                    flat = False
+    if flat:
         # A flat list (the common case) needs no tree.
-        return tuple(Task(match.group("text"), match.group("mark") != " ", ()) for match in items)
+        return tuple([Task(match.group("text"), match.group("mark") != " ", ()) for match in items])
     roots: list[_Node] = []
     stack: list[_Node] = []
     for match in items:
@@ -140,10 +157,19 @@ def count_tasks(tasks: Iterable[Task]) -> tuple[int, int]:
     return done, total
 
 
-try:  # the C loader is much faster and behaves the same
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+@cache
+def _loader() -> type[yaml.SafeLoader]:
+    """The safe YAML loader, imported on first use: most plans (a v6 sprint status, plain
+    story files, v7 plans of ``key: word`` lines) are read without the YAML parser, and its
+    import is a good part of a short command's start."""
+    try:  # the C loader is much faster and behaves the same
+        from yaml import CSafeLoader
+
+        return CSafeLoader  # type: ignore[return-value]
+    except ImportError:  # pragma: no cover - PyYAML built without libyaml
+        from yaml import SafeLoader
+
+        return SafeLoader
 
 
 class PlanYamlError(ValueError):
@@ -178,8 +204,10 @@ class YamlDocument:
 def _check_aliases(text: str, offset: int) -> None:
     if "*" not in text:
         return
+    import yaml
+
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text, Loader=_loader()):
             if isinstance(event, yaml.AliasEvent):
                 line = (event.start_mark.line if event.start_mark else 0) + 1 + offset
                 raise PlanYamlError(line, "YAML aliases are not read")
@@ -205,8 +233,10 @@ def load_yaml(text: str, *, offset: int = 0) -> YamlDocument:
     Raises:
         PlanYamlError: not valid YAML, more than one document, or an alias.
     """
+    import yaml
+
     _check_aliases(text, offset)
-    loader = _Loader(text)
+    loader = _loader()(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

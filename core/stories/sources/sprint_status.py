@@ -15,6 +15,8 @@ SPRINT_STATUS_NAME = "sprint-status.yaml"
 """The file's name inside the artifacts folder."""
 
 _BLOCK_SCALARS = ("|", ">", "|-", ">-", "|+", ">+")
+_PLAIN_KEY = re.compile(r"([^:#]+?)\s*:(?=\s|$)")
+_COMMENT = re.compile(r"\s#")
 
 
 class SprintStatusError(ValueError):
@@ -67,7 +69,7 @@ def _expect_end(rest: str, line: int) -> None:
 
 def _plain(text: str) -> str:
     """A plain scalar with any trailing `` # comment`` removed."""
-    match = re.search(r"\s#", text)
+    match = _COMMENT.search(text) if "#" in text else None
     return (text[: match.start()] if match else text).strip()
 
 
@@ -80,7 +82,7 @@ def _pair(text: str, line: int) -> tuple[str, str | None]:
             raise SprintStatusError(line, "expected ':' after a quoted key")
         rest = rest[1:]
     else:
-        match = re.match(r"([^:#]+?)\s*:(?=\s|$)", text)
+        match = _PLAIN_KEY.match(text)
         if match is None or match.group(1).startswith(("-", "[", "{")):
             raise SprintStatusError(line, f"expected 'key: value', found {text.strip()!r}")
         key, rest = match.group(1), text[match.end() :]
