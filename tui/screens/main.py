@@ -109,6 +109,8 @@ class MainScreen(Screen[None]):
         self._plan: tuple[list[str], PlanSnapshot] | None = None
         """The plan paths watched and how they looked when the catalog was last read."""
         self._bound_said = False
+        self._finished_pending: RunResult | None = None
+        """A finished run whose reload has not been applied yet (see `_load_catalog`)."""
         self._opening: FlowReading | None = None
         """The first story's flow, read with the catalog at start (used once)."""
         self.preview = PreviewPane(context, id="preview")
@@ -264,6 +266,11 @@ class MainScreen(Screen[None]):
     )
     def _load_catalog(self, follow_flow: bool = False, finished: RunResult | None = None) -> None:
         workspace = self.context.workspace
+        # A reload the plan watcher starts can replace (cancel) the one a finished run started,
+        # even before its thread runs: the run's outcome waits here until a reload applies it.
+        pending = self._finished_pending
+        if finished is None and pending is not None:
+            finished, follow_flow = pending, True
         try:
             catalog = load_catalog(workspace)
         except PromptdeckError as exc:
@@ -326,6 +333,8 @@ class MainScreen(Screen[None]):
                 "watching the plan",
                 [f"{plan[1].total} plan files: changes to the first {WATCH_LIMIT} are followed"],
             )
+        if finished is not None and finished is self._finished_pending:
+            self._finished_pending = None
         if finished is not None:
             flags = {k: v for k, v in self.stories_pane.flags.items() if k != finished.story_id}
             if unwritten:
@@ -739,6 +748,7 @@ class MainScreen(Screen[None]):
         self.refresh_bindings()
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
+        self._finished_pending = event.result
         self._load_catalog(follow_flow=True, finished=event.result)
 
     def _run_started(self) -> None:
