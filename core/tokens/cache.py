@@ -160,8 +160,7 @@ class TokenCache(SqliteStore):
                 return
             rows, self._pending = self._pending, []
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with self._write_transaction(db):
                     db.executemany(
                         "INSERT OR IGNORE INTO counts (encoding, digest, tokens) VALUES (?, ?, ?)",
                         rows,
@@ -171,11 +170,6 @@ class TokenCache(SqliteStore):
                     if low is not None and high - low + 1 > self.max_entries:
                         keep = int(self.max_entries * 0.9)
                         db.execute("DELETE FROM counts WHERE id <= ?", (high - keep,))
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
             except Exception as exc:
                 if is_busy(exc):
                     # Another process held the write lock longer than the busy timeout (a

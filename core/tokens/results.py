@@ -91,8 +91,7 @@ class ResultCache(SqliteStore):
             if db is None:
                 return
             try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
+                with self._write_transaction(db):
                     db.execute(
                         "INSERT OR REPLACE INTO results (kind, key, value) VALUES (?, ?, ?)",
                         (kind, key, text),
@@ -107,11 +106,6 @@ class ResultCache(SqliteStore):
                             " WHERE kind = ? ORDER BY id LIMIT ?)",
                             (kind, count - int(limit * 0.9)),
                         )
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.execute("ROLLBACK")
-                    raise
             except Exception as exc:
                 self._failed(exc)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -190,6 +191,21 @@ class SqliteStore:
         if corrupt:
             with contextlib.suppress(OSError):
                 self._set_aside(exc)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _write_transaction(db: Any) -> Iterator[None]:
+        """One write: ``BEGIN IMMEDIATE`` (the write lock taken up front, so a busy store fails
+        here and not half-way), ``COMMIT`` at the end, rolled back on any exception, which
+        goes on to the caller."""
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
 
     def _close_connection(self) -> None:
         if self._db is not None:
