@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 from .version import PROG, installed_version
 
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+_COUNTING_COMMANDS = ("inspect", "compose")
+_HELP = frozenset(("-h", "--help"))
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -74,14 +76,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         # inspect/compose/stories into a pipe: a remembered answer, proven current, ends it here.
         replayed = answers.replay(args_list)
         if replayed is None:
+            _start_encoder(args_list)
             code = answers.record(args_list, lambda: _parsed_and_run(args_list))
         else:
             code = replayed
     else:
+        _start_encoder(args_list)
         code = _parsed_and_run(args_list)
     # After the output (and outside any copy of it): the store's rebuild, if there was one.
     _cache_notice()
     return code
+
+
+def _start_encoder(args_list: list[str]) -> None:
+    """For a command that counts tokens, build the encoder in a second process while this one
+    imports and composes (promptdeck.core.tokens.encoder_process); unused if every count it
+    needs is remembered."""
+    if args_list[:1] and args_list[0] in _COUNTING_COMMANDS and not _HELP.intersection(args_list):
+        from ..core.tokens import start_encoder_process
+
+        start_encoder_process()
 
 
 def _parsed_and_run(args_list: list[str]) -> int:

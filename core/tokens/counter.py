@@ -237,6 +237,14 @@ class TokenCounter:
         with self._lock:
             if self.ready:
                 return
+            if self._builder is build_encoding:
+                # Built in a child process while this one got ready, when a command started
+                # one (see encoder_process); otherwise, or if it failed, built here.
+                from .encoder_process import take_encoder_process
+
+                self._encoder = take_encoder_process(self.encoding)
+                if self._encoder is not None:
+                    return
             try:
                 self._encoder = self._builder(self.encoding)
             except Exception as exc:  # any failure degrades to estimates, never a crash
@@ -314,15 +322,33 @@ class TokenCounter:
         :meth:`count_joined`): the encoder returns one Python int per token, so a 10 MiB text
         whole would hold some 90 MB of them at once."""
         if len(text) <= _ENCODE_CHUNK_CHARS or self.encoding not in _SPLITTABLE:
-            return len(self._encoder.encode_ordinary(text))
+            return self._ordinary(text)
         total = 0
         start = 0
         while start < len(text):
             cut = _SYNC.search(text, start + _ENCODE_CHUNK_CHARS)
             end = len(text) if cut is None else cut.start() + 1
-            total += len(self._encoder.encode_ordinary(text[start:end]))
+            total += self._ordinary(text[start:end])
             start = end
         return total
+
+    def _ordinary(self, piece: str) -> int:
+        """Tokens of ``piece`` from the encoder here, or from the encoder process."""
+        encoder = self._encoder
+        if not hasattr(encoder, "encode_ordinary"):  # an EncoderProcess
+            try:
+                return int(encoder.count(piece))
+            except OSError:
+                # The child is gone (killed from outside): build the encoder here after all.
+                with self._lock:
+                    if self._encoder is encoder:
+                        self._encoder = None
+                self.warm()
+                if self._encoder is None:
+                    size = len(piece.encode("utf-8", "surrogatepass"))
+                    return -(-size // ESTIMATE_BYTES_PER_TOKEN)
+                return self._ordinary(piece)
+        return len(encoder.encode_ordinary(piece))
 
     def count_joined(self, parts: Sequence[str], whole: str | None = None) -> int:
         """Exact tokens of ``"".join(parts)``, encoding each byte about once.
