@@ -9,7 +9,7 @@ its encoder (:meth:`TokenCounter.warm`) it takes the child instead of building o
 not found in the count cache is written to the child, which answers with its count. A command
 whose counts were all remembered never asks, and the child is stopped at exit.
 
-Counts are those of the same :func:`~.counter.build_encoding` the parent would build, of the
+Counts are those of the same :func:`~.encoding.build_encoding` the parent would build, of the
 same text (sent as UTF-8, lone surrogates kept). Whenever the child is not there to answer —
 it failed to build, died, or was never started — the counter builds its own encoder as before:
 the process only ever saves time, it never changes a count.
@@ -204,7 +204,7 @@ def _serve(encoding: str, requests: int, replies: int) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         _keep_only(requests, replies)
-        from .counter import build_encoding
+        from .encoding import build_encoding
 
         try:
             encoder = build_encoding(encoding)

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from promptdeck.core.tokens import encoder_process
 from promptdeck.core.tokens.cache import TokenCache
-from promptdeck.core.tokens.counter import TokenCounter, build_encoding
+from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.core.tokens.encoder_process import (
     EncoderProcess,
     start_encoder_process,
     stop_encoder_processes,
     take_encoder_process,
 )
+from promptdeck.core.tokens.encoding import build_encoding
 
 TEXTS = [
     "",
