@@ -70,18 +70,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before any command module is imported: the whole answer is one file read.
         print(f"{PROG} {installed_version()}")
         return 0
+    # First of all, so that the build overlaps everything else (only when nothing is counted
+    # yet, so no remembered answer can end the command before the encoder is wanted).
+    _start_encoder(args_list)
     from . import answers
 
     if answers.answerable(args_list):
         # inspect/compose/stories into a pipe: a remembered answer, proven current, ends it here.
         replayed = answers.replay(args_list)
         if replayed is None:
-            _start_encoder(args_list)
             code = answers.record(args_list, lambda: _parsed_and_run(args_list))
         else:
             code = replayed
     else:
-        _start_encoder(args_list)
         code = _parsed_and_run(args_list)
     # After the output (and outside any copy of it): the store's rebuild, if there was one.
     _cache_notice()
