@@ -89,12 +89,16 @@ class EncoderProcess:
                 raise OSError("the encoder process ended without an answer")
             return int.from_bytes(reply, "big")
 
-    def close(self) -> None:
-        """Stop the child (at once: a build still under way is not waited for)."""
-        with self._lock:
-            self._stop()
+    def close(self, *, reap: bool = True) -> None:
+        """Stop the child (at once: a build still under way is not waited for).
 
-    def _stop(self) -> None:
+        ``reap=False`` (at exit) does not wait while the system frees the child's memory,
+        some 15 ms after a build; the exiting process leaves it to be reaped by the system.
+        """
+        with self._lock:
+            self._stop(reap=reap)
+
+    def _stop(self, *, reap: bool = True) -> None:
         pid, self._pid = self._pid, None
         self._ready = False
         if pid is None:
@@ -105,8 +109,9 @@ class EncoderProcess:
                 os.close(fd)
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(pid, 0)
+        if reap:
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
 
 
 def start_encoder_process(encoding: str = "o200k_base") -> bool:
@@ -126,7 +131,7 @@ def start_encoder_process(encoding: str = "o200k_base") -> bool:
         except OSError:
             return False
         _started[encoding] = process
-    atexit.register(process.close)
+    atexit.register(process.close, reap=False)
     return True
 
 
