@@ -26,7 +26,8 @@ extra; tiktoken's rank file is put in a private ``TIKTOKEN_CACHE_DIR`` first, fr
 copy, as these tools cannot download it here). Also printed, not gated: ``inspect`` with counts
 and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``), and
 the CPU time of the nothing-cached runs against the floor's (a busy neighbour changes it less
-than the wall time); with ``--before FOLDER``, the same nothing-cached run of an earlier
+than the wall time; the encoder process a first ``inspect`` starts is counted in it), and the
+nothing-cached run with that process turned off (``PROMPTDECK_ENCODER_PROCESS=off``); with ``--before FOLDER``, the same nothing-cached run of an earlier
 promptdeck (its package in ``FOLDER/promptdeck``), interleaved with the others.
 
 promptdeck's modules are byte-compiled first, as an installed wheel ships them.
