@@ -208,7 +208,7 @@ def _serve(encoding: str, requests: int, replies: int) -> None:
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        _keep_only(requests, replies)
+        requests, replies = _keep_only(requests, replies)
         from .encoding import build_encoding
 
         try:
@@ -233,18 +233,23 @@ def _serve(encoding: str, requests: int, replies: int) -> None:
         os._exit(code)
 
 
-def _keep_only(*keep: int) -> None:
-    """Close every file the child inherited but ``keep``; standard streams go to /dev/null."""
+def _keep_only(requests: int, replies: int) -> tuple[int, int]:
+    """Close every file the child inherited but its two pipe ends, which it returns moved
+    above the standard streams (a parent started with those closed gets pipes numbered
+    0-2); the standard streams go to /dev/null."""
+    import fcntl
+
+    kept = (fcntl.fcntl(requests, fcntl.F_DUPFD, 3), fcntl.fcntl(replies, fcntl.F_DUPFD, 3))
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
-        os.dup2(null, fd)
+        if fd != null:
+            os.dup2(null, fd)
     low = 3
-    for fd in sorted((*keep, null)):
-        if fd >= low:
-            os.closerange(low, fd)
-            low = fd + 1
-    os.closerange(low, _fd_limit())
-    os.close(null)
+    for fd in sorted(kept):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, _fd_limit())  # the originals and /dev/null's own number too
+    return kept
 
 
 def _fd_limit() -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -140,3 +142,21 @@ def test_closing_stops_and_reaps_a_child_still_building() -> None:
     assert not _alive(pid)
     with pytest.raises(OSError):
         process.count("x")
+
+
+def test_a_parent_started_with_its_standard_streams_closed_still_gets_counts() -> None:
+    # Its pipes are then numbered 0 and 1: the child must not take them for standard streams.
+    script = (
+        "import os, sys\n"
+        "os.close(0); os.close(1)\n"
+        "from promptdeck.core.tokens.encoder_process import _fork\n"
+        "process = _fork('cl100k_base')\n"
+        "ready, count = process.ready(), process.count('hello world')\n"
+        "sys.stderr.write(f'{process._requests} {ready} {count}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split()[1:] == ["True", "2"]
+    assert int(done.stderr.split()[0]) <= 1  # the case this test is for
