@@ -25,12 +25,12 @@ Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no exit
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
-import signal
 import sys
 import threading
 from typing import Final
+
+from ..forked import Forked, fork_child, read_exact, write_all
 
 ENV_VAR: Final = "PROMPTDECK_ENCODER_PROCESS"
 _READY: Final = b"R"
@@ -48,24 +48,27 @@ class EncoderProcess:
     Thread-safe: one request at a time goes through the pipes.
     """
 
-    def __init__(self, encoding: str, pid: int, requests: int, replies: int) -> None:
+    def __init__(self, encoding: str, child: Forked) -> None:
         self.encoding = encoding
-        self._pid: int | None = pid
-        self._requests = requests
-        self._replies = replies
+        self._child = child
         self._lock = threading.Lock()
         self._ready: bool | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None once stopped)."""
+        return self._child.pid
 
     def ready(self) -> bool:
         """Wait until the child has built its encoder; False if it failed or is gone."""
         with self._lock:
             if self._ready is None:
                 try:
-                    self._ready = _read_exact(self._replies, 1) == _READY
+                    self._ready = read_exact(self._child.from_child, 1) == _READY
                 except OSError:
                     self._ready = False
                 if not self._ready:
-                    self._stop()
+                    self._child.stop()
             return self._ready
 
     def count(self, text: str) -> int:
@@ -76,11 +79,12 @@ class EncoderProcess:
         """
         data = text.encode("utf-8", "surrogatepass")
         with self._lock:
-            if not self._ready or self._pid is None:
+            requests = self._child.to_child
+            if not self._ready or self._child.pid is None or requests is None:
                 raise OSError("the encoder process is not running")
             try:
-                _write_all(self._requests, len(data).to_bytes(_WORD, "big") + data)
-                reply = _read_exact(self._replies, _WORD)
+                write_all(requests, len(data).to_bytes(_WORD, "big") + data)
+                reply = read_exact(self._child.from_child, _WORD)
             except OSError:
                 self._stop()
                 raise
@@ -90,28 +94,14 @@ class EncoderProcess:
             return int.from_bytes(reply, "big")
 
     def close(self, *, reap: bool = True) -> None:
-        """Stop the child (at once: a build still under way is not waited for).
-
-        ``reap=False`` (at exit) does not wait while the system frees the child's memory,
-        some 15 ms after a build; the exiting process leaves it to be reaped by the system.
-        """
+        """Stop the child (at once: a build still under way is not waited for); ``reap``
+        as :meth:`Forked.stop` takes it (at exit, not waited for)."""
         with self._lock:
             self._stop(reap=reap)
 
     def _stop(self, *, reap: bool = True) -> None:
-        pid, self._pid = self._pid, None
         self._ready = False
-        if pid is None:
-            return
-        # Each step may find its part already gone (a child that ended, a closed pipe).
-        for fd in (self._requests, self._replies):
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        if reap:
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
+        self._child.stop(reap=reap)
 
 
 def start_encoder_process(encoding: str = "o200k_base") -> bool:
@@ -188,91 +178,26 @@ def _worth_it() -> bool:
 
 
 def _fork(encoding: str) -> EncoderProcess:
-    requests_read, requests_write = os.pipe()
-    replies_read, replies_write = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        for fd in (requests_read, requests_write, replies_read, replies_write):
-            os.close(fd)
-        raise
-    if pid == 0:  # the child: never returns
-        _serve(encoding, requests_read, replies_write)
-    os.close(requests_read)
-    os.close(replies_write)
-    return EncoderProcess(encoding, pid, requests_write, replies_read)
+    def serve(requests: int | None, replies: int) -> None:
+        assert requests is not None
+        _serve(encoding, requests, replies)
+
+    return EncoderProcess(encoding, fork_child(serve, requests=True, close_inherited=True))
 
 
 def _serve(encoding: str, requests: int, replies: int) -> None:
-    """The child's whole life: build, say so, count until the parent closes the pipe."""
-    code = 1
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        requests, replies = _keep_only(requests, replies)
-        from .encoding import build_encoding
+    """The child's work: build, say so, count until the parent closes the pipe."""
+    from .encoding import build_encoding
 
-        try:
-            encoder = build_encoding(encoding)
-        except Exception:  # the parent builds its own and reports why, as without a child
-            _write_all(replies, _FAILED)
-            code = 0
+    try:
+        encoder = build_encoding(encoding)
+    except Exception:  # the parent builds its own and reports why, as without a child
+        write_all(replies, _FAILED)
+        return
+    write_all(replies, _READY)
+    while True:
+        header = read_exact(requests, _WORD)
+        if len(header) != _WORD:
             return
-        _write_all(replies, _READY)
-        while True:
-            header = _read_exact(requests, _WORD)
-            if len(header) != _WORD:
-                code = 0
-                return
-            data = _read_exact(requests, int.from_bytes(header, "big"))
-            text = data.decode("utf-8", "surrogatepass")
-            tokens = len(encoder.encode_ordinary(text))
-            _write_all(replies, tokens.to_bytes(_WORD, "big"))
-    except BaseException:  # whatever happens, the child only ever exits
-        pass
-    finally:
-        os._exit(code)
-
-
-def _keep_only(requests: int, replies: int) -> tuple[int, int]:
-    """Close every file the child inherited but its two pipe ends, which it returns moved
-    above the standard streams (a parent started with those closed gets pipes numbered
-    0-2); the standard streams go to /dev/null."""
-    import fcntl
-
-    kept = (fcntl.fcntl(requests, fcntl.F_DUPFD, 3), fcntl.fcntl(replies, fcntl.F_DUPFD, 3))
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        if fd != null:
-            os.dup2(null, fd)
-    low = 3
-    for fd in sorted(kept):
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, _fd_limit())  # the originals and /dev/null's own number too
-    return kept
-
-
-def _fd_limit() -> int:
-    try:
-        return int(os.sysconf("SC_OPEN_MAX"))
-    except (AttributeError, ValueError, OSError):
-        return 1024
-
-
-def _read_exact(fd: int, size: int) -> bytes:
-    """``size`` bytes from ``fd``, or fewer when it reached its end."""
-    chunks: list[bytes] = []
-    left = size
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+        text = read_exact(requests, int.from_bytes(header, "big")).decode("utf-8", "surrogatepass")
+        write_all(replies, len(encoder.encode_ordinary(text)).to_bytes(_WORD, "big"))

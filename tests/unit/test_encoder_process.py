@@ -49,7 +49,7 @@ def _alive(pid: int) -> bool:
 
 
 def _pid(process: EncoderProcess) -> int:
-    pid = process._pid
+    pid = process.pid
     assert pid is not None
     return pid
 
@@ -152,7 +152,7 @@ def test_a_parent_started_with_its_standard_streams_closed_still_gets_counts() -
         "from promptdeck.core.tokens.encoder_process import _fork\n"
         "process = _fork('cl100k_base')\n"
         "ready, count = process.ready(), process.count('hello world')\n"
-        "sys.stderr.write(f'{process._requests} {ready} {count}')\n"
+        "sys.stderr.write(f'{process._child.to_child} {ready} {count}')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
