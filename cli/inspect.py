@@ -408,6 +408,7 @@ def run(args: argparse.Namespace) -> int:
     # encoder (built in a second process, see promptdeck.core.tokens), and an import made
     # before that wait adds nothing to it; made after, it would add its whole time.
     from ..core.cost import claude_estimate  # noqa: F401
+
     prompt = compose_from(args, count_tokens=True)
     workspace = workspace_from(args)
     config = workspace.config
