@@ -175,6 +175,12 @@ class PreviewComposer:
         threading.Thread(target=run, name="promptdeck-opening-compose", daemon=True).start()
         return future
 
+    def drop_prepared(self) -> None:
+        """Forget the compose :meth:`prepare` started (its prompt was shown another way): the
+        next :meth:`show` composes afresh, so it never shows a prompt older than a change
+        that left the request as it was (a file choice remembered on disk)."""
+        self._prepared = None
+
     @staticmethod
     async def compose(
         workspace: Workspace,

@@ -65,6 +65,8 @@ class StoryTree(Tree[Story | None]):
         self.show_root = False
         self.guide_depth = 2
         self._story_nodes: dict[str, TreeNode[Story | None]] = {}
+        self._cursor_story: str | None = None
+        """The story the cursor is to go to once the tree is laid out."""
         self.tooltip = status_legend()
 
     def show_stories(
@@ -109,7 +111,8 @@ class StoryTree(Tree[Story | None]):
             current = next(iter(self._story_nodes), None)
         if current is not None:
             # Node lines are known only once the tree has laid itself out again.
-            self.call_after_refresh(self.mark_current, current)
+            self._cursor_story = current
+            self.call_after_refresh(self._place_cursor, 3)
 
     def render_label(self, node: TreeNode[Story | None], base_style: Style, style: Style) -> Text:
         """Prefix a story with its status mark, coloured by the theme at every render."""
@@ -125,14 +128,20 @@ class StoryTree(Tree[Story | None]):
         """The tree node showing ``story_id``, if it is shown."""
         return self._story_nodes.get(story_id)
 
-    def mark_current(self, story_id: str | None, _attempts: int = 3) -> None:
+    def mark_current(self, story_id: str | None) -> None:
         """Move the cursor to the story shown in the preview."""
-        node = self._story_nodes.get(story_id or "")
+        self._cursor_story = story_id
+        self._place_cursor(3)
+
+    def _place_cursor(self, attempts: int) -> None:
+        # The story asked for last, whenever this runs: a placement still waiting for the
+        # tree's layout never takes the cursor back to a story the preview has left.
+        node = self._story_nodes.get(self._cursor_story or "")
         if node is None:
             return
-        if node.line < 0 and _attempts > 0:
+        if node.line < 0 and attempts > 0:
             # The tree re-lays its lines lazily (after a rebuild or a style change).
-            self.call_after_refresh(self.mark_current, story_id, _attempts - 1)
+            self.call_after_refresh(self._place_cursor, attempts - 1)
             return
         self.move_cursor(node)
 
