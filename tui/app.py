@@ -32,7 +32,8 @@ STABLE_TOAST_SECONDS = 3600.0
 in the preview's notes, so a toast never sits over the composition."""
 
 WARM_AFTER_SECONDS = 3.0
-"""How long after start the encoder is built in the background, if no count built it."""
+"""How long after start the encoder is built (if no count built it) and the compose machinery
+loaded in the background."""
 
 
 class PromptdeckApp(App[None]):
@@ -217,14 +218,23 @@ class PromptdeckApp(App[None]):
         self.call_later(self.push_screen, MainScreen(self.context, opening))
 
     def _warm_later(self) -> None:
-        if not self.counter.ready:
-            self.run_worker(
-                self.counter.warm,
-                thread=True,
-                group="encoder",
-                description="Building the token encoder",
-                exit_on_error=False,
-            )
+        counter = self.counter
+
+        def warm() -> None:
+            # The compose machinery too: a first prompt composed by the opening helper left it
+            # unloaded, and the first change would wait for it.
+            from promptdeck.core.prompt import compose_prompt  # noqa: F401 (loads it)
+
+            if not counter.ready:
+                counter.warm()
+
+        self.run_worker(
+            warm,
+            thread=True,
+            group="encoder",
+            description="Loading the composer and building the token encoder",
+            exit_on_error=False,
+        )
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""
