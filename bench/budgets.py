@@ -26,7 +26,8 @@ extra; tiktoken's rank file is put in a private ``TIKTOKEN_CACHE_DIR`` first, fr
 copy, as these tools cannot download it here). Also printed, not gated: ``inspect`` with counts
 and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``), and
 the CPU time of the nothing-cached runs against the floor's (a busy neighbour changes it less
-than the wall time); with ``--before FOLDER``, the same nothing-cached run of an earlier
+than the wall time; the encoder process a first ``inspect`` starts is counted in it), and the
+nothing-cached run with that process turned off (``PROMPTDECK_ENCODER_PROCESS=off``); with ``--before FOLDER``, the same nothing-cached run of an earlier
 promptdeck (its package in ``FOLDER/promptdeck``), interleaved with the others.
 
 promptdeck's modules are byte-compiled first, as an installed wheel ships them.
@@ -146,13 +147,21 @@ def section_inspect(
     empties = iter(range(100_000))
     # CPU seconds of the floor and of the nothing-cached runs: a figure a busy neighbour
     # changes less than wall time (printed, not gated; the unmeasured first runs included).
-    cpu: dict[str, list[float]] = {"floor": [], "nothing cached": [], "before": []}
+    cpu: dict[str, list[float]] = {
+        "floor": [],
+        "nothing cached": [],
+        "one process": [],
+        "before": [],
+    }
 
-    def nothing_cached(code: Path | None = None) -> tuple[float, int]:
+    def nothing_cached(code: Path | None = None, *, one_process: bool = False) -> tuple[float, int]:
         home = warm_home / f"empty-{next(empties)}"
         env = {**warm, "XDG_CACHE_HOME": str(home)}
         if code is not None:  # an earlier promptdeck, found first on the path
             env["PYTHONPATH"] = str(code)
+        if one_process:  # the encoder built in the command's own process, after its imports
+            env["PROMPTDECK_ENCODER_PROCESS"] = "off"
+            return run_timed(argv, env, cpu=cpu["one process"])
         return run_timed(argv, env, cpu=cpu["before" if code else "nothing cached"])
 
     paths = [str(root / f) for f in files]
@@ -161,6 +170,7 @@ def section_inspect(
         "inspect, caches warm": lambda: run_timed(argv, warm),
         "inspect, counts and scans warm, answer cache off": lambda: run_timed(argv, no_answer),
         "inspect, nothing cached": nothing_cached,
+        "inspect, nothing cached, no encoder process": lambda: nothing_cached(one_process=True),
     }
     if before is not None:
         runners[f"inspect, nothing cached, the code in {before}"] = lambda: nothing_cached(before)
@@ -218,6 +228,14 @@ def section_inspect(
         f"(min {min(ratios):.2f}, max {max(ratios):.2f}); "
         f"median {statistics.median(cpu['nothing cached'][1:]) * 1000:.0f} ms"
         f" vs {statistics.median(cpu['floor'][1:]) * 1000:.0f} ms"
+    )
+    one = results["inspect, nothing cached, no encoder process"]
+    ratios = [m[0] / f[0] for m, f in zip(one, floor, strict=True)]
+    cpus = [m / f for m, f in zip(cpu["one process"][1:], cpu["floor"][1:], strict=True)]
+    print(
+        f"  (not gated) nothing cached, encoder built in the command's own process / floor: "
+        f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f});"
+        f" CPU time {statistics.median(cpus):.2f}× (min {min(cpus):.2f}, max {max(cpus):.2f})"
     )
     if before is not None:
         earlier = results[f"inspect, nothing cached, the code in {before}"]

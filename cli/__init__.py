@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 from .version import PROG, installed_version
 
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+_COUNTING_COMMANDS = ("inspect", "compose")
+_HELP = frozenset(("-h", "--help"))
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -68,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before any command module is imported: the whole answer is one file read.
         print(f"{PROG} {installed_version()}")
         return 0
+    # First of all, so that the build overlaps everything else (only when nothing is counted
+    # yet, so no remembered answer can end the command before the encoder is wanted).
+    _start_encoder(args_list)
     from . import answers
 
     if answers.answerable(args_list):
@@ -82,6 +87,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # After the output (and outside any copy of it): the store's rebuild, if there was one.
     _cache_notice()
     return code
+
+
+def _start_encoder(args_list: list[str]) -> None:
+    """For a command that counts tokens, build the encoder in a second process while this one
+    imports and composes (promptdeck.core.tokens.encoder_process); unused if every count it
+    needs is remembered."""
+    if args_list[:1] and args_list[0] in _COUNTING_COMMANDS and not _HELP.intersection(args_list):
+        from ..core.tokens import start_encoder_process
+
+        start_encoder_process()
 
 
 def _parsed_and_run(args_list: list[str]) -> int:

@@ -404,6 +404,10 @@ def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
     if args.cache or args.cost:
         return run_cache(args)
+    # Loaded before composing, though used after: on a first run, composing waits for the
+    # encoder (built in a second process, see promptdeck.core.tokens), and an import made
+    # before that wait adds nothing to it; made after, it would add its whole time.
+    from ..core.cost import claude_estimate  # noqa: F401
     prompt = compose_from(args, count_tokens=True)
     workspace = workspace_from(args)
     config = workspace.config

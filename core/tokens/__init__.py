@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .cache import default_path
     from .context_window import ContextUse, context_use, rules_read_twice
     from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
+    from .encoder_process import start_encoder_process, stop_encoder_processes
     from .pricing import priced_model
     from .results import results_path, shared_results
 
@@ -32,6 +33,8 @@ _HOMES = {
     "get_counter": ".counter",
     "Meter": ".counter",
     "TokenCounter": ".counter",
+    "start_encoder_process": ".encoder_process",
+    "stop_encoder_processes": ".encoder_process",
     "priced_model": ".pricing",
     "results_path": ".results",
     "shared_results": ".results",
@@ -57,4 +60,6 @@ __all__ = [
     "results_path",
     "rules_read_twice",
     "shared_results",
+    "start_encoder_process",
+    "stop_encoder_processes",
 ]

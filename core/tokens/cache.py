@@ -22,14 +22,12 @@ refused in one line and left alone, and the cache is off.
 
 from __future__ import annotations
 
-import atexit
 import os
-import threading
 import time
 from pathlib import Path
 
 from ..project.user_dirs import cache_folder, foreign_file
-from .store import SqliteStore, is_busy
+from .store import OnePerProcess, SqliteStore, is_busy
 
 FILE_NAME = "token-counts.sqlite3"
 APPLICATION_ID = 0x70644B31  # "pdK1": marks the file as this cache
@@ -192,15 +190,9 @@ class TokenCache(SqliteStore):
             self._close_connection()
 
 
-_shared: TokenCache | None = None
-_shared_lock = threading.Lock()
+_shared = OnePerProcess(lambda: TokenCache(default_path()))
 
 
 def shared_cache() -> TokenCache:
     """The process-wide cache at :func:`default_path` (read when first asked for)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = TokenCache(default_path())
-            atexit.register(_shared.close)
-        return _shared
+    return _shared.get()

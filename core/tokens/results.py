@@ -19,15 +19,13 @@ unset or not absolute). ``PROMPTDECK_RESULT_CACHE=off`` turns it off.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
 from ..project.user_dirs import cache_folder
-from .store import SqliteStore
+from .store import OnePerProcess, SqliteStore
 
 FILE_NAME = "results.sqlite3"
 APPLICATION_ID = 0x70645231  # "pdR1": marks the file as this store
@@ -110,20 +108,15 @@ class ResultCache(SqliteStore):
                 self._failed(exc)
 
 
-_shared: ResultCache | None = None
-_shared_lock = threading.Lock()
+_shared = OnePerProcess(lambda: ResultCache(results_path()))
 
 
 def shared_results() -> ResultCache:
     """The process-wide store at :func:`results_path` (read when first asked for)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = ResultCache(results_path())
-            atexit.register(_shared.close)
-        return _shared
+    return _shared.get()
 
 
 def result_cache_notice() -> str | None:
     """The one line to show if this process found the store foreign or damaged, else None."""
-    return _shared.notice if _shared is not None else None
+    store = _shared.opened
+    return store.notice if store is not None else None

@@ -29,12 +29,13 @@ reporting an error met on the way to :meth:`_failed`.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 BUSY_TIMEOUT_MS = 2000
 """How long an operation waits for another process's write lock before it is a miss."""
@@ -218,6 +219,32 @@ class SqliteStore:
         """Close the connection (the store reopens on next use); never raises."""
         with self._lock:
             self._close_connection()
+
+
+_Store = TypeVar("_Store", bound=SqliteStore)
+
+
+class OnePerProcess(Generic[_Store]):
+    """The one store of its kind in a process: opened when first asked for (so a command that
+    never needs it never opens the file), shared by every thread, closed at exit."""
+
+    def __init__(self, open_store: Callable[[], _Store]) -> None:
+        self._open = open_store
+        self._store: _Store | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> _Store:
+        """The store, opened on the first call."""
+        with self._lock:
+            if self._store is None:
+                self._store = self._open()
+                atexit.register(self._store.close)
+            return self._store
+
+    @property
+    def opened(self) -> _Store | None:
+        """The store if this process has opened it, else None (never opens it)."""
+        return self._store
 
 
 def is_busy(exc: BaseException) -> bool:

@@ -11,6 +11,7 @@ never asks for.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,10 +49,15 @@ def _workspace(root: Path, *, with_secret: bool = True) -> None:
     )
 
 
-def _imported(argv: list[str], cwd: Path, cache_home: Path) -> set[str]:
+def _imported(
+    argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool = False
+) -> set[str]:
+    """The modules the command imported in its own process. Unless ``encoder_process``, the
+    encoder is built in that process (not in a second one, whose imports are not listed)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "XDG_CONFIG_HOME": str(cache_home)}
     for name in ("PROMPTDECK_TOKEN_CACHE", "PROMPTDECK_RESULT_CACHE", "PYTHONPROFILEIMPORTTIME"):
         env.pop(name, None)
+    env["PROMPTDECK_ENCODER_PROCESS"] = "on" if encoder_process else "off"
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "promptdeck.cli", *argv],
         cwd=cwd,
@@ -68,6 +74,22 @@ def _imported(argv: list[str], cwd: Path, cache_home: Path) -> set[str]:
             modules.add(line.rsplit("|", 1)[1].strip())
     assert modules, "no -X importtime output"
     return modules
+
+
+def _output(argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool) -> str:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "XDG_CONFIG_HOME": str(cache_home)}
+    env["PROMPTDECK_ENCODER_PROCESS"] = "on" if encoder_process else "off"
+    done = subprocess.run(
+        [sys.executable, "-m", "promptdeck.cli", *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 def _offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
@@ -102,3 +124,23 @@ def test_a_first_inspect_of_files_without_a_candidate_never_imports_the_scanner(
     first = _imported(["inspect", "1-1", "--json"], root, tmp_path / "cache")
     assert "tiktoken" in first  # nothing was cached: the files were counted
     assert _offending(first, SCANNER) == []
+
+
+@pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2,
+    reason="the encoder process is only started with two CPUs or more",
+)
+def test_a_first_inspect_counts_in_the_encoder_process_and_the_counts_are_the_same(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "ws"
+    _workspace(root, with_secret=False)
+    argv = ["inspect", "1-1", "--json"]
+    here = _output(argv, root, tmp_path / "cache-here", encoder_process=False)
+    modules = _imported(argv, root, tmp_path / "cache-child", encoder_process=True)
+    # Nothing was cached, yet this process never loaded the tokenizer: the child counted.
+    assert _offending(modules, TOKENIZER) == []
+    # The child's counts, remembered, answer a second run whose output is the first's.
+    child = _output(argv, root, tmp_path / "cache-child", encoder_process=False)
+    assert child == here
+    assert re.search(r'"tokens": [1-9]', child), "nothing was counted"

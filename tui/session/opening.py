@@ -18,17 +18,16 @@ does without a helper (in tests, and for every reload).
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import pickle
 import select
-import signal
 import struct
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+from promptdeck.core.forked import Forked, fork_child, read_exact, write_all
 
 if TYPE_CHECKING:
     from promptdeck.core.project import Workspace
@@ -137,13 +136,12 @@ class OpeningHelper:
     read (:meth:`take_catalog`), then the first story's prompt (:meth:`take_prompt`).
 
     Args:
-        pid: the helper's process id.
-        reader: the read end of the pipe its answer comes through.
+        child: the forked helper and the pipe its answer comes through.
     """
 
-    def __init__(self, pid: int, reader: int) -> None:
-        self._pid = pid
-        self._reader: int | None = reader
+    def __init__(self, child: Forked) -> None:
+        self._child: Forked | None = child
+        self._pid = child.pid
         self._catalog: Opening | None = None
 
     @classmethod
@@ -154,43 +152,34 @@ class OpeningHelper:
 
         Call it before any thread is started: the helper is a copy of this process.
         """
-        if not hasattr(os, "fork"):
-            return None
+
+        def work(_requests: int | None, replies: int) -> None:
+            _answer(replies, workspace, encoding, open_phase, delivery)
+
         try:
-            reader, writer = os.pipe()
+            return cls(fork_child(work, requests=False, close_inherited=True))
         except OSError:
             return None
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(reader)
-            os.close(writer)
-            return None
-        if pid == 0:  # pragma: no cover - the helper's side (tests see what it sends)
-            os.close(reader)
-            _helper(writer, workspace, encoding, open_phase, delivery)
-        os.close(writer)
-        return cls(pid, reader)
 
     @property
-    def pid(self) -> int:
-        """The helper's process id."""
-        return self._pid
+    def pid(self) -> int | None:
+        """The helper's process id (None once it is stopped)."""
+        return self._child.pid if self._child else None
 
     def wait(self, seconds: float | None) -> bool:
         """Wait up to ``seconds`` (None: as long as it takes) for the next part; True once it
         can be taken without waiting (or the helper has gone: taking it then answers None)."""
-        if self._reader is None:
+        if self._child is None:
             return True
         try:
-            ready, _, _ = select.select([self._reader], [], [], seconds)
+            ready, _, _ = select.select([self._child.from_child], [], [], seconds)
         except (OSError, ValueError):
             return True
         return bool(ready)
 
     def take_catalog(self) -> Opening | None:
         """The catalog and the first story's flow (no prompt yet), waiting for them if need
-        be; None if the helper failed (the helper is then closed)."""
+        be; None if the helper failed (the helper is then stopped)."""
         if self._catalog is None:
             part = self._part()
             self._catalog = part if isinstance(part, Opening) else None
@@ -200,7 +189,7 @@ class OpeningHelper:
 
     def take_prompt(self, seconds: float | None) -> ComposedPrompt | None:
         """The first story's prompt if it comes within ``seconds``; None if not (or if the
-        helper could not compose it). The helper is closed either way."""
+        helper could not compose it). The helper is stopped either way."""
         try:
             if self.take_catalog() is None or not self.wait(seconds):
                 return None
@@ -216,67 +205,43 @@ class OpeningHelper:
             self.close()
 
     def close(self) -> None:
-        """Drop what was not taken; the helper ends on the closed pipe and is reaped."""
-        if self._reader is None:
-            return
-        os.close(self._reader)
-        self._reader = None
-        with contextlib.suppress(OSError):
-            os.kill(self._pid, signal.SIGTERM)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self._pid, 0)
+        """Drop what was not taken: the helper is stopped and reaped."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
 
     def _part(self) -> object:
-        if self._reader is None:
+        if self._child is None:
             return None
+        reader = self._child.from_child
         try:
-            head = self._read(_LENGTH.size)
-            body = self._read(_LENGTH.unpack(head)[0]) if len(head) == _LENGTH.size else b""
+            head = read_exact(reader, _LENGTH.size)
+            body = read_exact(reader, _LENGTH.unpack(head)[0]) if len(head) == _LENGTH.size else b""
             return pickle.loads(body) if body else None
         except Exception:  # a helper cut short mid-answer
             return None
 
-    def _read(self, size: int) -> bytes:
-        assert self._reader is not None
-        chunks: list[bytes] = []
-        while size > 0 and (chunk := os.read(self._reader, min(size, 1 << 20))):
-            chunks.append(chunk)
-            size -= len(chunk)
-        return b"".join(chunks)
 
-
-def _helper(
-    writer: int, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
-) -> None:  # pragma: no cover - runs in the forked helper
-    """The helper's whole life: never touch the terminal, answer, and leave without running
-    the parent's exit handlers or flushing its buffers."""
-    code = 0
+def _answer(
+    replies: int, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+) -> None:  # pragma: no cover - runs in the forked helper (tests see what it sends)
+    """The helper's work: the catalog's part as soon as it is read, then the prompt's."""
 
     def send(part: object) -> None:
         buffer = io.BytesIO()
         _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(part)
-        view = memoryview(_LENGTH.pack(buffer.tell()) + buffer.getvalue())
-        while view:
-            view = view[os.write(writer, view) :]
+        write_all(replies, _LENGTH.pack(buffer.tell()) + buffer.getvalue())
+
+    parts: list[Opening] = []
+
+    def catalog_read(opening: Opening) -> None:
+        send(opening)
+        parts.append(opening)
 
     try:
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        parts: list[Opening] = []
-
-        def catalog_read(opening: Opening) -> None:
-            send(opening)
-            parts.append(opening)
-
-        try:
-            opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
-        except Exception:
-            send(None)
-        else:
-            # Without stories there is no flow and no prompt: the opening is the only part.
-            send(opening.prompt if parts else opening)
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
+        opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
+    except Exception:
+        send(None)
+    else:
+        # Without stories there is no flow and no prompt: the opening is the only part.
+        send(opening.prompt if parts else opening)

@@ -139,8 +139,14 @@ class StoryTree(Tree[Story | None]):
         node = self._story_nodes.get(self._cursor_story or "")
         if node is None:
             return
+        if node.line < 0:
+            # The tree lays its lines out lazily (after a rebuild or a style change), when it
+            # is next drawn; asking for its last line lays them out now. Waiting for refreshes
+            # instead could give up on a busy screen and leave the cursor on another story,
+            # which the next rebuild would then keep.
+            _ = self.last_line
         if node.line < 0 and attempts > 0:
-            # The tree re-lays its lines lazily (after a rebuild or a style change).
+            # Still no line: its group is being laid out by a pending change.
             self.call_after_refresh(self._place_cursor, attempts - 1)
             return
         self.move_cursor(node)

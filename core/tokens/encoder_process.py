@@ -1,0 +1,203 @@
+"""The encoder built in a second process while this one gets ready.
+
+Building an encoder — parsing o200k's 200,000 ranks and tiktoken's own set-up — is about
+400 ms of work that holds the GIL throughout, so a thread cannot overlap it with anything. A
+command that will likely count (``inspect`` or ``compose`` whose answer is not remembered)
+calls :func:`start_encoder_process` first thing: a forked child builds the encoder while the
+parent imports the engine and composes, on the machine's second core. When the counter needs
+its encoder (:meth:`TokenCounter.warm`) it takes the child instead of building one: each text
+not found in the count cache is written to the child, which answers with its count. A command
+whose counts were all remembered never asks, and the child is stopped at exit.
+
+Counts are those of the same :func:`~.encoding.build_encoding` the parent would build, of the
+same text (sent as UTF-8, lone surrogates kept). Whenever the child is not there to answer —
+it failed to build, died, or was never started — the counter builds its own encoder as before:
+the process only ever saves time, it never changes a count.
+
+The child is started only where forking is safe and worth it: a POSIX system, at least two
+CPUs this process may run on, no other thread alive yet, no count remembered on this machine
+(no count cache yet, or it is turned off: a first run, where every count needs the encoder),
+and ``PROMPTDECK_ENCODER_PROCESS`` not set to ``off``. The child keeps no file of the parent
+open (a reader of the parent's output must not wait on the child), ends with the parent's
+Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no exit handler run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+from typing import Final
+
+from ..forked import Forked, fork_child, read_exact, write_all
+
+ENV_VAR: Final = "PROMPTDECK_ENCODER_PROCESS"
+_READY: Final = b"R"
+_FAILED: Final = b"F"
+_WORD: Final = 8
+"""Bytes of each length and count on the pipes (unsigned, big-endian)."""
+
+_started: dict[str, EncoderProcess] = {}
+_lock = threading.Lock()
+
+
+class EncoderProcess:
+    """A forked child holding one built encoder; it counts the texts it is sent.
+
+    Thread-safe: one request at a time goes through the pipes.
+    """
+
+    def __init__(self, encoding: str, child: Forked) -> None:
+        self.encoding = encoding
+        self._child = child
+        self._lock = threading.Lock()
+        self._ready: bool | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None once stopped)."""
+        return self._child.pid
+
+    def ready(self) -> bool:
+        """Wait until the child has built its encoder; False if it failed or is gone."""
+        with self._lock:
+            if self._ready is None:
+                try:
+                    self._ready = read_exact(self._child.from_child, 1) == _READY
+                except OSError:
+                    self._ready = False
+                if not self._ready:
+                    self._child.stop()
+            return self._ready
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text`` as ``encode_ordinary`` counts them, from the child.
+
+        Raises:
+            OSError: the child is gone (the caller then builds its own encoder).
+        """
+        data = text.encode("utf-8", "surrogatepass")
+        with self._lock:
+            requests = self._child.to_child
+            if not self._ready or self._child.pid is None or requests is None:
+                raise OSError("the encoder process is not running")
+            try:
+                write_all(requests, len(data).to_bytes(_WORD, "big") + data)
+                reply = read_exact(self._child.from_child, _WORD)
+            except OSError:
+                self._stop()
+                raise
+            if len(reply) != _WORD:
+                self._stop()
+                raise OSError("the encoder process ended without an answer")
+            return int.from_bytes(reply, "big")
+
+    def close(self, *, reap: bool = True) -> None:
+        """Stop the child (at once: a build still under way is not waited for); ``reap``
+        as :meth:`Forked.stop` takes it (at exit, not waited for)."""
+        with self._lock:
+            self._stop(reap=reap)
+
+    def _stop(self, *, reap: bool = True) -> None:
+        self._ready = False
+        self._child.stop(reap=reap)
+
+
+def start_encoder_process(encoding: str = "o200k_base") -> bool:
+    """Start building ``encoding`` (by default, a project's default encoding) in a child
+    process, if it is safe and worth it here.
+
+    Returns True when a child was started (or already was). Never raises: a fork that fails
+    only means the counter builds its encoder itself, as it would have.
+    """
+    if not _worth_it() or _built_here(encoding):
+        return False
+    with _lock:
+        if encoding in _started:
+            return True
+        try:
+            process = _fork(encoding)
+        except OSError:
+            return False
+        _started[encoding] = process
+    atexit.register(process.close, reap=False)
+    return True
+
+
+def take_encoder_process(encoding: str) -> EncoderProcess | None:
+    """The started child for ``encoding`` once its encoder is built, or None (none was
+    started, or it failed: build the encoder here)."""
+    with _lock:
+        process = _started.get(encoding)
+    if process is None or not process.ready():
+        return None
+    return process
+
+
+def stop_encoder_processes() -> None:
+    """Stop every started child (tests; exit does it too)."""
+    with _lock:
+        processes = list(_started.values())
+        _started.clear()
+    for process in processes:
+        process.close()
+
+
+def _nothing_counted_yet() -> bool:
+    """Whether no count is remembered on this machine (no count cache yet, or it is off): then
+    every count needs the encoder. With remembered counts most commands need none, and a child
+    would only spend a second core's time to be stopped unused."""
+    from .cache import default_path
+
+    path = default_path()
+    return path is None or not os.path.exists(path)
+
+
+def _built_here(encoding: str) -> bool:
+    """Whether this process's counter already holds the encoder (a long-lived process that
+    ran a command before)."""
+    counter = sys.modules.get(f"{__package__}.counter")
+    known = getattr(counter, "_counters", {}).get(encoding)
+    return known is not None and known.ready
+
+
+def _worth_it() -> bool:
+    if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
+        return False
+    if not _nothing_counted_yet():
+        return False
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        # Forking a process with other threads could leave a lock held forever in the child.
+        return False
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return cpus >= 2
+
+
+def _fork(encoding: str) -> EncoderProcess:
+    def serve(requests: int | None, replies: int) -> None:
+        assert requests is not None
+        _serve(encoding, requests, replies)
+
+    return EncoderProcess(encoding, fork_child(serve, requests=True, close_inherited=True))
+
+
+def _serve(encoding: str, requests: int, replies: int) -> None:
+    """The child's work: build, say so, count until the parent closes the pipe."""
+    from .encoding import build_encoding
+
+    try:
+        encoder = build_encoding(encoding)
+    except Exception:  # the parent builds its own and reports why, as without a child
+        write_all(replies, _FAILED)
+        return
+    write_all(replies, _READY)
+    while True:
+        header = read_exact(requests, _WORD)
+        if len(header) != _WORD:
+            return
+        text = read_exact(requests, int.from_bytes(header, "big")).decode("utf-8", "surrogatepass")
+        write_all(replies, len(encoder.encode_ordinary(text)).to_bytes(_WORD, "big"))

@@ -1,0 +1,162 @@
+"""The encoder built in a second process: the counts it gives are the encoder's own, and a
+child that failed, died or was never started only means the counter builds its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from promptdeck.core.tokens import encoder_process
+from promptdeck.core.tokens.cache import TokenCache
+from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.core.tokens.encoder_process import (
+    EncoderProcess,
+    start_encoder_process,
+    stop_encoder_processes,
+    take_encoder_process,
+)
+from promptdeck.core.tokens.encoding import build_encoding
+
+TEXTS = [
+    "",
+    "hello world",
+    "<|endoftext|> is plain text here",
+    "naïve café — 東京 🚀\n\ttabs and\r\nnewlines",
+    "lone surrogate \udc80 kept",
+    "word " * 70_000,  # longer than one encode chunk: counted in pieces at sync points
+]
+
+
+@pytest.fixture(autouse=True)
+def _no_children_left() -> Iterator[None]:
+    stop_encoder_processes()
+    yield
+    stop_encoder_processes()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _pid(process: EncoderProcess) -> int:
+    pid = process.pid
+    assert pid is not None
+    return pid
+
+
+def test_the_child_counts_exactly_what_the_encoder_here_counts() -> None:
+    process = encoder_process._fork("o200k_base")
+    try:
+        assert process.ready()
+        here = build_encoding("o200k_base")
+        for text in TEXTS[:-1]:
+            assert process.count(text) == len(here.encode_ordinary(text)), text
+    finally:
+        process.close()
+
+
+def test_a_counter_takes_the_started_child_and_its_counts_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda: True)
+    assert start_encoder_process("cl100k_base")
+    counter = TokenCounter("cl100k_base", cache=None)
+    # Any other builder than the real one builds here: the reference counts.
+    here = TokenCounter("cl100k_base", builder=lambda name: build_encoding(name), cache=None)
+    for text in TEXTS:
+        assert counter.count(text) == here.count(text), text[:40]
+    assert isinstance(counter._encoder, EncoderProcess)
+    assert not isinstance(here._encoder, EncoderProcess)
+
+
+def test_nothing_is_started_where_it_is_not_worth_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = tmp_path / "token-counts.sqlite3"
+    monkeypatch.setenv("PROMPTDECK_TOKEN_CACHE", str(store))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    monkeypatch.setenv(encoder_process.ENV_VAR, "off")
+    assert not start_encoder_process("o200k_base")
+    monkeypatch.delenv(encoder_process.ENV_VAR)
+    # Counts remembered on this machine: most commands need no encoder at all.
+    cache = TokenCache(store)
+    cache.put("o200k_base", bytes(32), 1)
+    cache.flush()
+    cache.close()
+    assert store.exists() and not encoder_process._nothing_counted_yet()
+    assert not start_encoder_process("o200k_base")
+    store.unlink()
+    assert encoder_process._nothing_counted_yet()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0})
+    assert not start_encoder_process("o200k_base")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not start_encoder_process("o200k_base"), "forked beside another thread"
+    finally:
+        release.set()
+        other.join()
+    assert take_encoder_process("o200k_base") is None
+
+
+def test_a_child_that_cannot_build_hands_the_failure_back_to_the_counter() -> None:
+    process = encoder_process._fork("no_such_encoding")
+    pid = _pid(process)
+    assert not process.ready()
+    assert not _alive(pid), "the failed child was not reaped"
+    with pytest.raises(OSError):
+        process.count("anything")
+
+
+def test_a_child_killed_midway_leaves_the_counter_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda: True)
+    assert start_encoder_process("cl100k_base")
+    counter = TokenCounter("cl100k_base", cache=None)
+    first = counter.count("before the child is gone")
+    process = counter._encoder
+    assert isinstance(process, EncoderProcess)
+    os.kill(_pid(process), signal.SIGKILL)
+    here = build_encoding("cl100k_base")
+    text = "after the child is gone, counted here"
+    assert counter.count(text) == len(here.encode_ordinary(text))
+    assert first == len(here.encode_ordinary("before the child is gone"))
+    assert not isinstance(counter._encoder, EncoderProcess) and not counter.estimated
+
+
+def test_closing_stops_and_reaps_a_child_still_building() -> None:
+    process = encoder_process._fork("o200k_base")
+    pid = _pid(process)
+    process.close()
+    assert not _alive(pid)
+    with pytest.raises(OSError):
+        process.count("x")
+
+
+def test_a_parent_started_with_its_standard_streams_closed_still_gets_counts() -> None:
+    # Its pipes are then numbered 0 and 1: the child must not take them for standard streams.
+    script = (
+        "import os, sys\n"
+        "os.close(0); os.close(1)\n"
+        "from promptdeck.core.tokens.encoder_process import _fork\n"
+        "process = _fork('cl100k_base')\n"
+        "ready, count = process.ready(), process.count('hello world')\n"
+        "sys.stderr.write(f'{process._child.to_child} {ready} {count}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split()[1:] == ["True", "2"]
+    assert int(done.stderr.split()[0]) <= 1  # the case this test is for
