@@ -13,6 +13,7 @@ from promptdeck.core.stories import (
     group_stories,
     status_legend,
 )
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -123,6 +124,18 @@ class StoryTree(Tree[Story | None]):
         component = _STATUS_COMPONENT.get(story.status, "story-tree--pending")
         mark_style = self.get_component_rich_style(component, partial=True)
         return Text.assemble((STATUS_MARKS.get(story.status, "?") + " ", mark_style), text)
+
+    def get_label_width(self, node: TreeNode[Story | None]) -> int:
+        """The label's width as :meth:`render_label` draws it, without drawing it: the tree
+        asks for every node's width when it lays its lines out (hundreds at start)."""
+        label = node.label
+        width = label.cell_len if isinstance(label, Text) else cell_len(label)
+        if node.allow_expand:
+            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            width += cell_len(icon)
+        if node.data is not None:
+            width += cell_len(STATUS_MARKS.get(node.data.status, "?") + " ")
+        return width
 
     def node_for(self, story_id: str) -> TreeNode[Story | None] | None:
         """The tree node showing ``story_id``, if it is shown."""
