@@ -425,10 +425,10 @@ class MainScreen(Screen[None]):
         else:
             self._opening = opening
             self.story = chosen
-            self._composer.drop_prepared()
             if ready is not None and ready.request == self.current_request():
                 # The first story's prompt is composed already: shown in the tree's frame, and
                 # not composed again for the phase the flow opened on (see _phases_changed).
+                self._composer.drop_prepared()
                 self._show_prompt(ready, True, "")
                 self._opening_shown = ready.request
 

@@ -2,7 +2,7 @@
 its prompt, read and composed in a helper process while the app imports Textual and builds
 its screen.
 
-A fresh app spends its first second importing and building a screen of about a hundred
+A fresh app spends its first second importing and building a screen of about seventy
 widgets; reading a large plan and composing the first prompt is as much work again, and in the
 app's own process it could only take turns with the screen (one interpreter lock). Forked at
 launch, before Textual is imported, the helper does it on another core, and the screen takes
@@ -141,7 +141,6 @@ class OpeningHelper:
 
     def __init__(self, child: Forked) -> None:
         self._child: Forked | None = child
-        self._pid = child.pid
         self._catalog: Opening | None = None
 
     @classmethod
