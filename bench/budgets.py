@@ -27,7 +27,8 @@ copy, as these tools cannot download it here). Also printed, not gated: ``inspec
 and scans remembered but the remembered answer turned off (``PROMPTDECK_ANSWER_CACHE=off``), and
 the CPU time of the nothing-cached runs against the floor's (a busy neighbour changes it less
 than the wall time; the encoder process a first ``inspect`` starts is counted in it), and the
-nothing-cached run with that process turned off (``PROMPTDECK_ENCODER_PROCESS=off``); with ``--before FOLDER``, the same nothing-cached run of an earlier
+nothing-cached run with that process turned off (``PROMPTDECK_ENCODER_PROCESS=off``); with
+``--before FOLDER``, the same nothing-cached run and the app's first paint of an earlier
 promptdeck (its package in ``FOLDER/promptdeck``), interleaved with the others.
 
 promptdeck's modules are byte-compiled first, as an installed wheel ships them.
@@ -281,7 +282,9 @@ def section_inspect(
 # --------------------------------------------------------------------------- app
 
 
-def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
+def section_app(
+    synthetic: Path, rounds: int, verdicts: Verdicts, before: Path | None = None
+) -> None:
     import asyncio
     import shlex
 
@@ -330,15 +333,17 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
     def deck_painted() -> tuple[float, int]:
         return tmux_until(deck, token_meters_shown, "the token meters"), 0
 
+    runners = {
+        "trivial Textual app, first paint": trivial_painted,
+        "promptdeck, token meters painted": deck_painted,
+    }
+    earlier = f"the code in {before}, token meters painted"
+    if before is not None:  # an earlier promptdeck, found first on the path
+        older = app_command(root, {**variables, "PYTHONPATH": str(before)})
+        runners[earlier] = lambda: (tmux_until(older, token_meters_shown, "the token meters"), 0)
     try:
         deck_painted()  # fills the caches
-        results = interleave(
-            {
-                "trivial Textual app, first paint": trivial_painted,
-                "promptdeck, token meters painted": deck_painted,
-            },
-            rounds,
-        )
+        results = interleave(runners, rounds)
     except BenchTimeout as exc:
         verdicts.failed(first_paint, str(exc))
         return
@@ -352,6 +357,13 @@ def section_app(synthetic: Path, rounds: int, verdicts: Verdicts) -> None:
         2.0,
         faster=False,
     )
+    if before is not None:
+        pairs = zip(results[earlier], results["trivial Textual app, first paint"], strict=True)
+        ratios = [m[0] / t[0] for m, t in pairs]
+        print(
+            f"  (not gated) {earlier} / trivial Textual app: {statistics.median(ratios):.2f}×"
+            f" (min {min(ratios):.2f}, max {max(ratios):.2f})"
+        )
 
 
 # --------------------------------------------------------------------------- stories, --version
@@ -455,9 +467,9 @@ def main() -> int:
         "--before",
         type=Path,
         metavar="FOLDER",
-        help="inspect: also time an earlier promptdeck with nothing cached, FOLDER holding its"
-        " promptdeck/ package (e.g. git archive REV core cli themes tui | tar -x -C"
-        " FOLDER/promptdeck), put first on PYTHONPATH",
+        help="inspect: also time an earlier promptdeck with nothing cached; app: also time its"
+        " first paint; FOLDER holds its promptdeck/ package (e.g. git archive REV core cli"
+        " themes tui | tar -x -C FOLDER/promptdeck), put first on PYTHONPATH",
     )
     args = parser.parse_args()
     rounds = 3 if args.quick else args.rounds
@@ -482,7 +494,7 @@ def main() -> int:
     if "stories" in only:
         section_stories(rounds, verdicts)
     if "app" in only:
-        section_app(root, rounds, verdicts)
+        section_app(root, rounds, verdicts, args.before.resolve() if args.before else None)
     print(f"\ndone; {load()}")
     if verdicts.missed:
         print("budgets missed: " + "; ".join(verdicts.missed))

@@ -90,16 +90,34 @@ def _require_terminal() -> None:
 
 def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -> int:
     # Imported here, not at the top: the headless commands never load Textual.
-    from ..tui.app import PromptdeckApp
+    from ..tui.session.opening import OpeningHelper
+    from ..tui.settings import load_settings
 
-    app = PromptdeckApp(
+    settings = load_settings()
+    # Forked before Textual is imported (and before any thread starts): the catalog and the
+    # first prompt are read on another core while this process builds the screen.
+    opening = OpeningHelper.start(
         workspace,
-        agent=args.agent,
-        encoding=args.encoding,
-        workspace_label=label,
-        use_git=not getattr(args, "no_git", False),
+        args.encoding or workspace.config.tokens_encoding,
+        settings.settings.open_phase,
+        workspace.config.delivery,
     )
-    app.run()
+    try:
+        from ..tui.app import PromptdeckApp
+
+        app = PromptdeckApp(
+            workspace,
+            agent=args.agent,
+            encoding=args.encoding,
+            workspace_label=label,
+            settings=settings,
+            use_git=not getattr(args, "no_git", False),
+            opening=opening,
+        )
+        app.run()
+    finally:
+        if opening is not None:
+            opening.close()
     return EXIT_OK
 
 

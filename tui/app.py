@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import PurePath
 from typing import ClassVar
 
 from promptdeck.core.agents import found_default_agent
@@ -22,6 +23,7 @@ from .commands import PromptdeckCommands
 from .context import DeckContext
 from .screens.main import MainScreen
 from .screens.notices import KindedNote, Notice, as_notices
+from .session.opening import OpeningHelper
 from .settings import LoadedSettings, load_settings, save_settings
 
 TOAST_LIMIT_SECONDS = 8.0
@@ -30,7 +32,8 @@ STABLE_TOAST_SECONDS = 3600.0
 in the preview's notes, so a toast never sits over the composition."""
 
 WARM_AFTER_SECONDS = 3.0
-"""How long after start the encoder is built in the background, if no count built it."""
+"""How long after start the encoder is built (if no count built it) and the compose machinery
+loaded in the background."""
 
 
 class PromptdeckApp(App[None]):
@@ -48,9 +51,13 @@ class PromptdeckApp(App[None]):
             screencasts.
         use_git: record SHAs, stage after dev and commit after a passed review (``--no-git``
             turns it off, for a workspace outside git).
+        opening: the catalog and first prompt being read beside the app's start (see
+            :mod:`promptdeck.tui.session.opening`); None: the screen reads them itself.
     """
 
-    CSS_PATH = "app.tcss"
+    CSS_PATH: ClassVar[list[str | PurePath]] = ["app.tcss", "screens/main.tcss"]
+    """The main screen's layout too: read with the app's at start (a screen's own stylesheet
+    is read when it is pushed, and makes Textual parse every stylesheet again)."""
     TITLE = "promptdeck"
     COMMANDS = App.COMMANDS | {PromptdeckCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -76,8 +83,10 @@ class PromptdeckApp(App[None]):
         warm_encoder: bool = True,
         stable: bool = False,
         use_git: bool = True,
+        opening: OpeningHelper | None = None,
     ) -> None:
         super().__init__()
+        self._opening = opening
         self.use_git = use_git
         self.workspace = workspace
         # Never a simulation unless named; "" when no real agent is found (`r` then refuses
@@ -86,7 +95,13 @@ class PromptdeckApp(App[None]):
         self.encoding = encoding or workspace.config.tokens_encoding
         self.workspace_label = workspace_label or workspace.root.name
         self.counter: TokenCounter = get_counter(self.encoding)
-        self._settings = settings
+        # The themes and the remembered one before the app starts: its stylesheet is then
+        # parsed once, with this theme's variables (a theme set after start parses it again).
+        for theme in THEMES:
+            self.register_theme(theme)
+        self._settings = settings or load_settings()
+        remembered = self._settings.settings.theme
+        self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
         self._warm_encoder = warm_encoder
         self.stable = stable
         self.notices: list[Notice] = []
@@ -177,14 +192,11 @@ class PromptdeckApp(App[None]):
         main.action_quit()
 
     def on_mount(self) -> None:
-        """Register the themes, apply the remembered one, open the main screen."""
-        for theme in THEMES:
-            self.register_theme(theme)
+        """Say what the settings could not apply, open the main screen."""
         self.acknowledged = load_acknowledged(self.workspace.root)
-        loaded = self._settings or load_settings()
-        self._settings = loaded
+        loaded = self._settings
+        assert loaded is not None  # read when the app was made
         remembered = loaded.settings.theme
-        self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
         if loaded.notice:
             self.add_notices("settings", [loaded.notice])
         elif remembered and remembered not in self.available_themes:
@@ -199,17 +211,30 @@ class PromptdeckApp(App[None]):
             # count that is not known builds the encoder itself. Building it later, off the
             # first paint's path, keeps a later toggle of unseen text quick.
             self.set_timer(WARM_AFTER_SECONDS, self._warm_later)
-        self.push_screen(MainScreen(self.context))
+        opening, self._opening = self._opening, None
+        # Pushed once the app's start is over: Textual draws nothing while it starts (it
+        # batches), so a screen pushed here would lay itself out and render a frame that is
+        # thrown away, then render it again.
+        self.call_later(self.push_screen, MainScreen(self.context, opening))
 
     def _warm_later(self) -> None:
-        if not self.counter.ready:
-            self.run_worker(
-                self.counter.warm,
-                thread=True,
-                group="encoder",
-                description="Building the token encoder",
-                exit_on_error=False,
-            )
+        counter = self.counter
+
+        def warm() -> None:
+            # The compose machinery too: a first prompt composed by the opening helper left it
+            # unloaded, and the first change would wait for it.
+            from promptdeck.core.prompt import compose_prompt  # noqa: F401 (loads it)
+
+            if not counter.ready:
+                counter.warm()
+
+        self.run_worker(
+            warm,
+            thread=True,
+            group="encoder",
+            description="Loading the composer and building the token encoder",
+            exit_on_error=False,
+        )
 
     def _apply_keymap(self, keymap: dict[str, str]) -> None:
         """The user's ``[keymap]``: known binding ids are rebound; unknown ones are named."""

@@ -8,17 +8,42 @@ themselves cut or warn (Codex's AGENTS.md budget, Claude Code's large-CLAUDE.md 
 one-argument limit, BMAD's size targets).
 """
 
-from .advice import SizeOption, size_options
-from .cuts import CutLine, cut_lines
-from .solver import (
-    FitAnswer,
-    agent_window,
-    composed_measure,
-    default_fit,
-    minimal_drop,
-    parse_target,
-    solve,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..homes import lazy_names
+
+if TYPE_CHECKING:
+    from .advice import SizeOption, size_options
+    from .cuts import CutLine, cut_lines
+    from .solver import (
+        FitAnswer,
+        agent_window,
+        composed_measure,
+        default_fit,
+        minimal_drop,
+        parse_target,
+        solve,
+    )
+
+_HOMES = {
+    "SizeOption": ".advice",
+    "size_options": ".advice",
+    "CutLine": ".cuts",
+    "cut_lines": ".cuts",
+    "FitAnswer": ".solver",
+    "agent_window": ".solver",
+    "composed_measure": ".solver",
+    "default_fit": ".solver",
+    "minimal_drop": ".solver",
+    "parse_target": ".solver",
+    "solve": ".solver",
+}
+"""Each public name and the module of this room that defines it (imported on first use: the
+app's meters need the cut lines, not the solver)."""
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "CutLine",

@@ -40,7 +40,6 @@ from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
 from .keys import normalize_key
 from .model import SourceResult, Story, StoryCatalog, relpath
-from .sources import bmad, bmad_spec, bmad_v7, openspec
 from .sources.sprint_status import SPRINT_STATUS_NAME
 
 
@@ -75,6 +74,10 @@ def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceR
 
 
 def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
+    # The sources load with the first read of a plan: the app's screen, handed a catalog read
+    # by its opening helper, needs this module's plan watch and notes only.
+    from .sources import bmad, bmad_spec, bmad_v7
+
     v7 = bmad_v7.load_stories(workspace)
     if v7 is not None and v7[1]:
         result, initiatives = v7
@@ -123,6 +126,8 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
         groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
     """
+    from .sources import openspec
+
     bmad_result = load_bmad_plan(workspace)
     openspec_result = openspec.load_stories(workspace)
     stories: tuple[Story, ...] = bmad_result.stories + openspec_result.stories
@@ -169,6 +174,8 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
     answer and its errors are the full catalog's. This keeps one-story commands (``inspect``,
     ``compose``, ``run``) from reading every story of a large workspace.
     """
+    from .sources import openspec
+
     wanted = story_id.strip()
     if ":" in wanted:
         change, _, _number = wanted.partition(":")

@@ -12,6 +12,7 @@ from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.widgets.stories_pane import StoriesPane
 from promptdeck.tui.widgets.story_tree import StoryTree
+from rich.style import Style
 from textual import on
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -101,3 +102,20 @@ async def test_enter_picks_a_story_at_once_and_a_resting_cursor_after_a_pause(
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.chosen) == picked + 1, "the story chosen with Enter")
         assert app.chosen[-1] == "1-4"
+
+
+@run_async
+async def test_a_labels_width_is_the_width_it_is_drawn_at(demo_root: Path) -> None:
+    # The tree asks every node's width when it lays its lines out; the quick answer must be
+    # the drawn label's (groups folded and open, every status mark, a flagged story).
+    stories = load_catalog(open_workspace(demo_root)).stories
+    async with mounted() as (pilot, pane, tree, _app):
+        pane.flags = {stories[0].id: "status not written back"}
+        pane.stories = stories
+        await wait_for(pilot, lambda: bool(shown_ids(tree)), "the tree")
+        tree.root.children[0].collapse()
+        nodes = [node for group in tree.root.children for node in (group, *group.children)]
+        assert {node.data.status for node in nodes if node.data} >= {"done", "backlog"}
+        for node in nodes:
+            drawn = tree.render_label(node, Style(), Style()).cell_len
+            assert tree.get_label_width(node) == drawn, node.label

@@ -12,8 +12,7 @@ from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
 from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import get_counter
-from promptdeck.tui.session.story_phases import PhaseChoice, phases_title, read_flow
-from promptdeck.tui.widgets.phase_panel import PhaseRow
+from promptdeck.tui.session.story_phases import PhaseChoice, PhaseRow, phases_title, read_flow
 
 
 def test_a_fresh_story_suggests_its_kickoff_and_the_request_follows_the_suggestion(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -47,9 +48,10 @@ from textual.worker import Worker, get_current_worker
 
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
+from ..session.opening import Opening, OpeningHelper, opening_request
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns
-from ..session.story_phases import FlowReading, PhaseChoice, read_flow
+from ..session.story_phases import FlowReading
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -75,6 +77,16 @@ PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
 :mod:`promptdeck.core.stories.catalog` for why this polls)."""
 
+OPENING_WAIT_SECONDS = 0.5
+"""How long the screen waits, at start, for the catalog the opening helper reads beside it
+before its first frame: the story tree then reaches the screen in the first frame instead of
+after an empty one (past it, the catalog's thread takes the helper's answer when it comes)."""
+
+PROMPT_WAIT_SECONDS = 0.25
+"""How long the catalog, once read, waits for the first story's prompt composed beside it: with
+counts remembered it lands well within this, and the tree and the preview with its meters are
+painted in one frame; a slower count goes the preview's own way (byte meters first)."""
+
 CACHE_ROW_DELAY_SECONDS = 0.5
 """How long the preview rests before the cacheable-prefix row is measured (it composes every
 phase of the sequence, many times the work of one preview)."""
@@ -82,11 +94,22 @@ phase of the sequence, many times the work of one preview)."""
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
 
+_Opened = tuple[
+    StoryCatalog,
+    bool,
+    tuple[list[str], PlanSnapshot],
+    RunResult | None,
+    str | None,
+    FlowReading | None,
+    ComposedPrompt | None,
+]
+"""What :meth:`MainScreen._catalog_loaded` takes for the app's opening."""
+
 
 class MainScreen(Screen[None]):
     """Pick a story, see its prompt, change what is included, run its phases."""
 
-    CSS_PATH = "main.tcss"
+    # Its stylesheet, main.tcss, is read with the app's (see PromptdeckApp.CSS_PATH).
     BINDINGS: ClassVar[list[BindingType]] = list(MAIN_BINDINGS)
     AUTO_FOCUS = "#story-tree"
 
@@ -100,10 +123,12 @@ class MainScreen(Screen[None]):
     ``L`` switches)."""
     """Which regions show: all, or one of stories, preview, phases."""
 
-    def __init__(self, context: DeckContext) -> None:
+    def __init__(self, context: DeckContext, opening: OpeningHelper | None = None) -> None:
         super().__init__()
         self.context = context
         """The session this screen works in."""
+        self._helper = opening
+        """The opening read beside the app's start, if a helper was started (taken once)."""
         self.catalog: StoryCatalog | None = None
         self.set_reactive(MainScreen.delivery, context.workspace.config.delivery)
         self._plan: tuple[list[str], PlanSnapshot] | None = None
@@ -113,6 +138,8 @@ class MainScreen(Screen[None]):
         """A finished run whose reload has not been applied yet (see `_load_catalog`)."""
         self._opening: FlowReading | None = None
         """The first story's flow, read with the catalog at start (used once)."""
+        self._opening_shown: PromptRequest | None = None
+        """The request of the first prompt, shown with the catalog (until the flow's change)."""
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -175,9 +202,18 @@ class MainScreen(Screen[None]):
         """Show the header at once and load the catalog off the UI loop."""
         self.query_one(WorkspaceHeader).info = header_info(self.context)
         self.on_resize()
-        self._load_catalog()
+        helper, self._helper = self._helper, None
+        if helper is not None and helper.wait(OPENING_WAIT_SECONDS):
+            # Read beside the app's start: shown in the first frame.
+            opened = self._take_opening(helper)
+            if opened is not None:
+                self._catalog_loaded(*opened)
+                helper = None
+        if helper is not None or self.catalog is None:
+            self._load_catalog(helper=helper)
         self.set_interval(PLAN_POLL_SECONDS, self._poll_plan, name="plan-poll")
-        self._load_kept_capture(self.context.agent)
+        # After the first frame: the capture room is no part of it.
+        self.call_after_refresh(self._load_kept_capture, self.context.agent)
 
     @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
     def _load_kept_capture(self, client: str) -> None:
@@ -264,8 +300,18 @@ class MainScreen(Screen[None]):
         exit_on_error=False,
         description="Loading stories",
     )
-    def _load_catalog(self, follow_flow: bool = False, finished: RunResult | None = None) -> None:
+    def _load_catalog(
+        self,
+        follow_flow: bool = False,
+        finished: RunResult | None = None,
+        helper: OpeningHelper | None = None,
+    ) -> None:
         workspace = self.context.workspace
+        if helper is not None:
+            opened = self._take_opening(helper)
+            if opened is not None:
+                self.app.call_from_thread(self._catalog_loaded, *opened)
+                return
         # A reload the plan watcher starts can replace (cancel) the one a finished run started,
         # even before its thread runs: the run's outcome waits here until a reload applies it.
         pending = self._finished_pending
@@ -277,11 +323,14 @@ class MainScreen(Screen[None]):
             self.app.call_from_thread(self._show_error, str(exc))
             return
         opening = None
+        ready = None
         if self.catalog is None and finished is None and catalog.stories:
             try:
-                opening = self._open_first_story(catalog)
+                opening, composing = self._open_first_story(catalog)
             except Exception:
                 opening = None
+            else:
+                ready = _result_within(composing, PROMPT_WAIT_SECONDS)
         paths = plan_paths(workspace, catalog)
         plan = (paths, take_snapshot(workspace, paths))
         unwritten = None
@@ -290,30 +339,38 @@ class MainScreen(Screen[None]):
 
             unwritten = unwritten_status(finished.run_dir, workspace.root)
         self.app.call_from_thread(
-            self._catalog_loaded, catalog, follow_flow, plan, finished, unwritten, opening
+            self._catalog_loaded,
+            catalog,
+            follow_flow,
+            plan,
+            finished,
+            unwritten,
+            opening,
+            ready,
         )
 
-    def _open_first_story(self, catalog: StoryCatalog) -> FlowReading:
+    def _take_opening(self, helper: OpeningHelper) -> _Opened | None:
+        """The catalog, flow and prompt the helper read (waiting for them), as
+        :meth:`_catalog_loaded` takes them; None if the helper failed."""
+        opening: Opening | None = helper.take_catalog()
+        if opening is None:
+            return None
+        ready = helper.take_prompt(PROMPT_WAIT_SECONDS)
+        return opening.catalog, False, opening.plan, None, None, opening.reading, ready
+
+    def _open_first_story(
+        self, catalog: StoryCatalog
+    ) -> tuple[FlowReading, Future[ComposedPrompt]]:
         """The app's start, off the UI thread: read the first story's flow here and start
         composing the prompt it opens on, so the preview's first frame does not wait for the
         story tree to be built and painted first (the screen picks both up as it would have
-        asked for them)."""
-        story = catalog.stories[0]
-        choice = self.phases.choice
-        reading = read_flow(self.context.workspace, catalog, story, choice.open_phase)
-        opening = PhaseChoice(self.context.workspace.config, choice.open_phase)
-        opening.reading = reading
-        request = opening.request(
-            story.id,
-            reading.opening.phase,
-            reading.opening.mode,
-            replace(self.selection, additional_files=()),
-        )
+        asked for them). Returns the flow and the compose under way."""
         deck = self.context
-        self._composer.prepare(
-            deck.workspace, catalog, replace(request, delivery=self.delivery), deck.counter
+        reading, request = opening_request(
+            deck.workspace, catalog, self.phases.choice.open_phase, self.delivery
         )
-        return reading
+        composing = self._composer.prepare(deck.workspace, catalog, request, deck.counter)
+        return reading, composing
 
     def _catalog_loaded(
         self,
@@ -323,6 +380,7 @@ class MainScreen(Screen[None]):
         finished: RunResult | None = None,
         unwritten: str | None = None,
         opening: FlowReading | None = None,
+        ready: ComposedPrompt | None = None,
     ) -> None:
         reload = self.catalog is not None
         self.catalog = catalog
@@ -367,6 +425,12 @@ class MainScreen(Screen[None]):
         else:
             self._opening = opening
             self.story = chosen
+            if ready is not None and ready.request == self.current_request():
+                # The first story's prompt is composed already: shown in the tree's frame, and
+                # not composed again for the phase the flow opened on (see _phases_changed).
+                self._composer.drop_prepared()
+                self._show_prompt(ready, True, "")
+                self._opening_shown = ready.request
 
     def _poll_plan(self) -> None:
         """Every :data:`PLAN_POLL_SECONDS`: look for plan files changed outside the app."""
@@ -457,8 +521,6 @@ class MainScreen(Screen[None]):
 
     @work(group="cache", exit_on_error=False, description="Cache")
     async def _measure_cache(self) -> None:
-        from promptdeck.core.cost import cache_row
-
         # Composing every phase of the sequence takes far longer than the preview: the row is
         # measured once the preview has rested, in one thread at a time (a thread cannot be
         # stopped, and measures piling up beside the next toggle's compose slow it down).
@@ -471,6 +533,9 @@ class MainScreen(Screen[None]):
                 await asyncio.sleep(CACHE_ROW_DELAY_SECONDS)
                 if wanted is None or wanted is not self._cache_request:
                     continue
+                # Imported once the preview has rested, not with the first frame.
+                from promptdeck.core.cost import cache_row
+
                 line = await asyncio.to_thread(
                     cache_row, deck.workspace, wanted, deck.agent, deck.counter
                 )
@@ -519,7 +584,9 @@ class MainScreen(Screen[None]):
             if not self._cache_measuring:
                 self._cache_measuring = True
                 self._measure_cache()
-            self._measure_cut_lines(prompt)
+            # After the frame that shows the prompt: the fit room and the clients' rules files
+            # are no part of it.
+            self.call_after_refresh(self._measure_cut_lines, prompt)
 
     @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
     def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
@@ -701,6 +768,9 @@ class MainScreen(Screen[None]):
     @on(PhasesPane.Changed)
     def _phases_changed(self, event: PhasesPane.Changed) -> None:
         self._show_view_bar()
+        shown, self._opening_shown = self._opening_shown, None
+        if shown is not None and shown == self.current_request():
+            return  # the flow opened where the first prompt was composed: it is on screen
         self.request_compose(story_changed=event.followed)
 
     def action_toggle_variant(self) -> None:
@@ -942,3 +1012,12 @@ def _same_cache_row(one: PromptRequest, other: PromptRequest) -> bool:
         other.delivery,
         other.phase,
     )
+
+
+def _result_within(composing: Future[ComposedPrompt], seconds: float) -> ComposedPrompt | None:
+    """The compose's prompt if it lands within ``seconds``; None if it is slower or failed (the
+    preview's own compose then takes it over and reports a failure)."""
+    try:
+        return composing.result(timeout=seconds)
+    except Exception:  # FutureTimeout, or the compose's own error
+        return None

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 
 from promptdeck.core.project import Workspace
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.tokens import TokenCounter
 
@@ -159,6 +159,8 @@ class PreviewComposer:
 
         The app opens this way: the first story's prompt is composed while the screen builds
         the story tree, instead of after it."""
+        from promptdeck.core.prompt import compose_prompt
+
         future: Future[ComposedPrompt] = Future()
 
         def run() -> None:
@@ -174,6 +176,12 @@ class PreviewComposer:
         self._prepared = (request, future)
         threading.Thread(target=run, name="promptdeck-opening-compose", daemon=True).start()
         return future
+
+    def drop_prepared(self) -> None:
+        """Forget the compose :meth:`prepare` started (its prompt was shown another way): the
+        next :meth:`show` composes afresh, so it never shows a prompt older than a change
+        that left the request as it was (a file choice remembered on disk)."""
+        self._prepared = None
 
     @staticmethod
     async def compose(
@@ -196,6 +204,9 @@ class PreviewComposer:
         :class:`~promptdeck.core.errors.PromptdeckError` of either pass propagates.
         ``counted``: the counted pass, already started (see :meth:`prepare`).
         """
+        # Loaded with the first compose: an app handed its first prompt never waits for it.
+        from promptdeck.core.prompt import compose_prompt
+
         if counted is None:
             counted = asyncio.ensure_future(
                 asyncio.to_thread(

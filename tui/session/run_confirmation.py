@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from promptdeck.core.project import ImageFile
-from promptdeck.core.prompt import PromptRequest, compose_prompt
+from promptdeck.core.prompt import PromptRequest
 from promptdeck.core.stories import StoryCatalog
 
 from ..context import DeckContext
@@ -52,6 +52,7 @@ def prepare_confirmation(
     Raises:
         PromptdeckError: the compose or the plan failed (the message says why).
     """
+    from promptdeck.core.prompt import compose_prompt
     from promptdeck.core.run import describe_plan, plan_run
 
     workspace = deck.workspace

@@ -18,7 +18,14 @@ from promptdeck.core.records import OpeningPhase, list_runs, opening_phase
 from promptdeck.core.run import StoryFlow, Suggestion, flow_for, last_failure
 from promptdeck.core.stories import Story, StoryCatalog
 
-from ..widgets.phase_panel import PhaseRow
+
+@dataclass(frozen=True)
+class PhaseRow:
+    """One phase as the panel shows it (state and attempt come from the flow in core)."""
+
+    name: str
+    state: str
+    attempt: int = 0
 
 
 @dataclass(frozen=True)

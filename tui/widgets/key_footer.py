@@ -104,9 +104,9 @@ class KeyFooter(Footer):
         self._composed: tuple[tuple[str, str, str, str, bool, str], ...] | None = None
 
     def compose(self) -> ComposeResult:
-        """The entries that fit, each key clickable."""
-        if not self._bindings_ready:
-            return
+        """The entries that fit, each key clickable: from the first frame on (the screen's
+        keys are known before its focus is; Textual's footer waits for the focus, a frame
+        later, and the first frame would show no keys)."""
         entries = self._entries()
         self._composed = entries
         for key, shown, description, action, disabled, tooltip in entries:

@@ -23,6 +23,7 @@ from ...core.terminal import printable
 from ...core.units import human_tokens
 from ..format import cost_text, duration_text, share_bar
 from ..session.run_feed import FLUSH_INTERVAL, RunFeed
+from ..session.story_phases import PhaseRow
 from .signal_highlighter import SignalHighlighter
 
 LOG_MAX_LINES = 5_000
@@ -36,15 +37,6 @@ STATE_MARKS = {
     "failed": "✗",
     "skipped": "–",
 }
-
-
-@dataclass(frozen=True)
-class PhaseRow:
-    """One phase as the panel shows it (state and attempt come from the flow in core)."""
-
-    name: str
-    state: str
-    attempt: int = 0
 
 
 class PhaseList(Widget):

@@ -12,10 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from promptdeck.core.capture import CaptureSummary
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.fit import CutLine
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
@@ -48,6 +47,11 @@ from .layers_table import LayersTable
 from .meter_line import MeterLine, MeterReading
 from .region_title import RegionTitle
 from .text_viewer import TextViewer
+
+if TYPE_CHECKING:
+    # Types only: the fit and capture rooms load when their rows are first measured.
+    from promptdeck.core.capture import CaptureSummary
+    from promptdeck.core.fit import CutLine
 
 CACHE_MEASURING = "cache · measuring…"
 """The cache row while the prompt shown has not been measured yet."""

@@ -13,6 +13,7 @@ from promptdeck.core.stories import (
     group_stories,
     status_legend,
 )
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.message import Message
@@ -65,6 +66,8 @@ class StoryTree(Tree[Story | None]):
         self.show_root = False
         self.guide_depth = 2
         self._story_nodes: dict[str, TreeNode[Story | None]] = {}
+        self._cursor_story: str | None = None
+        """The story the cursor is to go to once the tree is laid out."""
         self.tooltip = status_legend()
 
     def show_stories(
@@ -109,7 +112,8 @@ class StoryTree(Tree[Story | None]):
             current = next(iter(self._story_nodes), None)
         if current is not None:
             # Node lines are known only once the tree has laid itself out again.
-            self.call_after_refresh(self.mark_current, current)
+            self._cursor_story = current
+            self.call_after_refresh(self._place_cursor, 3)
 
     def render_label(self, node: TreeNode[Story | None], base_style: Style, style: Style) -> Text:
         """Prefix a story with its status mark, coloured by the theme at every render."""
@@ -121,13 +125,31 @@ class StoryTree(Tree[Story | None]):
         mark_style = self.get_component_rich_style(component, partial=True)
         return Text.assemble((STATUS_MARKS.get(story.status, "?") + " ", mark_style), text)
 
+    def get_label_width(self, node: TreeNode[Story | None]) -> int:
+        """The label's width as :meth:`render_label` draws it, without drawing it: the tree
+        asks for every node's width when it lays its lines out (hundreds at start)."""
+        label = node.label
+        width = label.cell_len if isinstance(label, Text) else cell_len(label)
+        if node.allow_expand:
+            icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
+            width += cell_len(icon)
+        if node.data is not None:
+            width += cell_len(STATUS_MARKS.get(node.data.status, "?") + " ")
+        return width
+
     def node_for(self, story_id: str) -> TreeNode[Story | None] | None:
         """The tree node showing ``story_id``, if it is shown."""
         return self._story_nodes.get(story_id)
 
-    def mark_current(self, story_id: str | None, _attempts: int = 3) -> None:
+    def mark_current(self, story_id: str | None) -> None:
         """Move the cursor to the story shown in the preview."""
-        node = self._story_nodes.get(story_id or "")
+        self._cursor_story = story_id
+        self._place_cursor(3)
+
+    def _place_cursor(self, attempts: int) -> None:
+        # The story asked for last, whenever this runs: a placement still waiting for the
+        # tree's layout never takes the cursor back to a story the preview has left.
+        node = self._story_nodes.get(self._cursor_story or "")
         if node is None:
             return
         if node.line < 0:
@@ -136,9 +158,9 @@ class StoryTree(Tree[Story | None]):
             # instead could give up on a busy screen and leave the cursor on another story,
             # which the next rebuild would then keep.
             _ = self.last_line
-        if node.line < 0 and _attempts > 0:
+        if node.line < 0 and attempts > 0:
             # Still no line: its group is being laid out by a pending change.
-            self.call_after_refresh(self.mark_current, story_id, _attempts - 1)
+            self.call_after_refresh(self._place_cursor, attempts - 1)
             return
         self.move_cursor(node)
 

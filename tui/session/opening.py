@@ -1,0 +1,246 @@
+"""The app's opening, prepared beside its start: the story catalog, the first story's flow and
+its prompt, read and composed in a helper process while the app imports Textual and builds
+its screen.
+
+A fresh app spends its first second importing and building a screen of about seventy
+widgets; reading a large plan and composing the first prompt is as much work again, and in the
+app's own process it could only take turns with the screen (one interpreter lock). Forked at
+launch, before Textual is imported, the helper does it on another core, and the screen takes
+its answer when it mounts, so the first frame already shows the tree and the preview with its
+meters. The helper runs the same core calls the screen would (:func:`read_opening`), so what
+is shown is what the screen would have composed itself; the screen checks that the prompt is
+the one it asks for before showing it.
+
+The answer comes back pickled through a pipe. Anything that goes wrong — no ``fork`` on this
+platform, the helper failing or dying — leaves the screen to read the catalog itself, as it
+does without a helper (in tests, and for every reload).
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import select
+import struct
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from promptdeck.core.forked import Forked, fork_child, read_exact, write_all
+
+if TYPE_CHECKING:
+    from promptdeck.core.project import Workspace
+    from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+    from promptdeck.core.stories import PlanSnapshot, StoryCatalog
+
+    from .story_phases import FlowReading
+
+
+@dataclass(frozen=True)
+class Opening:
+    """The catalog and the first story's flow and prompt, as the screen opens on them.
+
+    Attributes:
+        catalog: the stories.
+        plan: the plan paths watched and how they looked once the catalog was read (the
+            plan watcher compares later looks with it).
+        reading: the first story's flow (None without stories).
+        prompt: the first story's prompt, counted (None without stories, or if composing
+            failed: the screen composes it again and shows why).
+    """
+
+    catalog: StoryCatalog
+    plan: tuple[list[str], PlanSnapshot]
+    reading: FlowReading | None = None
+    prompt: ComposedPrompt | None = None
+
+
+def read_opening(
+    workspace: Workspace,
+    encoding: str,
+    open_phase: str | None,
+    delivery: str,
+    catalog_read: Callable[[Opening], None] | None = None,
+) -> Opening:
+    """Read the catalog, the first story's flow, and compose the prompt the screen opens on
+    (the default inclusion, ``delivery``, counted with ``encoding``).
+
+    ``catalog_read`` is handed the opening without its prompt as soon as the catalog and the
+    flow are read (composing, with counts to make, takes longer).
+
+    Raises:
+        PromptdeckError: the catalog cannot be read.
+    """
+    from promptdeck.core.prompt import compose_prompt
+    from promptdeck.core.stories import load_catalog, plan_paths, take_snapshot
+    from promptdeck.core.tokens import get_counter
+
+    catalog = load_catalog(workspace)
+    paths = plan_paths(workspace, catalog)
+    plan = (paths, take_snapshot(workspace, paths))
+    if not catalog.stories:
+        return Opening(catalog, plan)
+    reading, request = opening_request(workspace, catalog, open_phase, delivery)
+    if catalog_read is not None:
+        catalog_read(Opening(catalog, plan, reading))
+    try:
+        prompt = compose_prompt(
+            workspace, catalog, request, counter=get_counter(encoding), count_tokens=True
+        )
+    except Exception:  # the screen composes it again and says why
+        prompt = None
+    return Opening(catalog, plan, reading, prompt)
+
+
+def opening_request(
+    workspace: Workspace, catalog: StoryCatalog, open_phase: str | None, delivery: str
+) -> tuple[FlowReading, PromptRequest]:
+    """The first story's flow (blocking: it reads the run records) and the request the screen
+    opens on: the phase the flow opens on, the default inclusion, ``delivery``."""
+    from promptdeck.core.injection import Selection
+
+    from .story_phases import PhaseChoice, read_flow
+
+    story = catalog.stories[0]
+    reading = read_flow(workspace, catalog, story, open_phase)
+    choice = PhaseChoice(workspace.config, open_phase)
+    choice.reading = reading
+    opening = reading.opening
+    request = choice.request(story.id, opening.phase, opening.mode, Selection())
+    return reading, replace(request, delivery=delivery)
+
+
+def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(items)
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles the read-only mappings the layers' input holds (plain pickle refuses them)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, types.MappingProxyType):
+            return _mapping_proxy, (dict(obj),)
+        return NotImplemented
+
+
+_LENGTH = struct.Struct("<Q")
+"""Each part of the answer goes through the pipe as its length, then its pickle: a part is
+read whole and never read ahead of, so waiting for the next one is waiting on the pipe."""
+
+
+class OpeningHelper:
+    """A helper process computing :func:`read_opening`; :meth:`start` forks it.
+
+    Its answer comes in two parts: the catalog and the first story's flow as soon as they are
+    read (:meth:`take_catalog`), then the first story's prompt (:meth:`take_prompt`).
+
+    Args:
+        child: the forked helper and the pipe its answer comes through.
+    """
+
+    def __init__(self, child: Forked) -> None:
+        self._child: Forked | None = child
+        self._catalog: Opening | None = None
+
+    @classmethod
+    def start(
+        cls, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+    ) -> OpeningHelper | None:
+        """Fork the helper now (None where the platform cannot fork, or the fork fails).
+
+        Call it before any thread is started: the helper is a copy of this process.
+        """
+
+        def work(_requests: int | None, replies: int) -> None:
+            _answer(replies, workspace, encoding, open_phase, delivery)
+
+        try:
+            return cls(fork_child(work, requests=False, close_inherited=True))
+        except OSError:
+            return None
+
+    @property
+    def pid(self) -> int | None:
+        """The helper's process id (None once it is stopped)."""
+        return self._child.pid if self._child else None
+
+    def wait(self, seconds: float | None) -> bool:
+        """Wait up to ``seconds`` (None: as long as it takes) for the next part; True once it
+        can be taken without waiting (or the helper has gone: taking it then answers None)."""
+        if self._child is None:
+            return True
+        try:
+            ready, _, _ = select.select([self._child.from_child], [], [], seconds)
+        except (OSError, ValueError):
+            return True
+        return bool(ready)
+
+    def take_catalog(self) -> Opening | None:
+        """The catalog and the first story's flow (no prompt yet), waiting for them if need
+        be; None if the helper failed (the helper is then stopped)."""
+        if self._catalog is None:
+            part = self._part()
+            self._catalog = part if isinstance(part, Opening) else None
+            if self._catalog is None:
+                self.close()
+        return self._catalog
+
+    def take_prompt(self, seconds: float | None) -> ComposedPrompt | None:
+        """The first story's prompt if it comes within ``seconds``; None if not (or if the
+        helper could not compose it). The helper is stopped either way."""
+        try:
+            if self.take_catalog() is None or not self.wait(seconds):
+                return None
+            from promptdeck.core.prompt import ComposedPrompt
+
+            prompt = self._part()
+            stories = self._catalog.catalog.stories if self._catalog else ()
+            if not isinstance(prompt, ComposedPrompt) or not stories:
+                return None
+            # Pickled apart from the catalog: the story shown is the catalog's own.
+            return replace(prompt, story=stories[0])
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Drop what was not taken: the helper is stopped and reaped."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.stop()
+
+    def _part(self) -> object:
+        if self._child is None:
+            return None
+        reader = self._child.from_child
+        try:
+            head = read_exact(reader, _LENGTH.size)
+            body = read_exact(reader, _LENGTH.unpack(head)[0]) if len(head) == _LENGTH.size else b""
+            return pickle.loads(body) if body else None
+        except Exception:  # a helper cut short mid-answer
+            return None
+
+
+def _answer(
+    replies: int, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+) -> None:  # pragma: no cover - runs in the forked helper (tests see what it sends)
+    """The helper's work: the catalog's part as soon as it is read, then the prompt's."""
+
+    def send(part: object) -> None:
+        buffer = io.BytesIO()
+        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(part)
+        write_all(replies, _LENGTH.pack(buffer.tell()) + buffer.getvalue())
+
+    parts: list[Opening] = []
+
+    def catalog_read(opening: Opening) -> None:
+        send(opening)
+        parts.append(opening)
+
+    try:
+        opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
+    except Exception:
+        send(None)
+    else:
+        # Without stories there is no flow and no prompt: the opening is the only part.
+        send(opening.prompt if parts else opening)
