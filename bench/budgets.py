@@ -230,22 +230,26 @@ def section_inspect(
         f"median {statistics.median(cpu['nothing cached'][1:]) * 1000:.0f} ms"
         f" vs {statistics.median(cpu['floor'][1:]) * 1000:.0f} ms"
     )
-    one = results["inspect, nothing cached, no encoder process"]
-    ratios = [m[0] / f[0] for m, f in zip(one, floor, strict=True)]
-    cpus = [m / f for m, f in zip(cpu["one process"][1:], cpu["floor"][1:], strict=True)]
-    print(
-        f"  (not gated) nothing cached, encoder built in the command's own process / floor: "
-        f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f});"
-        f" CPU time {statistics.median(cpus):.2f}× (min {min(cpus):.2f}, max {max(cpus):.2f})"
-    )
-    if before is not None:
-        earlier = results[f"inspect, nothing cached, the code in {before}"]
-        ratios = [m[0] / f[0] for m, f in zip(earlier, floor, strict=True)]
-        cpus = [m / f for m, f in zip(cpu["before"][1:], cpu["floor"][1:], strict=True)]
+
+    def against_floor(label: str, samples: Samples, cpu_seconds: list[float]) -> None:
+        ratios = [m[0] / f[0] for m, f in zip(samples, floor, strict=True)]
+        cpus = [m / f for m, f in zip(cpu_seconds[1:], cpu["floor"][1:], strict=True)]
         print(
-            f"  (not gated) the code in {before}, nothing cached / floor: "
+            f"  (not gated) {label} / floor: "
             f"{statistics.median(ratios):.2f}× (min {min(ratios):.2f}, max {max(ratios):.2f});"
             f" CPU time {statistics.median(cpus):.2f}× (min {min(cpus):.2f}, max {max(cpus):.2f})"
+        )
+
+    against_floor(
+        "nothing cached, encoder built in the command's own process",
+        results["inspect, nothing cached, no encoder process"],
+        cpu["one process"],
+    )
+    if before is not None:
+        against_floor(
+            f"the code in {before}, nothing cached",
+            results[f"inspect, nothing cached, the code in {before}"],
+            cpu["before"],
         )
     ratios = [
         m[0] / f[0]

@@ -49,17 +49,16 @@ def _workspace(root: Path, *, with_secret: bool = True) -> None:
     )
 
 
-def _imported(
-    argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool = False
-) -> set[str]:
-    """The modules the command imported in its own process. Unless ``encoder_process``, the
-    encoder is built in that process (not in a second one, whose imports are not listed)."""
+def _run(
+    argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool, importtime: bool
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "XDG_CONFIG_HOME": str(cache_home)}
     for name in ("PROMPTDECK_TOKEN_CACHE", "PROMPTDECK_RESULT_CACHE", "PYTHONPROFILEIMPORTTIME"):
         env.pop(name, None)
     env["PROMPTDECK_ENCODER_PROCESS"] = "on" if encoder_process else "off"
+    timing = ["-X", "importtime"] if importtime else []
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "promptdeck.cli", *argv],
+        [sys.executable, *timing, "-m", "promptdeck.cli", *argv],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -68,6 +67,15 @@ def _imported(
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def _imported(
+    argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool = False
+) -> set[str]:
+    """The modules the command imported in its own process. Unless ``encoder_process``, the
+    encoder is built in that process (not in a second one, whose imports are not listed)."""
+    done = _run(argv, cwd, cache_home, encoder_process=encoder_process, importtime=True)
     modules = set()
     for line in done.stderr.splitlines():
         if line.startswith("import time:") and line.count("|") == 2:
@@ -77,19 +85,7 @@ def _imported(
 
 
 def _output(argv: list[str], cwd: Path, cache_home: Path, *, encoder_process: bool) -> str:
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home), "XDG_CONFIG_HOME": str(cache_home)}
-    env["PROMPTDECK_ENCODER_PROCESS"] = "on" if encoder_process else "off"
-    done = subprocess.run(
-        [sys.executable, "-m", "promptdeck.cli", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    return _run(argv, cwd, cache_home, encoder_process=encoder_process, importtime=False).stdout
 
 
 def _offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
