@@ -218,7 +218,10 @@ class PreviewPane(Vertical):
         # differently (a toggle leaves the title as it was).
         _show_text(notes, notes_text(prompt, self._deck.workspace.config, self._deck.agent))
         _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
-        self._refresh_active_text()
+        # The open text tab follows the frame that shows the new meter: reloading and wrapping
+        # 150 KiB of text takes many times that frame, and the meter need not wait for it.
+        if self.query_one("#preview-tabs", TabbedContent).active != "tab-overview":
+            self.call_after_refresh(self._refresh_active_text)
 
     def watch_cut_lines(self, lines: tuple[CutLine, ...]) -> None:
         """Draw the clients' lines: gauges under the meter, and the meter's tooltip names the
@@ -296,17 +299,19 @@ class PreviewPane(Vertical):
             chart = self.query_one(CompositionChart)
             tokens = prompt.system_meter.tokens
             user = prompt.user_meter.tokens
+            # The context and its note set quietly, the prompt last: the chart is drawn once.
             if self.counted and tokens is not None and user is not None:
                 overhead, note = self._measured_overhead()
-                chart.overhead_note = note
-                chart.context = context_use(
+                chart.set_reactive(CompositionChart.overhead_note, note)
+                use = context_use(
                     tokens + user,
                     self._deck.workspace.config,
                     self._deck.agent,
                     client_overhead=overhead,
                 )
+                chart.set_reactive(CompositionChart.context, use)
             else:
-                chart.context = None
+                chart.set_reactive(CompositionChart.context, None)
             chart.prompt = prompt
         elif active == "tab-messages":
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
