@@ -71,6 +71,11 @@ def composed(deck: DeckContext, *, counted: bool = True, **selection: bool) -> C
     return compose_prompt(workspace, catalog, request, counter=COUNTER, count_tokens=counted)
 
 
+def project_context_toggled(deck: DeckContext) -> tuple[ComposedPrompt, ComposedPrompt]:
+    """The first story's prompt with the project context, then without it (a toggle)."""
+    return composed(deck, project_context=True), composed(deck, project_context=False)
+
+
 def text_of(pane: PreviewPane, selector: str) -> str:
     return str(pane.query_one(selector, Static).render())
 
@@ -255,8 +260,7 @@ async def test_a_new_prompt_redraws_the_rows_it_changes_and_no_line_is_left_stal
     demo_root: Path,
 ) -> None:
     deck = deck_on(demo_root)
-    before = composed(deck, project_context=True)
-    after = composed(deck, project_context=False)
+    before, after = project_context_toggled(deck)
     async with mounted(deck, before) as (pilot, pane, _app):
         tables = (pane.query_one(LayersTable), pane.query_one(FilesTable))
         old = [_drawn(table) for table in tables]
@@ -349,12 +353,9 @@ async def test_a_row_is_drawn_as_rich_draws_its_line(demo_root: Path) -> None:
 
 
 @run_async
-async def test_the_open_text_tab_follows_the_frame_that_shows_the_new_meter(
-    demo_root: Path,
-) -> None:
+async def test_the_open_text_tab_reloads_after_the_meter_frame(demo_root: Path) -> None:
     deck = deck_on(demo_root)
-    before = composed(deck, project_context=True)
-    after = composed(deck, project_context=False)
+    before, after = project_context_toggled(deck)
     async with mounted(deck, before) as (pilot, pane, _app):
         pane.query_one(TabbedContent).active = "tab-system"
         await pilot.pause()
