@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from app_helpers import NoticeList, deck_on, run_async, wait_for
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.prompt.compose import compose_prompt
@@ -17,6 +19,7 @@ from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.widgets import preview_pane
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.fitted_table import HEADER_LINES, ColumnSpec, FittedTable
@@ -369,3 +372,23 @@ async def test_the_open_text_tab_reloads_after_the_meter_frame(demo_root: Path) 
         assert system.text == printable(before.system)
         await pilot.pause()
         assert system.text == printable(after.system)
+
+
+@run_async
+async def test_young_garbage_is_collected_once_a_counted_prompt_is_on_screen(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    collected: list[int] = []
+    monkeypatch.setattr(preview_pane, "gc", SimpleNamespace(collect=collected.append))
+    deck = deck_on(demo_root)
+    async with mounted(deck) as (pilot, pane, _app):
+        pane.counted = False
+        pane.prompt = composed(deck, counted=False)
+        await pilot.pause()
+        assert collected == []
+        pane.counted = True
+        pane.prompt = composed(deck)
+        # Not before the frame that shows it: after it.
+        assert collected == []
+        await pilot.pause()
+        assert collected == [1]
