@@ -203,17 +203,13 @@ class FittedTable(ScrollView, can_focus=True):
         before = self._signatures
         self._cell_rows = list(rows)
         self._signatures = [(key, tuple(map(cell_signature, cells))) for key, cells in rows]
-        natural = [
-            max(
-                (
-                    (cell(10_000) if callable(cell) else cell).cell_len
-                    for _k, cells in rows
-                    for cell in (cells[column],)
-                ),
-                default=0,
-            )
-            for column in range(len(self.COLUMNS))
-        ]
+        # The widest content of each column, in one pass over the cells.
+        natural = [0] * len(self.COLUMNS)
+        for _key, cells in rows:
+            for column, cell in enumerate(cells):
+                length = (cell(10_000) if callable(cell) else cell).cell_len
+                if length > natural[column]:
+                    natural[column] = length
         self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
         self.cursor_row = min(self.cursor_row, max(len(self._cell_rows) - 1, 0))
         if natural != self._natural:
