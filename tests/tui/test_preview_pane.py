@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 from app_helpers import NoticeList, deck_on, run_async, wait_for
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.prompt.compose import compose_prompt
@@ -17,15 +19,21 @@ from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.widgets import preview_pane
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable
+from promptdeck.tui.widgets.fitted_table import HEADER_LINES, ColumnSpec, FittedTable
 from promptdeck.tui.widgets.layers_table import LayersTable
 from promptdeck.tui.widgets.meter_line import MeterLine
 from promptdeck.tui.widgets.preview_pane import PreviewPane, notes_text
 from promptdeck.tui.widgets.text_viewer import TextViewer
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.strip import Strip
 from textual.widgets import Static, TabbedContent
 
 COUNTER = TokenCounter("o200k_base")
@@ -64,6 +72,11 @@ def composed(deck: DeckContext, *, counted: bool = True, **selection: bool) -> C
     catalog = load_catalog(workspace)
     request = PromptRequest(catalog.stories[0].id, phase="dev", selection=Selection(**selection))
     return compose_prompt(workspace, catalog, request, counter=COUNTER, count_tokens=counted)
+
+
+def project_context_toggled(deck: DeckContext) -> tuple[ComposedPrompt, ComposedPrompt]:
+    """The first story's prompt with the project context, then without it (a toggle)."""
+    return composed(deck, project_context=True), composed(deck, project_context=False)
 
 
 def text_of(pane: PreviewPane, selector: str) -> str:
@@ -250,8 +263,7 @@ async def test_a_new_prompt_redraws_the_rows_it_changes_and_no_line_is_left_stal
     demo_root: Path,
 ) -> None:
     deck = deck_on(demo_root)
-    before = composed(deck, project_context=True)
-    after = composed(deck, project_context=False)
+    before, after = project_context_toggled(deck)
     async with mounted(deck, before) as (pilot, pane, _app):
         tables = (pane.query_one(LayersTable), pane.query_one(FilesTable))
         old = [_drawn(table) for table in tables]
@@ -267,3 +279,116 @@ async def test_a_new_prompt_redraws_the_rows_it_changes_and_no_line_is_left_stal
         assert kept[1] != old[1]
         status = {f.path: f.status for f in after.injection.files}
         assert "excluded" in status.values()
+
+
+@run_async
+async def test_the_meter_paints_the_lines_of_its_text_cut_to_its_width(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    async with mounted(deck) as (pilot, pane, _app):
+        meter = pane.query_one(MeterLine)
+        assert meter.render_line(0).text == "composing…"
+        pane.prompt = composed(deck)
+        await pilot.pause()
+        width = meter.size.width
+        lines = str(meter.render()).splitlines()
+        assert len(lines) == 2 and all(len(line) <= width for line in lines)
+        assert [meter.render_line(y).text for y in range(2)] == lines
+        # Narrower than its words: each line is cut with an ellipsis, never wrapped over the
+        # system bar below it.
+        meter.styles.width = 24
+        await pilot.pause()
+        painted = [meter.render_line(y).text for y in range(2)]
+        assert painted[0].endswith("…") and painted[1].startswith("sys")
+        assert all(len(line) == meter.size.width for line in painted)
+
+
+class _Rows(FittedTable):
+    COLUMNS = (
+        ColumnSpec("path", "path", None, minimum=6),
+        ColumnSpec("size", "size", 7, right=True),
+        ColumnSpec("why", "why", None),
+    )
+
+
+class _RowsApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield _Rows()
+
+
+def _as_rich_draws(
+    cells: list[Text], widths: list[int], width: int, style: Style, row: int
+) -> list[object]:
+    """The line rich renders for ``cells`` padded into ``widths``, in ``style`` and with the
+    row's meta (the reference drawing)."""
+    line = Text(no_wrap=True, end="")
+    for cell, column in zip(cells, widths, strict=True):
+        piece = cell.copy()
+        piece.truncate(column, overflow="ellipsis", pad=False)
+        room = " " * (column - piece.cell_len)
+        line.append(" " + (room if piece.justify == "right" else ""))
+        line.append_text(piece)
+        line.append(("" if piece.justify == "right" else room) + " ")
+    strip = Strip(line.render(Console())).adjust_cell_length(width).apply_style(style)
+    meta = Style.from_meta({"row": row})
+    return [(s.text, s.style + meta if s.style else meta) for s in strip]
+
+
+@run_async
+async def test_a_row_is_drawn_as_rich_draws_its_line(demo_root: Path) -> None:
+    rows = [
+        [Text("src/ledger/import.py", style="dim"), Text("4.1 KiB", justify="right"), Text("")],
+        [Text("日本語のファイル名.md"), Text("", style="dim"), Text("own key", style="bold red")],
+        [Text("a" * 40), Text("120.0 KiB", style="dim", justify="right"), Text("why", "dim")],
+        [Text("x"), Text("1 B", justify="right"), Text.assemble(("sec", "red"), "ret")],
+    ]
+    async with _RowsApp().run_test(size=(60, 10)) as pilot:
+        table = pilot.app.query_one(_Rows)
+        cursor = [Text("under the cursor"), Text(""), Text("")]
+        table.set_rows([(str(i), tuple(row)) for i, row in enumerate([*rows, cursor])])
+        table.move_cursor(row=len(rows))
+        await pilot.pause()
+        _shown, widths = table._layout()
+        base = table.rich_style
+        for index, row in enumerate(rows):
+            drawn = [(s.text, s.style) for s in table.render_line(HEADER_LINES + index)]
+            expected = _as_rich_draws(row, widths, table.size.width, base, index)
+            assert drawn == expected, index
+
+
+@run_async
+async def test_the_open_text_tab_reloads_after_the_meter_frame(demo_root: Path) -> None:
+    deck = deck_on(demo_root)
+    before, after = project_context_toggled(deck)
+    async with mounted(deck, before) as (pilot, pane, _app):
+        pane.query_one(TabbedContent).active = "tab-system"
+        await pilot.pause()
+        system = pane.query_one("#system-text", TextViewer)
+        assert system.text == printable(before.system)
+        pane.counted = True
+        pane.prompt = after
+        # The meter reads the new prompt at once; the text waits for the frame.
+        reading = pane.query_one(MeterLine).reading
+        assert reading is not None and reading.system_bytes == after.system_meter.bytes
+        assert system.text == printable(before.system)
+        await pilot.pause()
+        assert system.text == printable(after.system)
+
+
+@run_async
+async def test_young_garbage_is_collected_once_a_counted_prompt_is_on_screen(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    collected: list[int] = []
+    monkeypatch.setattr(preview_pane, "gc", SimpleNamespace(collect=collected.append))
+    deck = deck_on(demo_root)
+    async with mounted(deck) as (pilot, pane, _app):
+        pane.counted = False
+        pane.prompt = composed(deck, counted=False)
+        await pilot.pause()
+        assert collected == []
+        pane.counted = True
+        pane.prompt = composed(deck)
+        # Not before the frame that shows it: after it.
+        assert collected == []
+        await pilot.pause()
+        assert collected == [1]

@@ -27,16 +27,31 @@ class CompositionChart(Widget):
     }
     """
 
-    prompt: reactive[ComposedPrompt | None] = reactive(None, layout=True)
-    measure: reactive[str] = reactive("tokens", layout=True)
-    context: reactive[ContextUse | None] = reactive(None, layout=True)
+    prompt: reactive[ComposedPrompt | None] = reactive(None, always_update=True)
+    """The prompt charted; set it last (after :attr:`context` and :attr:`overhead_note`, set
+    with ``set_reactive``) and the chart is drawn once."""
+    measure: reactive[str] = reactive("tokens")
+    context: reactive[ContextUse | None] = reactive(None)
     """The prompt's place in the model's context window (None until tokens are counted)."""
-    overhead_note: reactive[str] = reactive("", layout=True)
+    overhead_note: reactive[str] = reactive("")
     """Where a measured overhead comes from and what it holds (a kept capture), else ``""``."""
 
+    _drawn: tuple[ComposedPrompt | None, tuple[object, ...], list[str]] | None = None
+
     def lines(self, width: int) -> list[str]:
-        """The chart's lines at ``width`` (bytes while tokens are not counted yet)."""
+        """The chart's lines at ``width`` (bytes while tokens are not counted yet).
+
+        Drawn once per prompt, measure, context and width: the height and the paint both ask."""
         prompt = self.prompt
+        key = (self.measure, self.context, self.overhead_note, width)
+        drawn = self._drawn
+        if drawn is not None and drawn[0] is prompt and drawn[1] == key:
+            return drawn[2]
+        lines = self._draw(prompt, width)
+        self._drawn = (prompt, key, lines)
+        return lines
+
+    def _draw(self, prompt: ComposedPrompt | None, width: int) -> list[str]:
         if prompt is None:
             return ["composing…"]
         measure = self.measure
@@ -49,10 +64,25 @@ class CompositionChart(Widget):
         context = context_lines(self.context, width, self.overhead_note)
         return [*context, *lines, "", f"{note}b again: by {other}"]
 
+    def _chart_width(self, width: int) -> int:
+        # Room for the scrollbar of the view around it, so nothing is cut at the edge.
+        return max(width - SCROLLBAR_ROOM, 30)
+
+    def _changed(self) -> None:
+        # A new prompt, measure or context: repainted in place, and laid out again only when
+        # the chart's height changes (a relayout of the screen cost more than the chart).
+        width = self.content_region.width
+        if not width or not self.size.height:
+            self.refresh(layout=True)
+            return
+        height = len(self.lines(self._chart_width(width)))
+        self.refresh(layout=height != self.size.height)
+
+    watch_prompt = watch_measure = watch_context = watch_overhead_note = _changed
+
     def render(self) -> Text:
         """Plain lines; the bar's fills are coloured apart by the theme's colours."""
-        # Room for the scrollbar of the view around it, so nothing is cut at the edge.
-        width = max((self.content_region.width or self.size.width) - SCROLLBAR_ROOM, 30)
+        width = self._chart_width(self.content_region.width or self.size.width)
         text = Text("\n".join(self.lines(width)), no_wrap=True, overflow="ellipsis")
         variables = self.app.theme_variables
         for index, fill in enumerate(FILLS):
@@ -63,7 +93,7 @@ class CompositionChart(Widget):
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """As many rows as the chart has lines."""
-        return len(self.lines(max(width - SCROLLBAR_ROOM, 30)))
+        return len(self.lines(self._chart_width(width)))
 
 
 def context_lines(use: ContextUse | None, width: int, overhead_note: str = "") -> list[str]:

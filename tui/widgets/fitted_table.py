@@ -17,7 +17,7 @@ from typing import ClassVar
 from promptdeck.core.textfit import shorten_path
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -185,6 +185,7 @@ class FittedTable(ScrollView, can_focus=True):
         self._line_cache: dict[tuple[int, int, bool, bool], Strip] = {}
         self._layouts: dict[int, tuple[list[int], list[int]]] = {}
         self._styles: dict[str, Style] = {}
+        self._cell_styles: dict[str | Style, Style] = {}
         self._natural: list[int] = []
         self._signatures: list[tuple[str, tuple[Hashable, ...]]] = []
 
@@ -202,22 +203,29 @@ class FittedTable(ScrollView, can_focus=True):
         before = self._signatures
         self._cell_rows = list(rows)
         self._signatures = [(key, tuple(map(cell_signature, cells))) for key, cells in rows]
-        natural = [
-            max(
-                (
-                    (cell(10_000) if callable(cell) else cell).cell_len
-                    for _k, cells in rows
-                    for cell in (cells[column],)
-                ),
-                default=0,
-            )
-            for column in range(len(self.COLUMNS))
-        ]
+        # The widest content of each column, in one pass over the cells.
+        natural = [0] * len(self.COLUMNS)
+        for _key, cells in rows:
+            for column, cell in enumerate(cells):
+                length = (cell(10_000) if callable(cell) else cell).cell_len
+                if length > natural[column]:
+                    natural[column] = length
         self.virtual_size = Size(self.size.width, len(self._cell_rows) + HEADER_LINES)
         self.cursor_row = min(self.cursor_row, max(len(self._cell_rows) - 1, 0))
-        if natural != self._natural or len(before) != len(self._signatures):
+        if natural != self._natural:
+            # The widest contents moved (a toggle changes a reason or a size): the columns
+            # are fitted again, and the drawn lines kept only if they fit the same at this width.
+            width = self.size.width
+            drawn = self._layouts.get(width)
             self._natural = natural
             self._layouts.clear()
+            if drawn is None or self._layout() != drawn:
+                self._line_cache.clear()
+            else:
+                self._line_cache = {
+                    key: strip for key, strip in self._line_cache.items() if key[1] == width
+                }
+        if len(before) != len(self._signatures) or not self._line_cache:
             self._line_cache.clear()
             self.refresh()
             return
@@ -262,6 +270,7 @@ class FittedTable(ScrollView, can_focus=True):
         super().notify_style_update()
         self._line_cache.clear()
         self._styles.clear()
+        self._cell_styles.clear()
 
     def _style(self, name: str) -> Style:
         # Resolving styles walks the DOM: once per theme and focus state, not once per line.
@@ -282,21 +291,30 @@ class FittedTable(ScrollView, can_focus=True):
         return cached
 
     def _line(self, cells: Sequence[Text], widths: Sequence[int]) -> Text:
-        line = Text(no_wrap=True, end="")
+        # One string and one list of spans for the whole line: a copy of every cell, cut and
+        # appended span by span, cost more than drawing the line.
+        plain: list[str] = []
+        spans: list[Span] = []
+        offset = 0
         pad = " " * CELL_PADDING
         for cell, width in zip(cells, widths, strict=True):
-            piece = cell.copy()
-            piece.truncate(width, overflow="ellipsis", pad=False)
-            room = width - piece.cell_len
-            line.append(pad)
-            if piece.justify == "right":
-                line.append(" " * room)
-                line.append_text(piece)
-            else:
-                line.append_text(piece)
-                line.append(" " * room)
-            line.append(pad)
-        return line
+            text, cell_spans, length = cell.plain, cell.spans, cell.cell_len
+            if length > width:
+                piece = cell.copy()
+                piece.truncate(width, overflow="ellipsis", pad=False)
+                text, cell_spans, length = piece.plain, piece.spans, piece.cell_len
+            room = " " * (width - length)
+            lead = pad + room if cell.justify == "right" else pad
+            start = offset + len(lead)
+            if cell.style:
+                spans.append(Span(start, start + len(text), cell.style))
+            spans.extend(
+                Span(start + span.start, start + span.end, span.style) for span in cell_spans
+            )
+            chunk = lead + text + ("" if cell.justify == "right" else room) + pad
+            plain.append(chunk)
+            offset += len(chunk)
+        return Text("".join(plain), no_wrap=True, end="", spans=spans)
 
     def render_line(self, y: int) -> Strip:
         """The header on the first line, then the rows from the scroll offset."""
@@ -314,8 +332,8 @@ class FittedTable(ScrollView, can_focus=True):
                     for index in shown
                 ]
                 style = self._style("fitted-table--header")
-                header = self._line_cache[header_key] = self._strip(
-                    self._line(labels, widths), width, style
+                header = self._line_cache[header_key] = self._row_strip(
+                    labels, widths, width, style
                 )
             return header
         index = y - HEADER_LINES + int(self.scroll_offset.y)
@@ -334,19 +352,80 @@ class FittedTable(ScrollView, can_focus=True):
         style = self._style("base")
         if cursor:
             style += self._style("fitted-table--cursor")
-        strip = self._strip(self._line(texts, widths), width, style, meta_row=index)
+        strip = self._row_strip(texts, widths, width, style, meta_row=index)
         self._line_cache[key] = strip
         return strip
 
+    def _row_strip(
+        self,
+        cells: Sequence[Text],
+        widths: Sequence[int],
+        width: int,
+        style: Style,
+        meta_row: int | None = None,
+    ) -> Strip:
+        """One row's line as drawn: its cells fitted to ``widths``, ``width`` cells long.
+
+        The segments are made here, as rich would render the line's text (a segment per
+        styled cell, the padding and plain cells between them joined), without building that
+        text first: a table's new rows are drawn on every toggle."""
+        if any(cell.spans for cell in cells):
+            return self._strip(self._line(cells, widths), width, style, meta_row)
+        pad = " " * CELL_PADDING
+        plain: Style | None = None
+        segments: list[Segment] = []
+        run: list[str] = []
+        for cell, column in zip(cells, widths, strict=True):
+            text, length = cell.plain, cell.cell_len
+            if length > column:
+                piece = cell.copy()
+                piece.truncate(column, overflow="ellipsis", pad=False)
+                text, length = piece.plain, piece.cell_len
+            room = " " * (column - length)
+            right = cell.justify == "right"
+            run.append(pad + room if right else pad)
+            if cell.style:
+                plain = self._cell_style("")
+                if joined := "".join(run):
+                    segments.append(Segment(joined, plain))
+                run = []
+                if text:
+                    segments.append(Segment(text, self._cell_style(cell.style)))
+            else:
+                run.append(text)
+            run.append(pad if right else room + pad)
+        if joined := "".join(run):
+            segments.append(Segment(joined, plain))
+        return self._styled(Strip(segments).adjust_cell_length(width), style, meta_row)
+
+    def _cell_style(self, name: str | Style) -> Style:
+        # A cell's style as rich resolves a span's (under the line's own, empty style).
+        style = self._cell_styles.get(name)
+        if style is None:
+            console = self.app.console
+            null = Style.null()
+            line = console.get_style("", default=null)
+            styles = (line,) if name == "" else (line, console.get_style(name, default=null))
+            style = self._cell_styles[name] = Style.combine(styles)
+        return style
+
     def _strip(self, text: Text, width: int, style: Style, meta_row: int | None = None) -> Strip:
-        segments = list(text.render(self.app.console))
-        strip = Strip(segments).adjust_cell_length(width).apply_style(style)
-        if meta_row is not None:
-            # One meta style per row, not one per segment: building a Style is most of the
-            # cost of a row line.
-            meta = Style.from_meta({"row": meta_row})
-            strip = Strip([Segment(s.text, s.style + meta if s.style else meta) for s in strip])
-        return strip
+        return self._styled(
+            Strip(text.render(self.app.console)).adjust_cell_length(width), style, meta_row
+        )
+
+    @staticmethod
+    def _styled(strip: Strip, style: Style, meta_row: int | None) -> Strip:
+        # The row's style and its meta in one pass: one meta style per row, not one per
+        # segment (building a Style is most of the cost of a row line).
+        meta = Style.from_meta({"row": meta_row}) if meta_row is not None else None
+        drawn = []
+        for segment in strip:
+            shown = style + segment.style if style else segment.style
+            if meta is not None:
+                shown = shown + meta if shown else meta
+            drawn.append(Segment(segment.text, shown))
+        return Strip(drawn)
 
     def on_focus(self) -> None:
         """Show the focused cursor style."""

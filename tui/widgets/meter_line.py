@@ -10,6 +10,7 @@ from promptdeck.core.tokens import ARGV_LIMIT_BYTES
 from rich.style import Style
 from rich.text import Span, Text
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 from ...core.units import human_bytes, human_tokens
@@ -73,9 +74,8 @@ class MeterReading:
 def merged_spans(text: Text) -> Text:
     """``text`` with each run of same-styled neighbouring spans joined into one span.
 
-    A bar is drawn a cell at a time; painted as is, every cell is a span of its own that the
-    compositor turns into a style and a segment, which made the meter the slowest widget of a
-    preview update."""
+    Every span is painted as a segment of its own: the figures and the bars' runs that meet
+    in one style (a fill next to a mark of its colour) go to the screen as one."""
     spans: list[Span] = []
     for span in text.spans:
         last = spans[-1] if spans else None
@@ -125,11 +125,16 @@ class MeterLine(Widget):
     }
     """
 
+    ALLOW_SELECT: ClassVar[bool] = False
+    """A drawing, not text to select: its strips carry none of the offsets Textual's text
+    selection maps the mouse with (see :meth:`render_line`)."""
+
     reading: reactive[MeterReading | None] = reactive(None)
     placeholder: reactive[str] = reactive("composing…")
     """What shows while there is no reading (``no story to compose`` in an empty workspace)."""
 
     _resolved_styles: dict[tuple[str, ...], Style] | None = None
+    _painted: tuple[tuple[MeterReading | None, str, int], list[Strip]] | None = None
 
     def get_component_rich_style(
         self, *names: str, partial: bool = False, default: Style | None = None
@@ -148,7 +153,36 @@ class MeterLine(Widget):
     def notify_style_update(self) -> None:
         """The theme or the state changed: resolve the component styles again."""
         self._resolved_styles = None
+        self._painted = None
         super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` of :meth:`render`, painted once per reading and width.
+
+        The two lines go to the screen as strips of the text's own segments: Textual's general
+        text layout (wrapping, alignment, a style per span) cost several times the drawing
+        itself on every toggle."""
+        width = self.size.width
+        key = (self.reading, self.placeholder, width)
+        if self._painted is None or self._painted[0] != key:
+            self._painted = (key, self._paint(width))
+        strips = self._painted[1]
+        if y < len(strips):
+            return strips[y]
+        return Strip.blank(width, self.visual_style.rich_style)
+
+    def _paint(self, width: int) -> list[Strip]:
+        base = self.visual_style.rich_style
+        console = self.app.console
+        strips = []
+        for line in self.render().split("\n"):
+            line.truncate(width, overflow="ellipsis")
+            if line.style and not line.spans:
+                # Text.render leaves out the text's own style when no span carries one.
+                line.stylize(line.style)
+            # Not padded: the widget's style fills the rest of the line, as it does for text.
+            strips.append(Strip(line.render(console)).apply_style(base))
+        return strips
 
     def render(self) -> Text:
         """Two bars, one per measure, each with its own figures and lines:
@@ -246,22 +280,24 @@ class MeterLine(Widget):
     def _bar(self, size: int, lines: tuple[int, ...], scale: float, cells: int, level: str) -> Text:
         filled = min(round(size / scale * cells), cells)
         marks = {min(round(limit / scale * cells), cells - 1) for limit in lines}
-        fill_style = self.get_component_rich_style(f"meter-line--{level}")
-        track_style = self.get_component_rich_style("meter-line--track")
-        mark_style = self.get_component_rich_style("meter-line--mark")
         # The last line is the hard one (error, argv): gone past, it is drawn heavy in the
         # error colour; a crossed warning line keeps its plain mark.
         hard = lines[-1]
-        crossed = {min(round(hard / scale * cells), cells - 1)} if size > hard else set()
-        error_style = self.get_component_rich_style("meter-line--error")
+        crossed = min(round(hard / scale * cells), cells - 1) if size > hard else -1
+        fill = ("█", self.get_component_rich_style(f"meter-line--{level}"))
+        track = ("░", self.get_component_rich_style("meter-line--track"))
+        mark = ("│", self.get_component_rich_style("meter-line--mark"))
+        heavy = ("┃", self.get_component_rich_style("meter-line--error"))
+        # Drawn as runs between the marks: one append per run, not one per cell.
         bar = Text()
-        for cell in range(cells):
-            if cell in crossed:
-                bar.append("┃", style=error_style)
-            elif cell in marks:
-                bar.append("│", style=mark_style)
-            elif cell < filled:
-                bar.append("█", style=fill_style)
-            else:
-                bar.append("░", style=track_style)
+        start = 0
+        for cell in (*sorted(marks), cells):
+            if start < min(filled, cell):
+                bar.append(fill[0] * (min(filled, cell) - start), style=fill[1])
+            if max(filled, start) < cell:
+                bar.append(track[0] * (cell - max(filled, start)), style=track[1])
+            if cell < cells:
+                glyph, style = heavy if cell == crossed else mark
+                bar.append(glyph, style=style)
+            start = cell + 1
         return bar

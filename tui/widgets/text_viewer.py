@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.widgets import TextArea
-from textual.widgets.text_area import Selection
+from textual.widgets.text_area import Document, Selection
 
 
 def find_matches(lines: Sequence[str], query: str) -> list[tuple[int, int]]:
@@ -61,11 +61,50 @@ class TextViewer(TextArea):
         """The match selected now (-1: none)."""
 
     def show(self, text: str) -> None:
-        """Replace the text, keeping the scroll position when the text is unchanged."""
-        if text != self.text:
+        """Replace the text, keeping the scroll position when the text is unchanged.
+
+        A new text that keeps the first or the last lines of the one shown replaces only the
+        lines between (a toggle changes one stretch of a 150 KiB system prompt): the lines
+        kept are not wrapped again, which is most of the cost of loading the whole text."""
+        if text == self.text:
+            return
+        if not self._replace_changed_lines(text):
             self.load_text(text)
-            self.matches = []
-            self.match_index = -1
+        self.matches = []
+        self.match_index = -1
+
+    def _replace_changed_lines(self, text: str) -> bool:
+        fresh = Document(text)
+        old, new = self.document.lines, fresh.lines
+        if not old or not new or self.document.newline != fresh.newline:
+            return False
+        limit = min(len(old), len(new))
+        first = 0
+        while first < limit and old[first] == new[first]:
+            first += 1
+        tail = 0
+        while tail < limit - first and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        if first == 0 and tail == 0:
+            return False
+        newline = self.document.newline
+        if tail:
+            # Whole lines from ``first`` up to the first line kept at the end.
+            start, end = (first, 0), (len(old) - tail, 0)
+            insert = "".join(line + newline for line in new[first : len(new) - tail])
+        else:
+            # Everything after the end of the last line kept at the start.
+            start = (first - 1, len(old[first - 1]))
+            end = (len(old) - 1, len(old[-1]))
+            insert = "".join(newline + line for line in new[first:])
+        self.replace(insert, start, end, maintain_selection_offset=False)
+        # As a load does: no edit history, the cursor back at the start.
+        self.history.clear()
+        self.move_cursor((0, 0))
+        if self.text != text:
+            # Never a text other than the one given: load it whole.
+            self.load_text(text)
+        return True
 
     def search(self, query: str) -> int:
         """Find ``query``, select the first match at or after the cursor; the match count."""
