@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from promptdeck.core.demo.bundle import prepare_demo
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.tokens import start_encoder_process
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
@@ -65,7 +66,10 @@ LIMIT_SECONDS = 120.0
 
 def _app(root: Path, settings_dir: Path) -> PromptdeckApp:
     settings = LoadedSettings(UserSettings(), settings_dir / "settings.toml")
-    return PromptdeckApp(open_workspace(root), settings=settings)
+    workspace = open_workspace(root)
+    # As `promptdeck` does at launch, before the app starts any thread.
+    start_encoder_process(workspace.config.tokens_encoding, first_run_only=False)
+    return PromptdeckApp(workspace, settings=settings)
 
 
 class BenchTimeout(RuntimeError):

@@ -90,17 +90,19 @@ def _require_terminal() -> None:
 
 def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -> int:
     # Imported here, not at the top: the headless commands never load Textual.
+    from ..core.tokens import start_encoder_process
     from ..tui.session.opening import OpeningHelper
     from ..tui.settings import load_settings
 
     settings = load_settings()
-    # Forked before Textual is imported (and before any thread starts): the catalog and the
-    # first prompt are read on another core while this process builds the screen.
+    encoding = args.encoding or workspace.config.tokens_encoding
+    # Both forked before Textual is imported (and before any thread starts), each working on
+    # another core while this process builds the screen: the encoder, so that building it
+    # never holds the screen still (promptdeck.core.tokens), and the catalog and the first
+    # prompt.
+    start_encoder_process(encoding, first_run_only=False)
     opening = OpeningHelper.start(
-        workspace,
-        args.encoding or workspace.config.tokens_encoding,
-        settings.settings.open_phase,
-        workspace.config.delivery,
+        workspace, encoding, settings.settings.open_phase, workspace.config.delivery
     )
     try:
         from ..tui.app import PromptdeckApp

@@ -15,9 +15,11 @@ it failed to build, died, or was never started — the counter builds its own en
 the process only ever saves time, it never changes a count.
 
 The child is started only where forking is safe and worth it: a POSIX system, at least two
-CPUs this process may run on, no other thread alive yet, no count remembered on this machine
-(no count cache yet, or it is turned off: a first run, where every count needs the encoder),
-and ``PROMPTDECK_ENCODER_PROCESS`` not set to ``off``. The child keeps no file of the parent
+CPUs this process may run on, no other thread alive yet, and ``PROMPTDECK_ENCODER_PROCESS``
+not set to ``off``; for a command, only when no count is remembered on this machine (no count
+cache yet, or it is turned off: a first run, where every count needs the encoder). The app
+starts one at launch in any case: it counts over a whole session, and an encoder built in its
+own process would stop the screen for the length of the build. The child keeps no file of the parent
 open (a reader of the parent's output must not wait on the child), ends with the parent's
 Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no exit handler run.
 """
@@ -104,14 +106,19 @@ class EncoderProcess:
         self._child.stop(reap=reap)
 
 
-def start_encoder_process(encoding: str = "o200k_base") -> bool:
+def start_encoder_process(encoding: str = "o200k_base", *, first_run_only: bool = True) -> bool:
     """Start building ``encoding`` (by default, a project's default encoding) in a child
     process, if it is safe and worth it here.
+
+    ``first_run_only``: only when no count is remembered on this machine (a command, which
+    then needs the encoder for every count). The app passes False: over a session it will
+    count something new sooner or later, and a build in its own process would hold the
+    screen still for as long (the build never lets go of the interpreter lock).
 
     Returns True when a child was started (or already was). Never raises: a fork that fails
     only means the counter builds its encoder itself, as it would have.
     """
-    if not _worth_it() or _built_here(encoding):
+    if not _worth_it(first_run_only) or _built_here(encoding):
         return False
     with _lock:
         if encoding in _started:
@@ -123,6 +130,16 @@ def start_encoder_process(encoding: str = "o200k_base") -> bool:
         _started[encoding] = process
     atexit.register(process.close, reap=False)
     return True
+
+
+def _forget_started() -> None:
+    """In a child forked from this process: the encoder processes are the parent's, never
+    its own (it must not write to their pipes, nor stop them)."""
+    _started.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_started)
 
 
 def take_encoder_process(encoding: str) -> EncoderProcess | None:
@@ -162,10 +179,10 @@ def _built_here(encoding: str) -> bool:
     return known is not None and known.ready
 
 
-def _worth_it() -> bool:
+def _worth_it(first_run_only: bool = True) -> bool:
     if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
         return False
-    if not _nothing_counted_yet():
+    if first_run_only and not _nothing_counted_yet():
         return False
     if not hasattr(os, "fork") or threading.active_count() != 1:
         # Forking a process with other threads could leave a lock held forever in the child.

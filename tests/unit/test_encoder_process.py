@@ -68,7 +68,7 @@ def test_the_child_counts_exactly_what_the_encoder_here_counts() -> None:
 def test_a_counter_takes_the_started_child_and_its_counts_match(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(encoder_process, "_worth_it", lambda: True)
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda _first_run_only=True: True)
     assert start_encoder_process("cl100k_base")
     counter = TokenCounter("cl100k_base", cache=None)
     # Any other builder than the real one builds here: the reference counts.
@@ -121,7 +121,7 @@ def test_a_child_that_cannot_build_hands_the_failure_back_to_the_counter() -> No
 
 
 def test_a_child_killed_midway_leaves_the_counter_exact(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encoder_process, "_worth_it", lambda: True)
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda _first_run_only=True: True)
     assert start_encoder_process("cl100k_base")
     counter = TokenCounter("cl100k_base", cache=None)
     first = counter.count("before the child is gone")
@@ -160,3 +160,24 @@ def test_a_parent_started_with_its_standard_streams_closed_still_gets_counts() -
     assert done.returncode == 0, done.stderr
     assert done.stderr.split()[1:] == ["True", "2"]
     assert int(done.stderr.split()[0]) <= 1  # the case this test is for
+
+
+def test_the_app_starts_one_with_counts_remembered_and_a_forked_child_never_sees_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = tmp_path / "token-counts.sqlite3"
+    monkeypatch.setenv("PROMPTDECK_TOKEN_CACHE", str(store))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    cache = TokenCache(store)
+    cache.put("cl100k_base", bytes(32), 1)
+    cache.flush()
+    cache.close()
+    assert not start_encoder_process("cl100k_base")  # a command: counts are remembered
+    assert start_encoder_process("cl100k_base", first_run_only=False)  # the app
+    pid = os.fork()
+    if pid == 0:  # a child forked later (the app's opening helper, say)
+        os._exit(0 if take_encoder_process("cl100k_base") is None else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the forked child took the parent's process"
+    process = take_encoder_process("cl100k_base")
+    assert process is not None and process.count("hello world") == 2
