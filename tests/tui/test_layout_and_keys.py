@@ -368,3 +368,27 @@ async def test_clicking_a_footer_key_presses_it(demo_root: Path) -> None:
         assert footer.entry_at(column - 1) is None
         await pilot.click(KeyFooter, offset=(column + len("? Help") - 1, 0))
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+
+
+@run_async
+async def test_the_footer_lights_and_explains_the_key_under_the_pointer(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        plain = footer.render()
+        column = str(plain).index("? Help")
+        await pilot.hover(KeyFooter, offset=(column, 0))
+        index = footer.entry_at(column)
+        assert index is not None and footer.entries[index].action == "help"
+        assert footer.tooltip == footer.entries[index].tooltip
+        lit = footer.render()
+        # The entry under the pointer gets its own background; the rest of the line reads the same.
+        assert str(lit) == str(plain)
+        assert (
+            lit.get_style_at_offset(app.console, column).bgcolor
+            != plain.get_style_at_offset(app.console, column).bgcolor
+        )
+        await pilot.hover(KeyFooter, offset=(column - 1, 0))
+        assert footer.tooltip is None
