@@ -32,6 +32,19 @@ FORBIDDEN = (
     "promptdeck.core.injection.builder",
     "promptdeck.core.layers.assembly",
     *(f"promptdeck.core.stories.sources.{name}" for name in ("bmad", "bmad_v7", "openspec")),
+    # The dialogs and screens the first frame does not show, and a run's preparation.
+    "promptdeck.tui.screens.confirm_run",
+    "promptdeck.tui.screens.quit_confirm",
+    "promptdeck.tui.screens.help",
+    "promptdeck.tui.screens.text_view",
+    "promptdeck.tui.screens.run_detail",
+    "promptdeck.tui.screens.run_history",
+    "promptdeck.tui.screens.capture_view",
+    "promptdeck.tui.screens.copy_menu",
+    "promptdeck.tui.screens.export",
+    "promptdeck.tui.screens.file_picker",
+    "promptdeck.tui.screens.epic_plan",
+    "promptdeck.tui.session.run_confirmation",
 )
 """Modules ``import promptdeck.tui.app`` must not import (a name covers its submodules)."""
 

@@ -27,8 +27,8 @@ async def test_enter_goes_to_the_tree_and_escape_keeps_the_place(
     async with app.run_test(size=size) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         tree = screen.query_one(StoryTree)
-        box = screen.query_one("#story-filter", Input)
         await pilot.press("slash")
+        box = screen.query_one("#story-filter", Input)
         assert app.focused is box
         await pilot.press("c", "a", "t")  # "Category rules", "Detect dupli-cat-e …"
         await wait_for(pilot, lambda: tree.node_for("1-1") is None, "the filtered tree")

@@ -25,7 +25,6 @@ from promptdeck.tui.widgets.text_viewer import TextViewer, find_matches
 from promptdeck.tui.widgets.view_bar import ViewBar
 from textual.binding import Binding
 from textual.widgets import Button, Static
-from textual.widgets._footer import FooterKey
 
 SIZES = [(80, 24), (100, 30), (160, 45), (220, 50)]
 # ``c Cancel`` joins them only while a phase runs (tests/tui/test_runs.py).
@@ -336,7 +335,7 @@ async def test_a_toggle_keeps_the_footer_keys_it_does_not_change(demo_root: Path
         screen = await wait_for_preview(pilot, "1-1")
         await pilot.pause()
         footer = screen.query_one(KeyFooter)
-        keys = list(footer.query(FooterKey))
+        entries = footer.entries
         labels = footer.labels()
         await pilot.press("p")
         await wait_for(
@@ -349,8 +348,47 @@ async def test_a_toggle_keeps_the_footer_keys_it_does_not_change(demo_root: Path
             "the preview without project context",
         )
         await pilot.pause()
-        # The keys were refreshed after the action, and read the same: the footer was not
-        # composed again (each key is the widget it was).
+        # The keys were refreshed after the action, and read the same: the footer kept what
+        # it draws (one widget, no key widgets under it).
         assert footer.labels() == labels
-        now = list(footer.query(FooterKey))
-        assert len(now) == len(keys) and all(a is b for a, b in zip(now, keys, strict=True))
+        assert footer.entries is entries
+        assert not footer.children
+
+
+@run_async
+async def test_clicking_a_footer_key_presses_it(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        line = str(footer.render())
+        column = line.index("? Help")
+        # The gap before the entry is no key; the entry's last letter is.
+        assert footer.entry_at(column - 1) is None
+        await pilot.click(KeyFooter, offset=(column + len("? Help") - 1, 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "the help screen")
+
+
+@run_async
+async def test_the_footer_lights_and_explains_the_key_under_the_pointer(demo_root: Path) -> None:
+    app = make_app(demo_root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        await pilot.pause()
+        footer = app.screen.query_one(KeyFooter)
+        plain = footer.render()
+        column = str(plain).index("? Help")
+        await pilot.hover(KeyFooter, offset=(column, 0))
+        index = footer.entry_at(column)
+        assert index is not None and footer.entries[index].action == "help"
+        assert footer.tooltip == footer.entries[index].tooltip
+        lit = footer.render()
+        # The entry under the pointer gets its own background; the rest of the line reads the same.
+        assert str(lit) == str(plain)
+        assert (
+            lit.get_style_at_offset(app.console, column).bgcolor
+            != plain.get_style_at_offset(app.console, column).bgcolor
+        )
+        await pilot.hover(KeyFooter, offset=(column - 1, 0))
+        assert footer.tooltip is None

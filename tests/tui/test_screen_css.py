@@ -66,9 +66,13 @@ class _PaneAlone(App[None]):
 @run_async
 async def test_a_pane_alone_carries_its_look() -> None:
     app = _PaneAlone()
-    async with app.run_test(size=(60, 20)):
+    async with app.run_test(size=(60, 20)) as pilot:
         pane = app.query_one(StoriesPane)
         assert pane.styles.border_right[0] == "tall"
+        # Mounted when first opened (the first frame does not show it).
+        assert not pane.query("#story-filter")
+        pane.open_filter()
+        await pilot.pause()
         # The filter box's border is the theme's accent, not Input's own blurred border.
         accent = Color.parse(app.get_css_variables()["accent"])
         assert pane.query_one("#story-filter", Input).styles.border_top == ("tall", accent)

@@ -51,7 +51,8 @@ async def test_the_tree_shows_the_stories_with_the_cursor_on_the_current_one(
 ) -> None:
     stories = load_catalog(open_workspace(demo_root)).stories
     async with mounted() as (pilot, pane, tree, app):
-        assert not pane.query_one("#story-filter", Input).display
+        # The filter box is mounted when first opened.
+        assert not pane.query("#story-filter")
         pane.current = "1-3"
         pane.stories = stories
         await wait_for(pilot, lambda: tree.cursor_node is tree.node_for("1-3"), "the cursor")
@@ -67,6 +68,7 @@ async def test_the_filter_narrows_the_tree_and_escape_would_clear_it(demo_root: 
     async with mounted() as (pilot, pane, tree, _app):
         pane.stories = stories
         pane.open_filter()
+        await pilot.pause()
         box = pane.query_one("#story-filter", Input)
         assert box.display and box.has_focus
         await pilot.press(*"recurring")

@@ -27,13 +27,15 @@ from promptdeck.core.vocabulary import SUCCESS
 from textual.screen import Screen
 
 from ..context import DeckContext
-from ..screens.confirm_run import ConfirmRunScreen
-from ..screens.quit_confirm import QuitConfirmScreen
 from ..widgets.phase_panel import PhasePanel
-from .run_confirmation import Confirmation, prepare_confirmation
 
 if TYPE_CHECKING:
     from promptdeck.core.run import PlannedRun, RunHandle
+
+    from .run_confirmation import Confirmation
+
+# The dialogs and the run's preparation are imported by the step that needs them: the first
+# frame shows none of them (tests/tui/test_app_imports.py).
 
 QUIT_WAIT_SECONDS = 15.0
 """How long quitting waits for a cancelled phase to stop before leaving anyway."""
@@ -111,6 +113,8 @@ class SessionRuns:
         self._worker(partial(self._plan, request, catalog), "plan", "Preparing the run")
 
     def _plan(self, request: PromptRequest, catalog: StoryCatalog | None) -> None:
+        from .run_confirmation import prepare_confirmation
+
         try:
             confirmation = prepare_confirmation(self._deck, catalog, request, self.images)
         except PromptdeckError as exc:
@@ -122,6 +126,8 @@ class SessionRuns:
 
     def _confirm(self, confirmation: Confirmation) -> None:
         from promptdeck.core.run import discard_plan
+
+        from ..screens.confirm_run import ConfirmRunScreen
 
         plan, planned = confirmation.plan, confirmation.planned
 
@@ -170,6 +176,8 @@ class SessionRuns:
     def finished(self, result: RunResult) -> None:
         """The run has ended: keep how, tell an open quit question, and leave its warnings
         on the notice board."""
+        from ..screens.quit_confirm import QuitConfirmScreen
+
         self.handle = None
         self.running = None
         self.last_result = result
@@ -199,6 +207,8 @@ class SessionRuns:
 
     def quit(self) -> None:
         """Quit; while a phase runs, ask first and cancel it cleanly."""
+        from ..screens.quit_confirm import QuitConfirmScreen
+
         app = self._host.app
         if self.handle is None:
             app.exit()

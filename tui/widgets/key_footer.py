@@ -1,19 +1,23 @@
-"""The footer: the keys that matter most first, as many as fit the width, never cut."""
+"""The footer: the keys that matter most first, as many as fit the width, never cut.
+
+One widget draws the whole line (a widget per key made the first frame mount, style and lay
+out two dozen widgets more)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.widget import Widget
 
 KEY_GAP = 1
-"""Columns between two keys in the compact footer (``FooterKey`` margin)."""
+"""Columns between two keys in the footer."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,34 @@ def fit_items(items: Sequence[FooterItem], width: int) -> list[FooterItem]:
     return kept
 
 
-class KeyFooter(Footer):
+@dataclass(frozen=True)
+class FooterEntry:
+    """One key as the footer draws it (a group's keys are one entry each, the last one
+    carrying the words).
+
+    Attributes:
+        key: the key pressed when the entry is clicked.
+        shown: how the key reads (after the user's keymap).
+        description: the words after the key (empty for a group's first keys).
+        action: the binding's action.
+        disabled: whether the action cannot run now (drawn dim; a click rings the bell).
+        tooltip: what the entry explains under the pointer.
+    """
+
+    key: str
+    shown: str
+    description: str
+    action: str
+    disabled: bool
+    tooltip: str
+
+    @property
+    def width(self) -> int:
+        """Columns the entry's text takes (the gap after it not included)."""
+        return len(self.shown) + (1 + len(self.description) if self.description else 0)
+
+
+class KeyFooter(Widget):
     """A compact footer that shows the most important keys first and only whole entries.
 
     Args:
@@ -95,28 +126,58 @@ class KeyFooter(Footer):
             order. A user keymap changes the keys shown, not the order.
     """
 
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "key-footer--key",
+        "key-footer--description",
+        "key-footer--hover",
+    }
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        text-wrap: nowrap;
+        .key-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .key-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .key-footer--hover {
+            color: $footer-key-foreground;
+            background: $block-hover-background;
+        }
+    }
+    """
+
     def __init__(self, priority: Sequence[str] = (), *, id: str | None = None) -> None:
-        super().__init__(compact=True, show_command_palette=False, id=id)
+        super().__init__(id=id)
         self.priority = tuple(priority)
         self.shown: list[FooterItem] = []
         """The entries on screen now (for tests and the help screen)."""
+        self.entries: tuple[FooterEntry, ...] = ()
+        """The keys drawn now, left to right."""
         self._width = 0
-        self._composed: tuple[tuple[str, str, str, str, bool, str], ...] | None = None
+        self._hover: int | None = None
 
-    def compose(self) -> ComposeResult:
-        """The entries that fit, each key clickable: from the first frame on (the screen's
-        keys are known before its focus is; Textual's footer waits for the focus, a frame
-        later, and the first frame would show no keys)."""
-        entries = self._entries()
-        self._composed = entries
-        for key, shown, description, action, disabled, tooltip in entries:
-            yield FooterKey(
-                key, shown, description, action, disabled=disabled, tooltip=tooltip
-            ).data_bind(compact=Footer.compact)
+    def on_mount(self) -> None:
+        """The keys from the first frame on: the screen's keys are known before its focus is
+        (Textual's footer waits for the focus, a frame later, and the first frame would show no
+        keys)."""
+        self.entries = self._entries()
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
 
-    def _entries(self) -> tuple[tuple[str, str, str, str, bool, str], ...]:
-        """What :meth:`compose` shows now: for each key, its key, how it reads, its words, its
-        action, whether it is disabled, and its tooltip."""
+    def on_unmount(self) -> None:
+        """Stop listening to the screen's keys."""
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _entries(self) -> tuple[FooterEntry, ...]:
+        """What the footer shows now, left to right."""
         active = self.screen.active_bindings
         seen: set[str] = set()
         pairs: list[tuple[Binding, str]] = []
@@ -129,14 +190,14 @@ class KeyFooter(Footer):
         enabled = {b.action: e for _n, b, e, _t in active.values()}
         width = self.size.width or self.app.size.width
         self.shown = fit_items(footer_items(pairs, self.priority), width)
-        entries: list[tuple[str, str, str, str, bool, str]] = []
+        entries: list[FooterEntry] = []
         for item in self.shown:
             # A group reads ``[ ] Phase``: each key its own clickable entry, the last one
             # carrying the words.
             last = len(item.bindings) - 1
             for index, (binding, key) in enumerate(zip(item.bindings, item.keys, strict=True)):
                 entries.append(
-                    (
+                    FooterEntry(
                         binding.key,
                         key,
                         item.description if index == last else "",
@@ -147,22 +208,81 @@ class KeyFooter(Footer):
                 )
         return tuple(entries)
 
+    def _show(self, entries: tuple[FooterEntry, ...]) -> None:
+        """Draw ``entries`` when they differ from what is drawn."""
+        if entries != self.entries:
+            self.entries = entries
+            self._hover = None
+            self.refresh()
+
     def bindings_changed(self, screen: Screen[object]) -> None:
         """The screen's keys may have changed (they are refreshed after every action and focus
-        change): compose the footer again only when what it shows would differ. Composing
-        mounts a widget per key, which took longer than the rest of a preview update."""
-        self._bindings_ready = True
+        change): draw the footer again only when what it shows would differ."""
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
-        if self._entries() != self._composed:
-            self.call_after_refresh(self.recompose)
+        self._show(self._entries())
 
     def on_resize(self, event: events.Resize) -> None:
-        """A new width may fit more or fewer keys (the same keys are not composed again)."""
+        """A new width may fit more or fewer keys."""
         if event.size.width != self._width:
             self._width = event.size.width
-            if self._bindings_ready and self._entries() != self._composed:
-                self.call_after_refresh(self.recompose)
+            self._show(self._entries())
+
+    def render(self) -> Text:
+        """The keys on one line: the key in bold, a space, the words, a gap before the next."""
+        key_style = self.get_component_rich_style("key-footer--key")
+        description_style = self.get_component_rich_style("key-footer--description")
+        base = self.rich_style
+        line = Text(no_wrap=True, end="")
+        for index, entry in enumerate(self.entries):
+            if index:
+                line.append(" " * KEY_GAP)
+            start = len(line)
+            line.append(entry.shown, key_style)
+            if entry.description:
+                line.append(" " + entry.description, description_style)
+            entry_style = base + Style(dim=True) if entry.disabled else base
+            line.stylize_before(entry_style, start, len(line))
+            if index == self._hover:
+                hover = self.get_component_rich_style("key-footer--hover")
+                line.stylize(Style(bgcolor=hover.bgcolor), start, len(line))
+        line.stylize_before(base)
+        return line
+
+    def entry_at(self, x: int) -> int | None:
+        """The index of the entry drawn at column ``x``, or ``None`` in a gap or past the end."""
+        start = 0
+        for index, entry in enumerate(self.entries):
+            if start <= x < start + entry.width:
+                return index
+            start += entry.width + KEY_GAP
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """Light the entry under the pointer and explain it."""
+        index = self.entry_at(event.x)
+        if index != self._hover:
+            self._hover = index
+            self.tooltip = self.entries[index].tooltip if index is not None else None
+            self.refresh()
+
+    def on_leave(self, event: events.Leave) -> None:
+        """The pointer left: no entry is lit."""
+        if self._hover is not None:
+            self._hover = None
+            self.tooltip = None
+            self.refresh()
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A click on an entry presses its key (rings the bell when its action cannot run)."""
+        index = self.entry_at(event.x)
+        if index is None:
+            return
+        entry = self.entries[index]
+        if entry.disabled:
+            self.app.bell()
+        else:
+            self.app.simulate_key(entry.key)
 
     def labels(self) -> list[str]:
         """The entries shown, as they read (``r Run``, ``[ ] Phase``)."""

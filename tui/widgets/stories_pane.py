@@ -69,12 +69,14 @@ class StoriesPane(Vertical):
         self._follow_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        """Title, filter box, tree."""
+        """Title and tree (the filter box is mounted when first asked for: the first frame
+        does not show it)."""
         yield RegionTitle("Stories", id="stories-title")
-        box = Input(placeholder="filter stories…", id="story-filter")
-        box.display = False
-        yield box
         yield StoryTree(id="story-tree")
+
+    def _filter_box(self) -> Input | None:
+        """The filter box, if it was ever opened."""
+        return next(iter(self.query("#story-filter").results(Input)), None)
 
     def watch_stories(self) -> None:
         """New stories: rebuild the tree, filtered, with the cursor on the current story."""
@@ -115,15 +117,18 @@ class StoriesPane(Vertical):
 
     def open_filter(self) -> None:
         """Show the filter box and put the focus in it."""
-        box = self.query_one("#story-filter", Input)
+        box = self._filter_box()
+        if box is None:
+            box = Input(placeholder="filter stories…", id="story-filter")
+            self.mount(box, before=self.query_one(StoryTree))
         box.display = True
         box.focus()
 
     def close_filter(self) -> None:
         """Clear and hide the filter box (if it is open) and go back to the tree, its cursor
         on the story it was on."""
-        box = self.query_one("#story-filter", Input)
-        if box.display:
+        box = self._filter_box()
+        if box is not None and box.display:
             # Cleared here rather than through Input.Changed (which comes later), so the tree
             # is rebuilt whole before the cursor's story can be lost.
             with box.prevent(Input.Changed):
