@@ -24,6 +24,7 @@ from promptdeck.tui.widgets.story_tree import StoryTree, short_id
 from promptdeck.tui.widgets.text_viewer import TextViewer, find_matches
 from promptdeck.tui.widgets.view_bar import ViewBar
 from textual.binding import Binding
+from textual.pilot import Pilot
 from textual.widgets import Button, Static
 
 SIZES = [(80, 24), (100, 30), (160, 45), (220, 50)]
@@ -355,15 +356,19 @@ async def test_a_toggle_keeps_the_footer_keys_it_does_not_change(demo_root: Path
         assert not footer.children
 
 
+async def _footer_and_help_column(app: PromptdeckApp, pilot: Pilot[None]) -> tuple[KeyFooter, int]:
+    """The footer once the first preview is shown, and the column its ``? Help`` starts at."""
+    await wait_for_preview(pilot, "1-1")
+    await pilot.pause()
+    footer = app.screen.query_one(KeyFooter)
+    return footer, str(footer.render()).index("? Help")
+
+
 @run_async
 async def test_clicking_a_footer_key_presses_it(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        await wait_for_preview(pilot, "1-1")
-        await pilot.pause()
-        footer = app.screen.query_one(KeyFooter)
-        line = str(footer.render())
-        column = line.index("? Help")
+        footer, column = await _footer_and_help_column(app, pilot)
         # The gap before the entry is no key; the entry's last letter is.
         assert footer.entry_at(column - 1) is None
         await pilot.click(KeyFooter, offset=(column + len("? Help") - 1, 0))
@@ -374,11 +379,8 @@ async def test_clicking_a_footer_key_presses_it(demo_root: Path) -> None:
 async def test_the_footer_lights_and_explains_the_key_under_the_pointer(demo_root: Path) -> None:
     app = make_app(demo_root)
     async with app.run_test(size=(160, 45)) as pilot:
-        await wait_for_preview(pilot, "1-1")
-        await pilot.pause()
-        footer = app.screen.query_one(KeyFooter)
+        footer, column = await _footer_and_help_column(app, pilot)
         plain = footer.render()
-        column = str(plain).index("? Help")
         await pilot.hover(KeyFooter, offset=(column, 0))
         index = footer.entry_at(column)
         assert index is not None and footer.entries[index].action == "help"

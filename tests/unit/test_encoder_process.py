@@ -79,20 +79,30 @@ def test_a_counter_takes_the_started_child_and_its_counts_match(
     assert not isinstance(here._encoder, EncoderProcess)
 
 
-def test_nothing_is_started_where_it_is_not_worth_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def _two_cpus_and_a_count_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A count cache of this test's own (not written yet) on a machine of two CPUs."""
     store = tmp_path / "token-counts.sqlite3"
     monkeypatch.setenv("PROMPTDECK_TOKEN_CACHE", str(store))
     monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    return store
+
+
+def _remember_a_count(store: Path, encoding: str) -> None:
+    cache = TokenCache(store)
+    cache.put(encoding, bytes(32), 1)
+    cache.flush()
+    cache.close()
+
+
+def test_nothing_is_started_where_it_is_not_worth_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = _two_cpus_and_a_count_cache(monkeypatch, tmp_path)
     monkeypatch.setenv(encoder_process.ENV_VAR, "off")
     assert not start_encoder_process("o200k_base")
     monkeypatch.delenv(encoder_process.ENV_VAR)
     # Counts remembered on this machine: most commands need no encoder at all.
-    cache = TokenCache(store)
-    cache.put("o200k_base", bytes(32), 1)
-    cache.flush()
-    cache.close()
+    _remember_a_count(store, "o200k_base")
     assert store.exists() and not encoder_process._nothing_counted_yet()
     assert not start_encoder_process("o200k_base")
     store.unlink()
@@ -165,13 +175,8 @@ def test_a_parent_started_with_its_standard_streams_closed_still_gets_counts() -
 def test_the_app_starts_one_with_counts_remembered_and_a_forked_child_never_sees_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    store = tmp_path / "token-counts.sqlite3"
-    monkeypatch.setenv("PROMPTDECK_TOKEN_CACHE", str(store))
-    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
-    cache = TokenCache(store)
-    cache.put("cl100k_base", bytes(32), 1)
-    cache.flush()
-    cache.close()
+    store = _two_cpus_and_a_count_cache(monkeypatch, tmp_path)
+    _remember_a_count(store, "cl100k_base")
     assert not start_encoder_process("cl100k_base")  # a command: counts are remembered
     assert start_encoder_process("cl100k_base", first_run_only=False)  # the app
     pid = os.fork()
