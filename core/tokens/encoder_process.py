@@ -134,8 +134,11 @@ def start_encoder_process(encoding: str = "o200k_base", *, first_run_only: bool 
 
 def _forget_started() -> None:
     """In a child forked from this process: the encoder processes are the parent's, never
-    its own (it must not write to their pipes, nor stop them)."""
+    its own (it must not write to their pipes, nor stop them); and the registry's lock is a
+    new one (a thread of the parent may have held it at the fork)."""
+    global _lock
     _started.clear()
+    _lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
