@@ -105,9 +105,9 @@ def _child(
         reads, writes = _detach(reads, writes, close_inherited)
         work(reads, writes)
         code = 0
-    except BaseException:  # whatever happens, the child only ever exits
-        pass
     finally:
+        # Whatever happens, the child only ever exits: an exception on its way up ends here
+        # too, before anything could print it or run the parent's exit handlers.
         os._exit(code)
 
 
