@@ -144,13 +144,16 @@ class Exchange(BaseHTTPRequestHandler):
             cut=size > self.server.capture.max_request_bytes,
             headers={key.lower(): value for key, value in self.headers.items()},
         )
-        self.server.capture.add(request)
         if request.refused_host is not None:
+            # Answered before it is kept: keeping it stops the capture, and the client is to
+            # have its refusal first.
             self.send_json(
                 403, {"error": {"message": "promptdeck capture: no traffic off the loopback"}}
             )
             self.close_connection = True
+            self.server.capture.add(request)
             return
+        self.server.capture.add(request)
         self.server.capture.answer(self, request)
 
     do_GET = do_POST = do_HEAD = do_PUT = do_PATCH = do_DELETE = do_CONNECT = _handle

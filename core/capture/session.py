@@ -59,6 +59,8 @@ VERSION_TIMEOUT = 20.0
 RULES_READ_LIMIT = 4 * 1024 * 1024
 """Largest rules file looked for in the request."""
 _POLL = 0.05
+_STOP_GRACE = 1.0
+"""Seconds a stopped client has to end by itself before its session is killed."""
 _SAID_BYTES = 4096
 """How much of the client's stdout (its version) and stderr (its last line) is read."""
 _CLOSED_PORT = "http://127.0.0.1:9"
@@ -172,9 +174,10 @@ def _run(
     keep_output: bool = False,
 ) -> tuple[bool, str, str]:
     """Run the client until it ends, the deadline passes or ``stop`` is set (then it is
-    killed): whether it ended by itself, the start of its stdout (when ``keep_output``) and
-    the last line of its stderr (files, not pipes: what it writes costs no memory, and a
-    helper it started cannot hold a pipe open).
+    killed; once stopped, after at most :data:`_STOP_GRACE` seconds to end by itself):
+    whether it ended by itself, the start of its stdout (when ``keep_output``) and the last
+    line of its stderr (files, not pipes: what it writes costs no memory, and a helper it
+    started cannot hold a pipe open).
 
     The client runs in a session of its own, killed whole once it is over, so no helper it
     started outlives the capture and its temporary home.
@@ -205,6 +208,11 @@ def _run(
                 if not ended and (stop.is_set() or time.monotonic() > deadline):
                     break
                 time.sleep(0 if ended else _POLL)
+            if not ended and stop.is_set():
+                # A moment to end by itself: a client the loopback refused reads its 403 and
+                # says so (its last line is shown) before the session is killed.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(_STOP_GRACE)
         finally:
             with contextlib.suppress(OSError):
                 os.killpg(process.pid, signal.SIGKILL)
