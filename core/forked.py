@@ -5,7 +5,7 @@ one interpreter (whose lock lets only one of them run at a time): the encoder bu
 command's imports (:mod:`promptdeck.core.tokens.encoder_process`), the app's first catalog
 and prompt beside its screen. This module holds what those share: forking with the pipes in
 place, the child's whole life (it only ever leaves through ``os._exit``: no parent buffer is
-flushed twice, no exit handler run, whatever happens), and reading and writing whole messages.
+flushed twice, no exit handler run, whatever happens), and whole messages through the pipes.
 
 Fork only before any other thread is started: the child is a copy of this process, and a lock
 another thread held at the fork would stay held in the child forever.
@@ -167,3 +167,27 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+_LENGTH = 8
+"""Bytes of a message's length before it (unsigned, big-endian)."""
+
+
+def send_message(fd: int, data: bytes) -> None:
+    """``data`` to ``fd`` as one message: its length, then itself.
+
+    Raises:
+        OSError: the other end is gone.
+    """
+    write_all(fd, len(data).to_bytes(_LENGTH, "big") + data)
+
+
+def receive_message(fd: int) -> bytes | None:
+    """The next whole message from ``fd``; None when the other end closed (or died) before
+    a whole one came."""
+    head = read_exact(fd, _LENGTH)
+    if len(head) != _LENGTH:
+        return None
+    size = int.from_bytes(head, "big")
+    body = read_exact(fd, size)
+    return body if len(body) == size else None

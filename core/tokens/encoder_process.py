@@ -32,13 +32,13 @@ import sys
 import threading
 from typing import Final
 
-from ..forked import Forked, fork_child, read_exact, write_all
+from ..forked import Forked, fork_child, read_exact, receive_message, send_message, write_all
 
 ENV_VAR: Final = "PROMPTDECK_ENCODER_PROCESS"
 _READY: Final = b"R"
 _FAILED: Final = b"F"
 _WORD: Final = 8
-"""Bytes of each length and count on the pipes (unsigned, big-endian)."""
+"""Bytes of a count on the reply pipe (unsigned, big-endian)."""
 
 _started: dict[str, EncoderProcess] = {}
 _lock = threading.Lock()
@@ -85,7 +85,7 @@ class EncoderProcess:
             if not self._ready or self._child.pid is None or requests is None:
                 raise OSError("the encoder process is not running")
             try:
-                write_all(requests, len(data).to_bytes(_WORD, "big") + data)
+                send_message(requests, data)
                 reply = read_exact(self._child.from_child, _WORD)
             except OSError:
                 self._stop()
@@ -216,8 +216,8 @@ def _serve(encoding: str, requests: int, replies: int) -> None:
         return
     write_all(replies, _READY)
     while True:
-        header = read_exact(requests, _WORD)
-        if len(header) != _WORD:
+        data = receive_message(requests)
+        if data is None:
             return
-        text = read_exact(requests, int.from_bytes(header, "big")).decode("utf-8", "surrogatepass")
+        text = data.decode("utf-8", "surrogatepass")
         write_all(replies, len(encoder.encode_ordinary(text)).to_bytes(_WORD, "big"))

@@ -21,13 +21,12 @@ from __future__ import annotations
 import io
 import pickle
 import select
-import struct
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from promptdeck.core.forked import Forked, fork_child, read_exact, write_all
+from promptdeck.core.forked import Forked, fork_child, receive_message, send_message
 
 if TYPE_CHECKING:
     from promptdeck.core.project import Workspace
@@ -124,11 +123,6 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-_LENGTH = struct.Struct("<Q")
-"""Each part of the answer goes through the pipe as its length, then its pickle: a part is
-read whole and never read ahead of, so waiting for the next one is waiting on the pipe."""
-
-
 class OpeningHelper:
     """A helper process computing :func:`read_opening`; :meth:`start` forks it.
 
@@ -210,12 +204,12 @@ class OpeningHelper:
             child.stop()
 
     def _part(self) -> object:
+        """The next part: one message (its pickle), read whole and never read ahead of, so
+        that waiting for the next one is waiting on the pipe (:meth:`wait`)."""
         if self._child is None:
             return None
-        reader = self._child.from_child
         try:
-            head = read_exact(reader, _LENGTH.size)
-            body = read_exact(reader, _LENGTH.unpack(head)[0]) if len(head) == _LENGTH.size else b""
+            body = receive_message(self._child.from_child)
             return pickle.loads(body) if body else None
         except Exception:  # a helper cut short mid-answer
             return None
@@ -229,7 +223,7 @@ def _answer(
     def send(part: object) -> None:
         buffer = io.BytesIO()
         _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(part)
-        write_all(replies, _LENGTH.pack(buffer.tell()) + buffer.getvalue())
+        send_message(replies, buffer.getvalue())
 
     parts: list[Opening] = []
 
