@@ -45,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from promptdeck.core.demo.bundle import prepare_demo
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.tokens import start_encoder_process
 from promptdeck.tui.app import PromptdeckApp
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.settings import LoadedSettings, UserSettings
+from promptdeck.tui.startup import hold_for_first_frame
 from promptdeck.tui.widgets.meter_line import MeterLine
 from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
 from rich.console import RenderableType
@@ -68,7 +68,7 @@ def _app(root: Path, settings_dir: Path) -> PromptdeckApp:
     settings = LoadedSettings(UserSettings(), settings_dir / "settings.toml")
     workspace = open_workspace(root)
     # As `promptdeck` does at launch, before the app starts any thread.
-    start_encoder_process(workspace.config.tokens_encoding, first_run_only=False)
+    hold_for_first_frame(workspace.config.tokens_encoding)
     return PromptdeckApp(workspace, settings=settings)
 
 

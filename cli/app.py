@@ -11,7 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.demo import temporary_demo
 from ..core.errors import EXIT_OK, UsageError
 from ..core.project import AGENTS, ENCODINGS, Workspace, open_workspace
 
@@ -90,17 +89,17 @@ def _require_terminal() -> None:
 
 def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -> int:
     # Imported here, not at the top: the headless commands never load Textual.
-    from ..core.tokens import start_encoder_process
     from ..tui.session.opening import OpeningHelper
     from ..tui.settings import load_settings
+    from ..tui.startup import hold_for_first_frame
 
     settings = load_settings()
     encoding = args.encoding or workspace.config.tokens_encoding
-    # Both forked before Textual is imported (and before any thread starts), each working on
-    # another core while this process builds the screen: the encoder, so that building it
-    # never holds the screen still (promptdeck.core.tokens), and the catalog and the first
-    # prompt.
-    start_encoder_process(encoding, first_run_only=False)
+    # Both forked before Textual is imported (and before any thread starts): the encoder, so
+    # that building it never holds the screen still (promptdeck.core.tokens), held until the
+    # first frame is painted (promptdeck.tui.startup), and the catalog and the first prompt,
+    # read on another core while this process builds the screen.
+    hold_for_first_frame(encoding)
     opening = OpeningHelper.start(
         workspace, encoding, settings.settings.open_phase, workspace.config.delivery
     )
@@ -149,6 +148,8 @@ def run_app(args: argparse.Namespace) -> int:
 
 def run_demo(args: argparse.Namespace) -> int:
     """Open the app on a temporary copy of the demo workspace; delete it on quit unless --keep."""
+    from ..core.demo import temporary_demo  # here: opening a project never loads the demo
+
     _require_terminal()
     with temporary_demo(keep=args.keep) as root:
         print(f"promptdeck: demo workspace at {root}", file=sys.stderr)

@@ -56,7 +56,11 @@ class Forked:
 
 
 def fork_child(
-    work: Callable[[int | None, int], None], *, requests: bool, close_inherited: bool
+    work: Callable[[int | None, int], None],
+    *,
+    requests: bool,
+    close_inherited: bool,
+    reply_room: int | None = None,
 ) -> Forked:
     """Fork a child that runs ``work(read_fd, write_fd)`` and then exits.
 
@@ -66,6 +70,11 @@ def fork_child(
     closes every other file it inherited (so that, say, a reader of this process's output
     never waits on the child).
 
+    ``reply_room``: the bytes the answer pipe holds before the child's writes wait for this
+    process to read (Linux; elsewhere, or past the system's limit, the usual 64 KiB). A child
+    that answers in parts, and works on between them, needs room for the first part: a part
+    that does not fit stops it until this process reads.
+
     Raises:
         OSError: no pipe or no fork here (the caller then does the work itself).
     """
@@ -74,6 +83,8 @@ def fork_child(
         if requests:
             pipes.extend(os.pipe())
         pipes.extend(os.pipe())
+        if reply_room is not None:
+            _widen(pipes[-1], reply_room)
         pid = os.fork()
     except (OSError, AttributeError) as exc:
         for fd in pipes:
@@ -136,6 +147,15 @@ def _detach(reads: int | None, writes: int, close_inherited: bool) -> tuple[int 
             if old is not None and old > 2 and old not in kept:
                 os.close(old)
     return kept
+
+
+def _widen(fd: int, room: int) -> None:
+    import fcntl
+
+    setting = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if setting is not None:
+        with contextlib.suppress(OSError):  # past /proc/sys/fs/pipe-max-size: keep the default
+            fcntl.fcntl(fd, setting, room)
 
 
 def _fd_limit() -> int:

@@ -13,13 +13,14 @@ from ..homes import lazy_names
 
 if TYPE_CHECKING:
     from .base import Usage, agent_label
-    from .registry import REGISTRY, found_default_agent, get_agent, resolve_agent_name
+    from .programs import found_default_agent
+    from .registry import REGISTRY, get_agent, resolve_agent_name
 
 _HOMES = {
     "Usage": ".base",
     "agent_label": ".base",
     "REGISTRY": ".registry",
-    "found_default_agent": ".registry",
+    "found_default_agent": ".programs",
     "get_agent": ".registry",
     "resolve_agent_name": ".registry",
 }

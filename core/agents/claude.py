@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -40,15 +39,11 @@ from .base import (
     make_event,
     tool_preview,
 )
+from .programs import CLAUDE_BIN_ENV, claude_binary
 
-BIN_ENV = "PROMPTDECK_CLAUDE_BIN"
+BIN_ENV = CLAUDE_BIN_ENV
 _usage = fast_factory(Usage)
 _decode = json.JSONDecoder().decode
-
-
-def claude_binary(config: Config) -> str:
-    """The binary to run: ``PROMPTDECK_CLAUDE_BIN``, else config ``agent.claude_bin``."""
-    return os.environ.get(BIN_ENV) or config.agent_claude_bin
 
 
 def usage_from(data: Any) -> Usage | None:

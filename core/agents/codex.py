@@ -39,7 +39,6 @@ are :mod:`.codex_profile`'s, the stream's parser is :mod:`.codex_stream`'s.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -56,14 +55,10 @@ from .codex_profile import (
     project_overrides,
 )
 from .codex_stream import CodexJsonParser
+from .programs import CODEX_BIN_ENV, codex_binary
 
-BIN_ENV = "PROMPTDECK_CODEX_BIN"
+BIN_ENV = CODEX_BIN_ENV
 _SANDBOX_FLAGS = ("-s", "--sandbox", "--dangerously-bypass-approvals-and-sandbox")
-
-
-def codex_binary(config: Config) -> str:
-    """The binary to run: ``PROMPTDECK_CODEX_BIN``, else config ``agent.codex_bin``."""
-    return os.environ.get(BIN_ENV) or config.agent_codex_bin
 
 
 def _has_flag(args: tuple[str, ...], flags: tuple[str, ...]) -> bool:

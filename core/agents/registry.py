@@ -10,12 +10,12 @@ from collections.abc import Callable
 
 from ..agent_names import AGENT_NAMES
 from ..errors import NoAgentError, UsageError
-from ..processes import resolve_program
 from ..project.config import Config
 from .base import Agent
-from .claude import ClaudeAgent, claude_binary
+from .claude import ClaudeAgent
 from .codex import CodexAgent
 from .command import CommandAgent
+from .programs import claude_binary, found_default_agent
 from .replay import ReplayAgent
 
 AgentFactory = Callable[[Config, str | None], Agent]
@@ -35,12 +35,7 @@ if tuple(REGISTRY) != AGENT_NAMES:  # pragma: no cover - a programming error
     raise RuntimeError(f"agent registry {tuple(REGISTRY)} differs from {AGENT_NAMES}")
 
 
-def found_default_agent(config: Config) -> str | None:
-    """The backend used when none is named: config ``agent.default``, else ``claude`` when
-    its binary is found; None when neither."""
-    if config.agent_default:
-        return config.agent_default
-    return "claude" if resolve_program(claude_binary(config), None) else None
+__all__ = ["REGISTRY", "found_default_agent", "get_agent", "resolve_agent_name"]
 
 
 def resolve_agent_name(name: str | None, config: Config) -> str:

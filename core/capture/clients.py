@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.base import LaunchRequest, LaunchSpec
-from ..agents.claude import ClaudeAgent, claude_binary
-from ..agents.codex import CodexAgent, codex_binary
+from ..agents.claude import ClaudeAgent
+from ..agents.codex import CodexAgent
+from ..agents.programs import claude_binary, codex_binary
 from ..project.config import Config
 
 CLIENTS = ("claude", "codex")

@@ -15,7 +15,11 @@ if TYPE_CHECKING:
     from .cache import default_path
     from .context_window import ContextUse, context_use, rules_read_twice
     from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
-    from .encoder_process import start_encoder_process, stop_encoder_processes
+    from .encoder_process import (
+        release_encoder_processes,
+        start_encoder_process,
+        stop_encoder_processes,
+    )
     from .pricing import priced_model
     from .results import results_path, shared_results
 
@@ -33,6 +37,7 @@ _HOMES = {
     "get_counter": ".counter",
     "Meter": ".counter",
     "TokenCounter": ".counter",
+    "release_encoder_processes": ".encoder_process",
     "start_encoder_process": ".encoder_process",
     "stop_encoder_processes": ".encoder_process",
     "priced_model": ".pricing",
@@ -55,6 +60,7 @@ __all__ = [
     "default_path",
     "get_counter",
     "priced_model",
+    "release_encoder_processes",
     "remember",
     "remembered",
     "results_path",

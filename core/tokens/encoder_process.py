@@ -19,14 +19,19 @@ CPUs this process may run on, no other thread alive yet, and ``PROMPTDECK_ENCODE
 not set to ``off``; for a command, only when no count is remembered on this machine (no count
 cache yet, or it is turned off: a first run, where every count needs the encoder). The app
 starts one at launch in any case: it counts over a whole session, and an encoder built in its
-own process would stop the screen for the length of the build. The child keeps no file of the parent
-open (a reader of the parent's output must not wait on the child), ends with the parent's
-Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no exit handler run.
+own process would stop the screen for the length of the build. The app's child is *held*: it
+waits to build until the first frame is painted (:func:`release_encoder_processes`) or a count
+asks for it, whichever comes first. On two cores, a build beside the app's start, the opening
+helper and the screen sharing them, delayed the first frame by 150–300 ms. The child keeps no
+file of the parent open (a reader of the parent's output must not wait on the child), ends
+with the parent's Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no
+exit handler run.
 """
 
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import threading
@@ -50,20 +55,28 @@ class EncoderProcess:
     Thread-safe: one request at a time goes through the pipes.
     """
 
-    def __init__(self, encoding: str, child: Forked) -> None:
+    def __init__(self, encoding: str, child: Forked, *, held: bool = False) -> None:
         self.encoding = encoding
         self._child = child
         self._lock = threading.Lock()
         self._ready: bool | None = None
+        self._held = held
 
     @property
     def pid(self) -> int | None:
         """The child's process id (None once stopped)."""
         return self._child.pid
 
-    def ready(self) -> bool:
-        """Wait until the child has built its encoder; False if it failed or is gone."""
+    def release(self) -> None:
+        """Let a held child start its build (once; a child that was not held builds anyway)."""
         with self._lock:
+            self._release()
+
+    def ready(self) -> bool:
+        """Wait until the child has built its encoder (releasing it first, if it was held);
+        False if it failed or is gone."""
+        with self._lock:
+            self._release()
             if self._ready is None:
                 try:
                     self._ready = read_exact(self._child.from_child, 1) == _READY
@@ -72,6 +85,16 @@ class EncoderProcess:
                 if not self._ready:
                     self._child.stop()
             return self._ready
+
+    def _release(self) -> None:
+        held, self._held = self._held, False
+        requests = self._child.to_child
+        if not held or self._ready is not None or requests is None:
+            return
+        try:
+            send_message(requests, b"")  # any message will do: the child only waits for one
+        except OSError:
+            self._stop()
 
     def count(self, text: str) -> int:
         """Tokens of ``text`` as ``encode_ordinary`` counts them, from the child.
@@ -106,7 +129,9 @@ class EncoderProcess:
         self._child.stop(reap=reap)
 
 
-def start_encoder_process(encoding: str = "o200k_base", *, first_run_only: bool = True) -> bool:
+def start_encoder_process(
+    encoding: str = "o200k_base", *, first_run_only: bool = True, held: bool = False
+) -> bool:
     """Start building ``encoding`` (by default, a project's default encoding) in a child
     process, if it is safe and worth it here.
 
@@ -114,6 +139,10 @@ def start_encoder_process(encoding: str = "o200k_base", *, first_run_only: bool 
     then needs the encoder for every count). The app passes False: over a session it will
     count something new sooner or later, and a build in its own process would hold the
     screen still for as long (the build never lets go of the interpreter lock).
+
+    ``held``: the child is forked now but builds only once released
+    (:func:`release_encoder_processes`) or asked for a count — the app, whose first frame
+    needs both cores and, with its counts remembered, no encoder.
 
     Returns True when a child was started (or already was). Never raises: a fork that fails
     only means the counter builds its encoder itself, as it would have.
@@ -124,7 +153,7 @@ def start_encoder_process(encoding: str = "o200k_base", *, first_run_only: bool 
         if encoding in _started:
             return True
         try:
-            process = _fork(encoding)
+            process = _fork(encoding, held)
         except OSError:
             return False
         _started[encoding] = process
@@ -153,6 +182,14 @@ def take_encoder_process(encoding: str) -> EncoderProcess | None:
     if process is None or not process.ready():
         return None
     return process
+
+
+def release_encoder_processes() -> None:
+    """Let every held child start its build now (the app, once its first frame is painted)."""
+    with _lock:
+        processes = list(_started.values())
+    for process in processes:
+        process.release()
 
 
 def stop_encoder_processes() -> None:
@@ -197,18 +234,25 @@ def _worth_it(first_run_only: bool = True) -> bool:
     return cpus >= 2
 
 
-def _fork(encoding: str) -> EncoderProcess:
+def _fork(encoding: str, held: bool = False) -> EncoderProcess:
     def serve(requests: int | None, replies: int) -> None:
         assert requests is not None
-        _serve(encoding, requests, replies)
+        _serve(encoding, requests, replies, held)
 
-    return EncoderProcess(encoding, fork_child(serve, requests=True, close_inherited=True))
+    child = fork_child(serve, requests=True, close_inherited=True)
+    return EncoderProcess(encoding, child, held=held)
 
 
-def _serve(encoding: str, requests: int, replies: int) -> None:
-    """The child's work: build, say so, count until the parent closes the pipe."""
+def _serve(encoding: str, requests: int, replies: int, held: bool) -> None:
+    """The child's work: (once released, if held) build, say so, count until the parent
+    closes the pipe."""
     from .encoding import build_encoding
 
+    if held and receive_message(requests) is None:
+        return  # the parent ended (or stopped it) before it was wanted
+    # The app's launch turns the collector off until its first frame (promptdeck.tui.startup);
+    # this process serves the whole session.
+    gc.enable()
     try:
         encoder = build_encoding(encoding)
     except Exception:  # the parent builds its own and reports why, as without a child

@@ -379,7 +379,11 @@ async def test_young_garbage_is_collected_once_a_counted_prompt_is_on_screen(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     collected: list[int] = []
-    monkeypatch.setattr(preview_pane, "gc", SimpleNamespace(collect=collected.append))
+    monkeypatch.setattr(
+        preview_pane,
+        "gc",
+        SimpleNamespace(collect=collected.append, isenabled=lambda: True, freeze=lambda: None),
+    )
     deck = deck_on(demo_root)
     async with mounted(deck) as (pilot, pane, _app):
         pane.counted = False

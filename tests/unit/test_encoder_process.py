@@ -17,6 +17,7 @@ from promptdeck.core.tokens.cache import TokenCache
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.core.tokens.encoder_process import (
     EncoderProcess,
+    release_encoder_processes,
     start_encoder_process,
     stop_encoder_processes,
     take_encoder_process,
@@ -186,3 +187,63 @@ def test_the_app_starts_one_with_counts_remembered_and_a_forked_child_never_sees
     assert os.waitstatus_to_exitcode(status) == 0, "the forked child took the parent's process"
     process = take_encoder_process("cl100k_base")
     assert process is not None and process.count("hello world") == 2
+
+
+def _answered_within(process: EncoderProcess, seconds: float) -> bool:
+    import select
+
+    child = process._child
+    ready, _, _ = select.select([child.from_child], [], [], seconds)
+    return bool(ready)
+
+
+def test_a_held_child_builds_nothing_until_released() -> None:
+    process = encoder_process._fork("cl100k_base", held=True)
+    try:
+        # A build takes well under a second here; held, the child says nothing at all.
+        assert not _answered_within(process, 1.5), "the held child built before its release"
+        process.release()
+        process.release()  # once is enough; again changes nothing
+        assert process.ready()
+        assert process.count("hello world") == 2
+    finally:
+        process.close()
+
+
+def test_a_count_asked_of_a_held_child_releases_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda first_run_only=True: True)
+    assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
+    process = take_encoder_process("cl100k_base")  # waits for the build it releases
+    assert process is not None and process.count("hello world") == 2
+
+
+def test_release_encoder_processes_lets_every_held_child_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(encoder_process, "_worth_it", lambda first_run_only=True: True)
+    assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
+    with encoder_process._lock:
+        process = encoder_process._started["cl100k_base"]
+    release_encoder_processes()
+    assert _answered_within(process, 60.0)
+    assert process.ready() and process.count("hello world") == 2
+
+
+def test_a_held_child_whose_parent_is_gone_ends_without_building() -> None:
+    import time
+
+    process = encoder_process._fork("cl100k_base", held=True)
+    pid = _pid(process)
+    child = process._child
+    assert child.to_child is not None
+    os.close(child.to_child)  # as when the parent dies: its end of the pipe closes
+    child.to_child = None
+    try:
+        deadline = time.monotonic() + 60
+        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+            assert time.monotonic() < deadline, "the held child outlived its parent's pipe"
+            time.sleep(0.01)
+        assert os.read(child.from_child, 1) == b""  # it never said it was ready
+    finally:
+        child.pid = None
+        os.close(child.from_child)

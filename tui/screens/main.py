@@ -25,7 +25,6 @@ from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import editor_argv
 from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult
 from promptdeck.core.stories import (
     WATCH_LIMIT,
     PlanSnapshot,
@@ -38,7 +37,7 @@ from promptdeck.core.stories import (
     where_stories_come_from,
 )
 from promptdeck.core.vocabulary import RULES_LAYER
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
 from textual.containers import Horizontal
@@ -46,6 +45,7 @@ from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.worker import Worker, get_current_worker
 
+from .. import startup
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..session.opening import Opening, OpeningHelper, opening_request
@@ -65,6 +65,18 @@ from ..workers import report_failure
 
 if TYPE_CHECKING:
     from promptdeck.core.capture import Capture
+    from promptdeck.core.records import RunResult
+
+    _Opened = tuple[
+        StoryCatalog,
+        bool,
+        tuple[list[str], PlanSnapshot],
+        RunResult | None,
+        str | None,
+        FlowReading | None,
+        ComposedPrompt | None,
+    ]
+    """What :meth:`MainScreen._catalog_loaded` takes for the app's opening."""
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
@@ -93,17 +105,6 @@ phase of the sequence, many times the work of one preview)."""
 
 PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
-
-_Opened = tuple[
-    StoryCatalog,
-    bool,
-    tuple[list[str], PlanSnapshot],
-    RunResult | None,
-    str | None,
-    FlowReading | None,
-    ComposedPrompt | None,
-]
-"""What :meth:`MainScreen._catalog_loaded` takes for the app's opening."""
 
 
 class MainScreen(Screen[None]):
@@ -140,6 +141,7 @@ class MainScreen(Screen[None]):
         """The first story's flow, read with the catalog at start (used once)."""
         self._opening_shown: PromptRequest | None = None
         """The request of the first prompt, shown with the catalog (until the flow's change)."""
+        self._resumed = False
         self.preview = PreviewPane(context, id="preview")
         """The Preview region: the prompt shown, with its tables, notes and meter."""
         self._composer = PreviewComposer()
@@ -198,8 +200,20 @@ class MainScreen(Screen[None]):
             yield self.phases
         yield KeyFooter(FOOTER_PRIORITY, id="footer")
 
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time the screen is shown, it keeps the styles its widgets took as they
+        mounted, just before: restyling all of them again (what Textual's own handler, run
+        after this one, does for a screen coming back) cost 90 ms of the first frame. Later
+        resumes restyle, as a theme chosen meanwhile must show."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+
     def on_mount(self) -> None:
         """Show the header at once and load the catalog off the UI loop."""
+        # What the launch held back for the first frame goes once it is drawn (first of all,
+        # so that nothing below can keep it held): promptdeck.tui.startup.
+        self.call_after_refresh(startup.first_frame_painted)
         self.query_one(WorkspaceHeader).info = header_info(self.context)
         self.on_resize()
         helper, self._helper = self._helper, None

@@ -110,6 +110,13 @@ def opening_request(
     return reading, replace(request, delivery=delivery)
 
 
+_ROOM = 1 << 20
+"""Room in the answer pipe (1 MiB, Linux's default limit): the catalog's part fits whole, so
+the helper composes the prompt while the screen is still being built, not only once the screen
+reads the catalog (a 10,000-file plan's catalog pickles to some 110 KB; the pipe's usual
+64 KiB stopped the helper until then)."""
+
+
 def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
     return types.MappingProxyType(items)
 
@@ -150,7 +157,8 @@ class OpeningHelper:
             _answer(replies, workspace, encoding, open_phase, delivery)
 
         try:
-            return cls(fork_child(work, requests=False, close_inherited=True))
+            child = fork_child(work, requests=False, close_inherited=True, reply_room=_ROOM)
+            return cls(child)
         except OSError:
             return None
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import threading
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from promptdeck.core.run import RunEvent
+if TYPE_CHECKING:
+    from promptdeck.core.run import RunEvent
 
 FLUSH_INTERVAL = 1 / 30
 """Seconds between flushes of queued lines into the log (~30 Hz)."""

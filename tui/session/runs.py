@@ -20,7 +20,6 @@ from promptdeck.core.agents import agent_label
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.project import ImageFile, check_image, trust_config
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.records import RunResult
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.terminal import printable_line
 from promptdeck.core.vocabulary import SUCCESS
@@ -30,6 +29,7 @@ from ..context import DeckContext
 from ..widgets.phase_panel import PhasePanel
 
 if TYPE_CHECKING:
+    from promptdeck.core.records import RunResult
     from promptdeck.core.run import PlannedRun, RunHandle
 
     from .run_confirmation import Confirmation

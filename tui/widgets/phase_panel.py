@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, assert_never
+from typing import TYPE_CHECKING, ClassVar, Literal, assert_never
 
-from promptdeck.core.records import RunResult
-from promptdeck.core.run import RunEvent
 from promptdeck.core.units import context_share
 from promptdeck.core.vocabulary import FAILURE, Outcome
 from rich.text import Text
@@ -25,6 +23,10 @@ from ..format import cost_text, duration_text, share_bar
 from ..session.run_feed import FLUSH_INTERVAL, RunFeed
 from ..session.story_phases import PhaseRow
 from .signal_highlighter import SignalHighlighter
+
+if TYPE_CHECKING:
+    from promptdeck.core.records import RunResult
+    from promptdeck.core.run import RunEvent
 
 LOG_MAX_LINES = 5_000
 """Lines the log keeps on screen; the full stream is in the run record."""

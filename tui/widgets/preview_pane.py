@@ -123,8 +123,14 @@ def collect_young_garbage() -> None:
     generation (``gc.freeze``, which takes no time): later full collections walk only what
     came since. Not collected fully first (that pause would follow the first frame): what the
     start left in cycles stays, once. Once per process, so a test process that opens many
-    apps freezes only the first one's objects."""
+    apps freezes only the first one's objects.
+
+    Nothing while the collector is off: the launch holds it until the first frame, and
+    settles the start itself then (:mod:`promptdeck.tui.startup`); a collection now would
+    walk everything the start made."""
     global _settled
+    if not gc.isenabled():
+        return
     gc.collect(1)
     if not _settled:
         _settled = True
