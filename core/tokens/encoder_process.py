@@ -68,9 +68,17 @@ class EncoderProcess:
         return self._child.pid
 
     def release(self) -> None:
-        """Let a held child start its build (once; a child that was not held builds anyway)."""
-        with self._lock:
-            self._release()
+        """Let a held child start its build (once; a child that was not held builds anyway).
+
+        Never waits: the screen's thread calls it, and the lock may be held for the length of
+        a build by a thread waiting in :meth:`ready` — which has released the child itself.
+        Whoever else holds it is counting (so the child was released) or stopping it.
+        """
+        if self._lock.acquire(blocking=False):
+            try:
+                self._release()
+            finally:
+                self._lock.release()
 
     def ready(self) -> bool:
         """Wait until the child has built its encoder (releasing it first, if it was held);

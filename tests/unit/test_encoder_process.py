@@ -247,3 +247,23 @@ def test_a_held_child_whose_parent_is_gone_ends_without_building() -> None:
     finally:
         child.pid = None
         os.close(child.from_child)
+
+
+def test_releasing_never_waits_for_a_thread_waiting_on_the_build() -> None:
+    import time
+
+    process = encoder_process._fork("o200k_base", held=True)  # the longer build
+    try:
+        waiting = threading.Thread(target=process.ready)  # releases it, then waits for the build
+        waiting.start()
+        deadline = time.monotonic() + 30
+        while not process._lock.locked():
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        started = time.monotonic()
+        process.release()  # as the screen's thread does after its first frame
+        assert time.monotonic() - started < 0.1, "release waited for the build"
+        waiting.join(60)
+        assert process.ready() and process.count("hello world") == 2
+    finally:
+        process.close()
