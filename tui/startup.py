@@ -9,7 +9,8 @@ first frame is on screen) lets them go:
 * the encoder process (:mod:`promptdeck.core.tokens.encoder_process`) is forked but builds
   nothing: on two cores, its build beside the opening helper and the screen delayed the first
   frame by 150–300 ms, and with the counts remembered the frame needs no encoder (a count that
-  is not remembered asks the process, which then builds at once);
+  is not remembered asks the process, which then builds at once; on a first run, with nothing
+  counted on this machine, it is not held at all);
 * the cyclic garbage collector is off: the start allocates a few hundred thousand objects
   that live for the whole session (modules, Textual's screen, the catalog), and the
   collector's passes over them while they were being made cost some 100 ms of the first frame.

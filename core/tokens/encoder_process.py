@@ -19,9 +19,10 @@ CPUs this process may run on, no other thread alive yet, and ``PROMPTDECK_ENCODE
 not set to ``off``; for a command, only when no count is remembered on this machine (no count
 cache yet, or it is turned off: a first run, where every count needs the encoder). The app
 starts one at launch in any case: it counts over a whole session, and an encoder built in its
-own process would stop the screen for the length of the build. The app's child is *held*: it
-waits to build until the first frame is painted (:func:`release_encoder_processes`) or a count
-asks for it, whichever comes first. On two cores, a build beside the app's start, the opening
+own process would stop the screen for the length of the build. The app's child is *held*
+(unless nothing is counted yet: a first run needs it at once): it waits to build until the
+first frame is painted (:func:`release_encoder_processes`) or a count asks for it, whichever
+comes first. On two cores, a build beside the app's start, the opening
 helper and the screen sharing them, delayed the first frame by 150–300 ms. The child keeps no
 file of the parent open (a reader of the parent's output must not wait on the child), ends
 with the parent's Ctrl-C, and leaves with ``os._exit``: no parent buffer is flushed twice, no
@@ -150,13 +151,16 @@ def start_encoder_process(
 
     ``held``: the child is forked now but builds only once released
     (:func:`release_encoder_processes`) or asked for a count — the app, whose first frame
-    needs both cores and, with its counts remembered, no encoder.
+    needs both cores and, with its counts remembered, no encoder. Not on a first run (no
+    count remembered on this machine): then the first frame's counts need the encoder, and
+    it builds at once.
 
     Returns True when a child was started (or already was). Never raises: a fork that fails
     only means the counter builds its encoder itself, as it would have.
     """
     if not _worth_it(first_run_only) or _built_here(encoding):
         return False
+    held = held and not _nothing_counted_yet()
     with _lock:
         if encoding in _started:
             return True

@@ -210,20 +210,25 @@ def test_a_held_child_builds_nothing_until_released() -> None:
         process.close()
 
 
-def test_a_count_asked_of_a_held_child_releases_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encoder_process, "_worth_it", lambda first_run_only=True: True)
+def test_a_count_asked_of_a_held_child_releases_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _remember_a_count(_two_cpus_and_a_count_cache(monkeypatch, tmp_path), "cl100k_base")
     assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
+    with encoder_process._lock:
+        assert encoder_process._started["cl100k_base"]._held
     process = take_encoder_process("cl100k_base")  # waits for the build it releases
     assert process is not None and process.count("hello world") == 2
 
 
 def test_release_encoder_processes_lets_every_held_child_build(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(encoder_process, "_worth_it", lambda first_run_only=True: True)
+    _remember_a_count(_two_cpus_and_a_count_cache(monkeypatch, tmp_path), "cl100k_base")
     assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
     with encoder_process._lock:
         process = encoder_process._started["cl100k_base"]
+    assert not _answered_within(process, 0.5), "held, it built before its release"
     release_encoder_processes()
     assert _answered_within(process, 60.0)
     assert process.ready() and process.count("hello world") == 2
@@ -267,3 +272,15 @@ def test_releasing_never_waits_for_a_thread_waiting_on_the_build() -> None:
         assert process.ready() and process.count("hello world") == 2
     finally:
         process.close()
+
+
+def test_on_a_first_run_the_apps_child_is_not_held(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    store = _two_cpus_and_a_count_cache(monkeypatch, tmp_path)
+    assert not store.exists()  # nothing counted yet on this machine: every count needs it
+    assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
+    with encoder_process._lock:
+        process = encoder_process._started["cl100k_base"]
+    assert _answered_within(process, 60.0), "a first run's child waited for a release"
+    assert process.ready() and process.count("hello world") == 2
