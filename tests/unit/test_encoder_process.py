@@ -210,24 +210,28 @@ def test_a_held_child_builds_nothing_until_released() -> None:
         process.close()
 
 
-def test_a_count_asked_of_a_held_child_releases_it(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def _started_by_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> EncoderProcess:
+    """The app's child, started held on a machine with counts remembered."""
     _remember_a_count(_two_cpus_and_a_count_cache(monkeypatch, tmp_path), "cl100k_base")
     assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
     with encoder_process._lock:
-        assert encoder_process._started["cl100k_base"]._held
+        process = encoder_process._started["cl100k_base"]
+    assert process._held
+    return process
+
+
+def test_a_count_asked_of_a_held_child_releases_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    started = _started_by_the_app(monkeypatch, tmp_path)
     process = take_encoder_process("cl100k_base")  # waits for the build it releases
-    assert process is not None and process.count("hello world") == 2
+    assert process is started and process.count("hello world") == 2
 
 
 def test_release_encoder_processes_lets_every_held_child_build(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    _remember_a_count(_two_cpus_and_a_count_cache(monkeypatch, tmp_path), "cl100k_base")
-    assert start_encoder_process("cl100k_base", first_run_only=False, held=True)
-    with encoder_process._lock:
-        process = encoder_process._started["cl100k_base"]
+    process = _started_by_the_app(monkeypatch, tmp_path)
     assert not _answered_within(process, 0.5), "held, it built before its release"
     release_encoder_processes()
     assert _answered_within(process, 60.0)
