@@ -195,7 +195,6 @@ class PromptdeckApp(App[None]):
         """Say what the settings could not apply, open the main screen."""
         self.acknowledged = load_acknowledged(self.workspace.root)
         loaded = self._settings
-        assert loaded is not None  # read when the app was made
         remembered = loaded.settings.theme
         if loaded.notice:
             self.add_notices("settings", [loaded.notice])
@@ -253,7 +252,7 @@ class PromptdeckApp(App[None]):
 
     def _remember_theme(self, theme: Theme) -> None:
         loaded = self._settings
-        if loaded is None or loaded.settings.theme == theme.name:
+        if loaded.settings.theme == theme.name:
             return
         if not loaded.writable:
             return
