@@ -11,23 +11,23 @@ terminal). ``PROMPTDECK_ANSWER_CACHE=off`` turns this off.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.switches import ANSWER_CACHE, turned_off
 from .streams import StreamProxy
 
 ANSWERED_COMMANDS = ("inspect", "compose", "stories")
-ENV_VAR = "PROMPTDECK_ANSWER_CACHE"
+ENV_VAR = ANSWER_CACHE
 
 
 def answerable(argv: Sequence[str]) -> bool:
     """True when ``argv`` is a command whose answer may come from a remembered copy."""
     if not argv or argv[0] not in ANSWERED_COMMANDS:
         return False
-    if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
+    if turned_off(ENV_VAR):
         return False
     # An asked-for exact count is the API's answer of now, never a remembered one.
     if any(arg in ("-h", "--help", "--exact-claude") for arg in argv):
@@ -69,12 +69,10 @@ def replay(argv: Sequence[str]) -> int | None:
 
 def record(argv: Sequence[str], run: Callable[[], int]) -> int:
     """Run the command with its reads recorded and its output copied; remember the answer."""
-    from ..core.tokens import Answer, ReadRecorder, answer_key, remember, results_path
-    from ..core.tokens import default_path as token_cache_path
+    from ..core.tokens import Answer, ReadRecorder, answer_key, own_cache_folders, remember
 
     key = answer_key(argv)  # before the run: the code and files as they were when it started
-    ignored = [str(p.parent) for p in (results_path(), token_cache_path()) if p is not None]
-    recorder = ReadRecorder(ignored)
+    recorder = ReadRecorder(own_cache_folders())
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err

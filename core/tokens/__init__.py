@@ -11,7 +11,17 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .answers import Answer, ReadRecorder, answer_key, remember, remembered
+    from .answers import (
+        Answer,
+        ReadRecorder,
+        answer_key,
+        inputs_key,
+        own_cache_folders,
+        remember,
+        remember_parts,
+        remembered,
+        remembered_parts,
+    )
     from .cache import default_path
     from .context_window import ContextUse, context_use, rules_read_twice
     from .counter import ARGV_LIMIT_BYTES, Meter, TokenCounter, get_counter
@@ -26,9 +36,13 @@ if TYPE_CHECKING:
 _HOMES = {
     "Answer": ".answers",
     "answer_key": ".answers",
+    "inputs_key": ".answers",
+    "own_cache_folders": ".answers",
     "ReadRecorder": ".answers",
     "remember": ".answers",
+    "remember_parts": ".answers",
     "remembered": ".answers",
+    "remembered_parts": ".answers",
     "default_path": ".cache",
     "context_use": ".context_window",
     "ContextUse": ".context_window",
@@ -59,10 +73,14 @@ __all__ = [
     "context_use",
     "default_path",
     "get_counter",
+    "inputs_key",
+    "own_cache_folders",
     "priced_model",
     "release_encoder_processes",
     "remember",
+    "remember_parts",
     "remembered",
+    "remembered_parts",
     "results_path",
     "rules_read_twice",
     "shared_results",

@@ -28,10 +28,17 @@ and times) of its own code, so an upgrade or an edited checkout never answers fr
 
 Stored in :mod:`.results` (kind ``composed``): a foreign or damaged file is rebuilt with one
 line; the value read back is checked for shape and is used only if every check passes.
+
+:func:`remember_parts` and :func:`remembered_parts` keep other results the same way — bytes
+with the same proof of what they were made from — sealed (:mod:`.seal`), for bytes that are
+loaded with trust (the app's opening, pickled: :mod:`promptdeck.tui.session.opening`).
+A reading that asked about a process (is a run's process alive?) is never remembered: a
+process can end without any file changing.
 """
 
 from __future__ import annotations
 
+import base64
 import builtins
 import hashlib
 import io
@@ -39,13 +46,13 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .results import shared_results
+from .results import results_path, shared_results
 
 KIND = "composed"
 SETTLE_SECONDS = 2.0
@@ -110,11 +117,22 @@ def _look(path: str, how: str) -> list[int] | None:
         return None
 
 
+def own_cache_folders() -> list[str]:
+    """The folders of promptdeck's own caches (the results store, the token counts): written by
+    every run, never an input of what it makes, so a :class:`ReadRecorder` passes them over."""
+    from .cache import default_path
+
+    return [str(path.parent) for path in (results_path(), default_path()) if path is not None]
+
+
 class ReadRecorder:
     """Notes every path the process looks at while :meth:`recording` (all threads)."""
 
     def __init__(self, ignored: Sequence[str] = ()) -> None:
         self.paths: dict[tuple[str, str], None] = {}
+        self.asked_processes = False
+        """Whether a process was asked about (is a run's process alive?): what it said can
+        change with no file changing, so such an answer is never remembered."""
         self.started = time.time()
         self.ignored = (*(os.path.join(folder, "") for folder in ignored), "/proc/", "/dev/")
         """Folders not recorded: promptdeck's own cache folders (written by every run, never
@@ -143,10 +161,16 @@ class ReadRecorder:
 
     @contextmanager
     def recording(self) -> Iterator[ReadRecorder]:
-        """Patch the stat, list and open calls of :mod:`os` and :mod:`builtins` while inside."""
+        """Patch the stat, list and open calls of :mod:`os` and :mod:`builtins`, and
+        :func:`os.kill`, while inside."""
         saved = (os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open)
         real_stat, real_lstat, real_listdir, real_scandir, real_open, real_bopen, _ = saved
+        real_kill = os.kill
         note = self._note
+
+        def kill_(pid: int, signal: int) -> None:
+            self.asked_processes = True
+            real_kill(pid, signal)
 
         def stat_(path: Any, *args: Any, **kwargs: Any) -> Any:
             follow = kwargs.get("follow_symlinks", True) and kwargs.get("dir_fd") is None
@@ -176,17 +200,19 @@ class ReadRecorder:
 
         os.stat, os.lstat, os.listdir, os.scandir = stat_, lstat_, listdir_, scandir_
         os.open = open_
+        os.kill = kill_
         builtins.open = io.open = builtin_open
         try:
             yield self
         finally:
             os.stat, os.lstat, os.listdir, os.scandir, os.open, builtins.open, io.open = saved
+            os.kill = real_kill
 
     def evidence(self) -> list[list[Any]] | None:
         """``[path, how, signature]`` of every recorded path as it is now, or None when the
         answer must not be remembered (a path changed within :data:`SETTLE_SECONDS` of the
-        recording's start, or too many paths)."""
-        if len(self.paths) > MAX_PATHS:
+        recording's start, too many paths, or a process was asked about)."""
+        if len(self.paths) > MAX_PATHS or self.asked_processes:
             return None
         settled_before = (self.started - SETTLE_SECONDS) * 1e9
         out: list[list[Any]] = []
@@ -221,16 +247,18 @@ def is_current(evidence: object) -> bool:
 def code_identity() -> str:
     """promptdeck's version and the size and times of its own files (an edited checkout or an
     upgrade is another identity), as they were when this process first asked: a command looks
-    its answer up and, when there is none, records it under the same key."""
+    its answer up and, when there is none, records it under the same key. The app's files count
+    too: its remembered opening holds objects of its own classes."""
     digest = hashlib.sha256()
-    for folder, folders, files in os.walk(_PACKAGE / "core"):
-        # The demo room's workspace is data the engine never composes from its own copy.
-        skip = ("__pycache__", "workspace") if folder.endswith("demo") else ("__pycache__",)
-        folders[:] = sorted(f for f in folders if f not in skip)
-        for name in sorted(files):
-            if name.endswith((".py", ".md", ".toml", ".txt", ".json", ".yaml")):
-                info = os.stat(os.path.join(folder, name))
-                digest.update(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    for room in ("core", "tui"):
+        for folder, folders, files in os.walk(_PACKAGE / room):
+            # The demo room's workspace is data the engine never composes from its own copy.
+            skip = ("__pycache__", "workspace") if folder.endswith("demo") else ("__pycache__",)
+            folders[:] = sorted(f for f in folders if f not in skip)
+            for name in sorted(files):
+                if name.endswith((".py", ".md", ".toml", ".txt", ".json", ".yaml")):
+                    info = os.stat(os.path.join(folder, name))
+                    digest.update(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}\n".encode())
     for name in sorted(os.listdir(_PACKAGE / "cli")):
         if name.endswith(".py"):
             info = os.stat(_PACKAGE / "cli" / name)
@@ -238,24 +266,24 @@ def code_identity() -> str:
     return digest.hexdigest()
 
 
-def answer_key(argv: Sequence[str], environ: dict[str, str] | None = None) -> bytes:
-    """The key of a command's answer: its arguments and everything around them that shapes the
-    output (see the module docstring)."""
+def inputs_key(words: Sequence[str], environ: Mapping[str, str] | None = None) -> bytes:
+    """The key of a result that depends on ``words`` (what was asked), promptdeck's code and
+    the environment variables that change output (see the module docstring)."""
     env = os.environ if environ is None else environ
     chosen = sorted(
         (name, value)
         for name, value in env.items()
         if name.startswith("PROMPTDECK_") or name in ENVIRONMENT
     )
-    parts = [
-        "answer 1",
-        code_identity(),
-        os.getcwd(),
-        repr(list(argv)),
-        repr(chosen),
-        getattr(sys.stdout, "encoding", "") or "",
-    ]
+    parts = ["answer 1", code_identity(), repr(list(words)), repr(chosen)]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).digest()
+
+
+def answer_key(argv: Sequence[str], environ: dict[str, str] | None = None) -> bytes:
+    """The key of a command's answer: its arguments and everything around them that shapes the
+    output (see the module docstring)."""
+    encoding = getattr(sys.stdout, "encoding", "") or ""
+    return inputs_key([os.getcwd(), repr(list(argv)), encoding], environ)
 
 
 def remembered(key: bytes) -> Answer | None:
@@ -293,4 +321,40 @@ def remember(key: bytes, answer: Answer, recorder: ReadRecorder) -> bool:
             "evidence": evidence,
         },
     )
+    return True
+
+
+def remembered_parts(kind: str, key: bytes) -> list[bytes] | None:
+    """The parts stored under ``(kind, key)`` by :func:`remember_parts`, if their seal is this
+    user's (:mod:`.seal`) and every path they read is unchanged, else None."""
+    value = shared_results().get(kind, key)
+    if not isinstance(value, dict):
+        return None
+    encoded = value.get("parts")
+    if not (isinstance(encoded, list) and all(isinstance(p, str) for p in encoded)):
+        return None
+    try:
+        parts = [base64.b64decode(p, validate=True) for p in encoded]
+    except ValueError:
+        return None
+    from .seal import is_sealed
+
+    if not is_sealed(value.get("seal"), key, parts) or not is_current(value.get("evidence")):
+        return None
+    return parts
+
+
+def remember_parts(kind: str, key: bytes, parts: Sequence[bytes], recorder: ReadRecorder) -> bool:
+    """Store ``parts`` (bytes loaded with trust, such as pickles) sealed, with the evidence of
+    what they were made from; False when they may not be (racy, no seal key)."""
+    from .seal import seal
+
+    evidence = recorder.evidence()
+    if evidence is None:
+        return False
+    sealed = seal(key, parts)
+    if sealed is None:
+        return False
+    encoded = [base64.b64encode(p).decode("ascii") for p in parts]
+    shared_results().put(kind, key, {"parts": encoded, "seal": sealed, "evidence": evidence})
     return True

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from ..project.user_dirs import cache_folder, foreign_file
+from ..switches import is_off
 from .store import OnePerProcess, SqliteStore, is_busy
 
 FILE_NAME = "token-counts.sqlite3"
@@ -46,7 +47,7 @@ _REFUSALS_SAID: set[str] = set()
 def default_path() -> Path | None:
     """Where the cache lives, or None when ``PROMPTDECK_TOKEN_CACHE`` turns it off."""
     override = os.environ.get(ENV_VAR, "").strip()
-    if override.lower() in ("off", "0", "no", "false", "none"):
+    if is_off(override):
         return None
     if override:
         path = Path(override).expanduser()

@@ -39,6 +39,7 @@ import threading
 from typing import Final
 
 from ..forked import Forked, fork_child, read_exact, receive_message, send_message, write_all
+from ..switches import turned_off
 
 ENV_VAR: Final = "PROMPTDECK_ENCODER_PROCESS"
 _READY: Final = b"R"
@@ -232,7 +233,7 @@ def _built_here(encoding: str) -> bool:
 
 
 def _worth_it(first_run_only: bool = True) -> bool:
-    if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
+    if turned_off(ENV_VAR):
         return False
     if first_run_only and not _nothing_counted_yet():
         return False

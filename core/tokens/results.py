@@ -4,7 +4,8 @@ What is kept here is always derived from content that is named in the key (a sec
 text keyed by the text's sha256, a composed prompt keyed by everything composing read), so a
 remembered result is the result of that input and nothing shown can be stale: a changed input
 is a different key. Values are JSON, checked on the way out by their user; an entry that does
-not parse is a miss.
+not parse is a miss. Bytes loaded with more trust than JSON (the app's opening, pickled) are
+stored sealed (:mod:`.seal`) and never loaded without their seal.
 
 The file is a :class:`~promptdeck.core.tokens.store.SqliteStore`: shared by processes without
 losing an entry, never trusted, never fatal — a foreign or damaged file is set aside with one
@@ -20,24 +21,25 @@ unset or not absolute). ``PROMPTDECK_RESULT_CACHE=off`` turns it off.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from ..project.user_dirs import cache_folder
+from ..switches import turned_off
 from .store import OnePerProcess, SqliteStore
 
 FILE_NAME = "results.sqlite3"
 APPLICATION_ID = 0x70645231  # "pdR1": marks the file as this store
 ENV_VAR = "PROMPTDECK_RESULT_CACHE"
-LIMITS = {"secret-scan": 50_000, "composed": 200}
-"""How many entries of each kind are kept (a composed result holds a whole prompt)."""
+LIMITS = {"secret-scan": 50_000, "composed": 200, "app-opening": 8}
+"""How many entries of each kind are kept (a composed result holds a whole prompt; the app's
+opening, its catalog and first prompt, up to a few MB for a large plan)."""
 DEFAULT_LIMIT = 1_000
 
 
 def results_path() -> Path | None:
     """Where the store lives, or None when ``PROMPTDECK_RESULT_CACHE`` turns it off."""
-    if os.environ.get(ENV_VAR, "").strip().lower() in ("off", "0", "no", "false", "none"):
+    if turned_off(ENV_VAR):
         return None
     return cache_folder() / FILE_NAME
 

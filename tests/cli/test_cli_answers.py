@@ -5,6 +5,7 @@ afresh. A copy whose inputs changed in the same second as the recording is never
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import promptdeck.cli as cli
@@ -154,3 +155,19 @@ def test_tampered_evidence_is_never_trusted(tmp_path: Path) -> None:
         assert not answer_cache.is_current(wrong)
     target.write_text("y")
     assert not answer_cache.is_current(evidence)
+
+
+def test_an_answer_that_asked_about_a_process_is_never_remembered(tmp_path: Path) -> None:
+    # A run with no result is "running" while its process lives: no file says when it dies.
+    target = tmp_path / "f.md"
+    target.write_text("x")
+    recorder = answer_cache.ReadRecorder()
+    recorder.started += 10
+    with recorder.recording():
+        target.read_text()
+    assert recorder.evidence() is not None
+    real_kill = os.kill
+    with recorder.recording():
+        os.kill(os.getpid(), 0)
+    assert recorder.asked_processes and recorder.evidence() is None
+    assert os.kill is real_kill  # put back

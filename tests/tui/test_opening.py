@@ -4,16 +4,26 @@ screen composes itself, or, when the helper fails, what the screen reads on its 
 
 from __future__ import annotations
 
+import base64
 import os
+import pickle
 import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.forked import receive_message
 from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import compose_prompt
+from promptdeck.core.records.writer import RunRecord
+from promptdeck.core.tokens import answers as answer_cache
+from promptdeck.core.tokens import shared_results
 from promptdeck.tui.screens import main as main_screen
 from promptdeck.tui.screens.main import MainScreen
+from promptdeck.tui.session import opening
 from promptdeck.tui.session.opening import OpeningHelper, read_opening
 
 
@@ -101,3 +111,116 @@ async def test_without_the_helpers_answer_the_screen_reads_the_catalog_itself(
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         assert screen.catalog is not None and screen.catalog.stories[0].id == "1-1"
+
+
+# ---------------------------------------------------------------- the remembered opening
+
+
+def _answered(root: Path) -> list[bytes]:
+    """What the helper sends for ``root``, its work run here (not forked), part by part."""
+    workspace = open_workspace(root)
+    config = workspace.config
+    read, write = os.pipe()
+    parts: list[bytes] = []
+
+    def drain() -> None:
+        while (body := receive_message(read)) is not None:
+            parts.append(body)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        opening._answer(write, workspace, config.tokens_encoding, None, config.delivery)
+    finally:
+        os.close(write)
+        reader.join()
+        os.close(read)
+    return parts
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The workspaces the helper read (rather than sent from memory), in order; files the test
+    just wrote count as settled (the racy rule is the CLI answers' and tested there)."""
+    monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
+    seen: list[Path] = []
+    real = opening.read_opening
+
+    def counted(workspace: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(workspace.root)
+        return real(workspace, *args, **kwargs)
+
+    monkeypatch.setattr(opening, "read_opening", counted)
+    return seen
+
+
+def test_an_unchanged_opening_is_sent_from_memory_and_a_change_reads_it_again(
+    demo_root: Path, reads: list[Path]
+) -> None:
+    first = _answered(demo_root)
+    assert len(reads) == 1 and len(first) == 2
+    again = _answered(demo_root)
+    assert len(reads) == 1 and again == first  # sent as pickled then, nothing read
+    catalog, prompt = (pickle.loads(part) for part in again)
+    workspace = open_workspace(demo_root)
+    config = workspace.config
+    here = read_opening(workspace, config.tokens_encoding, None, config.delivery)
+    assert catalog.catalog == here.catalog and catalog.reading == here.reading
+    assert here.prompt is not None and prompt.system == here.prompt.system
+
+    story = next(demo_root.rglob(f"{here.catalog.stories[0].id}-*.md"))
+    story.write_text(story.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    changed = _answered(demo_root)
+    assert len(reads) == 2 and changed[1] != first[1]
+    assert "One more line." in pickle.loads(changed[1]).system
+    assert _answered(demo_root) == changed and len(reads) == 2
+
+
+def test_a_remembered_opening_without_this_users_seal_is_never_sent(
+    demo_root: Path, reads: list[Path]
+) -> None:
+    first = _answered(demo_root)
+    workspace = open_workspace(demo_root)
+    config = workspace.config
+    key = opening.opening_key(workspace, config.tokens_encoding, None, config.delivery)
+    store = shared_results()
+    entry = store.get(opening.MEMORY_KIND, key)
+    # A planted pickle (it would run code when loaded) under the entry's own evidence: with a
+    # seal made without the user's key, and with the seal of the parts it replaced.
+    marker = demo_root / "planted"
+    planted = base64.b64encode(pickle.dumps(_Planted(marker))).decode("ascii")
+    for seal_made in ("0" * 64, entry["seal"]):
+        store.put(opening.MEMORY_KIND, key, {**entry, "parts": [planted], "seal": seal_made})
+        sent = _answered(demo_root)
+        assert sent == first and not marker.exists()
+    assert len(reads) == 3
+
+
+class _Planted:
+    """Unpickled, it writes a file: a stand-in for code a planted pickle would run."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.write_text, (self.marker, "code ran"))
+
+
+def test_an_opening_with_a_run_in_progress_is_read_at_every_start(
+    demo_root: Path, reads: list[Path]
+) -> None:
+    # A run with no result whose process is alive is "running": nothing in a file says when
+    # it stops, so what the opening says of it is never remembered.
+    story = read_opening(open_workspace(demo_root), "o200k_base", None, "layered")
+    record = RunRecord.create(demo_root, story.catalog.stories[0].id, "dev")
+    record.write_meta(
+        {
+            "story": story.catalog.stories[0].id,
+            "phase": "dev",
+            "mode": "create",
+            "started_ts": time.time() - 60,
+            "pid": os.getpid(),
+        }
+    )
+    first = _answered(demo_root)
+    assert _answered(demo_root) == first and len(reads) == 2

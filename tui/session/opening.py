@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from promptdeck.core.forked import Forked, fork_child, receive_message, send_message
+from promptdeck.core.switches import ANSWER_CACHE, turned_off
 
 if TYPE_CHECKING:
     from promptdeck.core.project import Workspace
@@ -223,15 +224,59 @@ class OpeningHelper:
             return None
 
 
+MEMORY_KIND = "app-opening"
+"""The result store's kind for remembered openings (:func:`_answer`)."""
+
+
+def opening_key(
+    workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+) -> bytes:
+    """What a remembered opening is filed under: the workspace, what the screen opens with, the
+    interpreter (the parts are its pickles) and promptdeck's code and environment."""
+    import sys
+
+    from promptdeck.core.tokens import inputs_key
+
+    words = ["app opening", str(workspace.root), encoding, repr(open_phase), delivery]
+    return inputs_key([*words, sys.version])
+
+
 def _answer(
     replies: int, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
 ) -> None:  # pragma: no cover - runs in the forked helper (tests see what it sends)
-    """The helper's work: the catalog's part as soon as it is read, then the prompt's."""
+    """The helper's work: the catalog's part as soon as it is read, then the prompt's.
 
-    def send(part: object) -> None:
+    An opening read before, whose every input is unchanged, is sent as it was pickled then
+    (:func:`~promptdeck.core.tokens.remembered_parts`: one ``stat`` per path it read, a seal
+    that proves it is this user's own): the helper then imports no engine and reads no plan,
+    and leaves the CPU to the screen being built beside it. Otherwise it reads, with its reads
+    recorded, and remembers what it sent.
+    """
+    from promptdeck.core.tokens import (
+        ReadRecorder,
+        own_cache_folders,
+        remember_parts,
+        remembered_parts,
+    )
+
+    key = opening_key(workspace, encoding, open_phase, delivery)
+    memory = not turned_off(ANSWER_CACHE)  # off with the CLI's remembered answers
+    remembered = remembered_parts(MEMORY_KIND, key) if memory else None
+    if remembered is not None:
+        for body in remembered:
+            send_message(replies, body)
+        return
+    sent: list[bytes] = []
+
+    def send(part: object, *, last: bool = False) -> None:
         buffer = io.BytesIO()
         _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(part)
-        send_message(replies, buffer.getvalue())
+        sent.append(buffer.getvalue())
+        if last and memory and part is not None:
+            # Before the last part is sent, not after: once the screen has it, the helper is
+            # stopped.
+            remember_parts(MEMORY_KIND, key, sent, recorder)
+        send_message(replies, sent[-1])
 
     parts: list[Opening] = []
 
@@ -239,10 +284,12 @@ def _answer(
         send(opening)
         parts.append(opening)
 
+    recorder = ReadRecorder(own_cache_folders())
     try:
-        opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
+        with recorder.recording():
+            opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
     except Exception:
         send(None)
     else:
         # Without stories there is no flow and no prompt: the opening is the only part.
-        send(opening.prompt if parts else opening)
+        send(opening.prompt if parts else opening, last=True)
