@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .base import Usage, agent_label
+    from ..agent_names import agent_label
+    from .base import Usage
     from .programs import found_default_agent
     from .registry import REGISTRY, get_agent, resolve_agent_name
 
 _HOMES = {
     "Usage": ".base",
-    "agent_label": ".base",
+    "agent_label": "..agent_names",
     "REGISTRY": ".registry",
     "found_default_agent": ".programs",
     "get_agent": ".registry",

@@ -296,19 +296,3 @@ def check_session_id(value: str) -> str:
     if not is_session_id(value):
         raise UsageError(f"not a session id to resume: {value[:60]!r}")
     return value
-
-
-SIMULATIONS = frozenset({"replay"})
-"""Backends that only pretend: their work is invented, their cost is not money."""
-
-
-def is_simulation(name: str) -> bool:
-    """True for a backend whose runs are a simulation (``replay``)."""
-    return name in SIMULATIONS
-
-
-def agent_label(name: str) -> str:
-    """How a backend is named on screen: ``replay (simulation)``; ``none`` when unset."""
-    if not name:
-        return "none"
-    return f"{name} (simulation)" if is_simulation(name) else name

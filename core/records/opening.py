@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..phases.table import PHASE_NAMES
 from ..stories.model import Story
-from .reader import RunInfo
+
+if TYPE_CHECKING:  # the reader is needed by those who read runs, not by this module
+    from .reader import RunInfo
 
 CANCELLED = "cancelled"
 """A run the user stopped: it says nothing about where the story stands."""

@@ -25,15 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..injection.model import Selection
 from ..phases.table import PHASE_NAMES
 from ..project.config import Config
 from ..project.workspace import Workspace
 from ..prompt.request import FailureInfo, PromptRequest
-from ..records.reader import RunInfo, list_runs
 from ..stories.model import Story, StoryCatalog
 from ..vocabulary import FAILURE, PHASE_STATES, SUCCESS, PhaseState
+
+if TYPE_CHECKING:
+    from ..records.reader import RunInfo
 
 STATES = PHASE_STATES
 """What a phase can be for a story."""
@@ -353,15 +356,18 @@ def flow_for(
             them means opening every run folder).
         skip: optional phases to pass over (``run --auto`` without them asked for).
     """
-    all_runs = list_runs(workspace.root) if runs is None else runs
-    mine = [r for r in all_runs if r.story.lower() == story.id.lower()]
+    if runs is None:
+        from ..records.reader import list_runs  # here: a flow unpickled needs no reader
+
+        runs = list_runs(workspace.root)
+    mine = [r for r in runs if r.story.lower() == story.id.lower()]
     group = {s.id.lower() for s in catalog.in_group(story.group)}
-    epic_runs = [r for r in all_runs if r.story.lower() in group]
+    epic_runs = [r for r in runs if r.story.lower() in group]
     return story_flow(
         story,
         mine,
         workspace.config,
-        all_epic_done=epic_done(story, catalog, all_runs),
+        all_epic_done=epic_done(story, catalog, runs),
         epic_runs=epic_runs,
         skip=skip,
     )
@@ -373,6 +379,8 @@ def last_failure(
     """What the failure-analysis phase should be told: the story's last failed dev or review
     run, or None. ``runs``: the workspace's runs, when the caller has read them already."""
     if runs is None:
+        from ..records.reader import list_runs
+
         runs = list_runs(workspace.root, story_id)
     wanted = story_id.lower()
     for run in reversed(runs):

@@ -18,7 +18,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..agents.base import agent_label
+from ..agent_names import agent_label
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
 from ..fit.advice import SizeOption, size_options

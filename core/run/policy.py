@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..agents.base import is_simulation
+from ..agent_names import is_simulation
 from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
 from ..phases.outcome import (

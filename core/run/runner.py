@@ -26,7 +26,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..agents.base import is_simulation
+from ..agent_names import is_simulation
 from ..agents.registry import resolve_agent_name
 from ..injection.choices import LEFT_OUT_REASON
 from ..layers.rules import note_rules_read

@@ -271,10 +271,10 @@ def test_run_auto_follows_suggestions_until_done(tmp_path: Path) -> None:
         recorded.add(suggestion.phase, outcome, signal="S" if reason else "", reason=reason)
         return Result(outcome)
 
-    import promptdeck.core.run.flow as flow_module
+    import promptdeck.core.records.reader as reader_module
 
-    original = flow_module.list_runs
-    flow_module.list_runs = lambda root, story_id=None: list(recorded.runs)  # type: ignore[assignment]
+    original = reader_module.list_runs
+    reader_module.list_runs = lambda root, story_id=None: list(recorded.runs)  # type: ignore[assignment]
     try:
         steps, final = run_auto(
             workspace,
@@ -284,7 +284,7 @@ def test_run_auto_follows_suggestions_until_done(tmp_path: Path) -> None:
             on_suggestion=seen.append,
         )
     finally:
-        flow_module.list_runs = original  # type: ignore[assignment]
+        reader_module.list_runs = original  # type: ignore[assignment]
     phases = [s.suggestion.phase for s in steps]
     assert phases == ["kickoff", "dev", "failure", "dev", "review", "uat", "retro"]
     assert (

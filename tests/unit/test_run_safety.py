@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from promptdeck.core.agents.base import agent_label
+from promptdeck.core.agent_names import agent_label
 from promptdeck.core.agents.registry import found_default_agent, resolve_agent_name
 from promptdeck.core.errors import ConfigError, NoAgentError, StoryLocked
 from promptdeck.core.project.config import Config, load_config

@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.injection import Selection, toggle_layer_remembered, toggle_remembered
+from promptdeck.core.injection import Selection
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
-from promptdeck.core.project import editor_argv
-from promptdeck.core.prompt import PARTY_PHASES, ComposedPrompt, PromptRequest
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import (
     WATCH_LIMIT,
     PlanSnapshot,
@@ -674,6 +673,8 @@ class MainScreen(Screen[None]):
         if layer.missing and not layer.left_out:
             self.notify("there are no workspace rules to leave out", severity="warning")
             return
+        from promptdeck.core.injection import toggle_layer_remembered
+
         try:
             toggle_layer_remembered(self.context.workspace.root, prompt.story.id, RULES_LAYER)
         except OSError as exc:
@@ -700,6 +701,8 @@ class MainScreen(Screen[None]):
         if row.category == "story" and row.included:
             self.notify(f"{row.path} is the story's own file: it stays in", severity="warning")
             return
+        from promptdeck.core.injection import toggle_remembered
+
         try:
             toggle_remembered(
                 self.context.workspace.root, self.prompt.story.id, row.path, row.included
@@ -791,6 +794,8 @@ class MainScreen(Screen[None]):
         """``v``: the selected phase's standard ↔ party variant (seed 002's party mode)."""
         variant = self.phases.choice.toggle_variant(self.phase)
         if variant is None:
+            from promptdeck.core.prompt import PARTY_PHASES
+
             party = ", ".join(PARTY_PHASES)
             message = f"the {self.phase} phase has no party variant (party phases: {party})"
             self.notify(message, severity="warning")
@@ -905,6 +910,8 @@ class MainScreen(Screen[None]):
         if target.startswith("! "):
             self.notify(target[2:], severity="warning")
             return
+        from promptdeck.core.project import editor_argv
+
         argv = editor_argv(self.context.workspace.path(target))
         if isinstance(argv, str):
             self.notify(argv, severity="warning")

@@ -16,9 +16,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from promptdeck.core.agents import agent_label
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.project import ImageFile, check_image, trust_config
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.terminal import printable_line
@@ -29,6 +27,7 @@ from ..context import DeckContext
 from ..widgets.phase_panel import PhasePanel
 
 if TYPE_CHECKING:
+    from promptdeck.core.project import ImageFile
     from promptdeck.core.records import RunResult
     from promptdeck.core.run import PlannedRun, RunHandle
 
@@ -148,6 +147,8 @@ class SessionRuns:
         deck = self._deck
         try:
             if trust:
+                from promptdeck.core.project import trust_config
+
                 trust_config(deck.workspace)
             handle = start_run(
                 deck.workspace,
@@ -169,6 +170,8 @@ class SessionRuns:
         self.running = (prompt.story.id, prompt.request.phase)
         self.last_result = None
         label = self._deck.run_label(handle.run_id)
+        from promptdeck.core.agent_names import agent_label
+
         agent = agent_label(self._deck.agent)
         self._panel.begin_run(f"{prompt.request.phase} running · {agent} {label}")
         self._started()
@@ -242,6 +245,8 @@ class SessionRuns:
             self.images = kept
             self._host.notify(f"image detached: {path}")
             return
+        from promptdeck.core.project import check_image
+
         try:
             image = check_image(self._deck.workspace, path)
         except PromptdeckError as exc:

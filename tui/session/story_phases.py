@@ -14,7 +14,7 @@ from promptdeck.core.injection import Selection
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import Config, Workspace
 from promptdeck.core.prompt import PARTY_PHASES, FailureInfo, PromptRequest, default_variant
-from promptdeck.core.records import OpeningPhase, list_runs, opening_phase
+from promptdeck.core.records import OpeningPhase, opening_phase
 from promptdeck.core.run import StoryFlow, Suggestion, flow_for, last_failure
 from promptdeck.core.stories import Story, StoryCatalog
 
@@ -52,6 +52,8 @@ def read_flow(
 ) -> FlowReading:
     """Read ``story``'s flow, attempts, last failure and opening phase (blocking: it reads
     the run folders, once for all of them). ``open_phase``: the user's setting, if any."""
+    from promptdeck.core.records import list_runs  # here: the app's opening needs no reader
+
     runs = list_runs(workspace.root)
     flow = flow_for(workspace, catalog, story, runs)
     attempts: dict[str, int] = {}

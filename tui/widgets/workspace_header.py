@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from promptdeck.core.agents import agent_label
+from promptdeck.core.agent_names import agent_label
 from promptdeck.core.layers import find_rules_path, rules_health
 from promptdeck.core.prompt import ComposedPrompt
 from rich.text import Text
