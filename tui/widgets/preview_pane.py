@@ -19,15 +19,7 @@ from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
-from promptdeck.core.prompt import (
-    ComposedPrompt,
-    check_budget,
-    compare,
-    diff_text,
-    last_run_of,
-    side_of_prompt,
-    side_of_run,
-)
+from promptdeck.core.prompt import ComposedPrompt, check_budget
 from promptdeck.core.tokens import context_use, rules_read_twice
 from rich.text import Text
 from textual import on, work
@@ -35,7 +27,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Static
 from textual.worker import Worker
 
 from ...core.terminal import printable, printable_line
@@ -47,7 +39,7 @@ from .files_table import FilesTable
 from .layers_table import LayersTable
 from .meter_line import MeterLine, MeterReading
 from .region_title import RegionTitle
-from .text_viewer import TextViewer
+from .tab_row import TabRow
 
 if TYPE_CHECKING:
     # Types only: the fit and capture rooms load when their rows are first measured.
@@ -56,6 +48,15 @@ if TYPE_CHECKING:
 
 CACHE_MEASURING = "cache · measuring…"
 """The cache row while the prompt shown has not been measured yet."""
+
+PREVIEW_TABS = (
+    ("tab-overview", "Layers & files"),
+    ("tab-system", "System"),
+    ("tab-user", "User"),
+    ("tab-messages", "Messages"),
+    ("tab-composition", "Composition"),
+)
+"""The preview's tabs: each one's id (its pane's too) and label."""
 
 
 def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
@@ -156,8 +157,7 @@ class PreviewPane(Vertical):
     # Fixed heights under the tabs: a new preview then repaints them without a relayout.
     DEFAULT_CSS = """
     PreviewPane {
-        & > #preview-tabs { height: 1fr; }
-        & > #preview-tabs TabPane { padding: 0; }
+        & > #preview-panes { height: 1fr; }
         & #tab-overview { layout: vertical; }
         & > #preview-notes {
             height: 3;
@@ -218,20 +218,16 @@ class PreviewPane(Vertical):
     def compose(self) -> ComposeResult:
         """Title, tabs, notes and meter, top to bottom."""
         yield RegionTitle("Preview", id="preview-title", markup=False)
-        with TabbedContent(id="preview-tabs", initial="tab-overview"):
-            with TabPane("Layers & files", id="tab-overview"):
+        yield TabRow(PREVIEW_TABS, id="preview-tabs")
+        with ContentSwitcher(id="preview-panes", initial="tab-overview"):
+            with Vertical(id="tab-overview"):
                 yield LayersTable(id="layers-table")
                 yield FilesTable(id="files-table")
-            with TabPane("System", id="tab-system"):
-                yield TextViewer(id="system-text")
-            with TabPane("User", id="tab-user"):
-                yield TextViewer(id="user-text")
-            with TabPane("Messages", id="tab-messages"):
-                yield TextViewer(id="messages-text")
-            with (
-                TabPane("Composition", id="tab-composition"),
-                VerticalScroll(id="composition-scroll"),
-            ):
+            # The text tabs get their viewer when first opened (:meth:`_show_in_tab`).
+            yield Vertical(id="tab-system")
+            yield Vertical(id="tab-user")
+            yield Vertical(id="tab-messages")
+            with Vertical(id="tab-composition"), VerticalScroll(id="composition-scroll"):
                 yield CompositionChart(id="composition-chart")
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
@@ -256,7 +252,7 @@ class PreviewPane(Vertical):
         _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
         # The open text tab follows the frame that shows the new meter: reloading and wrapping
         # 150 KiB of text takes many times that frame, and the meter need not wait for it.
-        if self.query_one("#preview-tabs", TabbedContent).active != "tab-overview":
+        if self.query_one("#preview-tabs", TabRow).active != "tab-overview":
             self.call_after_refresh(self._refresh_active_text)
         if self.counted:
             self.call_after_refresh(collect_young_garbage)
@@ -318,8 +314,9 @@ class PreviewPane(Vertical):
             delta=self.delta,
         )
 
-    @on(TabbedContent.TabActivated, "#preview-tabs")
-    def _tab_activated(self) -> None:
+    @on(TabRow.Activated, "#preview-tabs")
+    def _tab_activated(self, event: TabRow.Activated) -> None:
+        self.query_one("#preview-panes", ContentSwitcher).current = event.tab
         self._refresh_active_text()
 
     def _refresh_active_text(self) -> None:
@@ -328,11 +325,11 @@ class PreviewPane(Vertical):
         prompt = self.prompt
         if prompt is None:
             return
-        active = self.query_one("#preview-tabs", TabbedContent).active
+        active = self.query_one("#preview-tabs", TabRow).active
         if active == "tab-system":
-            self.query_one("#system-text", TextViewer).show(printable(prompt.system))
+            self._show_in_tab(active, printable(prompt.system))
         elif active == "tab-user":
-            self.query_one("#user-text", TextViewer).show(printable(prompt.user))
+            self._show_in_tab(active, printable(prompt.user))
         elif active == "tab-composition":
             chart = self.query_one(CompositionChart)
             tokens = prompt.system_meter.tokens
@@ -353,7 +350,21 @@ class PreviewPane(Vertical):
             chart.prompt = prompt
         elif active == "tab-messages":
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
-            self.query_one("#messages-text", TextViewer).show(printable(text))
+            self._show_in_tab(active, printable(text))
+
+    def _show_in_tab(self, tab: str, text: str) -> None:
+        """Show ``text`` in the viewer of the text tab ``tab`` (``tab-system``…), made and
+        mounted with it the first time the tab is opened: three read-only text areas (and
+        Textual's text-area machinery) are not needed for the first frame, which shows the
+        layers and files tab."""
+        from .text_viewer import TextViewer
+
+        pane = self.query_one(f"#{tab}", Vertical)
+        viewers = pane.query(TextViewer)
+        if viewers:
+            viewers.first().show(text)
+        else:
+            pane.mount(TextViewer(text, id=tab.removeprefix("tab-") + "-text"))
 
     def watch_client_capture(self) -> None:
         """A capture kept: the context-window view shows its overhead."""
@@ -377,7 +388,7 @@ class PreviewPane(Vertical):
 
     def toggle_composition(self) -> None:
         """Bring the composition tab forward; when it already is, switch tokens ↔ bytes."""
-        tabs = self.query_one("#preview-tabs", TabbedContent)
+        tabs = self.query_one("#preview-tabs", TabRow)
         chart = self.query_one(CompositionChart)
         if tabs.active == "tab-composition":
             chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
@@ -433,6 +444,15 @@ class PreviewPane(Vertical):
     def compare_with_last_run(self, prompt: ComposedPrompt) -> None:
         """``prompt`` against the one the last run of its phase sent, part by part, posted as
         :class:`TextChosen` (off the UI thread: it reads the run record)."""
+        # Imported here: the diff and the run records are not needed to show a prompt.
+        from promptdeck.core.prompt import (
+            compare,
+            diff_text,
+            last_run_of,
+            side_of_prompt,
+            side_of_run,
+        )
+
         story, phase = prompt.story.id, prompt.request.phase
         run = last_run_of(self._deck.workspace.root, story, phase)
         if run is None:

@@ -1,0 +1,183 @@
+"""A row of tabs drawn by one widget: the labels, and under them a bar that marks the open one.
+
+It draws what Textual's ``Tabs`` draws (the same colours, the same bar), for the preview's five
+tabs. ``Tabs`` builds each tab, its scroll container, its rows and its bar as widgets of their
+own — ten widgets to style, lay out and render before the app's first frame, about 50 ms of a
+fresh start on a 2-core machine. Here the row is one widget and its two lines are strips.
+
+Click a label to open its tab; with the row focused, ``left`` and ``right`` move along it.
+Setting :attr:`TabRow.active` (from code, or by the user) posts :class:`TabRow.Activated`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+from textual.renderables.bar import Bar
+from textual.strip import Strip
+from textual.widget import Widget
+
+
+class TabRow(Widget, can_focus=True):
+    """Tabs given as ``(id, label)`` pairs; :attr:`active` is the open tab's id.
+
+    Args:
+        tabs: the tabs, left to right.
+        active: the tab open at first (default: the first).
+        id: the widget's id.
+    """
+
+    DEFAULT_CSS = """
+    TabRow {
+        width: 1fr;
+        height: 2;
+        & > .tab-row--tab { color: $foreground 50%; }
+        & > .tab-row--hover { color: $foreground; }
+        & > .tab-row--active { color: $foreground; }
+        & > .tab-row--bar {
+            color: $block-cursor-background;
+            background: $foreground 10%;
+        }
+        &:focus {
+            & > .tab-row--bar { background: $foreground 30%; }
+            & > .tab-row--active {
+                text-style: $block-cursor-text-style;
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+            }
+        }
+        &:ansi {
+            & > .tab-row--tab { text-style: dim; }
+            & > .tab-row--active { text-style: not dim bold; }
+            & > .tab-row--bar { background: $border-blurred; }
+        }
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "tab-row--tab",
+        "tab-row--hover",
+        "tab-row--active",
+        "tab-row--bar",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Previous tab", show=False),
+        Binding("right", "step(1)", "Next tab", show=False),
+    ]
+
+    ALLOW_SELECT = False
+
+    active: reactive[str] = reactive("", init=False)
+    """The open tab's id."""
+    hovered: reactive[int] = reactive(-1, init=False)
+    """The index of the tab under the mouse (-1: none)."""
+
+    @dataclass
+    class Activated(Message):
+        """A tab was opened."""
+
+        tab_row: TabRow
+        tab: str
+        """Its id."""
+
+        @property
+        def control(self) -> TabRow:
+            """The row (for ``@on(TabRow.Activated, "#id")``)."""
+            return self.tab_row
+
+    def __init__(
+        self, tabs: Sequence[tuple[str, str]], active: str = "", *, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self._tabs = tuple(tabs)
+        self.set_reactive(TabRow.active, active or self._tabs[0][0])
+
+    @property
+    def tab_ids(self) -> tuple[str, ...]:
+        """The tabs' ids, left to right."""
+        return tuple(tab for tab, _ in self._tabs)
+
+    def _spans(self) -> list[tuple[int, int]]:
+        """Each tab's first cell and width (its label with one cell of padding each side)."""
+        spans: list[tuple[int, int]] = []
+        x = 0
+        for _, label in self._tabs:
+            width = cell_len(label) + 2
+            spans.append((x, width))
+            x += width
+        return spans
+
+    def _tab_at(self, x: int) -> int:
+        for index, (start, width) in enumerate(self._spans()):
+            if start <= x < start + width:
+                return index
+        return -1
+
+    def validate_active(self, active: str) -> str:
+        return active if active in self.tab_ids else self.active
+
+    def watch_active(self) -> None:
+        self.refresh()
+        self.post_message(self.Activated(self, self.active))
+
+    def watch_hovered(self) -> None:
+        self.refresh()
+
+    def action_step(self, step: int) -> None:
+        """Open the tab ``step`` places along (wrapping round)."""
+        ids = self.tab_ids
+        self.active = ids[(ids.index(self.active) + step) % len(ids)]
+
+    def on_click(self, event: events.Click) -> None:
+        index = self._tab_at(event.x)
+        if index >= 0:
+            self.active = self._tabs[index][0]
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hovered = self._tab_at(event.x) if event.y == 0 else -1
+
+    def on_leave(self, _event: events.Leave) -> None:
+        self.hovered = -1
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y == 0:
+            return self._labels(width)
+        if y == 1:
+            return self._bar(width)
+        return Strip.blank(width, self.rich_style)
+
+    def _labels(self, width: int) -> Strip:
+        segments: list[Segment] = []
+        for index, (tab, label) in enumerate(self._tabs):
+            component = (
+                "tab-row--active"
+                if tab == self.active
+                else "tab-row--hover"
+                if index == self.hovered
+                else "tab-row--tab"
+            )
+            segments.append(Segment(f" {label} ", self.get_component_rich_style(component)))
+        return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
+
+    def _bar(self, width: int) -> Strip:
+        start, span = self._spans()[self.tab_ids.index(self.active)]
+        style = self.get_component_rich_style("tab-row--bar")
+        bar = Bar(
+            highlight_range=(start, start + span),
+            highlight_style=Style.from_color(style.color),
+            background_style=Style.from_color(style.bgcolor),
+            width=width,
+        )
+        lines = self.app.console.render_lines(bar, self.app.console.options.update_width(width))
+        return Strip(lines[0], width).apply_style(self.rich_style)
