@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import stat as stat_module
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,7 +184,7 @@ def _content_hash(name: str, folder: int, shown: str) -> str:
 
 def _temporary_name(path: Path) -> str:
     """A fresh name beside ``path`` that no story source or status reader takes for its own."""
-    return f".{path.name}.{secrets.token_hex(4)}.promptdeck-tmp"
+    return f".{path.name}.{os.urandom(4).hex()}.promptdeck-tmp"
 
 
 def _create(name: str, folder: int, mode: int) -> int:

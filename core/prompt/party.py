@@ -17,7 +17,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
@@ -113,6 +112,8 @@ def parse_persona(key: str, text: str, source: str) -> Persona:
 @lru_cache(maxsize=32)
 def _bundled(key: str) -> str | None:
     # Package data cannot change under a running process, so it is read once.
+    from importlib import resources  # here: the app's start reads no persona
+
     entry = resources.files("promptdeck.core").joinpath("personas", f"{key}.md")
     try:
         return entry.read_text(encoding="utf-8")

@@ -9,7 +9,6 @@ commands are configured". Most projects show their test command plainly: a ``tes
 
 from __future__ import annotations
 
-import configparser
 import json
 import re
 import tomllib
@@ -125,6 +124,8 @@ def _pytest(root: Path) -> DetectedCommand | None:
         text = _read(root / name)
         if text is None:
             continue
+        import configparser  # here: few projects keep their pytest settings in an INI file
+
         parser = configparser.ConfigParser()
         try:
             parser.read_string(text)

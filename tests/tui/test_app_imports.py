@@ -45,6 +45,19 @@ FORBIDDEN = (
     "promptdeck.tui.screens.file_picker",
     "promptdeck.tui.screens.epic_plan",
     "promptdeck.tui.session.run_confirmation",
+    # The run records (the opening's flow comes read), the agents' backends (the header names
+    # the agent without them), the diff, the fit's cuts (the lines come measured) and the
+    # preview's tabs that are not open: Textual's text area, its tabs, the composition chart.
+    "promptdeck.core.records.reader",
+    "promptdeck.core.agents.base",
+    "promptdeck.core.prompt.diff",
+    "promptdeck.core.fit.cuts",
+    "promptdeck.core.prompt.composition",
+    "promptdeck.tui.widgets.text_viewer",
+    "promptdeck.tui.widgets.composition_chart",
+    "textual.widgets._text_area",
+    "textual.widgets._tabbed_content",
+    "textual.widgets._tabs",
 )
 """Modules ``import promptdeck.tui.app`` must not import (a name covers its submodules)."""
 

@@ -202,6 +202,7 @@ async def test_only_the_open_tab_loads_its_text_and_b_switches_the_chart(demo_ro
         # No text tab has a viewer before it is opened (the first frame does without them).
         assert not pane.query(TextViewer)
         pane.query_one(TabRow).active = "tab-system"
+        pane._refresh_active_text()  # asked twice before the viewer is mounted: made once
         await pilot.pause()
         system = pane.query_one("#system-text", TextViewer)
         assert system.text == printable(prompt.system) and not pane.query("#user-text")
@@ -212,9 +213,10 @@ async def test_only_the_open_tab_loads_its_text_and_b_switches_the_chart(demo_ro
         await pilot.pause()
         assert pane.query(TextViewer).nodes == [system, pane.query_one("#user-text")]
 
-        chart = pane.query_one(CompositionChart)
+        assert not pane.query(CompositionChart)  # made when the tab is first opened
         pane.toggle_composition()
         await pilot.pause()
+        chart = pane.query_one(CompositionChart)
         assert pane.query_one(TabRow).active == "tab-composition"
         assert chart.prompt is prompt and chart.measure == "tokens"
         pane.toggle_composition()

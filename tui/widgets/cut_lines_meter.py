@@ -11,15 +11,17 @@ tooltip names every line and says where it cuts; what does not fit the width is 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from promptdeck.core.fit import CutLine
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...core.terminal import printable_line
 from ...core.units import human_bytes, human_tokens
+
+if TYPE_CHECKING:  # the lines come measured: drawing them needs no solver
+    from promptdeck.core.fit import CutLine
 
 FULL_BAR_CELLS = 10
 COMPACT_BAR_CELLS = 6

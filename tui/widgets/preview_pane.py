@@ -33,7 +33,6 @@ from textual.worker import Worker
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
 from ..workers import report_failure
-from .composition_chart import CompositionChart
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
 from .layers_table import LayersTable
@@ -45,6 +44,9 @@ if TYPE_CHECKING:
     # Types only: the fit and capture rooms load when their rows are first measured.
     from promptdeck.core.capture import CaptureSummary
     from promptdeck.core.fit import CutLine
+
+    from .composition_chart import CompositionChart
+    from .text_viewer import TextViewer
 
 CACHE_MEASURING = "cache · measuring…"
 """The cache row while the prompt shown has not been measured yet."""
@@ -214,6 +216,9 @@ class PreviewPane(Vertical):
     def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._deck = deck
+        self._composition_chart: CompositionChart | None = None
+        self._viewers: dict[str, TextViewer] = {}
+        """The text tabs' viewers made so far, by tab (mounted, or being mounted)."""
 
     def compose(self) -> ComposeResult:
         """Title, tabs, notes and meter, top to bottom."""
@@ -227,8 +232,7 @@ class PreviewPane(Vertical):
             yield Vertical(id="tab-system")
             yield Vertical(id="tab-user")
             yield Vertical(id="tab-messages")
-            with Vertical(id="tab-composition"), VerticalScroll(id="composition-scroll"):
-                yield CompositionChart(id="composition-chart")
+            yield Vertical(id="tab-composition")  # its chart too (:meth:`_chart`)
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
         yield CutLinesMeter(id="cut-lines")
@@ -331,7 +335,9 @@ class PreviewPane(Vertical):
         elif active == "tab-user":
             self._show_in_tab(active, printable(prompt.user))
         elif active == "tab-composition":
-            chart = self.query_one(CompositionChart)
+            from .composition_chart import CompositionChart
+
+            chart = self._chart()
             tokens = prompt.system_meter.tokens
             user = prompt.user_meter.tokens
             # The context and its note set quietly, the prompt last: the chart is drawn once.
@@ -352,19 +358,33 @@ class PreviewPane(Vertical):
             text = json.dumps(list(prompt.messages), indent=2, ensure_ascii=False)
             self._show_in_tab(active, printable(text))
 
+    def _chart(self) -> CompositionChart:
+        """The composition tab's chart, made and mounted the first time it is asked for (the
+        first frame shows the layers and files tab)."""
+        if self._composition_chart is None:
+            from .composition_chart import CompositionChart
+
+            self._composition_chart = CompositionChart(id="composition-chart")
+            pane = self.query_one("#tab-composition", Vertical)
+            pane.mount(VerticalScroll(self._composition_chart, id="composition-scroll"))
+        return self._composition_chart
+
     def _show_in_tab(self, tab: str, text: str) -> None:
         """Show ``text`` in the viewer of the text tab ``tab`` (``tab-system``…), made and
         mounted with it the first time the tab is opened: three read-only text areas (and
         Textual's text-area machinery) are not needed for the first frame, which shows the
         layers and files tab."""
+        viewer = self._viewers.get(tab)
+        if viewer is not None:
+            if viewer.is_mounted:
+                viewer.show(text)
+            else:  # asked again before its mount is done
+                self.call_after_refresh(viewer.show, text)
+            return
         from .text_viewer import TextViewer
 
-        pane = self.query_one(f"#{tab}", Vertical)
-        viewers = pane.query(TextViewer)
-        if viewers:
-            viewers.first().show(text)
-        else:
-            pane.mount(TextViewer(text, id=tab.removeprefix("tab-") + "-text"))
+        viewer = self._viewers[tab] = TextViewer(text, id=tab.removeprefix("tab-") + "-text")
+        self.query_one(f"#{tab}", Vertical).mount(viewer)
 
     def watch_client_capture(self) -> None:
         """A capture kept: the context-window view shows its overhead."""
@@ -389,7 +409,7 @@ class PreviewPane(Vertical):
     def toggle_composition(self) -> None:
         """Bring the composition tab forward; when it already is, switch tokens ↔ bytes."""
         tabs = self.query_one("#preview-tabs", TabRow)
-        chart = self.query_one(CompositionChart)
+        chart = self._chart()
         if tabs.active == "tab-composition":
             chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
         else:
