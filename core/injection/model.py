@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from ..secrets.scan import SecretFinding
 from ..tokens.counter import Meter
 from ..vocabulary import FileStatus, InjectionLevel
+
+if TYPE_CHECKING:  # findings come made (unpickled, their module imported then): no scanner here
+    from ..secrets.scan import SecretFinding
 
 Emit = Callable[[str, dict[str, Any]], None]
 

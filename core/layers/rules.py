@@ -18,7 +18,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..project.rewrites import RewriteRefused, replace_record
 from ..project.textfiles import TextProblem, read_file_bytes, read_json_object
 from ..project.workspace import Workspace
 
@@ -250,6 +249,8 @@ def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
     path = _health_path(workspace)
     # A count that cannot be written (a read-only project) is left as it was: the alert is
     # advice, never a reason to fail the run.
+    from ..project.rewrites import RewriteRefused, replace_record  # a run writes it, not a view
+
     with contextlib.suppress(OSError, RewriteRefused):
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"path": rules.path, "status": rules.status, "consecutive": consecutive}
