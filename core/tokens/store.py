@@ -88,7 +88,8 @@ class SqliteStore:
         import sqlite3
 
         assert self.path is not None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Private when made here: remembered answers and openings hold the project's text.
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         db = sqlite3.connect(
             str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
         )

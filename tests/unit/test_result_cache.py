@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -144,3 +145,11 @@ def test_a_file_this_store_created_is_read_once_it_has_written(tmp_path: Path) -
     assert mine.get("composed", b"b") is None  # a miss: computed again, never wrong
     mine.put("composed", b"a", 1)
     assert (mine.get("composed", b"a"), mine.get("composed", b"b")) == (1, 2)
+
+
+def test_a_cache_folder_made_here_is_private(tmp_path: Path) -> None:
+    # Remembered answers and the app's opening hold the project's text.
+    store = ResultCache(tmp_path / "made" / "results.sqlite3")
+    store.put("composed", b"key", {"text": "project text"})
+    assert stat.S_IMODE((tmp_path / "made").stat().st_mode) == 0o700
+    store.close()
