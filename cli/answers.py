@@ -69,10 +69,10 @@ def replay(argv: Sequence[str]) -> int | None:
 
 def record(argv: Sequence[str], run: Callable[[], int]) -> int:
     """Run the command with its reads recorded and its output copied; remember the answer."""
-    from ..core.tokens import Answer, ReadRecorder, answer_key, own_cache_folders, remember
+    from ..core.tokens import Answer, ReadRecorder, answer_key, own_cache_files, remember
 
     key = answer_key(argv)  # before the run: the code and files as they were when it started
-    recorder = ReadRecorder(own_cache_folders())
+    recorder = ReadRecorder(own_cache_files())
     out, err = _Tee(sys.stdout), _Tee(sys.stderr)
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err

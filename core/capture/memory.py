@@ -107,7 +107,9 @@ def remember_capture(capture: Capture, environ: Mapping[str, str] | None = None)
     if refused is not None:
         return f"capture not kept: {refused}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # Private when made here, as the other caches (a capture holds the project's text).
+        cache_folder(environ).mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         _write_atomic(path, compact_json(_record(capture)).encode("utf-8", "surrogateescape"))
     except OSError as exc:
         return f"capture not kept: {path}: {exc.strerror or exc}"

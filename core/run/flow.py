@@ -357,7 +357,7 @@ def flow_for(
         skip: optional phases to pass over (``run --auto`` without them asked for).
     """
     if runs is None:
-        from ..records.reader import list_runs  # here: a flow unpickled needs no reader
+        from ..records.reader import list_runs  # here: most callers hand in the runs they read
 
         runs = list_runs(workspace.root)
     mine = [r for r in runs if r.story.lower() == story.id.lower()]

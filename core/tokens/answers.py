@@ -42,6 +42,7 @@ import base64
 import builtins
 import hashlib
 import io
+import json
 import os
 import stat
 import sys
@@ -117,18 +118,22 @@ def _look(path: str, how: str) -> list[int] | None:
         return None
 
 
-def own_cache_folders() -> list[str]:
-    """The folders of promptdeck's own caches (the results store, the token counts): written by
-    every run, never an input of what it makes, so a :class:`ReadRecorder` passes them over."""
+def own_cache_files() -> list[str]:
+    """promptdeck's own cache files (the results store, the token counts, with SQLite's files
+    beside them): written by every run, never an input of what it makes, so a
+    :class:`ReadRecorder` passes them over. The files, not their folders: a cache put inside a
+    project (``PROMPTDECK_TOKEN_CACHE``) must not hide the project's files beside it."""
     from .cache import default_path
 
-    return [str(path.parent) for path in (results_path(), default_path()) if path is not None]
+    stores = [str(path) for path in (results_path(), default_path()) if path is not None]
+    return [f"{store}{suffix}" for store in stores for suffix in ("", "-wal", "-shm", "-journal")]
 
 
 class ReadRecorder:
     """Notes every path the process looks at while :meth:`recording` (all threads)."""
 
     def __init__(self, ignored: Sequence[str] = ()) -> None:
+        """``ignored``: files, or folders with all they hold, that are never recorded."""
         self.paths: dict[tuple[str, str], None] = {}
         self.asked_processes = False
         """Whether a process was asked about (is a run's process alive?): what it said can
@@ -330,6 +335,7 @@ def remembered_parts(kind: str, key: bytes) -> list[bytes] | None:
     value = shared_results().get(kind, key)
     if not isinstance(value, dict):
         return None
+    evidence = value.get("evidence")
     encoded = value.get("parts")
     if not (isinstance(encoded, list) and all(isinstance(p, str) for p in encoded)):
         return None
@@ -339,7 +345,8 @@ def remembered_parts(kind: str, key: bytes) -> list[bytes] | None:
         return None
     from .seal import is_sealed
 
-    if not is_sealed(value.get("seal"), key, parts) or not is_current(value.get("evidence")):
+    sealed = [_evidence_bytes(evidence), *parts]
+    if not is_sealed(value.get("seal"), _label(kind, key), sealed) or not is_current(evidence):
         return None
     return parts
 
@@ -352,9 +359,20 @@ def remember_parts(kind: str, key: bytes, parts: Sequence[bytes], recorder: Read
     evidence = recorder.evidence()
     if evidence is None:
         return False
-    sealed = seal(key, parts)
-    if sealed is None:
+    made = seal(_label(kind, key), [_evidence_bytes(evidence), *parts])
+    if made is None:
         return False
     encoded = [base64.b64encode(p).decode("ascii") for p in parts]
-    shared_results().put(kind, key, {"parts": encoded, "seal": sealed, "evidence": evidence})
+    shared_results().put(kind, key, {"parts": encoded, "seal": made, "evidence": evidence})
     return True
+
+
+def _label(kind: str, key: bytes) -> bytes:
+    """What a seal binds the parts to: their kind and their key (never moved to another)."""
+    return kind.encode() + b"\0" + key
+
+
+def _evidence_bytes(evidence: object) -> bytes:
+    """The evidence as the seal covers it (so no entry can be made to look current with
+    evidence of its own): the JSON it is stored as, written the one way."""
+    return json.dumps(evidence, separators=(",", ":"), ensure_ascii=True).encode()

@@ -1,9 +1,9 @@
 """Remembered results: a small SQLite file of derived data under the user's cache folder.
 
-What is kept here is always derived from content that is named in the key (a secret scan of a
-text keyed by the text's sha256, a composed prompt keyed by everything composing read), so a
-remembered result is the result of that input and nothing shown can be stale: a changed input
-is a different key. Values are JSON, checked on the way out by their user; an entry that does
+What is kept here is always derived from its input: a secret scan keyed by the text's sha256
+(a changed text is a different key), a composed answer or the app's opening kept with the
+signature of every path it read (used only while one ``stat`` per path shows them unchanged,
+:mod:`.answers`). Values are JSON, checked on the way out by their user; an entry that does
 not parse is a miss. Bytes loaded with more trust than JSON (the app's opening, pickled) are
 stored sealed (:mod:`.seal`) and never loaded without their seal.
 

@@ -53,16 +53,18 @@ def _read_key(path: str) -> bytes | None:
 
 
 def _make_key(path: str) -> None:
-    """Write a new key under a name of this process's own, then link it into place: the link
-    fails if another process got there first, and the key read afterwards is theirs."""
+    """Write a new key under a random name, then link it into place: the link fails if
+    another process got there first, and the key read afterwards is theirs."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    draft = os.path.join(folder, f".{KEY_NAME}.{os.getpid()}.tmp")
+    draft = os.path.join(folder, f".{KEY_NAME}.{secrets.token_hex(8)}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     descriptor = os.open(draft, flags, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as out:
             out.write(secrets.token_bytes(KEY_BYTES))
+            out.flush()
+            os.fsync(out.fileno())  # whole on disk before it has its name
         with contextlib.suppress(FileExistsError):  # another process made it first
             os.link(draft, path)
     finally:
@@ -102,5 +104,7 @@ def seal(label: bytes, parts: Sequence[bytes]) -> str | None:
 
 def is_sealed(found: object, label: bytes, parts: Sequence[bytes]) -> bool:
     """True when ``found`` is the seal of ``parts`` under ``label`` (compared in constant time)."""
+    if not (isinstance(found, str) and found.isascii()):  # compare_digest takes ASCII text only
+        return False
     expected = seal(label, parts)
-    return expected is not None and isinstance(found, str) and hmac.compare_digest(found, expected)
+    return expected is not None and hmac.compare_digest(found, expected)

@@ -192,8 +192,31 @@ def test_a_remembered_opening_without_this_users_seal_is_never_sent(
     for seal_made in ("0" * 64, entry["seal"]):
         store.put(opening.MEMORY_KIND, key, {**entry, "parts": [planted], "seal": seal_made})
         sent = _answered(demo_root)
-        assert sent == first and not marker.exists()
+        assert sent == first
+        for part in sent:  # loaded as the screen loads them
+            pickle.loads(part)
+        assert not marker.exists()
     assert len(reads) == 3
+    # The sealed parts of the real entry with evidence of one's own (none: "nothing changed"),
+    # or a seal that is not text of the kind a seal is: read again, never a failure.
+    entry = store.get(opening.MEMORY_KIND, key)
+    story = next(demo_root.rglob("1-1-*.md"))
+    story.write_text(story.read_text(encoding="utf-8") + "\nChanged.\n", encoding="utf-8")
+    for forged in ({**entry, "evidence": []}, {**entry, "seal": "é" * 64}):
+        store.put(opening.MEMORY_KIND, key, forged)
+        assert "Changed." in pickle.loads(_answered(demo_root)[1]).system
+    assert len(reads) == 5
+
+
+def test_a_changed_config_reads_the_opening_again(demo_root: Path, reads: list[Path]) -> None:
+    # The config is read before the helper starts: its settings are part of the memory's key.
+    first = _answered(demo_root)
+    config = demo_root / ".promptdeck" / "config.toml"
+    before = config.read_text(encoding="utf-8") if config.exists() else ""
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(before + "\n[injection]\nwarn_bytes = 50\n", encoding="utf-8")
+    again = _answered(demo_root)
+    assert len(reads) == 2 and again != first
 
 
 class _Planted:

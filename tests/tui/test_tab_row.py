@@ -3,6 +3,7 @@ a click or on left/right, and says which tab opened."""
 
 from __future__ import annotations
 
+import pytest
 from app_helpers import run_async
 from promptdeck.tui.widgets.tab_row import TabRow
 from textual.app import App, ComposeResult
@@ -79,3 +80,25 @@ async def test_the_bar_marks_the_open_tab_and_the_open_label_stands_out() -> Non
         assert labels[2] != labels[0] == labels[1]
         assert bar[21] != bar[2] == bar[50]
         assert set(row.render_line(1).text) <= set("━╸╺")
+
+
+def test_a_row_needs_tabs_and_opens_on_one_of_them() -> None:
+    with pytest.raises(ValueError):
+        TabRow(())
+    assert TabRow(TABS, "no such tab").active == "one"
+    assert TabRow(TABS, "three").active == "three"
+
+
+@run_async
+async def test_a_narrow_row_shows_the_open_tab() -> None:
+    app = _Host()
+    async with app.run_test(size=(20, 6)) as pilot:
+        row = app.query_one(TabRow)
+        assert row.render_line(0).text.startswith(" One  Second tab ")
+        row.active = "three"  # " Three " spans cells 18-24, past the 20 shown
+        await pilot.pause()
+        labels = row.render_line(0).text
+        assert len(labels) == 20 and labels.endswith(" Three ")
+        await pilot.click(TabRow, offset=(1, 0))  # now under " Second tab "
+        await pilot.pause()
+        assert row.active == "two"

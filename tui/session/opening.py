@@ -18,6 +18,7 @@ does without a helper (in tests, and for every reload).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import pickle
 import select
@@ -231,14 +232,15 @@ MEMORY_KIND = "app-opening"
 def opening_key(
     workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
 ) -> bytes:
-    """What a remembered opening is filed under: the workspace, what the screen opens with, the
+    """What a remembered opening is filed under: the workspace and its settings (read before
+    the helper starts, so no recorded path covers them), what the screen opens with, the
     interpreter (the parts are its pickles) and promptdeck's code and environment."""
     import sys
 
     from promptdeck.core.tokens import inputs_key
 
-    words = ["app opening", str(workspace.root), encoding, repr(open_phase), delivery]
-    return inputs_key([*words, sys.version])
+    words = ["app opening", str(workspace.root), repr(workspace.config), encoding]
+    return inputs_key([*words, repr(open_phase), delivery, sys.version])
 
 
 def _answer(
@@ -254,14 +256,17 @@ def _answer(
     """
     from promptdeck.core.tokens import (
         ReadRecorder,
-        own_cache_folders,
+        own_cache_files,
         remember_parts,
         remembered_parts,
     )
 
     key = opening_key(workspace, encoding, open_phase, delivery)
     memory = not turned_off(ANSWER_CACHE)  # off with the CLI's remembered answers
-    remembered = remembered_parts(MEMORY_KIND, key) if memory else None
+    try:
+        remembered = remembered_parts(MEMORY_KIND, key) if memory else None
+    except Exception:  # a memory that cannot be looked up is no memory: read
+        remembered = None
     if remembered is not None:
         for body in remembered:
             send_message(replies, body)
@@ -274,8 +279,9 @@ def _answer(
         sent.append(buffer.getvalue())
         if last and memory and part is not None:
             # Before the last part is sent, not after: once the screen has it, the helper is
-            # stopped.
-            remember_parts(MEMORY_KIND, key, sent, recorder)
+            # stopped (on a start that reads, some 25 ms of a few hundred).
+            with contextlib.suppress(Exception):  # not remembered: read again next time
+                remember_parts(MEMORY_KIND, key, sent, recorder)
         send_message(replies, sent[-1])
 
     parts: list[Opening] = []
@@ -284,7 +290,7 @@ def _answer(
         send(opening)
         parts.append(opening)
 
-    recorder = ReadRecorder(own_cache_folders())
+    recorder = ReadRecorder(own_cache_files())
     try:
         with recorder.recording():
             opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)

@@ -6,7 +6,8 @@ own — ten widgets to style, lay out and render before the app's first frame, a
 fresh start on a 2-core machine. Here the row is one widget and its two lines are strips.
 
 Click a label to open its tab; with the row focused, ``left`` and ``right`` move along it.
-Setting :attr:`TabRow.active` (from code, or by the user) posts :class:`TabRow.Activated`.
+Setting :attr:`TabRow.active` (from code, or by the user) posts :class:`TabRow.Activated`. A row
+narrower than its labels shows the part that holds the open tab, as Textual's tabs scroll.
 """
 
 from __future__ import annotations
@@ -31,9 +32,12 @@ class TabRow(Widget, can_focus=True):
     """Tabs given as ``(id, label)`` pairs; :attr:`active` is the open tab's id.
 
     Args:
-        tabs: the tabs, left to right.
-        active: the tab open at first (default: the first).
+        tabs: the tabs, left to right (at least one).
+        active: the tab open at first (default, or when it is none of them: the first).
         id: the widget's id.
+
+    Raises:
+        ValueError: no tabs.
     """
 
     DEFAULT_CSS = """
@@ -99,8 +103,11 @@ class TabRow(Widget, can_focus=True):
         self, tabs: Sequence[tuple[str, str]], active: str = "", *, id: str | None = None
     ) -> None:
         super().__init__(id=id)
+        if not tabs:
+            raise ValueError("a tab row needs at least one tab")
         self._tabs = tuple(tabs)
-        self.set_reactive(TabRow.active, active or self._tabs[0][0])
+        ids = self.tab_ids
+        self.set_reactive(TabRow.active, active if active in ids else ids[0])
 
     @property
     def tab_ids(self) -> tuple[str, ...]:
@@ -117,7 +124,17 @@ class TabRow(Widget, can_focus=True):
             x += width
         return spans
 
+    def _open_span(self) -> tuple[int, int]:
+        return self._spans()[self.tab_ids.index(self.active)]
+
+    def _offset(self) -> int:
+        """The first cell of the labels shown: 0 unless the open tab would end past the row."""
+        start, span = self._open_span()
+        width = self.size.width
+        return start if span > width else max(0, start + span - width)
+
     def _tab_at(self, x: int) -> int:
+        x += self._offset()
         for index, (start, width) in enumerate(self._spans()):
             if start <= x < start + width:
                 return index
@@ -168,10 +185,13 @@ class TabRow(Widget, can_focus=True):
                 else "tab-row--tab"
             )
             segments.append(Segment(f" {label} ", self.get_component_rich_style(component)))
-        return Strip(segments).extend_cell_length(width, self.rich_style).crop(0, width)
+        offset = self._offset()
+        strip = Strip(segments).crop(offset, offset + width)
+        return strip.extend_cell_length(width, self.rich_style)
 
     def _bar(self, width: int) -> Strip:
-        start, span = self._spans()[self.tab_ids.index(self.active)]
+        start, span = self._open_span()
+        start -= self._offset()
         style = self.get_component_rich_style("tab-row--bar")
         bar = Bar(
             highlight_range=(start, start + span),
