@@ -39,9 +39,8 @@ from .base import (
     make_event,
     tool_preview,
 )
-from .programs import CLAUDE_BIN_ENV, claude_binary
+from .programs import claude_binary
 
-BIN_ENV = CLAUDE_BIN_ENV
 _usage = fast_factory(Usage)
 _decode = json.JSONDecoder().decode
 

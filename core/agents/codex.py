@@ -55,9 +55,8 @@ from .codex_profile import (
     project_overrides,
 )
 from .codex_stream import CodexJsonParser
-from .programs import CODEX_BIN_ENV, codex_binary
+from .programs import codex_binary
 
-BIN_ENV = CODEX_BIN_ENV
 _SANDBOX_FLAGS = ("-s", "--sandbox", "--dangerously-bypass-approvals-and-sandbox")
 
 

@@ -9,15 +9,11 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from ..agent_names import CLAUDE_BIN_ENV, CODEX_BIN_ENV
 from ..processes import resolve_program
 
 if TYPE_CHECKING:
     from ..project.config import Config
-
-CLAUDE_BIN_ENV = "PROMPTDECK_CLAUDE_BIN"
-"""Names the ``claude`` program to run, over the config's ``agent.claude_bin``."""
-CODEX_BIN_ENV = "PROMPTDECK_CODEX_BIN"
-"""Names the ``codex`` program to run, over the config's ``agent.codex_bin``."""
 
 
 def claude_binary(config: Config) -> str:

@@ -35,9 +35,6 @@ if tuple(REGISTRY) != AGENT_NAMES:  # pragma: no cover - a programming error
     raise RuntimeError(f"agent registry {tuple(REGISTRY)} differs from {AGENT_NAMES}")
 
 
-__all__ = ["REGISTRY", "found_default_agent", "get_agent", "resolve_agent_name"]
-
-
 def resolve_agent_name(name: str | None, config: Config) -> str:
     """The backend a run uses: ``name``, else :func:`found_default_agent`.
 

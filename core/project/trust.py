@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agent_names import CLAUDE_BIN_ENV, CODEX_BIN_ENV
 from ..errors import UntrustedConfig, UsageError
 from ..terminal import printable_line
 from .config import CONFIG_RELPATH, Config
@@ -46,7 +47,7 @@ _PROGRAM_SETTINGS: dict[str, tuple[str, ...]] = {
     "command": ("agent_command_argv",),
     "replay": (),
 }
-_BIN_ENV = {"agent_claude_bin": "PROMPTDECK_CLAUDE_BIN", "agent_codex_bin": "PROMPTDECK_CODEX_BIN"}
+_BIN_ENV = {"agent_claude_bin": CLAUDE_BIN_ENV, "agent_codex_bin": CODEX_BIN_ENV}
 _DEFAULTS = Config()
 
 

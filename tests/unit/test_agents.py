@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.core.agent_names import CLAUDE_BIN_ENV
 from promptdeck.core.agents.base import (
     RESULT,
     SESSION,
@@ -17,7 +18,7 @@ from promptdeck.core.agents.base import (
     LaunchRequest,
     PlainTextParser,
 )
-from promptdeck.core.agents.claude import BIN_ENV, ClaudeAgent, StreamJsonParser
+from promptdeck.core.agents.claude import ClaudeAgent, StreamJsonParser
 from promptdeck.core.agents.codex_stream import CodexJsonParser
 from promptdeck.core.agents.command import CommandAgent
 from promptdeck.core.agents.registry import get_agent
@@ -46,7 +47,7 @@ def request_(tmp_path: Path) -> LaunchRequest:
 def test_claude_argv_uses_the_system_file_and_sends_the_user_message_on_stdin(
     request_: LaunchRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(BIN_ENV, raising=False)
+    monkeypatch.delenv(CLAUDE_BIN_ENV, raising=False)
     config = Config(agent_claude_model="sonnet", agent_claude_args=("--permission-mode", "plan"))
     spec = ClaudeAgent(config).launch(request_)
     assert spec.argv[:5] == ("claude", "-p", "--output-format", "stream-json", "--verbose")
@@ -62,9 +63,9 @@ def test_claude_argv_uses_the_system_file_and_sends_the_user_message_on_stdin(
 def test_claude_binary_from_config_and_env_override(
     request_: LaunchRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(BIN_ENV, raising=False)
+    monkeypatch.delenv(CLAUDE_BIN_ENV, raising=False)
     assert ClaudeAgent(Config(agent_claude_bin="/opt/cc")).launch(request_).argv[0] == "/opt/cc"
-    monkeypatch.setenv(BIN_ENV, "/env/claude")
+    monkeypatch.setenv(CLAUDE_BIN_ENV, "/env/claude")
     assert ClaudeAgent(Config(agent_claude_bin="/opt/cc")).launch(request_).argv[0] == "/env/claude"
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
+from promptdeck.core.agent_names import CODEX_BIN_ENV
 from promptdeck.core.agents.base import INFO, RESULT, TEXT, TOOL_USE, USAGE, LaunchRequest
-from promptdeck.core.agents.codex import BIN_ENV, CodexAgent
+from promptdeck.core.agents.codex import CodexAgent
 from promptdeck.core.agents.codex_profile import (
     PROFILE_FILE,
     linked_profile,
@@ -40,7 +41,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir()
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.delenv(BIN_ENV, raising=False)
+    monkeypatch.delenv(CODEX_BIN_ENV, raising=False)
     return codex_home
 
 
@@ -100,7 +101,7 @@ def test_a_resumed_turn_sends_only_its_message(tmp_path: Path, home: Path) -> No
 def test_binary_env_sandbox_and_images(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(BIN_ENV, "/opt/codex/bin/codex")
+    monkeypatch.setenv(CODEX_BIN_ENV, "/opt/codex/bin/codex")
     image = tmp_path / "shot.png"
     request = _request(tmp_path, "S", images=(image,))
     argv = CodexAgent(Config(agent_codex_sandbox="")).launch(request).argv
@@ -227,7 +228,7 @@ def test_nothing_is_left_in_codex_home_after_a_run(
     script.write_text(f"#!{sys.executable}\n{FAKE_CODEX}")
     script.chmod(0o755)
     (bin_dir / "mode.txt").write_text(mode)
-    monkeypatch.setenv(BIN_ENV, str(script))
+    monkeypatch.setenv(CODEX_BIN_ENV, str(script))
     root = tmp_path / "ws"
     story = root / "_bmad-output/implementation-artifacts/1-2-parse-lines.md"
     story.parent.mkdir(parents=True)

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from promptdeck.core.agent_names import agent_label
-from promptdeck.core.agents.registry import found_default_agent, resolve_agent_name
+from promptdeck.core.agents.programs import found_default_agent
+from promptdeck.core.agents.registry import resolve_agent_name
 from promptdeck.core.errors import ConfigError, NoAgentError, StoryLocked
 from promptdeck.core.project.config import Config, load_config
 from promptdeck.core.run.locks import acquire, lock_path
