@@ -411,10 +411,9 @@ class PreviewPane(Vertical):
         tabs = self.query_one("#preview-tabs", TabRow)
         chart = self._chart()
         if tabs.active == "tab-composition":
-            chart.measure = "bytes" if chart.measure == "tokens" else "tokens"
+            chart.measure = "bytes" if chart.measure == "tokens" else "tokens"  # it redraws
         else:
-            tabs.active = "tab-composition"
-        self._refresh_active_text()
+            tabs.active = "tab-composition"  # its TabRow.Activated fills the chart
 
     def focus_table(self) -> None:
         """Put the focus on the layers table (the region shown alone starts there)."""
