@@ -124,6 +124,21 @@ class PromptdeckApp(App[None]):
         )
         """What the screens work with: handed to each one made."""
 
+    def refresh_css(self, animate: bool = True) -> None:
+        """Textual's pass over the styles, except before the first screen exists.
+
+        The theme chosen in ``__init__`` queues a pass that runs before any widget is styled.
+        Textual's pass parses every stylesheet with the theme's variables and then drops what
+        it parsed: the first widget that adds its own CSS makes the stylesheet parse all of
+        it again (some 10 ms of the first frame). Before the first screen, nothing has been
+        parsed or styled yet, so the stylesheet only needs the theme's variables: it is parsed
+        once, with them, when the first widget is styled.
+        """
+        if not self.screen_stack:
+            self.stylesheet.set_variables(self.get_css_variables())
+            return
+        super().refresh_css(animate)
+
     def add_notices(
         self,
         source: str,

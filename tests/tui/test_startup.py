@@ -12,6 +12,8 @@ from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.tokens import encoder_process
 from promptdeck.tui import startup
 from promptdeck.tui.screens.main import MainScreen
+from promptdeck.tui.widgets.story_tree import StoryTree
+from textual.color import Color
 
 
 @pytest.fixture
@@ -100,3 +102,35 @@ async def test_the_first_resume_keeps_the_mounted_styles_and_later_ones_restyle(
         screen.post_message(events.ScreenResume())
         await pilot.pause()
         assert restyled == [False]
+
+
+@run_async
+async def test_the_stylesheet_is_parsed_once_at_start_with_the_chosen_theme(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.css import stylesheet
+
+    parsed: list[tuple[str, str]] = []
+    real_parse = stylesheet.parse
+
+    def spy(scope: str, css: str, read_from: tuple[str, str], **kwargs: object) -> object:
+        parsed.append(read_from)
+        return real_parse(scope, css, read_from, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stylesheet, "parse", spy)
+    app = make_app(demo_root, theme="promptdeck-light")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for_preview(pilot, "1-1")
+        ours = [where for where in parsed if where[0].endswith("app.tcss")]
+        assert len(ours) == 1, f"the app's stylesheet was parsed {len(ours)} times at start"
+        # Styled with the light theme's variables ($surface is the story tree's background).
+        tree = app.screen.query_one(StoryTree)
+        assert tree.styles.background == Color.parse(app.get_css_variables()["surface"])
+        light_surface = tree.styles.background
+        # A theme chosen later still restyles everything (Textual's own pass).
+        parsed.clear()
+        app.theme = "promptdeck-dark"
+        await pilot.pause()
+        assert any(where[0].endswith("app.tcss") for where in parsed), "not parsed again"
+        assert tree.styles.background == Color.parse(app.get_css_variables()["surface"])
+        assert tree.styles.background != light_surface
