@@ -12,6 +12,7 @@ from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.widgets.stories_pane import StoriesPane
 from promptdeck.tui.widgets.story_tree import StoryTree
+from rich.segment import Segment
 from rich.style import Style
 from textual import on
 from textual.app import App, ComposeResult
@@ -119,5 +120,5 @@ async def test_a_labels_width_is_the_width_it_is_drawn_at(demo_root: Path) -> No
         nodes = [node for group in tree.root.children for node in (group, *group.children)]
         assert {node.data.status for node in nodes if node.data} >= {"done", "backlog"}
         for node in nodes:
-            drawn = tree.render_label(node, Style(), Style()).cell_len
+            drawn = Segment.get_line_length(tree.label_segments(node, Style(), Style()))
             assert tree.get_label_width(node) == drawn, node.label
