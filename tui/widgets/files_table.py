@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 
 from promptdeck.core.injection import InjectedFile
@@ -46,11 +45,12 @@ class FilesTable(FittedTable):
         ColumnSpec("why", "why", None, minimum=12, weight=2),
     )
 
-    @dataclass
     class FileChosen(Message):
         """The user asked to read one injected file."""
 
-        file: InjectedFile
+        def __init__(self, file: InjectedFile) -> None:
+            super().__init__()
+            self.file = file
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

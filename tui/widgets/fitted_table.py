@@ -172,12 +172,13 @@ class FittedTable(ScrollView, can_focus=True):
     cursor_row: reactive[int] = reactive(0)
     """The row under the cursor."""
 
-    @dataclass
     class RowChosen(Message):
         """Enter (or a click) on a row."""
 
-        table: FittedTable
-        index: int
+        def __init__(self, table: FittedTable, index: int) -> None:
+            super().__init__()
+            self.table = table
+            self.index = index
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

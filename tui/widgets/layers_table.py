@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import partial
 
 from promptdeck.core.layers import PromptLayer
@@ -37,11 +36,12 @@ class LayersTable(FittedTable):
         ColumnSpec("share", "bar", BAR_WIDTH, drop_below=70),
     )
 
-    @dataclass
     class LayerChosen(Message):
         """The user asked to read one layer."""
 
-        layer: PromptLayer
+        def __init__(self, layer: PromptLayer) -> None:
+            super().__init__()
+            self.layer = layer
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

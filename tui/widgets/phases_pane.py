@@ -11,8 +11,6 @@ followed — goes up as :class:`PhasesPane.Changed`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from promptdeck.core.run import StoryFlow
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
@@ -59,12 +57,13 @@ class PhasesPane(Vertical):
     solo: var[bool] = var(False, init=False)
     """The region is alone on screen: the title names the story in full."""
 
-    @dataclass
     class Changed(Message):
         """The phase or the mode changed: the preview shows another request."""
 
-        followed: bool = False
-        """The story's flow was just read and followed (the preview starts afresh)."""
+        def __init__(self, followed: bool = False) -> None:
+            super().__init__()
+            self.followed = followed
+            """The story's flow was just read and followed (the preview starts afresh)."""
 
     def __init__(self, deck: DeckContext, panel: PhasePanel, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from promptdeck.core.errors import PromptdeckError
@@ -205,13 +204,14 @@ class PreviewPane(Vertical):
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
 
-    @dataclass
     class TextChosen(Message):
         """The user asked to read a layer's or a file's full text (made printable)."""
 
-        title: str
-        text: str
-        subtitle: str = ""
+        def __init__(self, title: str, text: str, subtitle: str = "") -> None:
+            super().__init__()
+            self.title = title
+            self.text = text
+            self.subtitle = subtitle
 
     def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
         super().__init__(id=id)

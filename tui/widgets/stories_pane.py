@@ -8,8 +8,6 @@ Enter, or once the cursor has rested on a story for :data:`FOLLOW_CURSOR_SECONDS
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from promptdeck.core.stories import Story, UnreadableEntry, filter_stories
 from textual import on
 from textual.app import ComposeResult
@@ -54,11 +52,12 @@ class StoriesPane(Vertical):
     flags: var[dict[str, str]] = var(dict, init=False)
     """Story id → a warning the tree shows on it (a status a run could not write back)."""
 
-    @dataclass
     class StoryChosen(Message):
         """The user picked a story to preview."""
 
-        story: Story
+        def __init__(self, story: Story) -> None:
+            super().__init__()
+            self.story = story
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

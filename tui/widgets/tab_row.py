@@ -13,7 +13,6 @@ narrower than its labels shows the part that holds the open tab, as Textual's ta
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -86,13 +85,14 @@ class TabRow(Widget, can_focus=True):
     hovered: reactive[int] = reactive(-1, init=False)
     """The index of the tab under the mouse (-1: none)."""
 
-    @dataclass
     class Activated(Message):
         """A tab was opened."""
 
-        tab_row: TabRow
-        tab: str
-        """Its id."""
+        def __init__(self, tab_row: TabRow, tab: str) -> None:
+            super().__init__()
+            self.tab_row = tab_row
+            self.tab = tab
+            """Its id."""
 
         @property
         def control(self) -> TabRow:

@@ -62,11 +62,12 @@ class ViewBar(Widget):
         """The bar is there whenever a region is hidden: it says which and how to reach it."""
         self.display = len(state.shown) < len(REGIONS)
 
-    @dataclass
     class ViewChosen(Message):
         """A region's name was clicked."""
 
-        view: str
+        def __init__(self, view: str) -> None:
+            super().__init__()
+            self.view = view
 
     def _segments(self) -> list[tuple[str, Text]]:
         state = self.state
