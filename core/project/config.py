@@ -7,6 +7,7 @@ key and what was expected — never a traceback.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field, fields, replace
@@ -280,9 +281,16 @@ class Config:
 
 _NOT_SETTINGS = ("source", "source_sha256", "bmad_origins", "bmad_problems")
 _FIELDS = {f.name: f for f in fields(Config) if f.name not in _NOT_SETTINGS}
-# The fields' real types: under ``from __future__ import annotations`` a field's ``type`` is
-# only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
-_TYPES: dict[str, Any] = get_type_hints(Config)
+
+
+@functools.cache
+def _field_types() -> dict[str, Any]:
+    """The fields' real types. Under ``from __future__ import annotations`` a field's ``type``
+    is only its spelling, and dispatching on a spelling breaks on the first ``int | None``.
+    Resolved when a config file is first read, not at import (the app's start reads none
+    when the project has no config)."""
+    return get_type_hints(Config)
+
 
 _DESCRIPTIONS: dict[Any, str] = {
     str: "a string",
@@ -355,7 +363,7 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
             spec = _FIELDS.get(name)
             if spec is None:
                 raise ConfigError(source, dotted, "a known setting (see README → Configuration)")
-            values[name] = coerce_setting(value, _TYPES[spec.name], source, dotted)
+            values[name] = coerce_setting(value, _field_types()[spec.name], source, dotted)
 
     try:
         walk(data, ())

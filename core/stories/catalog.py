@@ -38,9 +38,7 @@ from ..project.config import Config
 from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
-from .keys import normalize_key
 from .model import SourceResult, Story, StoryCatalog, relpath
-from .sources.sprint_status import SPRINT_STATUS_NAME
 
 
 def project_context_path(workspace: Workspace) -> str | None:
@@ -174,6 +172,7 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
     answer and its errors are the full catalog's. This keeps one-story commands (``inspect``,
     ``compose``, ``run``) from reading every story of a large workspace.
     """
+    from .keys import normalize_key
     from .sources import openspec
 
     wanted = story_id.strip()
@@ -338,6 +337,10 @@ class PlanSnapshot:
 def plan_paths(workspace: Workspace, catalog: StoryCatalog) -> list[str]:
     """The plan paths to watch, most telling first: the sprint status, the folders whose
     listing shows a new story or change, then each story's file (once each)."""
+    # Here, not at import: the app's screen imports this module, but its first catalog comes
+    # read by the opening helper, and the plan readers' key patterns take some 6 ms to compile.
+    from .sources.sprint_status import SPRINT_STATUS_NAME
+
     config = workspace.config
     artifacts = config.paths_artifacts.rstrip("/")
     changes = f"{config.paths_openspec.rstrip('/')}/changes"

@@ -8,7 +8,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import StoryNotFound
-from .keys import normalize_key
 
 STATUSES = ("backlog", "ready-for-dev", "in-progress", "review", "done")
 
@@ -232,6 +231,8 @@ class StoryCatalog:
         if len(exact) == 1:
             return exact[0]
         if ":" not in wanted:
+            from .keys import normalize_key  # the key grammar: only for a lookup by key
+
             norm = normalize_key(wanted)
             by_key = [s for s in self.stories if s.source == "bmad" and s.key == norm]
             if len(by_key) == 1:
@@ -241,6 +242,8 @@ class StoryCatalog:
     def _not_found(self, query: str) -> str:
         """Why ``query`` names no story: the plan entry that could not be read, with its
         line, or the nearest known ids."""
+        from .keys import normalize_key
+
         wanted = normalize_key(query)
         for entry in self.unreadable:
             named = entry.key == wanted or (
