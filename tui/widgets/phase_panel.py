@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal, assert_never
 
 from promptdeck.core.units import context_share
 from promptdeck.core.vocabulary import FAILURE, Outcome
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Log, Static
 
@@ -69,11 +71,12 @@ class PhaseList(Widget):
     rows: reactive[tuple[PhaseRow, ...]] = reactive(())
     selected: reactive[str] = reactive("dev")
 
-    @dataclass
     class PhaseChosen(Message):
         """A phase row was clicked."""
 
-        phase: str
+        def __init__(self, phase: str) -> None:
+            super().__init__()
+            self.phase = phase
 
     def on_click(self, event: events.Click) -> None:
         """A click on a row selects that phase."""
@@ -153,6 +156,22 @@ class PhaseLog(Log):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(highlight=True, max_lines=LOG_MAX_LINES, id=id)
         self.highlighter = SignalHighlighter()
+        self._pass_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Draw the lines in ``crop`` with the widget's style worked out once: Textual's log
+        asks for it again for every line, blank ones too (some 5 ms for the empty log of a
+        fresh app's first frame), and it cannot change within one drawing."""
+        self._pass_style = super().rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    @property
+    def rich_style(self) -> Style:
+        """The widget's style (the drawing's own, during a drawing)."""
+        return self._pass_style if self._pass_style is not None else super().rich_style
 
     def on_mount(self) -> None:
         """Take the signal styles from the theme, now and whenever it changes."""
