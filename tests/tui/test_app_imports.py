@@ -60,6 +60,7 @@ FORBIDDEN = (
     "textual.widgets._text_area",
     "textual.widgets._tabbed_content",
     "textual.widgets._tabs",
+    "textual.widgets._content_switcher",
     # The secret scanner's own module (findings come made), and the record writer a run uses.
     "promptdeck.core.secrets.scan",
     "promptdeck.core.project.rewrites",

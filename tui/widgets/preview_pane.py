@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
-from textual.widgets import ContentSwitcher, Static
+from textual.widgets import Static
 from textual.worker import Worker
 
 from ...core.terminal import printable, printable_line
@@ -158,8 +158,8 @@ class PreviewPane(Vertical):
     # Fixed heights under the tabs: a new preview then repaints them without a relayout.
     DEFAULT_CSS = """
     PreviewPane {
-        & > #preview-panes { height: 1fr; }
-        & #tab-overview { layout: vertical; }
+        & > .tab-body { height: 1fr; }
+        & > .tab-body.-hidden { display: none; }
         & > #preview-notes {
             height: 3;
             padding: 0 1;
@@ -224,15 +224,14 @@ class PreviewPane(Vertical):
         """Title, tabs, notes and meter, top to bottom."""
         yield RegionTitle("Preview", id="preview-title", markup=False)
         yield TabRow(PREVIEW_TABS, id="preview-tabs")
-        with ContentSwitcher(id="preview-panes", initial="tab-overview"):
-            with Vertical(id="tab-overview"):
-                yield LayersTable(id="layers-table")
-                yield FilesTable(id="files-table")
-            # The text tabs get their viewer when first opened (:meth:`_show_in_tab`).
-            yield Vertical(id="tab-system")
-            yield Vertical(id="tab-user")
-            yield Vertical(id="tab-messages")
-            yield Vertical(id="tab-composition")  # its chart too (:meth:`_chart`)
+        # One body per tab, the open one shown (what a ContentSwitcher does, without a
+        # container more to style and draw in the first frame).
+        with Vertical(id="tab-overview", classes="tab-body"):
+            yield LayersTable(id="layers-table")
+            yield FilesTable(id="files-table")
+        # The text tabs get their viewer when first opened (:meth:`_show_in_tab`).
+        for tab in ("tab-system", "tab-user", "tab-messages", "tab-composition"):
+            yield Vertical(id=tab, classes="tab-body -hidden")  # a chart too: :meth:`_chart`
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
         yield CutLinesMeter(id="cut-lines")
@@ -320,7 +319,8 @@ class PreviewPane(Vertical):
 
     @on(TabRow.Activated, "#preview-tabs")
     def _tab_activated(self, event: TabRow.Activated) -> None:
-        self.query_one("#preview-panes", ContentSwitcher).current = event.tab
+        for body in self.query_children(".tab-body"):
+            body.set_class(body.id != event.tab, "-hidden")
         self._refresh_active_text()
 
     def _refresh_active_text(self) -> None:
