@@ -40,6 +40,7 @@ class PhasesPane(Vertical):
     DEFAULT_CSS = """
     PhasesPane {
         border-left: tall $panel;
+        visibility: visible;
         & > PhasePanel { height: 1fr; }
     }
     """

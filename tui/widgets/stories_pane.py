@@ -38,6 +38,7 @@ class StoriesPane(Vertical):
     DEFAULT_CSS = """
     StoriesPane {
         border-right: tall $panel;
+        visibility: visible;
     }
     StoriesPane > #story-filter {
         height: 3;
