@@ -231,9 +231,6 @@ class PhasePanel(Vertical):
     DEFAULT_CSS = """
     PhasePanel {
         background: $surface;
-        /* Covered whole by the phases, the status and the log: never drawn under them. */
-        visibility: hidden;
-        & > * { visibility: visible; }
     }
     PhasePanel > #run-status {
         height: 3;

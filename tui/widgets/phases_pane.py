@@ -40,7 +40,6 @@ class PhasesPane(Vertical):
     DEFAULT_CSS = """
     PhasesPane {
         border-left: tall $panel;
-        visibility: visible;
         & > PhasePanel { height: 1fr; }
     }
     """

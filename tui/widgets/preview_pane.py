@@ -155,14 +155,9 @@ class PreviewPane(Vertical):
         id: the widget id.
     """
 
-    # Fixed heights under the tabs: a new preview then repaints them without a relayout. The
-    # overview's body is covered whole by its two tables: never drawn (Textual would draw a
-    # container under its children, line by line, in every full frame).
+    # Fixed heights under the tabs: a new preview then repaints them without a relayout.
     DEFAULT_CSS = """
     PreviewPane {
-        visibility: visible;
-        & > #tab-overview { visibility: hidden; }
-        & > #tab-overview > * { visibility: visible; }
         & > .tab-body { height: 1fr; }
         & > .tab-body.-hidden { display: none; }
         & > #preview-notes {

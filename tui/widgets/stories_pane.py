@@ -38,7 +38,6 @@ class StoriesPane(Vertical):
     DEFAULT_CSS = """
     StoriesPane {
         border-right: tall $panel;
-        visibility: visible;
     }
     StoriesPane > #story-filter {
         height: 3;
