@@ -149,3 +149,25 @@ async def test_a_rebuild_keeps_the_cursor_and_announces_nothing(demo_root: Path)
         tree.show_stories(kept, under)
         await pilot.pause()
         assert _cursor(tree) == kept[0].id
+
+
+@run_async
+async def test_a_drag_in_the_tree_selects_no_text(demo_root: Path) -> None:
+    stories = load_catalog(open_workspace(demo_root)).stories
+    async with tree_of(stories, stories[0].id) as (pilot, tree, app):
+        await pilot.mouse_down(StoryTree, offset=(4, 1))
+        await pilot.hover(StoryTree, offset=(20, 4))
+        await pilot.mouse_up(StoryTree, offset=(20, 4))
+        await pilot.pause()
+        assert not app.screen.selections
+        assert tree.cursor_node is not None
+
+
+@run_async
+async def test_no_story_shown_leaves_no_cursor(demo_root: Path) -> None:
+    stories = load_catalog(open_workspace(demo_root)).stories
+    async with tree_of(stories, stories[3].id) as (pilot, tree, _app):
+        tree.show_stories(())
+        await pilot.pause()
+        assert tree.last_line == -1
+        assert tree.cursor_node is None and tree.cursor_line == -1

@@ -1,12 +1,12 @@
 """The Stories region's tree: epics → stories (BMAD) and changes → stories (OpenSpec).
 
 One widget draws every line, as Textual's ``Tree`` draws them (the same guides, icons, cursor,
-hover and component classes), with the same keys and mouse. ``Tree`` keeps a node object per
-line, lays its lines out again and refreshes itself at every node added, and composes each
-line's styles afresh; with a plan of two hundred stories that was some 45 ms of a fresh app's
-first frame on a 2-core machine, and as much again at every reload of the plan. Here the
-groups and their stories are laid out once per change, and a drawing pass works out its
-styles once for all its lines.
+hover and component classes), with the same keys and mouse. ``Tree`` invalidates its lines and
+asks for a layout at every node added, splits every label it is given, and composes each
+line's styles afresh through Rich text; with a plan of two hundred stories the tree took some
+20 ms of a fresh app's first frame on a 2-core machine, and again at every reload of the plan.
+Here the groups and their stories are laid out once per change, each label's own styles are
+resolved once, and a drawing pass works out the styles its lines share once.
 """
 
 from __future__ import annotations
@@ -197,8 +197,13 @@ class StoryTree(ScrollView, can_focus=True):
 
     Keys and mouse as Textual's tree: up/down, page up/down, home/end move the cursor; Enter
     (or a click) selects a story or folds a group; space folds; a click on a group's icon
-    folds it; shift+arrows move between groups and siblings; shift+space folds all groups.
+    folds it; shift+arrows move between groups and siblings; shift+space on a group folds all
+    groups (or opens them all when all are folded).
     """
+
+    ALLOW_SELECT = False
+    """No mouse text selection in the tree (as Textual's): a drag or a double click picks
+    stories."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("shift+left", "cursor_parent", "Cursor to parent", show=False),
@@ -380,7 +385,12 @@ class StoryTree(ScrollView, can_focus=True):
         if node is not None and node.line >= 0:
             # Once laid out: a tree filled before its first layout has no size to scroll in.
             far = animate and abs(self.cursor_line - previous) > 1
-            self.call_after_refresh(self.scroll_to_line, node.line, far)
+            self.call_after_refresh(self._scroll_to_cursor, far)
+
+    def _scroll_to_cursor(self, animate: bool) -> None:
+        # The cursor's line as it is then: a fold or a reload in between moves it.
+        if self.cursor_line >= 0:
+            self.scroll_to_line(self.cursor_line, animate)
 
     def _lay_out(self) -> None:
         """The lines, from the groups and whether each is open; the cursor stays on its node
@@ -397,9 +407,13 @@ class StoryTree(ScrollView, can_focus=True):
         width = max((self._line_width(node) for node in lines), default=self.size.width)
         self.virtual_size = Size(width, len(lines))
         cursor = self._cursor_node
-        if cursor is not None:
-            shown = cursor if cursor.line >= 0 else cursor.parent
-            self.cursor_line = shown.line if shown is not None and shown.line >= 0 else -1
+        shown = cursor if cursor is None or cursor.line >= 0 else cursor.parent
+        if shown is not None and shown.line >= 0:
+            self.cursor_line = shown.line
+        else:
+            # No cursor: never a line highlighted with no node under it (the validator would
+            # clamp -1 to the first line, hence no watcher).
+            self.set_reactive(StoryTree.cursor_line, -1)
         self.refresh()
 
     # ---------------------------------------------------------------- drawing
