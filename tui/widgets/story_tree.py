@@ -42,7 +42,7 @@ _STATUS_COMPONENT = {
 }
 
 GUIDE_DEPTH = 2
-"""Cells a story is indented under its group (the guide ``├─`` or ``└─``)."""
+"""Cells a story is indented under its group (the guide ``├ `` or ``└ ``)."""
 
 _GUIDES = {"default": ("├ ", "└ "), "bold": ("┣ ", "┗ "), "double": ("╠ ", "╚ ")}
 """The guide before a story (``cross``, ``terminator`` for the group's last), as Textual's
