@@ -18,6 +18,9 @@ printed with every section.
   (``PROMPTDECK_ANSWER_CACHE=off``): ≤ 2× listing the folder and reading those files in plain
   Python; the ratio against reading only the files ``stories`` needs (the sprint status and
   the story files) is printed beside it;
+* the same ``stories --json`` with the plan under ``docs/sprint-artifacts`` and no configuration
+  naming it (found by search), remembered answer off: ≤ 2× listing that folder and reading its
+  files;
 * ``promptdeck --version``: ≤ 1.5× ``python -c pass`` + 30 ms.
 
 The floor: a fresh Python that imports tiktoken, builds ``o200k_base`` from the bundled ranks
@@ -57,7 +60,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from synthetic import ARTIFACTS, make_synthetic_workspace  # noqa: E402
+from synthetic import (  # noqa: E402
+    ARTIFACTS,
+    DOCS_PLAN,
+    make_docs_plan_workspace,
+    make_synthetic_workspace,
+)
 from versus import FLOOR, PYTHON, interleave, load, run_timed  # noqa: E402
 
 PROMPTDECK = str(Path(PYTHON).with_name("promptdeck"))
@@ -418,13 +426,23 @@ def section_stories(rounds: int, verdicts: Verdicts) -> None:
     story_files = f"list the folder + read the {len(read)} files stories needs"
     fresh = "stories --json, remembered answer off"
     answered = "stories --json, remembered answer on"
+    # The same plan under docs/, named by no configuration: promptdeck finds it by search.
+    docs_root = make_docs_plan_workspace(WORK / "synthetic-50000-docs", 50_000)
+    docs_argv = [PROMPTDECK, "stories", "--json", "--root", str(docs_root)]
+    docs_every_file = "list docs/sprint-artifacts + read all 50,000 files"
+    docs_fresh = "stories --json, plan under docs/ found by search, answer off"
     run_timed(argv, remembered)  # the answer is remembered from here on
+    docs_folder = str(docs_root / DOCS_PLAN)
     results = interleave(
         {
             every_file: lambda: run_timed([PYTHON, "-c", STORIES_FLOOR, artifacts, "--every-file"]),
             story_files: lambda: run_timed([PYTHON, "-c", STORIES_FLOOR, artifacts, str(listing)]),
             fresh: lambda: run_timed(argv, afresh),
             answered: lambda: run_timed(argv, remembered),
+            docs_every_file: lambda: run_timed(
+                [PYTHON, "-c", STORIES_FLOOR, docs_folder, "--every-file"]
+            ),
+            docs_fresh: lambda: run_timed(docs_argv, afresh),
         },
         rounds,
     )
@@ -436,6 +454,13 @@ def section_stories(rounds: int, verdicts: Verdicts) -> None:
         verdicts.ratio(
             f"{mine} / {every_file}", results[mine], results[every_file], 2.0, faster=False
         )
+    verdicts.ratio(
+        f"{docs_fresh} / {docs_every_file}",
+        results[docs_fresh],
+        results[docs_every_file],
+        2.0,
+        faster=False,
+    )
     # Stricter, printed beside it: against only the files `stories` must read (the sprint
     # status and each story's file), of which discovery opens the head of every Markdown name
     # holding a story key to find them.

@@ -353,6 +353,24 @@ def make_synthetic_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -
     return manifest
 
 
+DOCS_PLAN = "docs/sprint-artifacts"
+"""Where :func:`make_docs_plan_workspace` keeps the plan: BMAD v5's folder, named by no
+configuration, so promptdeck finds it by search."""
+
+
+def make_docs_plan_workspace(dest: Path, artifact_files: int = ARTIFACT_FILES) -> Path:
+    """The synthetic workspace with its plan under ``docs/`` (v5's ``docs/sprint-artifacts``
+    and ``docs/planning-artifacts``; ``_bmad-output/`` keeps only the project context);
+    reused when already built."""
+    if not (dest / DOCS_PLAN).is_dir():
+        make_synthetic_workspace(dest, artifact_files)
+        (dest / "docs").mkdir()
+        (dest / ARTIFACTS).rename(dest / DOCS_PLAN)
+        (dest / PLANNING).rename(dest / "docs" / "planning-artifacts")
+        settle(dest / DOCS_PLAN)
+    return dest.resolve()
+
+
 SETTLE_SECONDS = 2.1
 """promptdeck caches a folder's key matches only once the folder has been unchanged for two
 seconds (``artifact_match._RACY_SECONDS``): people toggle in folders that are not being written."""

@@ -169,9 +169,15 @@ def print_json(payload: Any) -> None:
 
     JSON escapes C0 controls itself; DEL and the C1 controls (which ``ensure_ascii=False``
     would write raw, and a terminal would obey) are written as ``\\u00XX`` escapes too: the
-    same JSON value, nothing a terminal interprets.
+    same JSON value, nothing a terminal interprets. ``Infinity`` and ``NaN`` are not JSON: a
+    figure that is not finite is printed as ``null`` (unknown).
     """
-    text = json.dumps(payload, indent=2, ensure_ascii=False)
+    try:
+        text = json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        from ..core.records import finite_json
+
+        text = json.dumps(finite_json(payload), indent=2, ensure_ascii=False, allow_nan=False)
     text = _JSON_CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     sys.stdout.write(text + "\n")
 

@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from ..core.errors import EXIT_OK
+from ..core.project import Workspace
 from ..core.stories import (
     Story,
     StoryCatalog,
@@ -25,6 +26,7 @@ from ..core.stories import (
 from . import table
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console
+from .stories import plan_payload
 from .table import Column, print_records
 
 
@@ -45,9 +47,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def doctor_payload(catalog: StoryCatalog) -> dict[str, object]:
-    """The ``doctor --json`` shape."""
+def doctor_payload(catalog: StoryCatalog, workspace: Workspace | None = None) -> dict[str, object]:
+    """The ``doctor --json`` shape (``plan`` first when the workspace is given)."""
+    plan = {"plan": plan_payload(workspace)} if workspace is not None else {}
     return {
+        **plan,
         "stories": [story.to_dict() for story in catalog.stories],
         "unreadable": [entry.to_dict() for entry in catalog.unreadable],
         "unattached": list(catalog.unattached),
@@ -86,10 +90,25 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     catalog = load_catalog(workspace)
     if args.json:
-        print_json(doctor_payload(catalog))
+        print_json(doctor_payload(catalog, workspace))
         return EXIT_OK
     console = common_console()
     plain = not table.is_terminal()
+    config = workspace.config
+    print_records(
+        (
+            Column("kind", piped_only=True),
+            Column("folder", path=True, minimum=20),
+            Column("why", minimum=20),
+        ),
+        [
+            ["plan", config.paths_artifacts, config.plan_origin],
+            *(["alternative", folder, why] for folder, why in config.plan_alternatives),
+        ],
+        title="Plan",
+        console=console,
+        plain=plain,
+    )
     if not catalog.stories:
         # Say what was looked at, so an empty plan is never an empty screen.
         for line in where_stories_come_from(workspace):

@@ -30,7 +30,7 @@ from .common import (
     workspace_from,
 )
 from .common import console as common_console
-from .compose import add_prompt_options, all_warnings, compose_from
+from .compose import add_prompt_options, all_warnings, compose_from, refuse_secrets
 from .cost_report import add_cost_options, run_cache
 from .table import Column, print_records
 
@@ -84,6 +84,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="also ask Anthropic's count_tokens API for the exact Claude count of the system "
         "prompt and user message (sends both to the API; needs ANTHROPIC_API_KEY; never "
         "called without this flag)",
+    )
+    parser.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="with --exact-claude: send files the secret scan flagged (without it, as for run, "
+        "the count is refused with exit 8 and nothing is sent)",
     )
     add_prompt_options(parser)
     add_cost_options(parser)
@@ -410,6 +416,10 @@ def run(args: argparse.Namespace) -> int:
     from ..core.cost import claude_estimate  # noqa: F401
 
     prompt = compose_from(args, count_tokens=True)
+    if args.exact_claude:
+        # The exact count sends the whole prompt to the API: the same gate as a run, before
+        # anything is printed or sent.
+        refuse_secrets(prompt, args.allow_secrets)
     workspace = workspace_from(args)
     config = workspace.config
     answer = fit_answer(args, prompt) if args.fit else None

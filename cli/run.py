@@ -11,7 +11,9 @@ over the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 
 ``--auto`` runs kickoff, failure analysis and retro only when asked (``--party-<phase>``,
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
-:mod:`promptdeck.core.run.optional_phases`.
+:mod:`promptdeck.core.run.optional_phases`. It starts where the flow says, which, before any
+dev run is recorded, is where the story's tracked status says (review for a ``review`` story,
+dev for an ``in-progress`` one); ``--auto --dry-run`` shows that phase's confirmation and why.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from ..core.run import (
     auto_plan,
     confirmation_blocks,
     describe_plan,
+    flow_for,
     holding,
     last_failure,
     parse_with,
@@ -96,7 +99,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="write the prompt files and print the confirmation the app shows; launch nothing",
+        help="write the prompt files and print the confirmation the app shows; launch nothing "
+        "(with --auto: of the phase --auto would start with, and why)",
     )
     parser.add_argument(
         "--mode",
@@ -208,7 +212,41 @@ _SPACED_BLOCKS = frozenset({"secrets", "refusal", "command"})
 """Blocks the confirmation screen sets off with a blank line (their ``margin-top``)."""
 
 
-def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt) -> int:
+def _first_request(
+    args: argparse.Namespace,
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    story: Story,
+) -> tuple[PromptRequest, str] | None:
+    """The request ``--auto`` would run first for ``story`` (the same optional phases passed
+    over, the same variants) and why (the confirmation says it); None when the flow suggests
+    nothing for a done story (its note is printed).
+
+    Raises:
+        UsageError: a story not done has nothing to run (the flow's note says why).
+    """
+    plan = auto_plan(
+        workspace.config,
+        party=party_phases(args),
+        asked=parse_with(args.with_phases),
+        standard=args.standard,
+    )
+    flow = flow_for(workspace, catalog, story, skip=plan.skip)
+    suggestion = flow.suggestion
+    if suggestion is None:
+        if not flow.done:
+            raise UsageError(f"run --auto: nothing to run for {story.id}: {flow.note}")
+        print(f"promptdeck: {flow.note}", file=sys.stderr)
+        return None
+    variant = plan.variants.get(suggestion.phase)
+    selection = request_from(argparse.Namespace(**{**vars(args), "phase": "dev"})).selection
+    request = replace(suggestion.request(story.id, selection), variant=variant)
+    return request, suggestion.why
+
+
+def _dry_run(
+    args: argparse.Namespace, workspace: Workspace, prompt: ComposedPrompt, why: str = ""
+) -> int:
     """Print the run's confirmation exactly as the app shows it, and launch nothing.
 
     The prompt files go to ``.promptdeck/runs/dry-run/`` (the run folder the confirmation
@@ -227,7 +265,7 @@ def _dry_run(args: argparse.Namespace, workspace: Workspace, prompt: ComposedPro
         replay_script=args.replay_script,
         dry_run=True,
     )
-    plan = describe_plan(workspace, planned, agent=args.agent, images=args.checked_images)
+    plan = describe_plan(workspace, planned, agent=args.agent, images=args.checked_images, why=why)
     if args.json:
         payload = plan.to_dict()
         prepared = planned.prepared
@@ -306,13 +344,22 @@ def run(args: argparse.Namespace) -> int:
     printer = None if args.json else Printer()
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
-    request = _request(args, workspace, args.phase or "dev")
-    ignored = ignored_variant_flags(args, request.phase)
-    if ignored:
-        print(f"promptdeck: warning: {ignored}", file=sys.stderr)
+    why = ""
+    if args.auto and args.phase is None:
+        # The dry run of --auto shows the phase --auto would start with, chosen as it chooses.
+        first = _first_request(args, workspace, catalog, story)
+        if first is None:
+            return EXIT_OK
+        request, why = first
+    else:
+        request = _request(args, workspace, args.phase or "dev")
+        # With --auto, a --party-<phase> flag also says which optional phases run.
+        ignored = None if args.auto else ignored_variant_flags(args, request.phase)
+        if ignored:
+            print(f"promptdeck: warning: {ignored}", file=sys.stderr)
     prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run, args=args)
     if args.dry_run:
-        return _dry_run(args, workspace, prompt)
+        return _dry_run(args, workspace, prompt, why)
     for warning in prompt.warnings:
         if printer is not None:
             print(f"promptdeck: warning: {warning}", file=sys.stderr)

@@ -14,6 +14,7 @@ from ..core.stories import (
     summary_lines,
     where_stories_come_from,
 )
+from ..core.terminal import printable_line
 from . import table
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
@@ -34,15 +35,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def catalog_payload(catalog: StoryCatalog) -> dict[str, object]:
-    """The ``stories --json`` shape."""
-    return {
+def catalog_payload(catalog: StoryCatalog, workspace: Workspace | None = None) -> dict[str, object]:
+    """The ``stories --json`` shape (with ``plan`` when the workspace is given)."""
+    payload: dict[str, object] = {
         "stories": [story.to_dict() for story in catalog.stories],
         "skipped": [skipped.to_dict() for skipped in catalog.skipped],
         "warnings": list(catalog.warnings),
         "unreadable": [entry.to_dict() for entry in catalog.unreadable],
         "unattached": list(catalog.unattached),
     }
+    if workspace is not None:
+        payload["plan"] = plan_payload(workspace)
+    return payload
+
+
+def plan_payload(workspace: Workspace) -> dict[str, object]:
+    """Which folder is the plan and why, and the other folders named or found (``plan`` in
+    ``stories --json`` and ``doctor --json``)."""
+    config = workspace.config
+    return {
+        "folder": config.paths_artifacts,
+        "origin": config.plan_origin,
+        "alternatives": [
+            {"folder": folder, "why": why} for folder, why in config.plan_alternatives
+        ],
+        "openspec": config.paths_openspec,
+    }
+
+
+def plan_line(workspace: Workspace) -> str:
+    """One line: the plan's folder and why it was taken."""
+    config = workspace.config
+    return f"plan: {config.paths_artifacts} ({config.plan_origin})"
 
 
 STORY_COLUMNS = (
@@ -96,11 +120,17 @@ def run(args: argparse.Namespace) -> int:
     workspace = workspace_from(args)
     catalog = load_catalog(workspace)
     if args.json:
-        print_json(catalog_payload(catalog))
+        print_json(catalog_payload(catalog, workspace))
         return EXIT_OK
     # One line per kind of note; `promptdeck doctor` has every one.
     for line in summary_lines(group_notes(catalog)):
         warn(line)
+    if catalog.stories:
+        # Which folder was read, said once; piped, stdout keeps one record a line.
+        if table.is_terminal():
+            common_console().print(plan_line(workspace), markup=False, highlight=False)
+        else:
+            print(f"promptdeck: {printable_line(plan_line(workspace))}", file=sys.stderr)
     _print_tables(catalog, workspace)
     sys.stdout.flush()
     return EXIT_OK

@@ -15,6 +15,10 @@ So promptdeck resolves every program it starts itself, before it starts it
 
 The confirmation, ``--dry-run`` and ``meta.json`` show the absolute path that will run, and
 GitPython is pointed at the ``git`` found the same way (:func:`git_module`).
+
+Every git process promptdeck starts also runs none of the repository's own programs: it is
+given the ``.git`` found walking up from the project root (:func:`work_tree_of`) explicitly,
+and configuration that outranks the repository's (:func:`safe_git_environment`).
 """
 
 from __future__ import annotations
@@ -101,3 +105,48 @@ def git_module(root: Path | None) -> Any:
     if executable != git.Git.GIT_PYTHON_GIT_EXECUTABLE:
         git.refresh(executable)
     return git
+
+
+_SAFE_CONFIG = (
+    ("safe.bareRepository", "explicit"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+)
+"""Settings every git process of promptdeck's runs with, over the repository's own."""
+
+
+def work_tree_of(root: Path) -> Path | None:
+    """The folder holding the ``.git`` (a folder, or a ``gitdir:`` file) that git would use
+    for ``root``, found walking up from it; None when there is none. A folder that only looks
+    like a bare repository (``HEAD``, ``objects/``, ``refs/`` committed inside a plan folder)
+    is never one: promptdeck works on a work tree."""
+    try:
+        current = root.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for folder in (current, *current.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def safe_git_environment(
+    git_dir: Path, work_tree: Path, drivers: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The variables every git process for the repository at ``git_dir`` runs with: the
+    repository named explicitly, and :data:`_SAFE_CONFIG` (plus each of ``drivers``, the
+    repository's filter drivers, switched off) after any ``GIT_CONFIG_KEY_n`` of the user's
+    own, so that ours win."""
+    settings = list(_SAFE_CONFIG)
+    for name in drivers:
+        settings += [(f"filter.{name}.process", ""), (f"filter.{name}.required", "false")]
+    try:
+        count = int(os.environ.get("GIT_CONFIG_COUNT", "0"))
+    except ValueError:
+        count = 0
+    env = {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree)}
+    for offset, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{count + offset}"] = key
+        env[f"GIT_CONFIG_VALUE_{count + offset}"] = value
+    env["GIT_CONFIG_COUNT"] = str(count + len(settings))
+    return env

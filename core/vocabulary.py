@@ -112,3 +112,10 @@ RunState = Outcome | Literal["running", "interrupted", "unknown"]
 """What a recorded run is: its outcome once settled; ``running`` while its promptdeck is
 alive, ``interrupted`` when it died first; ``unknown`` for a result that names no outcome."""
 RUN_STATES: Final[tuple[RunState, ...]] = (*OUTCOMES, "running", "interrupted", "unknown")
+
+CompanionKind = Literal["context", "retro", "report", "validation", "review", "proposal"]
+"""What a file written about a story, not the story itself, is: its context (BMAD's story
+context), a retrospective, a run or result report, a validation, a review, a change proposal.
+The injection lists each as a row of that category
+(:func:`~promptdeck.core.stories.companions.companion_kind` tells them)."""
+COMPANION_KINDS: Final[tuple[CompanionKind, ...]] = get_args(CompanionKind)

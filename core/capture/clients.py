@@ -10,10 +10,22 @@ real account (the clients' own variables, every proxy setting), then: ``HOME`` (
 ``CODEX_HOME``) a temporary folder, ``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` the loopback
 itself — which refuses and records a tunnel to any other host — and ``NO_PROXY`` the loopback
 only, so the API calls go straight to it.
+
+The project's own client settings run programs: Claude Code's ``.claude/settings.json`` and
+``settings.local.json`` hooks (``SessionStart``, ``UserPromptSubmit``, ``Stop`` …), its
+``apiKeyHelper``, the servers of ``.mcp.json``; Codex's ``.codex/`` hooks and ``notify``.
+Unless the user trusted the project as it is now
+(:func:`~promptdeck.core.project.trust.client_settings_trusted`), the client starts with them
+switched off (:data:`CLAUDE_CONTAINED`, :data:`CODEX_CONTAINED`) — and with them, whatever
+else those files would change in the request (Claude Code may then leave the project's
+``CLAUDE.md`` and rules out too; the capture shows what was sent). Codex reads a project's
+``.codex/`` only in a project its own home trusts, and its home here is a new folder; the
+switches make that hold whatever its version.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -51,6 +63,18 @@ CODEX_QUIET = (
 (ab.chatgpt.com), measured with codex-cli 0.169.0 through the refusing proxy. Without them
 each start tries four other hosts; with them none, and the model request is the same but for
 its ids (55,663 and 55,664 bytes)."""
+CLAUDE_CONTAINED = (
+    "--setting-sources",
+    "user",
+    "--settings",
+    json.dumps({"disableAllHooks": True}),
+    "--strict-mcp-config",
+)
+"""Claude Code's switches that leave out the project's own settings (only the user's, which
+live in the temporary home, are read), switch every hook off and start no MCP server but those
+named on the command line (none)."""
+CODEX_CONTAINED = ("-c", "features.hooks=false", "-c", "notify=[]")
+"""Codex's switches that start no hook and no ``notify`` program of any config layer."""
 # Variables that could point a client elsewhere or at a real account.
 _DROPPED_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "PROMPTDECK_")
 _DROPPED_NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
@@ -127,12 +151,21 @@ def _codex_provider(address: str) -> list[str]:
 
 
 def client_launch(
-    client: str, config: Config, request: LaunchRequest, scratch: Path, address: str
+    client: str,
+    config: Config,
+    request: LaunchRequest,
+    scratch: Path,
+    address: str,
+    *,
+    program: str | None = None,
+    own_settings: bool = False,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
     ``request.run_dir`` holds the composed ``system.md`` and ``user.md``; ``scratch`` gets the
-    client's temporary homes.
+    client's temporary homes. ``program``: the absolute path to start (the caller resolved
+    it). ``own_settings``: the project's client settings stay in force (the user trusted the
+    project); otherwise :data:`CLAUDE_CONTAINED` / :data:`CODEX_CONTAINED` switch them off.
 
     Raises:
         UsageError: the run's own launch refuses (Codex: settings that would replace
@@ -144,15 +177,19 @@ def client_launch(
         argv = list(spec.argv)
         # The provider options go before the profile and the stdin marker: `-p NAME -` ends it.
         at = argv.index("-p") if "-p" in argv else len(argv) - 1
-        argv[at:at] = _codex_provider(address)
-        spec = LaunchSpec(
-            argv=tuple(argv),
-            cwd=spec.cwd,
-            stdin=spec.stdin,
-            scope=spec.scope,
-            system_channel=spec.system_channel,
-            warnings=spec.warnings,
-        )
+        argv[at:at] = _codex_provider(address) + ([] if own_settings else list(CODEX_CONTAINED))
     else:
         spec = ClaudeAgent(config).launch(request)
+        argv = list(spec.argv)
+        argv[1:1] = [] if own_settings else list(CLAUDE_CONTAINED)
+    if program is not None:
+        argv[0] = program
+    spec = LaunchSpec(
+        argv=tuple(argv),
+        cwd=spec.cwd,
+        stdin=spec.stdin,
+        scope=spec.scope,
+        system_channel=spec.system_channel,
+        warnings=spec.warnings,
+    )
     return ClientLaunch(spec, env)

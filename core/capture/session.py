@@ -8,6 +8,11 @@ base URL pointed at :class:`~.loopback.LoopbackCapture`, a dummy key, ``HOME`` (
 (:mod:`.clients`). The main request (the one carrying promptdeck's system text) is taken apart
 by :func:`~.parts.split_request`; the parts sum to the request body's bytes.
 
+The client is the program a run would start, found only on absolute ``PATH`` entries outside
+the project (:func:`~promptdeck.core.processes.resolve_program`: a repository's ``bin/claude``
+on a relative entry never runs), and it starts with the project's own client settings switched
+off unless the user trusted the project (:mod:`.clients`).
+
 The capture stops, with one line (exit 12), when the client is missing, says no version or one
 older than :data:`~.clients.MINIMUM_VERSIONS`, does not finish within the bound, or tries to
 reach any host but the loopback (it is stopped at the first attempt; nothing was sent).
@@ -17,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -30,9 +34,10 @@ from typing import IO
 from ..agents.base import LaunchRequest
 from ..errors import EXIT_CAPTURE, PromptdeckError
 from ..layers.delivery import Delivered, Segment
+from ..processes import resolve_program
 from ..project.config import Config
 from ..project.textfiles import read_text_file
-from ..project.trust import check_trusted
+from ..project.trust import check_trusted, client_settings_trusted
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
 from ..terminal import printable_line
@@ -95,14 +100,29 @@ def _rules(workspace: Workspace, client: str) -> list[RulesText]:
     return found
 
 
+def client_path(program: str, client: str, root: Path | None) -> str:
+    """The absolute path of the client ``program`` names, found as every program promptdeck
+    starts is found (:func:`~promptdeck.core.processes.resolve_program`).
+
+    Raises:
+        CaptureError: no such program on an absolute ``PATH`` entry outside the project.
+    """
+    found = resolve_program(program, None if root is None else root.resolve())
+    if found is None:
+        raise CaptureError(
+            f"the {client} CLI was not found: {printable_line(program)} (looked for on "
+            "absolute PATH entries outside the project)"
+        )
+    return found
+
+
 def client_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
-    """``program --version``'s version number.
+    """``program --version``'s version number; ``program`` is an absolute path
+    (:func:`client_path`).
 
     Raises:
         CaptureError: missing, hung, or no version said.
     """
-    if shutil.which(program, path=env.get("PATH")) is None:
-        raise CaptureError(f"the {client} CLI was not found: {printable_line(program)}")
     try:
         ended, out, _ = _run(
             [program, "--version"],
@@ -137,7 +157,7 @@ def _checked_version(program: str, client: str, env: dict[str, str], timeout: fl
 
 
 def installed_version(
-    config: Config, client: str, *, timeout: float = VERSION_TIMEOUT
+    config: Config, client: str, *, timeout: float = VERSION_TIMEOUT, root: Path | None = None
 ) -> str | None:
     """The version of ``client`` as a run would start it (its ``--version``, run as a capture
     runs the client: a temporary home, no host but a closed loopback port reachable); None
@@ -149,7 +169,8 @@ def installed_version(
             (folder / home).mkdir()
         env = client_env(client, folder, _CLOSED_PORT)
         try:
-            return client_version(client_program(config, client), client, env, timeout)
+            program = client_path(client_program(config, client), client, root)
+            return client_version(program, client, env, timeout)
         except CaptureError:
             return None
 
@@ -260,7 +281,8 @@ def capture_prompt(
     check_trusted(workspace, client)
     started = time.monotonic()
     deadline = started + timeout
-    program = client_program(workspace.config, client)
+    program = client_path(client_program(workspace.config, client), client, workspace.root)
+    own_settings = client_settings_trusted(workspace)
     # One event ends the client's run: set by the loopback on a reach for another host, or by
     # the caller's ``stop``.
     halt = stop if stop is not None else threading.Event()
@@ -288,6 +310,8 @@ def capture_prompt(
             ),
             folder,
             loopback.address,
+            program=program,
+            own_settings=own_settings,
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()

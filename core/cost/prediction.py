@@ -18,6 +18,7 @@ guessed figure.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,8 +40,8 @@ DEFAULT_OUTPUT_TOKENS = 4000
 
 
 def money(dollars: float | None) -> str:
-    """``$0.0412``, or ``unknown``: a cost as every face shows it."""
-    return "unknown" if dollars is None else f"${dollars:.4f}"
+    """``$0.0412``, or ``unknown`` (for None, and for a figure that is not finite)."""
+    return "unknown" if dollars is None or not math.isfinite(dollars) else f"${dollars:.4f}"
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,8 @@ def price_prompt(
             + read * price.cache_read
             + output_tokens * price.output
         ) / 1_000_000
+        if not math.isfinite(dollars):  # never shown or printed as $inf / Infinity
+            dollars, unknown = None, unknown or "the cost is too large to compute"
     return PhaseCost(phase, model, plain, write, read, output_tokens, source, dollars, unknown)
 
 

@@ -86,12 +86,13 @@ def actual_dollars(usage: ReportedUsage, workspace: Workspace, model: str) -> fl
     price = load_prices(workspace).find(model)
     if price is None:
         return None
-    return (
+    dollars = (
         usage.input_tokens * price.input
         + usage.cache_write_tokens * price.cache_write(workspace.config.pricing_ttl)
         + usage.cache_read_tokens * price.cache_read
         + usage.output_tokens * price.output
     ) / 1_000_000
+    return dollars if math.isfinite(dollars) else None
 
 
 def record_actual(workspace: Workspace, run_dir: Path, agent: str) -> dict[str, Any] | None:

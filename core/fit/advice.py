@@ -67,6 +67,10 @@ def size_options(workspace: Workspace, prompt: ComposedPrompt) -> list[SizeOptio
     if not answer.fits or not answer.drop or answer.size_after is None:
         return []
     paths = tuple(item.path for item in answer.drop)
-    action = "leave out " + ", ".join(paths) + " (--exclude, or space on the file's row)"
+    how = "--exclude, or space on the file's row"
+    if any(item.plan_context for item in answer.drop):
+        # A file the story's plan asks to load is listed with the story's own: --leave-out.
+        how = "; ".join(item.flag for item in answer.drop)
+    action = "leave out " + ", ".join(paths) + f" ({how})"
     saving = prompt.injection.size_bytes - answer.size_after
     return [SizeOption(action, saving, answer.size_after, True, paths, answer.proof)]

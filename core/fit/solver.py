@@ -4,12 +4,14 @@
 for the injection's error line when a run is refused. The answer:
 
 - never names the story's own files, nor a file the user took in by hand (``--include``,
-  ``space``) or asked to keep (``--keep``), nor a required layer;
-- respects priorities: discovery and tech-spec files go first, then the project context, then
-  files added by hand, and last the workspace rules layer (Layer-0B, the only optional layer;
-  ``--keep 0B`` keeps it); a higher tier is proposed only when the lower tiers alone cannot
-  make the prompt fit. The rules layer is not part of the injection, so it is never proposed
-  against the injection's error line;
+  ``space``) or asked to keep (``--keep``), nor a required layer; the files the story's plan
+  asks to load (a spec's ``context:`` files, an epic's context, a v4 project's always-load
+  files, the story's context companion) are not its own: they may be left out;
+- respects priorities: discovery and tech-spec files go first, then the project context and
+  the files the plan asks to load, then files added by hand, and last the workspace rules
+  layer (Layer-0B, the only optional layer; ``--keep 0B`` keeps it); a higher tier is
+  proposed only when the lower tiers alone cannot make the prompt fit. The rules layer is not
+  part of the injection, so it is never proposed against the injection's error line;
 - is minimal: no proper subset of it also fits. Sizes only shrink when a file is left out, so
   it is enough that putting back any single file breaks the fit, and that is checked by
   composing each of those sets;
@@ -35,7 +37,13 @@ from typing import Any, Literal
 
 from ..errors import UsageError
 from ..injection.choices import TAKEN_IN_REASON
-from ..injection.model import INCLUDED, TOO_LARGE, envelope_pieces
+from ..injection.model import (
+    INCLUDED,
+    LISTED_COMPANIONS,
+    PLAN_CONTEXT_WHYS,
+    TOO_LARGE,
+    envelope_pieces,
+)
 from ..project.config import Config
 from ..project.workspace import Workspace
 from ..prompt.budget import phase_budget
@@ -50,8 +58,18 @@ Unit = Literal["bytes", "tokens"]
 EXACT_LIMIT = 16
 """Up to this many candidate files, every subset is searched: the answer is proved smallest."""
 
-TIERS = {"discovery": 0, "tech-spec": 0, "project-context": 1, "additional": 2}
-"""The order files are given up in: a lower tier first. The story's own files never."""
+TIERS: dict[str, int] = {
+    "discovery": 0,
+    "tech-spec": 0,
+    **dict.fromkeys(LISTED_COMPANIONS, 0),
+    "project-context": 1,
+    "always-load": 1,
+    "context": 1,
+    "additional": 2,
+}
+"""The order files are given up in: a lower tier first. The story's own files never; the
+files its plan asks to load (``story`` rows of :data:`PLAN_CONTEXT_WHYS`) with the context."""
+PLAN_CONTEXT_TIER = TIERS["context"]
 LAYER_TIER = 3
 """The workspace rules layer's tier: given up only when no set of files makes it fit."""
 LAYER_CATEGORY = "layer"
@@ -132,6 +150,8 @@ class Droppable:
             ``stat``, which is the number of bytes it would send.
         layer: True for the workspace rules layer (``path`` is its id): its bytes are the
             system prompt's, none of them the injection's.
+        plan_context: True for a file the story's plan asks to load that is listed with the
+            story's own (a spec's ``context:`` file): ``--leave-out`` leaves it out.
     """
 
     path: str
@@ -141,12 +161,16 @@ class Droppable:
     tokens: int | None
     unread: bool = False
     layer: bool = False
+    plan_context: bool = False
 
     @property
     def flag(self) -> str:
-        """The option that leaves it out: ``--exclude PATH``, or ``--exclude-layer 0B``."""
+        """The option that leaves it out: ``--exclude PATH``, ``--leave-out PATH`` (a file
+        the plan asks to load), or ``--exclude-layer 0B``."""
         if self.layer:
             return f"--exclude-layer {self.path.removeprefix('Layer-')}"
+        if self.plan_context:
+            return f"--leave-out {self.path}"
         return f"--exclude {self.path}"
 
     @property
@@ -258,7 +282,8 @@ def droppables(
     for item in prompt.injection.files:
         if item.status not in (INCLUDED, TOO_LARGE):
             continue
-        if item.category == "story":
+        plan_context = item.category == "story" and item.why in PLAN_CONTEXT_WHYS
+        if item.category == "story" and not plan_context:
             kept.append((item.path, "the story's own file"))
             continue
         if item.reason == TAKEN_IN_REASON or item.path in kept_by_user:
@@ -268,10 +293,11 @@ def droppables(
             Droppable(
                 item.path,
                 item.category,
-                TIERS.get(item.category, 2),
+                PLAN_CONTEXT_TIER if plan_context else TIERS.get(item.category, 2),
                 element_bytes(item.path, item.bytes),
                 item.tokens,
                 unread=item.status == TOO_LARGE,
+                plan_context=plan_context,
             )
         )
     return found, kept
@@ -525,7 +551,8 @@ def _smaller_fit(
 def composed_measure(
     compose: Callable[[PromptRequest], ComposedPrompt], request: PromptRequest, target: FitTarget
 ) -> Measure:
-    """A :data:`Measure` that composes ``request`` with the paths added to its exclusions."""
+    """A :data:`Measure` that composes ``request`` with the paths added to its exclusions
+    (and to the files it leaves out, which is how a file the plan asks to load goes)."""
     seen: dict[tuple[str, ...], tuple[int, bool]] = {}
 
     def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
@@ -534,8 +561,11 @@ def composed_measure(
             layers = tuple(p for p in key if p == RULES_LAYER)
             files = tuple(p for p in key if p != RULES_LAYER)
             excluded = tuple(dict.fromkeys((*request.selection.excluded, *files)))
+            dropped = tuple(dict.fromkeys((*request.selection.left_out, *files)))
             left_out = tuple(dict.fromkeys((*request.selection.left_out_layers, *layers)))
-            selection = replace(request.selection, excluded=excluded, left_out_layers=left_out)
+            selection = replace(
+                request.selection, excluded=excluded, left_out=dropped, left_out_layers=left_out
+            )
             prompt = compose(replace(request, selection=selection))
             size = prompt_size(prompt, target.unit, target.scope)
             seen[key] = (size, prompt.injection.level != "error")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .builder import build_injection, build_story_injection
+    from .builder import build_injection, build_prompt_system_append, build_story_injection
     from .choices import (
         normal_path,
         remember_selection,
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "build_injection": ".builder",
+    "build_prompt_system_append": ".builder",
     "build_story_injection": ".builder",
     "normal_path": ".choices",
     "remember_selection": ".choices",
@@ -47,6 +48,7 @@ __all__ = [
     "Injection",
     "Selection",
     "build_injection",
+    "build_prompt_system_append",
     "build_story_injection",
     "normal_path",
     "remember_selection",

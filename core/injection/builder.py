@@ -49,6 +49,7 @@ from .candidates import (
     NO_PLAN_FILES,
     DerivedText,
     PlanFiles,
+    PlanRow,
     StoryContextFile,
     apply_choices,
     mark_over_budget,
@@ -68,6 +69,7 @@ from .model import (
     envelope_pieces,
     largest_first,
 )
+from .plan_rows import story_plan_rows
 
 KEY_MATCHED_LAYOUTS = ("classic", "spec")
 """Layouts whose story files are found by key in the artifacts folder."""
@@ -109,6 +111,7 @@ def build_injection(
     own_reason: tuple[str, str] | None = None,
     nested_keys: Sequence[str] = (),
     second_claims: Sequence[StoryContextFile] = (),
+    plan_rows: Sequence[PlanRow] = (),
     config: Config | None = None,
     counter: TokenCounter | None = None,
     emit: Emit | None = None,
@@ -147,6 +150,9 @@ def build_injection(
             ``10-1``): their files are theirs, never candidates here.
         second_claims: files that claim the story too but are not its own (a second build
             spec of its key), each with its reason: rows left out, never read.
+        plan_rows: files of a category of their own (a v4 project's always-load files, the
+            story file's companions, its epic's tech spec; see :mod:`.plan_rows`): one row
+            each, never also key-matched or the story's own.
         config: settings to use instead of the workspace's.
         counter: token counter (default: the process-wide one for the configured encoding).
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
@@ -180,6 +186,7 @@ def build_injection(
             tuple(left_out),
             own_reason,
             tuple(second_claims),
+            tuple(plan_rows),
         ),
         choices=(excluded_files, included_files),
     )
@@ -374,7 +381,8 @@ def build_story_injection(
     """The injection for one story under the user's :class:`Selection`.
 
     BMAD stories match files in the artifacts folder by key; an OpenSpec story brings its
-    change's files (``Story.files``) instead.
+    change's files (``Story.files``) instead. A v4 project's always-load files, the story
+    file's companions and its epic's tech spec are rows of their own (:mod:`.plan_rows`).
     """
     # Only v6 stories have files named by key in the artifacts folder: a v7 ticket, a
     # bmad-spec story or an OpenSpec group names its own files.
@@ -413,6 +421,7 @@ def build_story_injection(
         second_claims=tuple(
             StoryContextFile(claim.path, claim.reason) for claim in story.second_claims
         ),
+        plan_rows=story_plan_rows(story, selection, workspace.config),
         counter=counter,
         emit=emit,
         count_tokens=count_tokens,

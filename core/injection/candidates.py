@@ -45,6 +45,7 @@ from .model import (
     WHY_PATTERN,
     WHY_SECOND_CLAIM,
     WHY_SPEC,
+    is_own_story_file,
 )
 
 
@@ -91,6 +92,27 @@ class DerivedText:
 
 
 @dataclass(frozen=True)
+class PlanRow:
+    """A file the story's plan names for a row of its own category: a v4 project's
+    always-load file, a companion of the story file, the tech spec of its epic.
+
+    Attributes:
+        path: root-relative (as written when it points outside the project).
+        category: its row's category, one of :data:`~.model.CATEGORIES` (never ``story``).
+        reason: what its row says.
+        why: why it is a candidate, one of :data:`~.model.WHY`.
+        wanted: in the injection unless the user leaves it out (False: listed, out, until
+            the user takes it in).
+    """
+
+    path: str
+    category: str
+    reason: str
+    why: str
+    wanted: bool
+
+
+@dataclass(frozen=True)
 class PlanFiles:
     """What a story's plan adds to the key scan.
 
@@ -102,6 +124,9 @@ class PlanFiles:
             None: an OpenSpec change's documents.
         second_claims: files that claim the story too but are not its own (a second build
             spec of its key), each with the reason: listed, left out.
+        rows: files of a category of their own (always-load files, companions, the epic's
+            tech spec): each is one row, whatever the key scan or the story's own files
+            would make of it.
     """
 
     context_files: tuple[StoryContextFile, ...] = ()
@@ -109,6 +134,7 @@ class PlanFiles:
     left_out: tuple[str, ...] = ()
     own_reason: tuple[str, str] | None = None
     second_claims: tuple[StoryContextFile, ...] = ()
+    rows: tuple[PlanRow, ...] = ()
 
 
 NO_PLAN_FILES = PlanFiles()
@@ -186,8 +212,11 @@ def plan_candidates(
     # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
     artifacts = root / config.paths_artifacts
     keys = [key for key in story_keys if normalize_key(key)]
-    own = list(dict.fromkeys(story_files))
-    own_set = set(own)
+    # A file the plan gives a row of its own (a companion, the epic's tech spec, an
+    # always-load file) is that row, and never also a story or key-matched row.
+    rowed = {row.path for row in plan.rows}
+    own = [name for name in dict.fromkeys(story_files) if name not in rowed]
+    own_set = set(own) | rowed
     known = {normalize_key(key) for key in (*keys, *nested_keys)}
     if keys:
         switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
@@ -233,7 +262,7 @@ def plan_candidates(
     # a row of its own; the resolution below marks one outside the project, missing or not
     # a regular file, and never reads it.
     for item in plan.context_files:
-        if not any(c.shown == item.path for c in groups["story"]):
+        if item.path not in rowed and not any(c.shown == item.path for c in groups["story"]):
             groups["story"].append(
                 Candidate(
                     item.path,
@@ -245,6 +274,17 @@ def plan_candidates(
                     why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
                 )
             )
+
+    # Files of a category of their own, once each: a v4 project's always-load files, the
+    # story file's companions, its epic's tech spec.
+    seen_rows: set[str] = set()
+    for row in plan.rows:
+        if row.path in seen_rows:
+            continue
+        seen_rows.add(row.path)
+        groups[row.category].append(
+            Candidate(row.path, row.category, row.reason, root / row.path, row.wanted, why=row.why)
+        )
 
     # Files that claim the story too but lost to its own file: the key scan finds them by
     # name, so each is kept as a row that says whose file the story uses, never sent.
@@ -293,12 +333,13 @@ def apply_choices(
     """The user's per-file choices (:mod:`.file_choice`), a filter over the planned candidates.
 
     An excluded candidate is left out with its reason, unless it is one of the story's own
-    files; an included one a toggle left out is taken in; an included path that is no
-    candidate is added like ``--file``.
+    files (a file its plan asks for, a ``context:`` file, can be); an included one a toggle
+    left out is taken in; an included path that is no candidate is added like ``--file``.
     """
     left_out, taken_in = set(excluded), set(included)
     for candidate in candidates:
-        if candidate.shown in left_out and candidate.category != "story" and candidate.wanted:
+        own = is_own_story_file(candidate.category, candidate.why)
+        if candidate.shown in left_out and not own and candidate.wanted:
             candidate.wanted = False
             candidate.reason = LEFT_OUT_REASON
         elif candidate.shown in taken_in and not candidate.wanted:

@@ -15,6 +15,7 @@ from ..stories.model import Story
 from ..tokens.counter import TokenCounter
 from .builder import build_injection, build_story_injection, source_project_context
 from .model import Emit, Injection, Selection
+from .plan_rows import story_plan_rows
 
 __all__ = ["epic_injection", "phase_injection"]
 
@@ -57,7 +58,9 @@ def epic_injection(
     scan_secrets: bool = True,
     emit: Emit | None = None,
 ) -> Injection:
-    """One injection of every story key and story file of ``epic``."""
+    """One injection of every story key and story file of ``epic``, each story file's
+    companions as rows of their own (a v4 project's always-load files are the dev agent's,
+    for one story: not here)."""
     keys = tuple(s.id for s in epic if s.source == "bmad")
     nested = tuple(k for s in epic for k in s.nested_keys if k not in {m.key for m in epic})
     files: list[str] = []
@@ -65,6 +68,11 @@ def epic_injection(
         for name in (member.path, *member.files):
             if name and name not in files:
                 files.append(name)
+    rows = tuple(
+        row
+        for member in epic
+        for row in story_plan_rows(member, selection, workspace.config, always_load=False)
+    )
     return build_injection(
         workspace,
         phase.name,
@@ -76,6 +84,7 @@ def epic_injection(
         story_files=tuple(files),
         project_context=source_project_context(workspace, epic[0]) if epic else None,
         nested_keys=nested,
+        plan_rows=rows,
         counter=counter,
         count_tokens=count_tokens,
         scan_secrets=scan_secrets,

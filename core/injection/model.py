@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ..tokens.counter import Meter
-from ..vocabulary import FileStatus, InjectionLevel
+from ..vocabulary import COMPANION_KINDS, FileStatus, InjectionLevel
 
 if TYPE_CHECKING:  # findings come made (unpickled, their module imported then): no scanner here
     from ..secrets.scan import SecretFinding
@@ -25,8 +25,24 @@ OPEN_TAG = f'<file_injections rule="{RULE}">'
 CLOSE_TAG = "</file_injections>"
 ENVELOPE_BREAKERS = ("</file>", "</file_injections>")
 
-# AC9: the order of the groups in the injection.
-CATEGORIES = ("project-context", "story", "discovery", "tech-spec", "additional")
+LISTED_COMPANIONS = tuple(kind for kind in COMPANION_KINDS if kind != "context")
+"""Companion kinds of a story file (a retrospective, a report, a validation, a review, a
+change proposal) that are shown as rows of their own category but not sent unless the user
+takes them in: they are about the story, not what the agent needs to build it."""
+
+# AC9: the order of the groups in the injection. What every story of a project shares (the
+# project context, a v4 project's always-load files) comes first, so the prompt's prefix stays
+# the same from story to story; then the story, what it asks to load, and the rest.
+CATEGORIES = (
+    "project-context",
+    "always-load",
+    "story",
+    "context",
+    "discovery",
+    "tech-spec",
+    *LISTED_COMPANIONS,
+    "additional",
+)
 
 INCLUDED: Final = "included"
 DUPLICATE: Final = "duplicate"
@@ -50,6 +66,9 @@ WHY_EPIC_CONTEXT: Final = "epic context"
 WHY_PLAN: Final = "plan entry"
 WHY_DERIVED: Final = "config text"
 WHY_SECOND_CLAIM: Final = "second claim"
+WHY_ALWAYS_LOAD: Final = "always load"
+WHY_COMPANION: Final = "companion"
+WHY_EPIC_TECH_SPEC: Final = "epic tech spec"
 WHY = (
     WHY_OWN_KEY,
     WHY_HEADING,
@@ -63,13 +82,31 @@ WHY = (
     WHY_PLAN,
     WHY_DERIVED,
     WHY_SECOND_CLAIM,
+    WHY_ALWAYS_LOAD,
+    WHY_COMPANION,
+    WHY_EPIC_TECH_SPEC,
 )
 """Why a file is a candidate of a story's injection: its name starts with the story's key
 (``own key``); it is the story file its ``# Story`` heading names (``heading``); its name
 holds the key in one of seed 000's patterns, or its words make it a discovery note or a
 tech-spec (``category pattern``); the project context; a document of the OpenSpec change
 (``change file``); the user added it; a spec's ``context:`` list asks for it; it claims the
-story too but another file is the story's own (``second claim``: listed, left out)."""
+story too but another file is the story's own (``second claim``: listed, left out); a v4
+project's ``devLoadAlwaysFiles`` names it (``always load``); it is a companion of the story
+file (``companion``: its context, retrospective, report, validation, review or proposal);
+it is the tech spec of the story's epic (``epic tech spec``)."""
+
+PLAN_CONTEXT_WHYS = (WHY_CONTEXT_LIST, WHY_EPIC_CONTEXT)
+"""Rows of the ``story`` category that are not the story's own file but files its plan asks
+the agent to load: each can be left out (``--leave-out``, ``--exclude``, the app's space), so
+the fit may propose it."""
+
+
+def is_own_story_file(category: str, why: str) -> bool:
+    """Whether a row of ``category`` there for ``why`` is the story's own file, which stays in
+    whatever the user leaves out: a ``story`` row its plan asks for (a ``context:`` file, the
+    epic's context) is not."""
+    return category == "story" and why not in PLAN_CONTEXT_WHYS
 
 
 def largest_first(
@@ -108,7 +145,9 @@ class InjectedFile:
 
     Attributes:
         path: root-relative with forward slashes; as given when it lies outside the project.
-        category: one of :data:`CATEGORIES`.
+        category: one of :data:`CATEGORIES`: ``always-load`` for a v4 project's
+            ``devLoadAlwaysFiles``, ``context`` for a story's context companion, a companion
+            kind (:data:`LISTED_COMPANIONS`) for the other companions.
         status: ``included``, ``duplicate``, ``excluded``, ``missing``, ``unreadable``,
             ``not-utf8``, ``outside-project`` or ``too-large``.
         bytes: size on disk (0 when missing or outside the project).
@@ -120,7 +159,8 @@ class InjectedFile:
         why: why the file is a candidate at all, one of :data:`WHY` (``own key``,
             ``heading``, ``category pattern``, ``project context``, ``change file``,
             ``added by hand``, ``context: list``, ``spec``, ``epic context``, ``plan entry``,
-            ``config text``).
+            ``config text``, ``second claim``, ``always load``, ``companion``,
+            ``epic tech spec``).
     """
 
     path: str
@@ -132,6 +172,12 @@ class InjectedFile:
     flags: tuple[str, ...] = ()
     secrets: tuple[SecretFinding, ...] = ()
     why: str = ""
+
+    @property
+    def own_story_file(self) -> bool:
+        """Whether this row is the story's own file, which stays in
+        (:func:`is_own_story_file`)."""
+        return is_own_story_file(self.category, self.why)
 
     @property
     def included(self) -> bool:

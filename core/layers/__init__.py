@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .composer import compose_system_instruction
+    from .composer import compose_messages, compose_system_instruction
     from .delivery import DELIVERIES
     from .input import MODES, ComposeInput
     from .model import PromptLayer, signature
     from .rules import find_rules_path, rules_health
 
 _HOMES = {
+    "compose_messages": ".composer",
     "compose_system_instruction": ".composer",
     "DELIVERIES": ".delivery",
     "MODES": ".input",
@@ -44,6 +45,7 @@ __all__ = [
     "MODES",
     "ComposeInput",
     "PromptLayer",
+    "compose_messages",
     "compose_system_instruction",
     "find_rules_path",
     "rules_health",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import posixpath
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -17,7 +19,13 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..agent_names import AGENT_NAMES
 from ..errors import ConfigError
-from .bmad_folders import DEFAULT_OUTPUT_FOLDER, read_bmad_folders
+from .bmad_folders import (
+    DEFAULT_OUTPUT_FOLDER,
+    LONG_NUMBER,
+    BmadFolders,
+    has_bmad_config,
+    read_bmad_folders,
+)
 from .textfiles import TextProblem, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
@@ -215,7 +223,21 @@ class Config:
     """The folders taken from BMAD's own configuration, each with the file it came from
     (see :mod:`.bmad_folders`); empty when none was."""
     bmad_problems: tuple[tuple[str, str], ...] = field(default=(), compare=False)
-    """``(file, why)`` for each folder BMAD's configuration names that could not be used."""
+    """``(file:line, why)`` for each folder BMAD's configuration names that could not be
+    used."""
+    bmad_always_load: tuple[str, ...] = field(default=(), compare=False)
+    """BMAD v4's ``devLoadAlwaysFiles``: root-relative files its dev agent loads for every
+    story, as written (existing or not; one outside the project is a problem line instead)."""
+    bmad_always_load_origin: str = field(default="", compare=False)
+    """Where that list is: ``.bmad-core/core-config.yaml:LINE``; empty when there is none."""
+    plan_origin: str = field(default="default", compare=False)
+    """One line: which folder is the plan and why (``devStoryLocation in
+    .bmad-core/core-config.yaml:7``, ``[paths] artifacts in .promptdeck/config.toml``,
+    ``found by search: docs/sprint-artifacts/sprint-status.yaml``, ``default``). Part of the
+    settings' ``repr``, which keys the app's remembered opening: a plan that moves is another
+    key."""
+    plan_alternatives: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    """``(folder, why not chosen)`` for each other plan folder named or found."""
 
     def validate_values(self) -> None:
         """Check cross-field rules that a type check cannot see."""
@@ -279,7 +301,16 @@ class Config:
                 raise ConfigError(where, key, "text without a NUL byte")
 
 
-_NOT_SETTINGS = ("source", "source_sha256", "bmad_origins", "bmad_problems")
+_NOT_SETTINGS = (
+    "source",
+    "source_sha256",
+    "bmad_origins",
+    "bmad_problems",
+    "bmad_always_load",
+    "bmad_always_load_origin",
+    "plan_origin",
+    "plan_alternatives",
+)
 _FIELDS = {f.name: f for f in fields(Config) if f.name not in _NOT_SETTINGS}
 
 
@@ -462,6 +493,9 @@ def load_config(root: Path) -> Config:
         raise ConfigError(CONFIG_RELPATH, None, f"valid TOML ({exc})") from None
     except RecursionError:
         raise ConfigError(CONFIG_RELPATH, None, "valid TOML nested less deeply") from None
+    except ValueError:
+        # tomllib's `int()` refuses a number past 4,300 digits with a bare ValueError.
+        raise ConfigError(CONFIG_RELPATH, None, f"valid TOML (not {LONG_NUMBER})") from None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     config = replace(config_from_mapping(data, CONFIG_RELPATH), source_sha256=digest)
     paths = data.get("paths")
@@ -469,20 +503,22 @@ def load_config(root: Path) -> Config:
 
 
 def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
-    """``config`` with the folders BMAD's configuration names wherever ``given`` (the
-    ``[paths]`` keys the project's own config sets) leaves them to the defaults.
+    """``config`` with the plan's folders: where ``given`` (the ``[paths]`` keys the project's
+    own config sets) leaves them to the defaults, the folders BMAD's configuration names
+    (any generation, :mod:`.bmad_folders`), else the default folder when it holds anything,
+    else the plan a bounded search of the project finds (:mod:`.plan_location`).
 
-    The artifacts folder is BMAD's ``implementation_artifacts``, else
-    ``<output_folder>/implementation-artifacts``; the planning folder likewise; the default
-    project-context files move into the output folder.
+    The artifacts folder is BMAD's artifacts setting, else ``<output_folder>/
+    implementation-artifacts``; the planning folder likewise; the default project-context
+    files move into the output folder. :attr:`Config.plan_origin` says which folder was taken
+    and why, :attr:`Config.plan_alternatives` the others. Nothing is searched when a
+    configuration or the default names a folder that holds something.
     """
-    if not (root / "_bmad").is_dir():
-        return config
-    folders = read_bmad_folders(root, check_toml_shape)
+    folders = read_bmad_folders(root, check_toml_shape) if has_bmad_config(root) else None
     context = config.paths_project_context
-    output = folders.output
-    artifacts = folders.artifacts
-    planning = folders.planning
+    output = folders.output if folders is not None else None
+    artifacts = folders.artifacts if folders is not None else None
+    planning = folders.planning if folders is not None else None
     if output is not None and output != DEFAULT_OUTPUT_FOLDER:
         if artifacts is None and (root / output / "implementation-artifacts").is_dir():
             artifacts = f"{output}/implementation-artifacts"
@@ -495,8 +531,10 @@ def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
                 else path
                 for path in context
             )
-    if artifacts is None or "artifacts" in given:
-        artifacts = config.paths_artifacts
+    located = _locate_plan(config, root, given, folders, artifacts)
+    artifacts = located.artifacts or config.paths_artifacts
+    if located.planning is not None and planning is None:
+        planning = located.planning
     if planning is None or "planning" in given:
         planning = config.paths_planning
     return replace(
@@ -504,6 +542,123 @@ def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
         paths_artifacts=artifacts,
         paths_planning=planning,
         paths_project_context=context,
-        bmad_origins=folders.origins,
-        bmad_problems=folders.problems,
+        paths_openspec=located.openspec or config.paths_openspec,
+        bmad_origins=folders.origins if folders is not None else (),
+        bmad_problems=folders.problems if folders is not None else (),
+        bmad_always_load=folders.always_load if folders is not None else (),
+        bmad_always_load_origin=folders.always_load_origin if folders is not None else "",
+        plan_origin=located.origin,
+        plan_alternatives=located.alternatives,
     )
+
+
+@dataclass(frozen=True)
+class _Located:
+    """The plan's folders as :func:`_locate_plan` settles them (None: left as they are)."""
+
+    artifacts: str | None
+    origin: str
+    planning: str | None = None
+    openspec: str | None = None
+    alternatives: tuple[tuple[str, str], ...] = ()
+
+
+def _holds_anything(folder: Path) -> bool:
+    """True when ``folder`` is a folder with at least one entry (one directory read)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is not None
+    except (OSError, ValueError):
+        return False
+
+
+def _locate_plan(
+    config: Config,
+    root: Path,
+    given: set[str],
+    folders: BmadFolders | None,
+    named: str | None,
+) -> _Located:
+    """Which folder is the plan, and why (see :func:`with_bmad_folders`)."""
+    if "artifacts" in given:
+        return _Located(config.paths_artifacts, f"[paths] artifacts in {CONFIG_RELPATH}")
+    passed: list[tuple[str, str]] = list(folders.named) if folders is not None else []
+    where = ""
+    if named is not None and folders is not None:
+        where = folders.artifacts_origin or (
+            f"output_folder's implementation-artifacts ({folders.output_origin})"
+        )
+        if _holds_anything(root / named):
+            return _Located(named, where, alternatives=tuple(passed))
+        passed.append((named, f"{where}: the folder is empty"))
+    output = (folders.output if folders is not None else None) or DEFAULT_OUTPUT_FOLDER
+    if _holds_anything(root / Config.paths_artifacts):
+        return _Located(Config.paths_artifacts, "default", alternatives=tuple(passed))
+    if _has_initiative(root / output):
+        # BMAD v7: the plan is the initiative tree in the output folder, read from there.
+        why = folders.output_origin if folders is not None and folders.output_origin else ""
+        origin = f"BMAD v7 initiatives in {output}" + (f" ({why})" if why else " (default)")
+        return _Located(f"{output}/implementation-artifacts", origin, alternatives=tuple(passed))
+    bmad = folders is not None
+    if not bmad and (root / config.paths_openspec).is_dir():
+        return _Located(None, "default", alternatives=tuple(passed))
+    from .plan_location import choose_plan, search_plans
+
+    search = search_plans(root)
+    # A plan inside a folder the configuration names (its output folder, or its artifacts
+    # folder when that is empty) is the one it means, however old.
+    preferred = tuple(
+        folder for folder in ((folders.output if folders is not None else None), named) if folder
+    )
+    openspec_known = "openspec" in given or (root / config.paths_openspec).is_dir()
+    candidates = tuple(
+        c for c in search.candidates if not (c.kind == "openspec" and openspec_known)
+    )
+    choice = choose_plan(replace(search, candidates=candidates), preferred)
+    alternatives = (*passed, *choice.alternatives)
+    chosen = choice.chosen
+    if chosen is None:
+        origin = choice.origin
+        if named is not None:
+            # The configured folder is there but empty, and no other plan was found: it stays.
+            origin = f"{where} (empty; the search found no other plan)"
+        elif passed:
+            origin = f"{choice.origin}; the configured folder could not be used"
+        return _Located(
+            named,
+            origin,
+            openspec=choice.openspec.folder if choice.openspec else None,
+            alternatives=alternatives,
+        )
+    artifacts = chosen.folder
+    if chosen.kind == "v7-initiative":
+        artifacts = f"{chosen.folder}/implementation-artifacts"
+    return _Located(
+        artifacts,
+        choice.origin,
+        planning=_planning_beside(root, chosen.folder, chosen.kind),
+        openspec=choice.openspec.folder if choice.openspec else None,
+        alternatives=alternatives,
+    )
+
+
+def _has_initiative(output: Path) -> bool:
+    """True when the output folder holds a BMAD v7 initiative folder."""
+    try:
+        with os.scandir(output) as entries:
+            return any(e.name.startswith("initiative-") and e.is_dir() for e in entries)
+    except (OSError, ValueError):
+        return False
+
+
+def _planning_beside(root: Path, plan: str, kind: str) -> str | None:
+    """The planning folder of a plan found by search: ``planning-artifacts`` beside it, else
+    the folder above it (``docs/`` for ``docs/sprint-artifacts``) unless that is the root."""
+    if kind == "v7-initiative":
+        beside = f"{plan}/planning-artifacts"
+        return beside if (root / beside).is_dir() else None
+    parent = posixpath.dirname(plan)
+    beside = f"{parent}/planning-artifacts" if parent else "planning-artifacts"
+    if (root / beside).is_dir():
+        return beside
+    return parent or None

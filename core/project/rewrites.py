@@ -15,6 +15,12 @@ size, modification time and SHA-256); :func:`rewrite_file` then replaces it only
    any moment leaves either the old file or the new one, whole.
 
 Anything else is a :class:`RewriteRefused` naming the file and the reason; nothing is written.
+
+A ``kill -9`` between the temporary file's creation and its rename leaves the temporary file
+behind (``.NAME.PID-XXXXXXXX.promptdeck-tmp``: no story source or status reader takes it for
+its own). The next rewrite in that folder sweeps it (:func:`_sweep_leftovers`): only a regular
+file of this user, named exactly so for the same file, older than this process, whose
+process is gone — never a user's file, never a rewrite still under way in another process.
 """
 
 from __future__ import annotations
@@ -22,10 +28,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import stat as stat_module
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..processes import pid_alive
 from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_file_bytes
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -182,9 +191,49 @@ def _content_hash(name: str, folder: int, shown: str) -> str:
     return digest.hexdigest()
 
 
+_STARTED = time.time()
+"""When this process loaded the module: a leftover written later is not stale."""
+_TEMPORARY_SUFFIX = ".promptdeck-tmp"
+_MOST_SWEPT_ENTRIES = 10_000
+"""The most folder entries looked at for leftovers (a folder of a million files is not read
+whole at every write-back)."""
+
+
 def _temporary_name(path: Path) -> str:
-    """A fresh name beside ``path`` that no story source or status reader takes for its own."""
-    return f".{path.name}.{os.urandom(4).hex()}.promptdeck-tmp"
+    """A fresh name beside ``path`` that no story source or status reader takes for its own;
+    it carries this process's id, so a leftover can be told from a rewrite under way."""
+    return f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}{_TEMPORARY_SUFFIX}"
+
+
+def _sweep_leftovers(name: str, folder: int) -> None:
+    """Remove the temporary files an earlier rewrite of ``name`` in ``folder`` left behind
+    when it was killed: promptdeck's own naming for that very file (with a process id, or the
+    id-less naming of earlier versions), a regular file of this user, last written before this
+    process started, by a process that is gone. Anything else is left alone."""
+    own = re.compile(
+        rf"\.{re.escape(name)}\.(?:(?P<pid>\d{{1,10}})-)?[0-9a-f]{{8}}{re.escape(_TEMPORARY_SUFFIX)}"
+    )
+    try:
+        with os.scandir(folder) as entries:
+            for seen, entry in enumerate(entries):
+                if seen >= _MOST_SWEPT_ENTRIES:
+                    return
+                match = own.fullmatch(entry.name)
+                if match is None:
+                    continue
+                pid = match.group("pid")
+                if pid is not None and pid_alive(int(pid)):
+                    continue
+                info = os.stat(entry.name, dir_fd=folder, follow_symlinks=False)
+                if (
+                    stat_module.S_ISREG(info.st_mode)
+                    and info.st_uid == os.getuid()
+                    and info.st_mtime < _STARTED
+                ):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.name, dir_fd=folder)
+    except OSError:
+        return  # a folder that cannot be listed keeps its leftovers; the rewrite goes on
 
 
 def _create(name: str, folder: int, mode: int) -> int:
@@ -214,6 +263,7 @@ def rewrite_file(
     temporary = _temporary_name(path)
     created = False
     try:
+        _sweep_leftovers(path.name, folder)
         info = _same_file(path.name, folder, expected, label)
         if _content_hash(path.name, folder, label) != expected.sha256:
             raise RewriteRefused(label, "its content changed since it was read")
@@ -262,6 +312,7 @@ def replace_record(path: Path, root: Path, data: bytes) -> None:
     folder = _open_folder(path.parent, root, str(path))
     temporary = _temporary_name(path)
     try:
+        _sweep_leftovers(path.name, folder)
         descriptor = _create(temporary, folder, 0o644)
         try:
             with os.fdopen(descriptor, "wb") as handle:

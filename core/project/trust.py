@@ -13,18 +13,31 @@ which no repository writes. A changed file, or a changed script, needs trusting 
 is shown to be trusted is every program setting of the file, for every agent, in full.
 Settings at their defaults, a binary named by the user's own environment variable and the
 replay simulation need nothing.
+
+A named script is trusted with what it could load from beside it (:func:`script_companions`):
+a Python script with every module file under its folder (the folder Python puts first on
+``sys.path``), any other script with the files of its own kind there. A pulled change to a
+helper the script imports needs trusting again, like a change to the script. The digest also
+covers the project's own client settings (:data:`CLIENT_SETTINGS_FILES`): capture starts the
+real client with them only in a project the user trusted as it is now
+(:func:`client_settings_trusted`).
+
+The store is read, changed and written under an exclusive ``flock`` of a lock file beside it
+and replaced whole (a temporary file renamed over it): ``promptdeck trust`` in several projects
+at once keeps every entry.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +51,28 @@ from .workspace import Workspace
 
 TRUST_FILENAME = "trusted.json"
 _FORMAT = 1
+CLIENT_SETTINGS_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    ".codex/config.toml",
+    ".codex/hooks.json",
+)
+"""The project's own settings files of the clients capture starts: their hooks, helpers and
+servers run programs, so capture switches them off unless the project is trusted."""
+MOST_COMPANIONS = 2_000
+"""The most files beside a named script its trust covers; beyond, trust is refused."""
+MOST_COMPANION_BYTES = 64 * 1024 * 1024
+"""The most bytes those files may hold together."""
+_PYTHON_MODULES = (".py", ".pyw", ".pyc", ".pyd", ".so")
+"""What Python imports from the script's folder: sources, compiled modules, extensions."""
+_SCRIPT_SUFFIXES = frozenset(
+    {".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".pm", ".lua", ".php"}
+)
+"""Scripts of other languages: their companions are the files of their own suffix."""
+_NEVER_BESIDE = frozenset({".git", "node_modules", ".venv", "runs", "locks"})
+"""Folders never taken for a script's companions: git's own, installed packages, and
+promptdeck's run records and locks (rewritten by every run)."""
 
 # For each agent, the settings that choose its program or its powers, and the environment
 # variable (the user's own) that overrides the binary when set.
@@ -214,19 +249,152 @@ def _tree_sha256(folder: Path) -> str:
     return digest.hexdigest()
 
 
+class TooManyCompanions(UsageError):
+    """A named script has more files beside it than its trust can cover."""
+
+
+def _is_python(path: Path, python: bool) -> bool:
+    """A Python script: run by a named interpreter, named ``.py``, or a ``#!…python`` file."""
+    if python or path.suffix in (".py", ".pyw"):
+        return True
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return False
+    try:
+        first = os.read(descriptor, 128) if stat.S_ISREG(os.fstat(descriptor).st_mode) else b""
+    except OSError:
+        first = b""
+    finally:
+        os.close(descriptor)
+    return first.startswith(b"#!") and b"python" in first.split(b"\n", 1)[0]
+
+
+def _unchecked_pyc(path: Path) -> bool:
+    """A ``__pycache__`` file Python would import without checking it against its source
+    (an unchecked hash-based ``.pyc``: flags 0b01); Python itself never writes one."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(8)
+    except OSError:
+        return True  # unreadable: counted, so a change to it is seen
+    return len(header) == 8 and int.from_bytes(header[4:8], "little") & 0b11 == 0b01
+
+
+def script_companions(root: Path, rel: str, *, python: bool = False) -> tuple[str, ...]:
+    """The project files a named script could load from beside it: for a Python script
+    (``python`` when an interpreter named in the settings runs it) every module file under
+    its folder (``.py``, ``.pyc``, ``.so`` …; in ``__pycache__`` only a ``.pyc`` Python would
+    use unchecked), for a script of another language (:data:`_SCRIPT_SUFFIXES`) every file
+    under its folder with its own suffix, for anything else (a binary) none. Project-relative,
+    sorted, the script itself left out; linked folders are not entered.
+
+    Scanning the imports (``ast``) would list fewer files but miss ``importlib``,
+    ``__import__`` and ``sys.path`` changes; what can be imported from the folder is what the
+    script could run, whatever it writes.
+
+    Raises:
+        TooManyCompanions: over :data:`MOST_COMPANIONS` files or :data:`MOST_COMPANION_BYTES`.
+    """
+    script = root / rel
+    folder = script.parent
+    kinds: tuple[str, ...]
+    if _is_python(script, python):
+        kinds = _PYTHON_MODULES
+    elif script.suffix in _SCRIPT_SUFFIXES:
+        kinds = (script.suffix,)
+    else:
+        return ()  # a binary, or a file that is not a program: nothing it loads by name
+    found: list[str] = []
+    total = 0
+    for current, folders, names in os.walk(folder):
+        folders[:] = sorted(
+            name
+            for name in folders
+            if name not in _NEVER_BESIDE and not (Path(current) / name).is_symlink()
+        )
+        for name in sorted(names):
+            path = Path(current) / name
+            if path == script or not name.endswith(kinds):
+                continue
+            if Path(current).name == "__pycache__" and not _unchecked_pyc(path):
+                continue  # checked against its source, which is covered
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            found.append(path.relative_to(root).as_posix())
+            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            if len(found) > MOST_COMPANIONS or total > MOST_COMPANION_BYTES:
+                raise TooManyCompanions(
+                    f"{rel}: more than {MOST_COMPANIONS:,} files or "
+                    f"{MOST_COMPANION_BYTES // (1024 * 1024)} MB beside it that it could load; "
+                    "not trusted (keep the script in a folder of its own)"
+                )
+    return tuple(found)
+
+
+def client_settings(workspace: Workspace) -> tuple[str, ...]:
+    """The client settings files (:data:`CLIENT_SETTINGS_FILES`) the project holds."""
+    root = workspace.root.resolve()
+    return tuple(rel for rel in CLIENT_SETTINGS_FILES if os.path.lexists(root / rel))
+
+
 def trust_digest(workspace: Workspace, files: tuple[str, ...] | None = None) -> str | None:
     """What trusting the project's config records: the SHA-256 of the file's text as read,
     with each project file its program settings name (path and content; ``files`` when the
-    caller has already listed them); None without a config file."""
+    caller has already listed them), the files beside each named script it could load
+    (:func:`script_companions`) and the project's client settings; None without a config
+    file.
+
+    Raises:
+        TooManyCompanions: a named script has too many files beside it to cover.
+    """
     text_digest = workspace.config.source_sha256
     if text_digest is None:
         return None
     digest = hashlib.sha256(text_digest.encode())
     root = workspace.root.resolve()
+    python = None
     for rel in program_files(workspace) if files is None else files:
-        content = _tree_sha256(root / rel) if rel.endswith("/") else _file_sha256(root / rel)
-        digest.update(f"\0{rel}\0{content}".encode())
+        if rel.endswith("/"):
+            digest.update(f"\0{rel}\0{_tree_sha256(root / rel)}".encode())
+            continue
+        digest.update(f"\0{rel}\0{_file_sha256(root / rel)}".encode())
+        if python is None:
+            python = _python_named(workspace.config)
+        for beside in script_companions(root, rel, python=python):
+            path = root / beside
+            content = f"link:{os.readlink(path)}" if path.is_symlink() else _file_sha256(path)
+            digest.update(f"\0beside {rel}\0{beside}\0{content}".encode())
+    for rel in client_settings(workspace):
+        digest.update(f"\0client {rel}\0{_file_sha256(root / rel)}".encode())
     return digest.hexdigest()
+
+
+def _python_named(config: Config) -> bool:
+    """Whether a program setting names a Python interpreter (``python3``, ``/usr/bin/python``)."""
+    for _name, value in _set_away_from_default(config, None, effective=False):
+        for word in _named_words(value):
+            if Path(word).name.startswith("python"):
+                return True
+    return False
+
+
+@contextlib.contextmanager
+def _store_locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of ``trusted.json.lock`` beside the store: a read, change
+    and write of the store by another ``promptdeck trust`` waits for this one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(
+        path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+    )
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
 
 
 def _load_store(path: Path) -> dict[str, str]:
@@ -258,10 +426,32 @@ def config_trust(workspace: Workspace, agent: str) -> ConfigTrust:
     if not program_settings(config, agent, effective=True):
         return ConfigTrust((), True, where)
     files = program_files(workspace)
-    digest = trust_digest(workspace, files)
+    try:
+        digest = trust_digest(workspace, files)
+    except TooManyCompanions as exc:
+        return ConfigTrust((*program_settings(config), str(exc)), False, where)
     trusted = digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
-    named = tuple(f"runs the project's {rel} as it is now" for rel in files)
-    return ConfigTrust(program_settings(config) + named, trusted, where)
+    named = tuple(
+        f"runs the project's {rel} as it is now"
+        + ("" if rel.endswith("/") else ", with the files beside it it could load")
+        for rel in files
+    )
+    shown = tuple(
+        f"{rel}: the client's own settings, in force when capture starts it"
+        for rel in client_settings(workspace)
+    )
+    return ConfigTrust(program_settings(config) + named + shown, trusted, where)
+
+
+def client_settings_trusted(workspace: Workspace) -> bool:
+    """Whether capture may start a client with the project's own client settings in force
+    (:data:`CLIENT_SETTINGS_FILES`): the user trusted the project's config as it is now,
+    those files included. A project without config has nothing trusted."""
+    try:
+        digest = trust_digest(workspace)
+    except TooManyCompanions:
+        return False
+    return digest is not None and _load_store(trust_store_path()).get(_key(workspace)) == digest
 
 
 def check_trusted(workspace: Workspace, agent: str) -> None:
@@ -301,10 +491,11 @@ def trust_config(workspace: Workspace) -> str | None:
     if digest is None:
         return None
     path = trust_store_path()
-    configs = _load_store(path)
-    configs[_key(workspace)] = digest
     try:
-        _write_store(path, configs)
+        with _store_locked(path):
+            configs = _load_store(path)
+            configs[_key(workspace)] = digest
+            _write_store(path, configs)
     except OSError as exc:
         raise UsageError(f"{path}: cannot record the trust ({exc.strerror})") from None
     return digest
@@ -313,24 +504,32 @@ def trust_config(workspace: Workspace) -> str | None:
 def forget_config(workspace: Workspace) -> bool:
     """Withdraw the trust in the project's config; True when there was one."""
     path = trust_store_path()
-    configs = _load_store(path)
-    if configs.pop(_key(workspace), None) is None:
+    if not path.exists():
         return False
     try:
-        _write_store(path, configs)
+        with _store_locked(path):
+            configs = _load_store(path)
+            if configs.pop(_key(workspace), None) is None:
+                return False
+            _write_store(path, configs)
     except OSError as exc:
         raise UsageError(f"{path}: cannot withdraw the trust ({exc.strerror})") from None
     return True
 
 
 __all__ = [
+    "CLIENT_SETTINGS_FILES",
     "TRUST_FILENAME",
     "ConfigTrust",
+    "TooManyCompanions",
     "check_trusted",
+    "client_settings",
+    "client_settings_trusted",
     "config_trust",
     "forget_config",
     "program_files",
     "program_settings",
+    "script_companions",
     "trust_config",
     "trust_digest",
     "trust_store_path",

@@ -1,7 +1,9 @@
 """The workspace: the project root promptdeck works in, and its settings.
 
 The root is the first folder, walking up from where promptdeck starts, that holds
-``.promptdeck/``, ``_bmad-output/`` or ``openspec/``; failing that, the git top level.
+``.promptdeck/``, ``_bmad-output/``, ``openspec/`` or one of BMAD's configuration folders
+(``_bmad/``, ``bmad/bmm/`` or ``.bmad/bmm/`` of v5 and v6-alpha, ``.bmad-core/`` of v4: their
+projects keep the plan elsewhere, often in ``docs/``); failing that, the git top level.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError, WorkspaceError
+from .bmad_folders import BMAD_MARKERS
 from .config import Config, load_config
 
-ROOT_MARKERS = (".promptdeck", "_bmad-output", "openspec")
+ROOT_MARKERS = (".promptdeck", "_bmad-output", "openspec", *BMAD_MARKERS)
 
 
 def find_root(start: Path) -> Path:

@@ -7,8 +7,8 @@ a retro's through its plan in :mod:`.retro`), the story context and the phase's 
 measured (``layers.assembly.assemble_layers``). The request and the frozen
 :class:`ComposedPrompt` are :mod:`.request`'s. Around it live the story prompt, the retro's
 context, party variants, learnings, verification commands, export, prompt differences,
-budgets and the prompt's composition (what to leave out so it fits is
-:mod:`promptdeck.core.fit`'s).
+budgets, the prompt's notes most serious first (:mod:`.notes`) and the prompt's composition
+(what to leave out so it fits is :mod:`promptdeck.core.fit`'s).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         export_files,
         write_export,
     )
+    from .notes import notes_by_seriousness
     from .party import PARTY_PHASES, default_variant
     from .request import ComposedPrompt, FailureInfo, PromptRequest
 
@@ -37,6 +38,7 @@ _HOMES = {
     "enforce_budget": ".budget",
     "phase_budget": ".budget",
     "compose_prompt": ".compose",
+    "notes_by_seriousness": ".notes",
     "FILLS": ".composition",
     "chart_lines": ".composition",
     "composition_of": ".composition",
@@ -79,6 +81,7 @@ __all__ = [
     "enforce_budget",
     "export_files",
     "last_run_of",
+    "notes_by_seriousness",
     "phase_budget",
     "side_of_prompt",
     "side_of_run",

@@ -37,12 +37,12 @@ from ..layers.model import signature
 from ..layers.rules import read_rules
 from ..layers.templates import TemplateSet
 from ..phases.table import Phase
-from ..project.config import Config
 from ..project.workspace import Workspace
 from ..stories.catalog import gather_story
 from ..stories.model import Story, StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
 from ..vocabulary import RULES_LAYER
+from .notes import story_file_warnings
 from .parts import story_context, transfers_text, user_message, variant_note
 from .party import Party, check_variant, default_variant, party_for
 from .request import ComposedPrompt, PromptRequest, check_request
@@ -52,9 +52,7 @@ from .verify import resolve_verification
 if TYPE_CHECKING:
     from ..records.reader import RunInfo
 
-__all__ = [
-    "compose_prompt",
-]
+__all__ = ["compose_prompt"]
 
 FLUSH_SECONDS = 5.0
 """How often, at most, a compose writes its new counts to the shared cache."""
@@ -189,11 +187,12 @@ def compose_prompt(
     warnings.extend(
         f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
         for f in injection.files
-        if f.category == "story" and f.path in request.selection.excluded
+        if f.own_story_file and f.path in request.selection.excluded
     )
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
-    warnings.extend(_story_file_warnings(story, phase, injection, summarised, config))
+    # What the agent will not see of the story itself is the most serious note: first.
+    warnings[:0] = story_file_warnings(story, phase, injection, summarised, config)
 
     context = story_context(
         workspace,
@@ -259,37 +258,6 @@ def compose_prompt(
         summarised=summarised,
         delivered=assembled.delivered,
     )
-
-
-def _story_file_warnings(
-    story: Story,
-    phase: Phase,
-    injection: Injection,
-    summarised: tuple[str, ...],
-    config: Config,
-) -> list[str]:
-    """Why the agent may not see the story's file: it has none, or the injection left it out."""
-    if story.path is None and phase.scope == "story" and story.layout not in ("classic", "spec"):
-        return [
-            f"story {story.id} has no file of its own yet ({story.layout}): the agent gets its "
-            "id, title and the files listed for it"
-        ]
-    if story.path is None and phase.scope == "story":
-        return [
-            f"story {story.id} has no story file (no {config.paths_artifacts.rstrip('/')}/"
-            f"{story.key}-*.md, no file headed '# Story {story.id}:'): the agent gets its id "
-            "and title only"
-        ]
-    if story.path is not None and story.id not in summarised and story.source == "bmad":
-        shown = {f.path: f for f in injection.files}
-        entry = shown.get(story.path)
-        if entry is None or entry.status not in ("included", "duplicate"):
-            status = entry.status if entry is not None else "not matched"
-            return [
-                f"story file {story.path} is not in the injection ({status}): the agent will "
-                "not see it"
-            ]
-    return []
 
 
 def _layers_input(

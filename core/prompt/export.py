@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError
+from ..project.state_folder import STATE_DIRNAME, state_dir
 from ..project.workspace import Workspace
 from .request import ComposedPrompt
 
@@ -61,6 +62,15 @@ def inside_project(root: Path, folder: Path) -> Path:
     return resolved
 
 
+def _under_state_folder(root: Path, folder: Path) -> bool:
+    absolute = folder if folder.is_absolute() else root / folder
+    try:
+        parts = absolute.relative_to(root).parts
+    except ValueError:
+        return False
+    return bool(parts) and parts[0] == STATE_DIRNAME
+
+
 def write_export(folder: Path, files: dict[str, str], *, root: Path) -> list[Path]:
     """Write ``files`` into ``folder`` (created if needed) inside the project ``root``, never
     over an existing file and never through a symlink.
@@ -79,6 +89,10 @@ def write_export(folder: Path, files: dict[str, str], *, root: Path) -> list[Pat
     existing = [name for name in files if os.path.lexists(target / name)]
     if existing:
         raise FileExistsError(f"{folder}: already holds {', '.join(existing)}")
+    if _under_state_folder(root, folder):
+        # `.promptdeck/exports -> ../docs` stays inside the project, yet would put the
+        # prompts where a phase's commit stages them: promptdeck's own folder has no links.
+        state_dir(root, folder)
     target.mkdir(parents=True, exist_ok=True)
     target = inside_project(root, target)
     written: list[Path] = []

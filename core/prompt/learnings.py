@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UsageError
+from ..project.state_folder import STATE_DIRNAME, check_state_path, state_dir
 from ..project.workspace import Workspace
 from ..stories.model import Story
 from .story import LEARNINGS_TEMPLATE
@@ -52,11 +54,15 @@ def start_learnings(workspace: Workspace, story: Story) -> str | None:
     if not workspace.contains(parent):
         return None
     try:
+        if path.is_relative_to(workspace.root / STATE_DIRNAME):
+            # The default `.promptdeck/learnings.md`: promptdeck's own folder has no links.
+            state_dir(workspace.root, path.parent)
+            check_state_path(workspace.root, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         if not workspace.contains(path.parent):
             return None
         with path.open("x", encoding="utf-8") as handle:
             handle.write(LEARNINGS_TEMPLATE)
-    except OSError:
+    except (OSError, UsageError):
         return None
     return shown

@@ -11,7 +11,7 @@ from ..homes import lazy_names
 if TYPE_CHECKING:
     from .opening import OpeningPhase, opening_phase
     from .reader import RunInfo, list_runs, load_run, scan_runs
-    from .schema import RunMeta, RunResult
+    from .schema import RunMeta, RunResult, finite_json
     from .status_record import unwritten_status
     from .stream_view import readable_stream, shown_line
 
@@ -24,6 +24,7 @@ _HOMES = {
     "scan_runs": ".reader",
     "RunMeta": ".schema",
     "RunResult": ".schema",
+    "finite_json": ".schema",
     "unwritten_status": ".status_record",
     "readable_stream": ".stream_view",
     "shown_line": ".stream_view",
@@ -37,6 +38,7 @@ __all__ = [
     "RunInfo",
     "RunMeta",
     "RunResult",
+    "finite_json",
     "list_runs",
     "load_run",
     "opening_phase",

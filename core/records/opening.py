@@ -1,10 +1,12 @@
 """The phase a story opens on: what the user most likely wants to read first.
 
 An unfinished story opens on the phase the flow suggests next (its mode too: a retry opens in
-``optimize``). A done story is not asking for work: it opens on the phase of its last run, so
-the prompt that made it is what shows, else on ``dev`` (the phase that does a story's work) —
-never on an epic-wide UAT or retro just because the flow would offer one. A user who always
-wants one phase sets it once (``open_phase``) and every story opens there.
+``optimize``); with no dev run recorded, the flow reads the story's tracked status, so a story
+its plan calls ``review`` opens on review, and the reason says so (``next: status 'review',
+sprint-status.yaml:12``). A done story is not asking for work: it opens on the phase of its
+last run, so the prompt that made it is what shows, else on ``dev`` (the phase that does a
+story's work) — never on an epic-wide UAT or retro just because the flow would offer one. A
+user who always wants one phase sets it once (``open_phase``) and every story opens there.
 
 The app and the CLI pick the same way: :func:`opening_phase` is pure, given the story's flow
 and its runs.
@@ -37,6 +39,11 @@ class NextPhase(Protocol):
     def mode(self) -> str:
         """``create`` or ``optimize``."""
 
+    @property
+    def basis(self) -> str:
+        """What the suggestion rests on when the story's tracked status decides it (no dev
+        run recorded), briefly; empty when the records decide."""
+
 
 class FlowState(Protocol):
     """Where a story stands in the flow (:class:`promptdeck.core.run.StoryFlow`): this module
@@ -63,7 +70,8 @@ class OpeningPhase:
         phase: the phase.
         mode: ``create`` or ``optimize``.
         why: a few words the preview's title shows after the phase (``next``, ``last run``,
-            ``setting``, ``done``).
+            ``setting``, ``done``; ``next: status 'review', sprint-status.yaml:12`` when the
+            story's tracked status decided it).
     """
 
     phase: str
@@ -111,7 +119,8 @@ def opening_phase(
         return OpeningPhase(DEFAULT_PHASE, why="done")
     suggestion = flow.suggestion
     if suggestion is not None:
-        return OpeningPhase(suggestion.phase, suggestion.mode, why="next")
+        why = f"next: {suggestion.basis}" if suggestion.basis else "next"
+        return OpeningPhase(suggestion.phase, suggestion.mode, why=why)
     last = last_run_phase(story.id, runs)
     if last is not None:
         return OpeningPhase(last, why="last run")

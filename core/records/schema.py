@@ -10,6 +10,7 @@ keeps keys it does not name in ``extra`` so nothing is lost on a round trip.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,11 +45,44 @@ def _opt_int(data: JSONObject, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+NON_FINITE_TEXT = {"Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+"""How a record keeps a figure that is no finite number: as text, since JSON has no
+``Infinity`` or ``NaN`` (Python's own ``json`` would write them bare)."""
+
+
+def finite_json(value: Any, *, keep_as_text: bool = False) -> Any:
+    """``value`` (a JSON-shaped value) with every float that is not finite made None, or, with
+    ``keep_as_text``, its :data:`NON_FINITE_TEXT` spelling: a run record keeps what the agent
+    reported (``show`` says ``invalid (inf)``) and stays JSON; ``--json`` says ``null``."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        if not keep_as_text:
+            return None
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: finite_json(item, keep_as_text=keep_as_text) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(item, keep_as_text=keep_as_text) for item in value]
+    return value
+
+
 def _opt_float(data: JSONObject, key: str) -> float | None:
+    """``data[key]`` as a number, else None. A value that is no finite float (a record's
+    ``Infinity``, its text spelling, ``1e999``, a 400-digit integer) is kept as infinity, so
+    the record still says the agent reported something implausible (``invalid (inf)``, never
+    a plain ``—``): every sum takes only plausible values
+    (:func:`~promptdeck.core.units.valid_cost`), and ``--json`` writes it as ``null``
+    (:func:`finite_json`)."""
     value = data.get(key)
+    if isinstance(value, str) and value in NON_FINITE_TEXT:
+        return NON_FINITE_TEXT[value]
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return value
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float
+        return math.inf
 
 
 def _flag(data: JSONObject, key: str) -> bool:

@@ -34,15 +34,20 @@ CLAUDE_FIELDS = (
 CODEX_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
 
 
+MAX_TOKEN_COUNT = 10**15
+"""The largest count taken: far beyond any run, small enough that a count times a price is a
+finite float (``10**400`` tokens would overflow every cost)."""
+
+
 def token_count(value: object) -> int | None:
-    """``value`` as a token count: a finite, non-negative whole number (a JSON ``12.0`` is
-    12), else None. A bool is not a count."""
+    """``value`` as a token count: a whole number from 0 to :data:`MAX_TOKEN_COUNT` (a JSON
+    ``12.0`` is 12), else None. A bool is not a count."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
+        return value if 0 <= value <= MAX_TOKEN_COUNT else None
     if isinstance(value, float) and math.isfinite(value) and value >= 0 and value.is_integer():
-        return int(value)
+        return int(value) if value <= MAX_TOKEN_COUNT else None
     return None
 
 

@@ -35,8 +35,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..project.state_folder import check_state_path, open_state_file, state_dir
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import ensure_inside
+from .schema import finite_json
 
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
@@ -58,11 +60,16 @@ def ensure_gitignore(root: Path) -> bool:
 
     The file is promptdeck's own: created when absent, missing lines appended. Run records
     and exported prompts must never be staged by a dev phase's ``git add -A``.
+
+    Raises:
+        UsageError: the file, or ``.promptdeck``, leads outside the project or is a symlink
+            (a link to ``.git/config`` would be appended to): nothing is written (exit 2).
     """
     path = root / GITIGNORE_RELPATH
     ensure_inside(root, path, "the file")  # before any mkdir: never create outside
-    path.parent.mkdir(parents=True, exist_ok=True)
+    state_dir(root, path.parent)
     ensure_inside(root, path, "the file")
+    check_state_path(root, path)
     # Guarded: the repository may have put a FIFO or a link to a device in its place.
     read = read_text(path, root.resolve(), limit=_GITIGNORE_LIMIT)
     if isinstance(read, TextProblem) and read.reason not in ("missing", "empty"):
@@ -73,7 +80,8 @@ def ensure_gitignore(root: Path) -> bool:
     if not missing:
         return False
     prefix = "" if not current or current.endswith("\n") else "\n"
-    with path.open("a", encoding="utf-8") as handle:
+    fd = open_state_file(root, path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(prefix + "".join(line + "\n" for line in missing))
     return True
 
@@ -117,7 +125,9 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
-    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    # An agent may report a cost of Infinity: the record stays JSON and keeps it as text.
+    kept = finite_json(payload, keep_as_text=True)
+    text = json.dumps(kept, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     _write_atomic(path, text.encode("utf-8"))
 
 
@@ -154,10 +164,16 @@ class RunRecord:
     def create(
         cls, root: Path, story_id: str, phase: str, *, stream_format: str = "jsonl"
     ) -> RunRecord:
-        """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``."""
+        """Make a new, uniquely named run folder under ``<root>/.promptdeck/runs``.
+
+        Raises:
+            UsageError: the runs folder (or ``.promptdeck``, or its ``.gitignore``) leads
+                outside the project or is a symlink — a link to ``docs/records`` would get
+                the records committed (exit 2).
+        """
         base = runs_dir(root)
         ensure_inside(root, base, "the runs folder")  # before any mkdir: never outside
-        base.mkdir(parents=True, exist_ok=True)
+        state_dir(root, base)
         ensure_inside(root, base, "the runs folder")
         ensure_gitignore(root)
         while True:
@@ -174,7 +190,7 @@ class RunRecord:
         """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
         folder = runs_dir(root) / DRY_RUN_DIR
         ensure_inside(root, folder, "the runs folder")
-        folder.mkdir(parents=True, exist_ok=True)
+        state_dir(root, folder)
         ensure_inside(root, folder, "the runs folder")
         ensure_gitignore(root)
         return cls(folder, DRY_RUN_DIR)

@@ -14,6 +14,13 @@ The flow of one story::
       → the same phase again, with no retry context (seed 003)
     every story of the epic done → UAT, then retro (both non-blocking)
 
+Until a dev run is recorded, the story's tracked status stands in for the records (see
+:func:`status_start`): a story the plan calls ``review`` (v7 ``built``, ``in-review``) is
+implemented, so review is next; one it calls ``in-progress`` is under way, so dev is next.
+Kickoff, behind both, is not suggested for them; it stays one key away in the app and
+``--phase kickoff`` on the command line. ``backlog`` and ``ready-for-dev`` start at the
+beginning, as before (kickoff when offered, else dev).
+
 ``skip`` passes over optional phases (``run --auto`` runs kickoff, failure analysis and retro
 only when asked, see :mod:`.optional_phases`): the flow goes on as if they had been declined.
 
@@ -59,6 +66,9 @@ class Suggestion:
         why: one line saying why this phase is next.
         optional: the phase may be skipped (kickoff, failure analysis, UAT, retro).
         variant: ``standard`` or ``party``; None takes the workspace's default.
+        basis: what the suggestion rests on when no dev run is recorded and the tracked
+            status decides it, briefly (``status 'review', sprint-status.yaml:12``); empty
+            when the records decide. The preview's title shows it after ``next``.
     """
 
     phase: str
@@ -69,6 +79,7 @@ class Suggestion:
     why: str = ""
     optional: bool = False
     variant: str | None = None
+    basis: str = ""
 
     def request(self, story_id: str, selection: Selection | None = None) -> PromptRequest:
         """The prompt request for this suggestion."""
@@ -220,12 +231,13 @@ def story_flow(
         states[name] = _state(getattr(state, name))
     for name in ("uat", "retro"):
         states[name] = _state(getattr(epic, name))
-    if states["kickoff"] == "pending" and state.dev.last is not None:
+    start = status_start(story) if state.dev.last is None else None
+    if states["kickoff"] == "pending" and (state.dev.last is not None or start is not None):
         states["kickoff"] = "skipped"
     # A story its tracking already calls done (and no dev run since) is not offered a kickoff.
     done = state.review.outcome == SUCCESS or (story.status == "done" and state.dev.last is None)
     suggestion, note = _suggest(
-        state, epic, config, done=done, all_epic_done=all_epic_done, skip=skip
+        state, epic, config, done=done, all_epic_done=all_epic_done, skip=skip, start=start
     )
     if not story.status_known and state.dev.last is None and not done:
         # A status promptdeck cannot read (`deployed-awaiting-user-smoke`) may mean the work
@@ -241,6 +253,50 @@ def story_flow(
     return StoryFlow(story.id, states, suggestion, note, done)
 
 
+@dataclass(frozen=True)
+class StatusStart:
+    """Where a story's tracked status puts it while no dev run is recorded.
+
+    Attributes:
+        phase: ``review`` (the work is implemented) or ``dev`` (the work is under way).
+        why: the suggestion's reason, naming the status and where it was read
+            (``status 'review' (sprint-status.yaml:12): the work is implemented``).
+        basis: the status and the file it was read from, for a title
+            (``status 'review', sprint-status.yaml:12``).
+    """
+
+    phase: str
+    why: str
+    basis: str
+
+
+_STATUS_STARTS = {
+    "review": ("review", "the work is implemented"),
+    "in-progress": ("dev", "the work is under way"),
+}
+"""The statuses that put a story past its kickoff. ``backlog`` and ``ready-for-dev`` start
+where the flow starts (kickoff when it is offered, else dev); ``done`` is done. A v7 plan's
+``built`` and ``in-review`` are read as ``review``, its ``blocked`` as ``in-progress``."""
+
+
+def status_start(story: Story) -> StatusStart | None:
+    """The phase ``story``'s tracked status says is next when no dev run is recorded, or None
+    when the flow starts from its beginning (``backlog``, ``ready-for-dev``, ``done``, or a
+    status promptdeck does not know)."""
+    if not story.status_known or story.status not in _STATUS_STARTS:
+        return None
+    phase, says = _STATUS_STARTS[story.status]
+    where = "; ".join(part for part in (story.status_note, story.status_source) if part)
+    shown = f"status '{story.status}'"
+    # The title has little room: the file's name and line, not its folders.
+    source = story.status_source.rsplit("/", 1)[-1]
+    return StatusStart(
+        phase,
+        shown + (f" ({where})" if where else "") + f": {says}",
+        shown + (f", {source}" if source else ""),
+    )
+
+
 def _suggest(
     state: _Replay,
     epic: _Replay,
@@ -249,6 +305,7 @@ def _suggest(
     done: bool,
     all_epic_done: bool,
     skip: frozenset[str] = frozenset(),
+    start: StatusStart | None = None,
 ) -> tuple[Suggestion | None, str]:
     limit = config.agent_max_attempts
     if state.running:
@@ -262,7 +319,11 @@ def _suggest(
             return Suggestion("retro", why="UAT was run", optional=True), ""
         return None, "story and epic done" + _retro_note(epic, skip)
     dev = state.dev
-    if dev.last is None:
+    if dev.last is None and start is not None and start.phase == "dev":
+        return Suggestion("dev", why=start.why, basis=start.basis), ""
+    # The status says the work is implemented: the flow goes on as after a passed dev run.
+    implemented = dev.last is None and start is not None and start.phase == "review"
+    if dev.last is None and not implemented:
         if state.kickoff.last is None and "kickoff" not in skip:
             return (
                 Suggestion("kickoff", why="a fresh story (kickoff is optional)", optional=True),
@@ -308,7 +369,7 @@ def _suggest(
             ),
             "",
         )
-    if dev.outcome != SUCCESS:
+    if dev.outcome != SUCCESS and not implemented:
         if dev.failures >= limit:
             return None, f"dev ended without a signal {dev.failures} times (max {limit})"
         return (
@@ -319,6 +380,8 @@ def _suggest(
         )
     review = state.review
     if review.last is None:
+        if implemented and start is not None:
+            return Suggestion("review", why=start.why, basis=start.basis), ""
         return Suggestion("review", why="dev completed and its changes are staged"), ""
     if review.failures >= limit:
         return None, f"review ended without a signal {review.failures} times (max {limit})"

@@ -6,27 +6,42 @@ review; promptdeck commits after a passed review).
   fingerprints differ from before), never files dirty before it, secret-looking files, files
   over ``git.max_file_bytes`` or ignored files — each left out is listed with its reason;
 - after a passed review: stage the review's own changes the same way, then commit the index
-  with ``git.commit_template`` (hooks run; a failing hook fails the run, exit 6);
+  with ``git.commit_template`` (formatted by :func:`commit_message`, bounded);
 - a merge, rebase, cherry-pick, revert or bisect in progress, unmerged paths, or a repository
   with no commit yet: the git step is refused (exit 6), the run's own outcome is kept;
 - never commit after a failure; promptdeck's run records are never staged
   (``.promptdeck/.gitignore``).
+
+Git runs none of the repository's own programs (:func:`open_repo`, the one way promptdeck
+opens a repository): the repository is the ``.git`` found walking up from the project root,
+named to git explicitly (``GIT_DIR``, ``GIT_WORK_TREE``), so a bare repository committed
+inside a plan folder is never taken for it; and every git process GitPython starts for it —
+promptdeck's own commands and GitPython's object readers alike — gets configuration that
+outranks the repository's: no ``core.fsmonitor``, ``core.hooksPath`` at ``/dev/null`` (no
+hook runs, a commit's ``pre-commit`` and ``commit-msg`` included), no filter driver the
+repository's config names, ``safe.bareRepository=explicit``. The configuration travels in
+``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_n``/``GIT_CONFIG_VALUE_n`` set on the repository's
+``Git`` object rather than as ``-c`` arguments of each command: GitPython starts git processes
+of its own (``cat-file --batch`` to read objects) that no ``-c`` of ours would reach.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_GIT, GitError
-from ..processes import git_module
+from ..processes import git_module, safe_git_environment, work_tree_of
 from ..records.writer import GITIGNORE_RELPATH, RUNS_RELPATH
 from ..secrets.paths import secret_content_reason, secret_name_reason
+from ..terminal import printable_line
 
 
 @dataclass(frozen=True)
@@ -99,16 +114,46 @@ _IN_PROGRESS = (
 _OWN_PREFIXES = (RUNS_RELPATH + "/", ".promptdeck/locks/")
 
 
+def _filter_drivers(repo: Any) -> list[str]:
+    """The filter drivers the repository's own config names (``[filter "lfs"]``): git would
+    run their ``clean``/``smudge``/``process`` programs on ``add`` and ``status``."""
+    try:
+        reader = repo.config_reader("repository")
+        sections = reader.sections()
+    except Exception:  # an unreadable config: git itself will say so
+        return []
+    found = []
+    for section in sections:
+        head, _, rest = str(section).partition(" ")
+        if head == "filter" and rest.startswith('"') and rest.endswith('"') and len(rest) > 2:
+            found.append(rest[1:-1])
+    return found
+
+
 def open_repo(root: Path) -> Any | None:
-    """The repository holding ``root``, or None when there is none (or git is unusable)."""
+    """The repository whose ``.git`` holds ``root`` (:func:`work_tree_of`), set so that none
+    of its programs run (see the module's description); None when there is none (or git is
+    unusable)."""
+    work_tree = work_tree_of(root)
+    if work_tree is None:
+        return None
     try:
         git = git_module(root)
     except ImportError:
         return None
     try:
-        return git.Repo(root, search_parent_directories=True)
+        repo = git.Repo(work_tree, search_parent_directories=False)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandNotFound):
         return None
+    except git.GitError:  # a linked worktree's admin folder, and the like
+        return None
+    if repo.working_tree_dir is None or Path(str(repo.working_tree_dir)).resolve() != work_tree:
+        return None  # core.worktree elsewhere: not the work tree promptdeck found
+    env = safe_git_environment(
+        Path(str(repo.git_dir)).resolve(), work_tree, tuple(_filter_drivers(repo))
+    )
+    repo.git.update_environment(**env)
+    return repo
 
 
 def require_repo(root: Path) -> Any:
@@ -331,32 +376,69 @@ def stage_phase(
             stage.append(path)
     for start in range(0, len(stage), 200):
         _run(repo, "--literal-pathspecs", "add", "-A", "--", *stage[start : start + 200], step=True)
-    stat_text = _run(repo, "diff", "--staged", "--stat", step=True) if stage else ""
+    stat_text = (
+        _run(repo, "diff", "--no-ext-diff", "--no-textconv", "--staged", "--stat", step=True)
+        if stage
+        else ""
+    )
     return StageReport(tuple(stage), tuple(left), stat_text)
 
 
+_TEMPLATE_FIELDS = ("story", "title")
+MOST_TEMPLATE_WIDTH = 200
+"""The widest a format spec of the commit template may ask for (``{title:<72}``, ``{title:.50}``):
+the template is the repository's, and ``{title:>1500000000}`` would allocate gigabytes."""
+MOST_COMMIT_MESSAGE = 16_384
+"""The longest commit message promptdeck writes; a longer one is cut there."""
+_SPEC_NUMBER = re.compile(r"\d+")
+
+
 def commit_message(template: str, story_id: str, title: str) -> str:
-    """The commit message from ``git.commit_template`` (``{story}``, ``{title}``).
+    """The commit message from ``git.commit_template`` (``{story}``, ``{title}``), formatted
+    by a bounded formatter: only those two fields, no ``!r``-style conversion, no attribute or
+    index, a format spec only up to :data:`MOST_TEMPLATE_WIDTH` wide; the message is cut at
+    :data:`MOST_COMMIT_MESSAGE` characters.
 
     Raises:
-        GitError: the template names another placeholder or is malformed.
+        GitError: the template names another placeholder, is malformed or asks for too much
+            (one line, the template shortened).
     """
+    values = {"story": story_id, "title": title}
+    pieces: list[str] = []
     try:
-        return template.format(story=story_id, title=title).strip()
-    except (KeyError, IndexError, ValueError) as exc:
+        for literal, field, spec, conversion in string.Formatter().parse(template):
+            pieces.append(literal)
+            if field is None:
+                continue
+            if field not in _TEMPLATE_FIELDS:
+                raise ValueError(f"unknown field {printable_line(field)[:40]!r}")
+            if conversion is not None:
+                raise ValueError("no conversion (!r, !s, !a) can be used")
+            if any(int(n) > MOST_TEMPLATE_WIDTH for n in _SPEC_NUMBER.findall(spec or "")):
+                raise ValueError(f"a format wider than {MOST_TEMPLATE_WIDTH} characters")
+            if "{" in (spec or ""):
+                raise ValueError("no nested field can be used")
+            pieces.append(format(values[field], spec or ""))
+    except ValueError as exc:
+        shown = printable_line(template)
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
         raise GitError(
-            f"git.commit_template {template!r}: only {{story}} and {{title}} can be used ({exc})"
+            f"git.commit_template {shown!r}: only {{story}} and {{title}} can be used, with a "
+            f"format up to {MOST_TEMPLATE_WIDTH} wide ({exc})"
         ) from None
+    return "".join(pieces).strip()[:MOST_COMMIT_MESSAGE]
 
 
 def commit_staged(repo: Any, message: str) -> str | None:
-    """Commit the index (hooks run); returns the new HEAD, or None when nothing is staged.
+    """Commit the index (no hook of the repository runs); returns the new HEAD, or None when
+    nothing is staged.
 
     Raises:
-        GitStepError: the commit failed — a hook refused it, no identity … (exit 6); its
-            ``output`` holds what git and the hook printed.
+        GitStepError: the commit failed — no identity … (exit 6); its ``output`` holds what
+            git printed.
     """
-    if not _run(repo, "diff", "--staged", "--name-only", step=True).strip():
+    if not _run(repo, "diff", "--no-ext-diff", "--staged", "--name-only", step=True).strip():
         return None
-    _run(repo, "commit", "-q", "-m", message, step=True)
+    # --no-verify as well as the empty hooks path: a commit never runs pre-commit/commit-msg.
+    _run(repo, "commit", "-q", "--no-verify", "-m", message, step=True)
     return head_sha(repo)

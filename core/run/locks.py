@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import StoryLocked
+from ..project.state_folder import open_state_file, state_dir
 from ..project.workspace import ensure_inside
 from ..stories.keys import normalize_key
 
@@ -59,12 +60,11 @@ def acquire(root: Path, story_id: str) -> StoryLock:
     path = lock_path(root, story_id)
     if str(path) in getattr(_held, "paths", ()):
         return StoryLock(-1, path)
-    # Before any mkdir: a symlinked .promptdeck never leads out of the project.
+    # Before any mkdir: a symlinked .promptdeck never leads out of the project, and a link
+    # inside it (`.promptdeck/locks -> ../src`) never puts lock files where a commit stages them.
     ensure_inside(root, path, "the lock file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ensure_inside(root, path, "the lock file")
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, 0o644)
+    state_dir(root, path.parent)
+    fd = open_state_file(root, path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0))
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -141,6 +141,9 @@ class RunPlan:
         cost: the predicted cost of the run's prompt (see
         :mod:`~promptdeck.core.cost.prediction`);
             None when not predicted.
+        why: why this phase is the one to run when the flow chose it (``n``, ``run --auto``),
+            e.g. ``status 'review' (sprint-status.yaml:12): the work is implemented``; empty
+            when the user named the phase.
     """
 
     story_id: str
@@ -167,6 +170,7 @@ class RunPlan:
     run_folder: str = ""
     cost: PhaseCost | None = None
     choices: tuple[str, ...] = ()
+    why: str = ""
 
     @property
     def blocked(self) -> bool:
@@ -181,6 +185,7 @@ class RunPlan:
             "mode": self.mode,
             "variant": self.variant,
             "attempt": self.attempt,
+            "why": self.why or None,
             "agent": self.agent,
             "argv": list(self.argv),
             "run_folder": self.run_folder or None,
@@ -236,6 +241,7 @@ def describe_plan(
     *,
     agent: str,
     images: tuple[ImageFile, ...] = (),
+    why: str = "",
 ) -> RunPlan:
     """What the confirmation of ``planned`` shows.
 
@@ -246,6 +252,7 @@ def describe_plan(
     Args:
         agent: the backend's name (shown with its simulation mark).
         images: the images the run sends.
+        why: why the flow chose this phase (its suggestion's reason), when it did.
     """
     prompt = planned.prompt
     request = prompt.request
@@ -285,6 +292,7 @@ def describe_plan(
         images=tuple(describe_image(image) for image in images),
         cost=cost,
         choices=file_choice_lines(prompt),
+        why=why,
     )
 
 
@@ -334,6 +342,7 @@ def refusal_lines(plan: RunPlan) -> list[str]:
 BlockKind = Literal[
     "title",
     "sizes",
+    "why",
     "cost",
     "budget",
     "images",
@@ -388,10 +397,10 @@ def _title(plan: RunPlan) -> ConfirmationBlock:
 def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     """The confirmation of ``plan``, block by block, in the order it reads.
 
-    Always a title and the sizes; then the predicted cost, the budget, images and notes when
-    there are any; the untrusted config's choices and the secret scan's findings when the plan
-    could start; and last either why it cannot start (with what would bring it under) or the
-    command that will run.
+    Always a title and the sizes; then why the flow chose the phase, the predicted cost, the
+    budget, images and notes when there are any; the untrusted config's choices and the secret
+    scan's findings when the plan could start; and last either why it cannot start (with what
+    would bring it under) or the command that will run.
     """
     blocks = [
         _title(plan),
@@ -405,6 +414,10 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
             ),
         ),
     ]
+    if plan.why:
+        blocks.append(
+            ConfirmationBlock("why", (printable_line(f"next: {plan.phase} — {plan.why}"),))
+        )
     if plan.cost is not None:
         blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost),)))
     if plan.budget:

@@ -34,6 +34,16 @@ _COMMIT_LINE = re.compile(
 _COMMIT_WORDS = frozenset({"commit", "revision", "rev", "sha"})
 _FRONT_MATTER_LIMIT = 400
 """Most lines looked at for the end of the front matter: a plan's is a few dozen."""
+_YAML_BREAKS = ("\x85", "\u2028", "\u2029")
+"""Characters the YAML parser ends a line at and ``\n``-numbering does not: in a YAML file
+detect-secrets numbers lines the parser's way, so a text holding one keeps every finding."""
+
+
+def scanned_lines(text: str) -> list[str]:
+    """``text``'s lines numbered as detect-secrets numbers them: universal newlines, then
+    ``\n`` alone (``str.splitlines`` also ends a line at a form feed, ``\v``, U+2028 …, which
+    would shift every later line number by one)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _front_matter_end(lines: Sequence[str]) -> int:
@@ -59,9 +69,9 @@ def is_commit_hash_line(line: str) -> bool:
 def drop_commit_hashes(text: str, findings: Sequence[SecretFinding]) -> tuple[SecretFinding, ...]:
     """``findings`` of ``text`` without the high-entropy ones that are commit hashes in its
     front matter (see the module's docstring)."""
-    if not findings or not text.startswith("---"):
+    if not findings or not text.startswith("---") or any(c in text for c in _YAML_BREAKS):
         return tuple(findings)
-    lines = text.splitlines()
+    lines = scanned_lines(text)
     end = _front_matter_end(lines)
     return tuple(
         finding

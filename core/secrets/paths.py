@@ -13,10 +13,13 @@ Two checks, each giving a reason a person can act on (never the secret itself):
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import PurePosixPath
+from typing import BinaryIO
 
 from .detectors import all_detectors, detectors
 
@@ -46,8 +49,19 @@ SECRET_NAME_PATTERNS = (
 _NOISY_DETECTORS = frozenset(
     {"Base64HighEntropyString", "HexHighEntropyString", "KeywordDetector", "IPPublicDetector"}
 )
-CONTENT_SCAN_MAX_BYTES = 2 * 1024 * 1024
-"""Content beyond this is not scanned (the staging size limit is usually lower)."""
+SEGMENT_CHARS = 16 * 1024
+"""The most of one line the detectors see at once: a longer line is scanned in overlapping
+windows of this size, so a key far along a minified or binary line is still seen and no regex
+runs on megabytes at once (the time stays linear in the file's size)."""
+SEGMENT_OVERLAP = 4 * 1024
+"""How much consecutive windows of one line share: a credential shorter than this (every kind
+the detectors know, a private key's header included) lies whole in one of them."""
+_READ_BYTES = 1024 * 1024
+_BLOCK_CHARS = 64 * 1024
+"""The prefilter's anchors run over this much text at once; only the lines they mark are
+handed to the detectors."""
+_MAX_KEPT = 1000
+"""Findings counted beyond this are not kept (the reason names the first and a count)."""
 
 
 def secret_name_reason(relpath: str) -> str | None:
@@ -62,24 +76,83 @@ def secret_name_reason(relpath: str) -> str | None:
 
 
 def scan_text(text: str) -> list[tuple[int, str]]:
-    """Credentials found in ``text``: (line number, kind) pairs — never the secret."""
-    from detect_secrets.core.scan import scan_line
+    """Credentials found in ``text``: (line number, kind) pairs — never the secret. Lines are
+    numbered by ``\n``, and every line is scanned whole, however long."""
+    return _scan_segments(_segments(iter((text,))))
 
-    found: list[tuple[int, str]] = []
+
+def _segments(pieces: Iterator[str]) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of the text arriving in ``pieces``, a line longer
+    than :data:`SEGMENT_CHARS` as overlapping windows; memory bounded by a piece and a window."""
+    number = 1
+    pending = ""
+    for piece in pieces:
+        parts = piece.split("\n")
+        for index, part in enumerate(parts):
+            pending += part
+            ended = index < len(parts) - 1
+            start = 0
+            # A line still arriving keeps its last window's worth: it may continue a key.
+            while len(pending) - start > SEGMENT_CHARS:
+                yield number, pending[start : start + SEGMENT_CHARS]
+                start += SEGMENT_CHARS - SEGMENT_OVERLAP
+            pending = pending[start:]
+            if ended:
+                yield number, pending.rstrip("\r")
+                number += 1
+                pending = ""
+    if pending:
+        yield number, pending
+
+
+def _scan_segments(segments: Iterator[tuple[int, str]]) -> list[tuple[int, str]]:
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import get_plugins
+
+    from .scan import candidate_lines
+
+    found: dict[tuple[int, str], None] = {}
     with detectors(all_detectors() - _NOISY_DETECTORS):
-        for number, line in enumerate(text.splitlines(), start=1):
-            if len(line) > 10_000:
-                line = line[:10_000]
-            for secret in scan_line(line):
-                found.append((number, str(secret.type)))
-    return found
+        plugins = frozenset(type(plugin).__name__ for plugin in get_plugins())
+        block: list[tuple[int, str]] = []
+        size = 0
+
+        def flush() -> None:
+            wanted = candidate_lines([text for _, text in block], plugins)
+            for index, (number, text) in enumerate(block, start=1):
+                if wanted is not None and index not in wanted:
+                    continue
+                for secret in scan_line(text):
+                    if len(found) < _MAX_KEPT:
+                        found[(number, str(secret.type))] = None
+
+        for segment in segments:
+            block.append(segment)
+            size += len(segment[1])
+            if size >= _BLOCK_CHARS:
+                flush()
+                block, size = [], 0
+        if block:
+            flush()
+    return list(found)
+
+
+def _read_pieces(handle: BinaryIO) -> Iterator[str]:
+    """The file's text, decoded as UTF-8 piece by piece: an undecodable byte is replaced and
+    the rest still read, so a key in a binary file is still seen. NUL bytes are dropped, so a
+    key in UTF-16 text (each ASCII letter followed or preceded by a NUL) reads as itself."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    while chunk := handle.read(_READ_BYTES):
+        yield decoder.decode(chunk).replace("\0", "")
+    yield decoder.decode(b"", final=True).replace("\0", "")
 
 
 def secret_content_reason(path: str | os.PathLike[str]) -> str | None:
     """Why the regular file at ``path`` looks like it holds a credential, or None.
 
-    Only a regular file is read (never through a symlink, never a FIFO or device), and only
-    its first :data:`CONTENT_SCAN_MAX_BYTES`.
+    Only a regular file is read (never through a symlink, never a FIFO or device), all of it,
+    a megabyte at a time: a file that can be staged is checked whole, whatever its size, its
+    lines' length or its bytes (a binary file's text is scanned too).
     """
     try:
         info = os.lstat(path)
@@ -88,13 +161,14 @@ def secret_content_reason(path: str | os.PathLike[str]) -> str | None:
         fd = os.open(
             path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         )
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(CONTENT_SCAN_MAX_BYTES)
     except OSError:
-        return None
-    if b"\0" in data[:8192]:
-        return None  # binary: the detectors read text
-    found = scan_text(data.decode("utf-8", "replace"))
+        return None  # gone, or not a regular file any more: nothing to stage
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            found = _scan_segments(_segments(_read_pieces(handle)))
+    except OSError as exc:
+        # A file that could not be checked is never staged as if it were clean.
+        return f"it could not be read to check it for credentials ({exc.strerror or exc})"
     if not found:
         return None
     line, kind = found[0]

@@ -59,8 +59,10 @@ _CACHE_SIZE = 512
 _LOCK = threading.Lock()
 _CACHE: OrderedDict[tuple[str, str], tuple[tuple[int, str], ...]] = OrderedDict()
 RESULT_KIND = "secret-scan"
-PREFILTER_VERSION = 2
-"""Changes whenever :data:`ANCHORS` or the scan's settings change: part of every cache key."""
+PREFILTER_VERSION = 3
+"""Changes whenever :data:`ANCHORS` or the scan's settings change: part of every cache key.
+(3: the copy is read as UTF-8 whatever the locale, and no file-name filter skips it — a
+verdict remembered before, possibly from a skipped file, is never used.)"""
 ANCHORED_VERSION = "1.5.0"
 """The detect-secrets release whose detectors :data:`ANCHORS` lists, one for one. A file is
 judged clean without the library (:func:`_surely_clean`) only under this release: with another,
@@ -210,13 +212,11 @@ def _surely_clean(suffix: str, text: str) -> bool:
     candidate of a bare hex or base64 value. So the text is read as configuration here too, with
     the same parser, and the anchors must match none of those lines either (:func:`_config_lines`).
     YAML files are rewritten from their parse (escapes decoded): they always go to the library,
-    as does anything else the proof does not cover (another detect-secrets release, a locale
-    that is not UTF-8, text its copy could not be written in).
+    as does anything else the proof does not cover (another detect-secrets release, text its
+    copy could not be written in).
     """
     if library_version() != ANCHORED_VERSION or suffix.lower() in _YAML_SUFFIXES:
         return False
-    if not _utf8_locale():
-        return False  # the library reads its copy in the locale's encoding
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -288,20 +288,18 @@ def _config_parser() -> Any:
     return KeepsNames()
 
 
-@lru_cache(maxsize=1)
-def _utf8_locale() -> bool:
-    import codecs
-    import locale
-
-    return codecs.lookup(locale.getpreferredencoding(False)).name == "utf-8"
-
-
 def _scanned_lines(
     lines: list[str], filename: str, plugins: frozenset[str], prefilter: bool
 ) -> Iterator[Any]:
     """detect-secrets' own line loop (``scan._process_line_based_plugins``), over the
-    prefilter's candidates only; the context each line is judged in is the whole file."""
+    prefilter's candidates only; the context each line is judged in is the whole file.
+
+    The indirect-reference filter, switched off in the settings for its cost (see the module's
+    description), is applied here to the very line a finding was made on — never to a line
+    found again by number in another split of the text, which could be another line.
+    """
     from detect_secrets.core import scan
+    from detect_secrets.filters.heuristic import is_indirect_reference
     from detect_secrets.settings import get_plugins
     from detect_secrets.util.code_snippet import get_code_snippet
 
@@ -316,6 +314,7 @@ def _scanned_lines(
             required_filter_parameters=["line"], filename=filename, line=line, context=context
         ):
             continue
+        indirect: bool | None = None
         for plugin in get_plugins():
             for secret in scan._scan_line(
                 plugin=plugin,
@@ -324,7 +323,7 @@ def _scanned_lines(
                 line_number=line_number,
                 context=context,
             ):
-                if not scan._is_filtered_out(
+                if scan._is_filtered_out(
                     required_filter_parameters=["context"],
                     filename=secret.filename,
                     secret=secret.secret_value,
@@ -332,21 +331,49 @@ def _scanned_lines(
                     line=line,
                     context=context,
                 ):
+                    continue
+                if indirect is None:
+                    indirect = is_indirect_reference(line)
+                if not indirect:
                     yield secret
+
+
+def _copy_lines(filename: str) -> Iterator[list[str]]:
+    """The lines detect-secrets scans of the copy ``filename`` (``scan._get_lines_from_file``):
+    the configuration or YAML rewrite when one applies, else the file's lines, then the eager
+    rewrite — each list numbered as the library numbers lines (universal newlines, then ``\n``
+    alone; a form feed or U+2028 ends no line).
+
+    The library opens the file in the locale's encoding and, when that cannot decode it, skips
+    it as binary: in a C locale a file with one accented letter would pass as clean. The copy
+    is promptdeck's own UTF-8, so it is always read as UTF-8, and a failure to decode raises
+    (reported as ``scan failed``, never remembered) instead of passing.
+    """
+    from detect_secrets.transformers import get_transformed_file
+
+    with open(filename, encoding="utf-8") as handle:
+        named: Any = handle  # the library's NamedIO: a text file with a name
+        lines = get_transformed_file(named) or handle.readlines()
+        yield lines
+        handle.seek(0)
+        eager = get_transformed_file(named, use_eager_transformers=True)
+        if eager:
+            yield eager
 
 
 def scan_copy(filename: str, *, prefilter: bool = True) -> set[tuple[int, str]]:
     """``(line, kind)`` of every finding in the file ``filename``, as ``scan_file`` reports them
-    (its file filters, its parsers, its eager second pass), the detectors seeing only the
-    prefilter's lines unless ``prefilter`` is False. Call inside :func:`.detectors`."""
-    from detect_secrets.core import scan
+    (its parsers, its eager second pass, its line and secret filters), the detectors seeing
+    only the prefilter's lines unless ``prefilter`` is False. Call inside :func:`.detectors`.
+
+    The library's file-name filters (``*.css``, ``*.svg``, ``*.lock``, ``swagger`` …) are not
+    applied: they skip a file unread, and a file in a prompt is sent whatever its name.
+    """
     from detect_secrets.settings import get_plugins
 
     found: set[tuple[int, str]] = set()
-    if scan._is_filtered_out(required_filter_parameters=["filename"], filename=filename):
-        return found
     plugins = frozenset(type(plugin).__name__ for plugin in get_plugins())
-    for lines in scan._get_lines_from_file(filename):
+    for lines in _copy_lines(filename):
         for secret in _scanned_lines(lines, filename, plugins, prefilter):
             found.add((secret.line_number, secret.type))
         if found:
@@ -360,8 +387,6 @@ def _scan(suffix: str, text: str) -> tuple[tuple[int, str], ...]:
     import tempfile
 
     load_library()
-    from detect_secrets.filters.heuristic import is_indirect_reference
-
     # detect-secrets scans a file by name (its transformers pick a parser by extension), so
     # the text already read is written to a private temporary copy: the workspace file is
     # never opened a second time.
@@ -371,12 +396,7 @@ def _scan(suffix: str, text: str) -> tuple[tuple[int, str], ...]:
             handle.write(text)
         with detectors(all_detectors(), frozenset({_INDIRECT_REFERENCE})):
             found = scan_copy(copy)
-    lines = text.splitlines()
-    return tuple(
-        (line, kind)
-        for line, kind in sorted(found)
-        if not (0 < line <= len(lines) and is_indirect_reference(lines[line - 1].rstrip()))
-    )
+    return tuple(sorted(found))
 
 
 @lru_cache(maxsize=1)
@@ -400,8 +420,8 @@ def scanner_identity() -> str:
     """What a remembered scan was computed with: detect-secrets' version, this module's
     prefilter version and the scan's settings."""
     return (
-        f"detect-secrets {library_version()}; every plugin; default filters;"
-        f" prefilter {PREFILTER_VERSION}"
+        f"detect-secrets {library_version()}; every plugin; default filters but file names;"
+        f" read as UTF-8; prefilter {PREFILTER_VERSION}"
     )
 
 

@@ -4,7 +4,8 @@ for the tree, and the status written back to the plan.
 :mod:`.sources` reads the project's plan files; :mod:`.catalog` puts both sources side by side
 and is the prompt's story gatherer (``gather_story``: the story and the stories its phase
 covers, loading only what the phase needs);
-:mod:`.keys` holds the one key grammar every file match uses.
+:mod:`.keys` holds the one key grammar every file match uses; :mod:`.companions` tells a
+story's companions (its context, retrospective, reports, reviews) from its own file.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
         take_snapshot,
         where_stories_come_from,
     )
+    from .companions import COMPANION_KINDS, companion_kind
     from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
     from .keys import normalize_key
-    from .model import SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
+    from .model import Companion, SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
 
 _HOMES = {
     "group_notes": ".catalog",
@@ -37,11 +39,14 @@ _HOMES = {
     "take_snapshot": ".catalog",
     "WATCH_LIMIT": ".catalog",
     "where_stories_come_from": ".catalog",
+    "COMPANION_KINDS": ".companions",
+    "companion_kind": ".companions",
     "filter_stories": ".filter",
     "group_stories": ".filter",
     "status_legend": ".filter",
     "STATUS_MARKS": ".filter",
     "normalize_key": ".keys",
+    "Companion": ".model",
     "SkippedFile": ".model",
     "Story": ".model",
     "StoryCatalog": ".model",
@@ -53,14 +58,17 @@ _HOMES = {
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
+    "COMPANION_KINDS",
     "STATUS_MARKS",
     "WATCH_LIMIT",
+    "Companion",
     "PlanSnapshot",
     "SkippedFile",
     "Story",
     "StoryCatalog",
     "Task",
     "UnreadableEntry",
+    "companion_kind",
     "filter_stories",
     "group_notes",
     "group_stories",

@@ -34,7 +34,6 @@ import stat as stat_module
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..project.config import Config
 from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
@@ -139,23 +138,28 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
 
 
 def where_stories_come_from(workspace: Workspace) -> list[str]:
-    """What promptdeck looks for and how to start, for a workspace with no stories (the app's
-    empty preview and ``promptdeck stories`` say the same)."""
+    """What promptdeck looks for, which folder it took as the plan and why, and how to start,
+    for a workspace with no stories (the app's empty preview, ``promptdeck stories`` and
+    ``promptdeck doctor`` say the same)."""
     config = workspace.config
-    if config.source is not None and config.paths_artifacts != Config.paths_artifacts:
-        origin = [f"  (the BMAD folders are set in {config.source} [paths])"]
-    elif config.bmad_origins:
-        origin = [f"  (from BMAD's configuration: {'; '.join(config.bmad_origins)})"]
-    else:
-        origin = [
-            "  (set other folders with [paths] artifacts and planning in"
-            " .promptdeck/config.toml, or BMAD's output_folder in _bmad/)"
-        ]
+    origin = [f"  (the plan folder is {config.paths_artifacts}: {config.plan_origin})"]
+    origin.extend(
+        f"  (also looked at {folder}: {why})" for folder, why in config.plan_alternatives[:5]
+    )
+    if len(config.plan_alternatives) > 5:
+        origin.append(
+            f"  (and {len(config.plan_alternatives) - 5} more: promptdeck doctor lists them)"
+        )
+    if not config.plan_origin.startswith("[paths]"):
+        origin.append(
+            "  (name another folder with [paths] artifacts and planning in"
+            " .promptdeck/config.toml, or BMAD's own configuration)"
+        )
     return [
         f"No stories found in {workspace.root}.",
         "promptdeck looks for:",
         f"  BMAD: {config.paths_artifacts}/sprint-status.yaml and story files"
-        f" {config.paths_artifacts}/<epic>-<story>-<slug>.md",
+        f" {config.paths_artifacts}/<epic>-<story>-<slug>.md (v4: <epic>.<story>.<slug>.md)",
         *origin,
         f"  OpenSpec: {config.paths_openspec}/changes/<change>/tasks.md (## N. task groups)",
         "To start: create one of those, open another folder (promptdeck --root PATH),"
@@ -276,11 +280,21 @@ def group_notes(catalog: StoryCatalog, run_warnings: Sequence[str] = ()) -> list
         # A file that lost a two-way claim is already told, with the choice, as unreadable.
         if skipped.path not in claimed:
             found[SKIPPED].append(f"{skipped.path}: {skipped.reason}")
-    found[UNATTACHED].extend(
-        f"{path}: no story key; attach it in .promptdeck/config.toml" for path in catalog.unattached
-    )
+    found[UNATTACHED].extend(_unattached_line(path) for path in catalog.unattached)
     found[OTHER].extend(catalog.warnings)
     return [NoteGroup(kind, tuple(lines)) for kind, lines in found.items() if lines]
+
+
+def _unattached_line(path: str) -> str:
+    """Why a spec is tied to no story: no key in its name, or a key no story of the plan has
+    (``tech-spec-ui-3-panels.md``, ``spec-mvp-2-launch.md``)."""
+    from .keys import leading_key
+
+    name = path.rsplit("/", 1)[-1]
+    rest = name.removeprefix("tech-spec-").removeprefix("spec-")
+    key = leading_key(rest) if rest != name else None
+    why = f"its name starts with '{key}', no story of the plan" if key else "no story key"
+    return f"{path}: {why}; attach it in .promptdeck/config.toml"
 
 
 def summary_lines(groups: Sequence[NoteGroup], details: str = "promptdeck doctor") -> list[str]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 _SEPARATORS = re.compile(r"[-._\s]+")
 
@@ -43,7 +44,8 @@ class EntryKey:
     off_grammar: str = ""
     epic: str = ""
     """The epic the entry's key names when it is not the key's first part: ``gov-1`` for a
-    prefixed track key ``gov-1-1``; empty for every other key."""
+    prefixed track key ``gov-1-1``, ``5.5`` for a dotted epic's ``5.5-1``; empty for every
+    other key."""
 
 
 # Past BMAD's grammar, what real projects write: letter epics (`1a-1`, `1bis-2`, seed 000's
@@ -63,6 +65,25 @@ _TRACK_ENTRY = re.compile(
     r"(?:-(?P<second>\d+[a-z]?)(?=-|$))?(?:-(?P<slug>.+))?$",
     re.IGNORECASE,
 )
+# A track numbered inside an epic: the epic number, the track's word, the story number
+# (`15-TD-3-remove-legacy-cache`, headed `# Story 15-TD-3: …`).
+_EPIC_WORD_ENTRY = re.compile(
+    r"^(?P<epic>\d+[a-z]?)-(?P<word>[a-z]{2,})-(?P<number>\d+[a-z]?)(?=-|$)(?:-(?P<slug>.+))?$",
+    re.IGNORECASE,
+)
+# The same with the track's letters fused to the story number (`15-R1-unify-value-types`,
+# `15-R4-…`: epic 15's refactoring track R, story 1).
+_EPIC_LABEL_ENTRY = re.compile(
+    r"^(?P<epic>\d+[a-z]?)-(?P<word>[a-z]{1,3})(?P<number>\d+)(?=-|$)(?:-(?P<slug>.+))?$",
+    re.IGNORECASE,
+)
+# A dotted epic: epic 5.5 numbers its stories `5.5-1-…`, `7.6-0-…`, or with a lettered
+# track, `6.2-p2-…`; the story is the epic's, never epic 5's.
+_DOTTED_ENTRY = re.compile(
+    r"^(?P<epic>\d+(?:\.\d+)+)-(?P<story>\d+[a-z]?|[a-z]{1,3}\d+[a-z]?)(?=-|$)"
+    r"(?:-(?P<slug>.+))?$",
+    re.IGNORECASE,
+)
 _TRACK_EPIC_ENTRY = re.compile(
     r"^(?P<track>[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-epic(?:-(?P<epic>[a-z0-9]+))?$",
     re.IGNORECASE,
@@ -70,8 +91,10 @@ _TRACK_EPIC_ENTRY = re.compile(
 # Words that open a file or entry name without being a track: seed 000's prefixes and BMAD's.
 _NOT_TRACKS = frozenset({"story", "sprint", "spec", "tech", "epic"})
 
-EPIC_ENTRY = re.compile(r"^(?:[a-z][a-z0-9]*-)*epic(?:-[a-z0-9]+)?$", re.IGNORECASE)
-"""A ``development_status`` entry naming an epic: BMAD's ``epic-1`` and a prefixed track's
+EPIC_ENTRY = re.compile(r"^(?:[a-z][a-z0-9]*-)*epic(?:[-.][a-z0-9]+)*$", re.IGNORECASE)
+"""A ``development_status`` entry naming an epic: BMAD's ``epic-1``, a decimal epic written
+with a dash (``epic-3-5`` for epic 3.5, whose stories are ``3-5-0-…``) or a dot (``epic-5.5``,
+whose stories are ``5.5-1-…``) and a prefixed track's
 ``gov-epic-1``, ``petition-epic-2a``, ``hardening-epic`` (its retrospective ends in
 ``-retrospective``)."""
 
@@ -135,13 +158,46 @@ def _track_base(name: str, tracks: Collection[str]) -> tuple[str, str | None, st
     words = track.lower().split("-")
     if words[0] in _NOT_TRACKS:
         return None
-    if track.lower() not in tracks and len(words) == 1 and len(words[0]) <= 3:
+    # A short word is a letter epic (`a-1-x`, `ab-2-y`) unless an epic entry declares it a
+    # track, or it is written in capitals as projects write their side tracks (`TD-15b-2a-x`
+    # for tech debt, `HF-18-x` for hotfixes): there the word names the track, not an epic.
+    shouted = track.isupper() and track.isalpha() and len(track) >= 2
+    if track.lower() not in tracks and len(words) == 1 and len(words[0]) <= 3 and not shouted:
         return None
     first, second = match.group("first"), match.group("second")
     story_id = f"{track}-{first}-{second}" if second else f"{track}-{first}"
     epic = f"{track}-{first}" if second else track
     why = f"prefixed track key {story_id} (track '{track}')"
     return story_id, match.group("slug"), grammar_note(story_id, name, why), epic.lower()
+
+
+def _dotted_base(name: str) -> tuple[str, str | None, str, str] | None:
+    """The id, slug, note and epic of an entry of a dotted epic (``5.5-1-legacy-rules``:
+    story 1 of epic 5.5, id ``5.5-1``); None when the name is none."""
+    match = _DOTTED_ENTRY.match(name)
+    if match is None:
+        return None
+    epic = match.group("epic")
+    story_id = f"{epic}-{match.group('story')}"
+    why = grammar_note(story_id, name, f"dotted epic {epic} (story {story_id})")
+    return story_id, match.group("slug"), why, epic
+
+
+def _epic_word_base(name: str) -> tuple[str, str | None, str] | None:
+    """The id, slug and note of an entry numbering a track inside an epic
+    (``15-TD-3-cleanup``: epic 15, track ``TD``, story 3; ``15-R1-unify``: track ``R``,
+    story 1, id ``15-R1`` as written); None when the name is none."""
+    match = _EPIC_WORD_ENTRY.match(name)
+    if match is None:
+        match = _EPIC_LABEL_ENTRY.match(name)
+        if match is None:
+            return None
+        story_id = f"{match.group('epic')}-{match.group('word')}{match.group('number')}"
+        why = f"track key {story_id} (track '{match.group('word')}' of epic {match.group('epic')})"
+        return story_id, match.group("slug"), grammar_note(story_id, name, why)
+    story_id = f"{match.group('epic')}-{match.group('word')}-{match.group('number')}"
+    why = f"track key {story_id} (track '{match.group('word')}' of epic {match.group('epic')})"
+    return story_id, match.group("slug"), grammar_note(story_id, name, why)
 
 
 def _entry_base(name: str) -> tuple[str, str | None, str] | None:
@@ -185,10 +241,13 @@ def read_entry_keys(names: Sequence[str], tracks: Collection[str] = ()) -> list[
     names = list(names)
     tracked = {track.lower() for track in tracks}
     tracked_bases = [
-        None if grammar_story(name) is not None else _track_base(name, tracked) for name in names
+        None
+        if grammar_story(name) is not None
+        else _dotted_base(name) or _track_base(name, tracked)
+        for name in names
     ]
     bases = [
-        _entry_base(name) if track is None else None
+        (_epic_word_base(name) or _entry_base(name)) if track is None else None
         for name, track in zip(names, tracked_bases, strict=True)
     ]
     counts: dict[str, int] = {}
@@ -213,7 +272,69 @@ def read_entry_keys(names: Sequence[str], tracks: Collection[str] = ()) -> list[
             read.append(EntryKey(level, normalize_key(level), sub.group("slug"), note))
             continue
         read.append(EntryKey(story_id, normalize_key(story_id), slug, why))
+    return _kept_apart(names, read)
+
+
+def _kept_apart(names: list[str], read: list[EntryKey | None]) -> list[EntryKey | None]:
+    """``read`` with entries that only a guessed key made one story told apart.
+
+    Two different entries that BMAD's grammar does not read (``HF-18-v4-sync`` and
+    ``HF-18-recent-fixes``) are two stories, never one on a key promptdeck guessed: each id
+    grows by the entry's own words until it tells the entries apart (``HF-18-v4``,
+    ``HF-18-recent``), up to the entry's whole name. Entries BMAD's grammar reads as one
+    story, and an entry written twice, stay one key: that is a real collision, which the
+    source reports naming both lines.
+    """
+    groups: dict[str, list[int]] = {}
+    for index, key in enumerate(read):
+        if key is not None and grammar_story(names[index]) is None:
+            groups.setdefault(key.key, []).append(index)
+    for indexes in groups.values():
+        lowered = {names[index].lower() for index in indexes}
+        if len(indexes) < 2 or len(lowered) < 2:
+            continue
+        shared = _shared_words(names, indexes)
+        for index in indexes:
+            old = read[index]
+            assert old is not None
+            story_id = _telling_id(names[index], shared[index], old.id)
+            if story_id == old.id:
+                continue
+            rest = names[index][len(story_id) + 1 :] or None
+            others = len(lowered) - 1
+            why = (
+                f"{old.id} is also the key of {others} other entr{'y' if others == 1 else 'ies'};"
+                f" kept apart as {story_id}"
+            )
+            note = f"{old.off_grammar}; {why}" if old.off_grammar else why
+            read[index] = EntryKey(story_id, normalize_key(story_id), rest, note, old.epic)
     return read
+
+
+def _shared_words(names: list[str], indexes: list[int]) -> dict[int, int]:
+    """For each entry of ``indexes``, how many leading words (case aside) it shares at most
+    with another entry of them. In sorted order the most is shared with a neighbour, so a
+    group of thousands is never compared pair by pair."""
+    words = {index: names[index].lower().split("-") for index in indexes}
+    order = sorted(indexes, key=words.__getitem__)
+    shared = dict.fromkeys(indexes, 0)
+    for before, after in pairwise(order):
+        first, second = words[before], words[after]
+        count = 0
+        while count < min(len(first), len(second)) and first[count] == second[count]:
+            count += 1
+        shared[before] = max(shared[before], count)
+        shared[after] = max(shared[after], count)
+    return shared
+
+
+def _telling_id(name: str, shared: int, base: str) -> str:
+    """The shortest run of ``name``'s leading words, longer than ``base``, that no other entry
+    starts with the same way, given that ``shared`` leading words at most are another's
+    (``name`` itself when none is shorter)."""
+    parts = name.split("-")
+    count = max(len(base.split("-")), shared) + 1
+    return "-".join(parts[:count]) if count <= len(parts) else name
 
 
 @lru_cache(maxsize=65536)

@@ -63,6 +63,27 @@ class SecondClaim:
 
 
 @dataclass(frozen=True)
+class Companion:
+    """A file that belongs to one story by its name but is not the story itself: its
+    context (``<story-file-stem>.context.xml``, ``…-context.md``), a run report, a
+    validation, a code review, a change proposal (see
+    :func:`~promptdeck.core.stories.companions.companion_kind`). Never the story's file,
+    never where its status is read.
+
+    Attributes:
+        path: root-relative path of the file.
+        kind: one of :data:`~promptdeck.core.stories.companions.COMPANION_KINDS`.
+    """
+
+    path: str
+    kind: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The JSON shape used under ``"companions"``."""
+        return {"path": self.path, "kind": self.kind}
+
+
+@dataclass(frozen=True)
 class Story:
     """One unit of work an agent is given.
 
@@ -99,6 +120,14 @@ class Story:
             whose name starts with one is that story's, never this one's.
         second_claims: files that claim this story too but lost to ``path`` (a second build
             spec of the same key): listed with the reason, never injected as its own.
+        companions: files named for this story (its key leads the name, or the name is its
+            story file's stem with ``.context.xml`` / ``-context.md``) that are not the story
+            itself: its context, reports, validations, reviews, proposals — in path order.
+        epic_tech_spec: root-relative ``tech-spec-epic-<N>.md`` of the story's epic (BMAD
+            v5's per-epic technical specification), None when the epic has none.
+        searched: root-relative folders searched for story files (each with its subfolders,
+            down to :data:`~promptdeck.core.stories.sources.bmad.STORY_DEPTH` levels), so a
+            story with no file can say where it was looked for; empty for other sources.
     """
 
     id: str
@@ -122,6 +151,9 @@ class Story:
     nested_keys: tuple[str, ...] = ()
     status_note: str = ""
     second_claims: tuple[SecondClaim, ...] = ()
+    companions: tuple[Companion, ...] = ()
+    epic_tech_spec: str | None = None
+    searched: tuple[str, ...] = ()
 
     @property
     def record_path(self) -> str | None:
@@ -160,6 +192,9 @@ class Story:
             "files": list(self.files),
             "context_files": list(self.context_files),
             "second_claims": [claim.to_dict() for claim in self.second_claims],
+            "companions": [companion.to_dict() for companion in self.companions],
+            "epic_tech_spec": self.epic_tech_spec,
+            "searched": list(self.searched),
         }
 
 
@@ -274,28 +309,47 @@ LEGACY_STATUSES = {"drafted": "ready-for-dev", "contexted": "in-progress"}
 
 PLAN_BOARD = {
     "draft": "backlog",
-    "blocked": "in-progress",
     "in-review": "review",
     "built": "review",
 }
 """A v7 plan's statuses as BMAD's board shows them (``ready-for-dev``, ``in-progress`` and
-``done`` are the story statuses themselves)."""
+``done`` are the story statuses themselves). ``blocked`` is not here: only a v7 plan's board
+shows it as in-progress (:func:`~promptdeck.core.stories.sources.bmad_v7.plan_status`);
+anywhere else BMAD shows the value as written, so it is kept verbatim and unknown."""
 
-_SYNONYMS = {
-    # Hand-written and BMAD v4 story files: the same states in other words.
-    "todo": "backlog",
+V4_STATUSES = {
+    "draft": "backlog",
     "approved": "ready-for-dev",
-    "ready": "ready-for-dev",
     "inprogress": "in-progress",
     "ready-for-review": "review",
     "complete": "done",
+}
+"""BMAD v4's story words (its template's ``Draft``, ``Approved``, ``InProgress``, ``Review``,
+``Done``, and ``Ready for Review``, ``✅ COMPLETE (date)`` as real files decorate them), read
+as the story statuses they stand for. Only ``Draft`` is not the same state in other words (a
+story written but not yet approved): it is shown as backlog, with a note keeping the word."""
+
+_SYNONYMS = {
+    # Hand-written story files: the same states in other words.
+    "todo": "backlog",
+    "ready": "ready-for-dev",
+    "ready-for-development": "ready-for-dev",
     "completed": "done",
 }
 # Emphasis and code marks around the word, a trailing remark in parentheses or after a dash
 # with spaces ("done (reviewed)", "Done - merged"), and leading marks such as ✅.
 _MARKS = re.compile(r"[*_`]+")
-_REMARK = re.compile(r"\s*(?:\(.*\)|\s[-–—]\s.*|<!--.*-->)\s*$")
+# One remark or more, as in `✅ COMPLETE (v6.1.0) - All 11 Tasks Complete`; a parenthesis
+# left open where the read stops (:data:`STATUS_CHARS`) is a remark too.
+_REMARK = re.compile(r"(?:\s*(?:\(.*?(?:\)|$)|\s[-–—]\s.*|<!--.*?(?:-->|$)))+\s*$")
 _LEADING = re.compile(r"^[^A-Za-z0-9]+")
+STATUS_CHARS = 200
+"""The characters of a written status its word is read from: a status is a word or two and
+perhaps a remark, and the patterns above take time growing with the square of a long run of
+spaces (a hostile file's megabyte would take hours)."""
+STATUS_LINE_MAX = 2000
+"""The characters of a story file's line looked at for a ``Status:`` value (reading and
+writing it back alike); a longer line is cut there, and is never rewritten."""
 
 
 @dataclass(frozen=True)
@@ -321,13 +375,18 @@ def read_status(raw: str) -> StatusReading:
 
     Remembered by value: a plan of thousands of stories writes a handful of statuses."""
     written = raw.strip()
-    cleaned = _LEADING.sub("", _REMARK.sub("", _MARKS.sub("", written)))
+    cleaned = _LEADING.sub("", _REMARK.sub("", _MARKS.sub("", written[:STATUS_CHARS])))
     word = re.sub(r"[^a-z]+", "-", cleaned.lower()).strip("-")
     if word in STATUSES:
         return StatusReading(word, True)
     if word in LEGACY_STATUSES:
         status = LEGACY_STATUSES[word]
         return StatusReading(status, True, f"legacy '{written}' read as {status}")
+    if word in V4_STATUSES and (word != "draft" or cleaned[:1].isupper()):
+        # v4's template writes `Draft`; a lower-case `draft` is a spec's or a v7 plan's.
+        status = V4_STATUSES[word]
+        note = f"v4 '{written}' shown as {status}" if word == "draft" else ""
+        return StatusReading(status, True, note)
     if word in PLAN_BOARD:
         status = PLAN_BOARD[word]
         return StatusReading(status, True, f"plan status '{written}' shown as {status}")

@@ -7,7 +7,8 @@ records:
 
 * dev starts → ``in-progress`` (:func:`write_start`); dev succeeded → ``review``; review
   passed → ``done`` — in the story's ``development_status`` line of ``sprint-status.yaml`` and
-  in the story file's ``Status:`` line;
+  in the story file's ``Status:`` line (a BMAD v4 story's ``## Status`` section, in v4's own
+  words: ``InProgress``, ``Review``, ``Done``);
 * an OpenSpec story whose dev phase succeeded gets the still-open checkboxes of its group in
   ``tasks.md`` ticked (the agent is told to tick them; the ones it left are named).
 
@@ -20,6 +21,7 @@ so the edits travel with the phase's work; the result is recorded in the run fol
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite,
 from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace
 from .keys import story_entry_keys
-from .model import Story
+from .model import STATUS_LINE_MAX, Story, read_status
 from .sources.markdown import iter_headings, section_lines
 from .sources.sprint_status import (
     SPRINT_STATUS_NAME,
@@ -54,6 +56,11 @@ _STATUS_VALUE = re.compile(
     re.IGNORECASE,
 )
 _BARE_VALUE = re.compile(r"^(?P<head>\s*\**)(?P<value>[^*\s][^*]*?)(?P<tail>\**\s*)$")
+# A v4 `## Status` value as real files decorate it: `**✅ COMPLETE** (2026-01-16)`.
+_SECTION_VALUE = re.compile(
+    r"^(?P<head>\s*[*_`]*)(?P<value>[^*_`\s](?:[^*_`]*[^*_`\s])?)(?P<tail>[*_`]*)"
+    r"(?P<remark>\s*\(.*\))?\s*$"
+)
 _STATUS_SECTION = re.compile(r"^Status\s*$", re.IGNORECASE)
 _GROUP_HEADING = re.compile(
     r"^(?:(?:Phase|Group|Stage|Part|Step)\s+)?(?P<number>\d+)[.):]?\s+", re.IGNORECASE
@@ -180,12 +187,25 @@ def set_sprint_status(text: str, key: str, status: str) -> tuple[str, int, str, 
     return "".join(b + e for b, e in lines), wanted.line, body, new_body
 
 
+V4_WORDS = {
+    "backlog": "Draft",
+    "ready-for-dev": "Approved",
+    "in-progress": "InProgress",
+    "review": "Review",
+    "done": "Done",
+}
+"""A story status in BMAD v4's words, as its story template writes them in ``## Status``."""
+
+
 def set_story_file_status(text: str, status: str) -> tuple[str, int, str, str] | None:
     """``text`` with the story file's ``Status:`` value set to ``status``.
 
     The line BMAD's template writes (``Status: ready-for-dev`` before the first section, also
     ``**Status:** …`` or ``- Status: …``), or the first line of a ``## Status`` section. Only
-    the value changes.
+    the value changes. A ``## Status`` value written in BMAD v4's capitalised words
+    (``Approved``, ``InProgress``, ``**✅ COMPLETE** (2026-01-16)``) gets v4's word for the
+    new status (:data:`V4_WORDS`), its emphasis kept and its remark (a date of the old
+    status) dropped; a value already meaning ``status`` is left as it is.
 
     Returns:
         ``(new text, line number, old line, new line)``; None when the file has no status
@@ -195,7 +215,10 @@ def set_story_file_status(text: str, status: str) -> tuple[str, int, str, str] |
     bodies = [body for body, _ in lines]
     headings = list(iter_headings(bodies))
     first_section = next((h.line for h in headings if h.level >= 2), len(bodies))
-    candidates = list(range(first_section))
+    # From the story's heading on, as the reader looks: a front matter `status:` above it
+    # is not the story's.
+    start = next((h.line for h in headings if h.level == 1), 0)
+    candidates = list(range(start, first_section))
     section_line: int | None = None
     for heading in headings:
         if heading.level >= 2 and _STATUS_SECTION.match(heading.text):
@@ -207,12 +230,25 @@ def set_story_file_status(text: str, status: str) -> tuple[str, int, str, str] |
             break
     for index in candidates:
         body, ending = lines[index]
-        match = _STATUS_VALUE.match(body)
+        # The reader looks at a line's first STATUS_LINE_MAX characters only; a longer
+        # status line is read cut, and never rewritten.
+        match = _STATUS_VALUE.match(body[:STATUS_LINE_MAX])
         if match is None and index == section_line:
+            if len(body) > STATUS_LINE_MAX:
+                return None
+            v4 = _SECTION_VALUE.match(body)
+            # v4's template capitalises its words (`Approved`, `InProgress`); a section
+            # value in the story statuses' own lower-case words keeps those words.
+            if v4 is not None and v4.group("value") != v4.group("value").lower():
+                if read_status(body).status == status:
+                    return None
+                new_body = v4.group("head") + V4_WORDS.get(status, status) + v4.group("tail")
+                lines[index] = (new_body, ending)
+                return "".join(b + e for b, e in lines), index + 1, body, new_body
             match = _BARE_VALUE.match(body)
         if match is None:
             continue
-        if match.group("value").strip().lower() == status:
+        if len(body) > STATUS_LINE_MAX or read_status(match.group("value")).status == status:
             return None
         new_body = match.group("head") + status + match.group("tail")
         lines[index] = (new_body, ending)
@@ -373,7 +409,12 @@ def _bmad(workspace: Workspace, story: Story, phase: str, status: str) -> Status
         return files.update(story, phase, status, _front_matter(files, story, status))
     edits: list[LineEdit] = []
     rel = f"{workspace.config.paths_artifacts.rstrip('/')}/{SPRINT_STATUS_NAME}"
-    text = files.text(rel)
+    # A plan with no sprint-status.yaml at all (BMAD v4: the story files are the plan) has
+    # nothing there to update, and nothing to say about it.
+    planless = not os.path.lexists(files.root / rel) and story.status_source.startswith(
+        f"{story.path}:"
+    )
+    text = None if planless else files.text(rel)
     if text is not None:
         try:
             changed = set_sprint_status(text, story.key, status)

@@ -5,9 +5,9 @@ The bundled table is ``core/assets/prices.toml`` (one ``[[model]]`` per model: `
 ``min_cacheable_tokens``, and the ``checked`` date and ``source`` of the figures). A project
 adds or overrides models with a file of the same shape named by ``[pricing] file``.
 
-Bad rows never stop anything: a row with a missing or negative figure is left out with one
-line in :attr:`PriceTable.problems`, and a model the table does not hold has no price — its
-cost reads "unknown" wherever it is shown.
+Bad rows never stop anything: a row with a missing figure, or one that is not a finite number
+from 0 to :data:`PRICE_CEILING`, is left out with one line in :attr:`PriceTable.problems`, and
+a model the table does not hold has no price — its cost reads "unknown" wherever it is shown.
 """
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ DEFAULT_MODELS = {"claude": "claude-sonnet-4-6", "codex": "gpt-5.5"}
 """The model a run is priced as when the project names none: Claude Code's and Codex's
 models are chosen by the user's own settings, which promptdeck cannot see."""
 PRICES_MAX_BYTES = 256 * 1024
+PRICE_CEILING = 10_000.0
+"""The highest price taken, USD per million tokens (today's dearest model is under 1% of it):
+a row above it is a mistake or an attack (``1e308`` would make every cost infinite)."""
+MAX_CACHEABLE_TOKENS = 1_000_000_000
+"""The highest ``min_cacheable_tokens`` taken (beyond any context window)."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +100,11 @@ class PriceTable:
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
-    return number if math.isfinite(number) and number >= 0 else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float
+        return None
+    return number if math.isfinite(number) and 0 <= number <= PRICE_CEILING else None
 
 
 def parse_row(row: object, where: str) -> ModelPrice | str:
@@ -108,14 +116,24 @@ def parse_row(row: object, where: str) -> ModelPrice | str:
     for name in PRICE_FIELDS:
         number = _number(row.get(name))
         if number is None:
-            what = "missing" if name not in row else "not a non-negative number"
+            value = row.get(name)
+            if name not in row:
+                what = "missing"
+            elif isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                what = f"over the ceiling of {PRICE_CEILING:,.0f} USD per million tokens"
+            else:
+                what = "not a non-negative number"
             return f"price table {where}: model {model}: {name} is {what}; its cost is unknown"
         figures[name] = number
     minimum = row.get("min_cacheable_tokens", 1024)
-    if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0:
+    if (
+        isinstance(minimum, bool)
+        or not isinstance(minimum, int)
+        or not 0 <= minimum <= MAX_CACHEABLE_TOKENS
+    ):
         return (
-            f"price table {where}: model {model}: min_cacheable_tokens is not a "
-            "non-negative integer; its cost is unknown"
+            f"price table {where}: model {model}: min_cacheable_tokens is not an integer "
+            f"from 0 to {MAX_CACHEABLE_TOKENS:,}; its cost is unknown"
         )
     return ModelPrice(
         model=model,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyperclip
 import pytest
 from app_helpers import Toasts, make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.project.workspace import open_workspace
@@ -93,10 +92,9 @@ async def test_help_lists_every_key_and_y_offers_the_system_prompt(
     demo_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No system clipboard here, whatever the machine has: the OSC 52 fallback is used.
-    def no_clipboard(_text: str) -> None:
-        raise pyperclip.PyperclipException("no copy/paste mechanism")
+    from promptdeck.tui import clipboard
 
-    monkeypatch.setattr(pyperclip, "copy", no_clipboard)
+    monkeypatch.setattr(clipboard, "system_copy", lambda _text, _root=None: False)
     app = make_app(demo_root)
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]

@@ -107,3 +107,33 @@ async def test_r_leaves_the_rules_layer_out_and_space_on_its_row_puts_it_back(
         await pilot.press("space")
         await pilot.pause()
         assert story_choice(demo_root, "1-1")[0].empty
+
+
+@run_async
+async def test_space_leaves_out_a_file_the_spec_s_context_list_asks_for(tmp_path: Path) -> None:
+    # A `context:` file is a `story` row, yet not the story's own file: it can be left out.
+    import shutil
+
+    root = tmp_path / "v63"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "layouts" / "v63-specs", root)
+    listed = "docs/architecture.md"
+    app = make_app(root)
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await wait_for_preview(pilot)
+        assert screen.catalog is not None
+        screen.select_story(screen.catalog.find("1-2"))
+        screen = await wait_for_preview(pilot, "1-2")
+        files = screen.query_one(FilesTable)
+        row = {f.path: f for f in files.shown_files}[listed]
+        assert row.category == "story" and not row.own_story_file
+        files.focus()
+        files.move_cursor(row=_row(files, listed))
+        await pilot.press("space")
+
+        def status() -> str:
+            return {f.path: f for f in files.shown_files}[listed].status
+
+        await wait_for(pilot, lambda: status() == "excluded", "the context: file left out")
+        assert story_choice(root, "1-2")[0].excluded == (listed,)
+        assert screen.prompt is not None
+        assert not any("is the story's own file" in w for w in screen.prompt.warnings)

@@ -293,7 +293,7 @@ async def test_one_labelled_bar_per_measure_as_help_describes(
         assert injection_line.startswith(labels[0] + human_bytes(reading.injection_bytes))
         assert "warn" in injection_line and "error" in injection_line
         assert "argv" not in injection_line
-        assert system_line.startswith(labels[1] + human_bytes(reading.would_send_bytes))
+        assert system_line.startswith(labels[1] + human_bytes(reading.system_bytes))
         assert "argv" in system_line and "warn" not in system_line
         # Both bars are drawn, on one width, at either size.
         bars = [

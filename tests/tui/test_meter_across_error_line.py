@@ -1,8 +1,8 @@
-"""The meter never shows a token figure of a previous state: a toggle that takes the injection
-over the 150 KiB error line leaves a file unread (too large), so the bytes shown include it and
-no count does — the meter says ``—`` instead of the count of the files before the toggle, and
-the change shows no token delta; toggled back, the exact count returns. And the first paint of
-a prompt waits for its counted pass (fast when counts are remembered) rather than showing ``…``."""
+"""The meter's system figure is the composed prompt across the 150 KiB error line: a toggle
+that takes the injection over it leaves a file unread (too large), and its size on disk is
+named apart, never added to the system prompt's bytes, so the bytes and the token count beside
+them are always the same prompt's; toggled back, the figures return. And the first paint of a
+prompt waits for its counted pass (fast when counts are remembered) rather than showing ``…``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from promptdeck.core.injection.model import Selection
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.units import human_bytes
 from promptdeck.tui.widgets.meter_line import MeterLine, MeterReading
 
 BODY = "The sync engine keeps a journal of edits and replays it on reconnect.\n"
@@ -59,7 +60,8 @@ async def test_crossing_the_error_line_both_ways_never_shows_a_stale_token_figur
         under_request = replace(request, selection=Selection(project_context=False))
         under = compose_prompt(workspace, catalog, under_request)
         assert over.injection.level == "error" and under.injection.level != "error"
-        assert any(f.status == "too-large" for f in over.injection.files)
+        unread = [f for f in over.injection.files if f.status == "too-large"]
+        assert unread
         assert all(f.status != "too-large" for f in under.injection.files)
         meter = screen.query_one(MeterLine)
         seen: list[MeterReading] = []
@@ -80,25 +82,28 @@ async def test_crossing_the_error_line_both_ways_never_shows_a_stale_token_figur
             await pilot.pause()
             reading = meter.reading
             assert reading is not None
-            if context:  # over the line: a file unread, no count can be shown for its bytes
-                assert reading.would_send_bytes > reading.system_bytes
-                assert reading.tokens_text == "—"
-                assert reading.delta and "tok" not in reading.delta
+            shown = over if context else under
+            # The composed prompt's bytes and tokens, the same ones ``inspect`` gives.
+            assert (reading.system_bytes, reading.system_tokens) == (
+                shown.system_meter.bytes,
+                shown.system_meter.tokens,
+            )
+            system_line = str(meter.render()).splitlines()[1]
+            if context:  # over the line: the unread file's size on disk, named apart
+                assert reading.unread_bytes == sum(f.bytes for f in unread)
+                disk = human_bytes(reading.unread_bytes)
+                # The full words, or the compact ones where the bar needs the room.
+                assert f"{disk} on disk, not read" in system_line or f"{disk} unread" in system_line
+                assert f" {human_bytes(over.system_meter.bytes)} " in system_line.split("tok")[0]
             else:
-                assert reading.would_send_bytes == reading.system_bytes == under.system_meter.bytes
-                assert reading.system_tokens == under.system_meter.tokens
-                assert reading.tokens_text != "—"
+                assert reading.unread_bytes == 0 and "not read" not in system_line
 
         # Every figure that was on screen at any moment belonged to the bytes beside it.
-        shown = [r for r in seen if r is not None and r.system_tokens is not None]
-        assert shown
-        for reading in shown:
-            if reading.tokens_text != "—":
-                assert reading.would_send_bytes == reading.system_bytes
-                assert (reading.system_bytes, reading.system_tokens) == (
-                    under.system_meter.bytes,
-                    under.system_meter.tokens,
-                )
+        shown_readings = [r for r in seen if r is not None and r.system_tokens is not None]
+        assert shown_readings
+        pairs = {(p.system_meter.bytes, p.system_meter.tokens) for p in (over, under)}
+        for reading in shown_readings:
+            assert (reading.system_bytes, reading.system_tokens) in pairs
 
 
 @run_async

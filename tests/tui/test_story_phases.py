@@ -20,7 +20,7 @@ def test_a_fresh_story_suggests_its_kickoff_and_the_request_follows_the_suggesti
 ) -> None:
     workspace = open_workspace(demo_root)
     catalog = load_catalog(workspace)
-    story = catalog.find("1-3")
+    story = catalog.find("1-4")  # ready-for-dev: the flow starts at its kickoff
     choice = PhaseChoice(workspace.config)
     assert choice.flow is None and choice.note() == "no run yet"
     assert choice.why_nothing_suggested() == "the phase flow is still loading"
@@ -31,11 +31,11 @@ def test_a_fresh_story_suggests_its_kickoff_and_the_request_follows_the_suggesti
     assert suggestion is not None and suggestion.phase == "kickoff"
     assert choice.note() == f"next: kickoff — {suggestion.why}"
     selection = Selection(discovery=True)
-    assert choice.request("1-3", "kickoff", "create", selection) == PromptRequest(
-        "1-3", phase="kickoff", mode="create", selection=selection, variant="standard"
+    assert choice.request("1-4", "kickoff", "create", selection) == PromptRequest(
+        "1-4", phase="kickoff", mode="create", selection=selection, variant="standard"
     )
     # Another phase than the suggested one: a plain request of it.
-    plain = choice.request("1-3", "dev", "optimize", selection)
+    plain = choice.request("1-4", "dev", "optimize", selection)
     assert (plain.phase, plain.mode, plain.failure) == ("dev", "optimize", None)
     rows = choice.rows(running="dev")
     assert rows[0] == PhaseRow("kickoff", "suggested", 1)

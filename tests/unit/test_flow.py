@@ -12,7 +12,7 @@ from promptdeck.core.records.reader import RunInfo
 from promptdeck.core.run.flow import Suggestion, epic_done, last_failure, run_auto, story_flow
 from promptdeck.core.stories.model import Story, StoryCatalog
 
-STORY = Story(id="1-2", key="1-2", title="Parse", status="in-progress", source="bmad", group="1")
+STORY = Story(id="1-2", key="1-2", title="Parse", status="ready-for-dev", source="bmad", group="1")
 OTHER = Story(id="1-3", key="1-3", title="More", status="ready-for-dev", source="bmad", group="1")
 CONFIG = Config(agent_max_attempts=3)
 

@@ -199,7 +199,7 @@ def test_seed_000_categories_decide_before_the_leading_key(tmp_path: Path) -> No
         ("contexted", "in-progress", True),
         ("built", "review", True),
         ("in-review", "review", True),
-        ("blocked", "in-progress", True),
+        ("blocked", "blocked", False),  # only a v7 plan's board shows it as in-progress
         ("**done** (reviewed)", "done", True),
         ("done-parcial", "done-parcial", False),
         ("deployed-awaiting-user-smoke", "deployed-awaiting-user-smoke", False),

@@ -224,7 +224,9 @@ def test_done_stories_are_flagged_and_not_offered_a_kickoff(tmp_path: Path) -> N
     assert flow.note == "story done; UAT and retro follow once every story of the epic is done"
     review = compose_prompt(ws, None, PromptRequest("32-4"), count_tokens=False)
     assert not any("already done" in w for w in review.warnings)
-    assert story_flow(review.story, [], ws.config).suggestion.phase == "kickoff"  # type: ignore[union-attr]
+    # Its tracking calls it review: the work is implemented, so review is next, not a kickoff.
+    assert review.story.status == "review"
+    assert story_flow(review.story, [], ws.config).suggestion.phase == "review"  # type: ignore[union-attr]
 
 
 def test_openspec_prompt_names_only_the_change_documents_that_exist(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from promptdeck.core.records.reader import RunInfo
 from promptdeck.core.run.flow import story_flow
 from promptdeck.core.stories.model import Story
 
-STORY = Story(id="1-2", key="1-2", title="Parse", status="in-progress", source="bmad", group="1")
+STORY = Story(id="1-2", key="1-2", title="Parse", status="ready-for-dev", source="bmad", group="1")
 CONFIG = Config(agent_max_attempts=3)
 
 

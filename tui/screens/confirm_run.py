@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["ArgvView", "ConfirmRunScreen"]
 
 _BODY_IDS = {
+    "why": "confirm-why",
     "cost": "confirm-cost",
     "budget": "confirm-budget",
     "images": "confirm-images",

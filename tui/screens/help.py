@@ -95,9 +95,10 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 "Dimmed files are not injected; the reason column says why. The meter has one "
                 "bar per measure: 'injection' is the injected files' bytes against the warning "
-                "and error lines (they decide ok, over warn, cannot run); 'system' is the whole "
-                "system prompt, every file read, against the argv line (131,072 bytes), with "
-                "its tokens and the Δ of the last change. Escape closes.",
+                "and error lines (they decide ok, over warn, cannot run); 'system' is the "
+                "composed system prompt, the bytes the agent receives, against the argv line "
+                "(131,072 bytes), with its tokens and the Δ of the last change; a file too "
+                "large to read is named apart with its size on disk. Escape closes.",
                 markup=False,
             )
             yield Static(

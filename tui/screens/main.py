@@ -698,7 +698,7 @@ class MainScreen(Screen[None]):
         if row is None or self.story is None or self.prompt is None:
             self.notify("no file under the cursor", severity="warning")
             return
-        if row.category == "story" and row.included:
+        if row.own_story_file and row.included:
             self.notify(f"{row.path} is the story's own file: it stays in", severity="warning")
             return
         from promptdeck.core.injection import toggle_remembered
@@ -827,7 +827,7 @@ class MainScreen(Screen[None]):
             self.request_compose()
         # The flow's own request: it carries the retry reason and the failure.
         request = self.phases.choice.request(story.id, self.phase, self.mode, self.selection)
-        self.runs.plan(request, self.catalog)
+        self.runs.plan(request, self.catalog, why=suggestion.why)
 
     @on(PhasePanel.RunFinished)
     def _run_finished(self, event: PhasePanel.RunFinished) -> None:
@@ -912,7 +912,8 @@ class MainScreen(Screen[None]):
             return
         from promptdeck.core.project import editor_argv
 
-        argv = editor_argv(self.context.workspace.path(target))
+        workspace = self.context.workspace
+        argv = editor_argv(workspace.path(target), root=workspace.root)
         if isinstance(argv, str):
             self.notify(argv, severity="warning")
             return

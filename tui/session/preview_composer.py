@@ -36,11 +36,6 @@ DEBOUNCE_SECONDS = 0.1
 burst of key presses composes once; an isolated change composes at once."""
 
 
-def _fully_read(prompt: ComposedPrompt) -> bool:
-    """Every byte the injection's size counts is in the prompt (no file was too large)."""
-    return prompt.injection.size_bytes <= prompt.injection.total.bytes
-
-
 class PreviewComposer:
     """Debounce, delta tracking and the compose of the preview (counted, bytes first only when
     counting is slow).
@@ -97,16 +92,9 @@ class PreviewComposer:
         if base is not None and base.story.id == prompt.story.id:
             token_delta = None
             now, before = prompt.system_meter.tokens, base.system_meter.tokens
-            # A file too large to read is in the byte figure but not in the count: no token
-            # change can be given across it (it would be the change of the files read only).
-            if (
-                counted
-                and base.counted
-                and now is not None
-                and before is not None
-                and _fully_read(prompt)
-                and _fully_read(base)
-            ):
+            # Both figures are the composed prompt's (a file too large to read is in neither),
+            # so the token change goes with the byte change.
+            if counted and base.counted and now is not None and before is not None:
                 token_delta = now - before
             text = delta_text(prompt.system_meter.bytes - base.system_meter.bytes, token_delta)
         if counted:

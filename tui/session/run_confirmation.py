@@ -43,8 +43,10 @@ def prepare_confirmation(
     catalog: StoryCatalog | None,
     request: PromptRequest,
     images: tuple[ImageFile, ...] = (),
+    why: str = "",
 ) -> Confirmation:
-    """Compose ``request``, write its run folder and build what the confirmation shows.
+    """Compose ``request``, write its run folder and build what the confirmation shows
+    (``why``: the flow's reason for the phase, when the flow chose it).
 
     What the confirmation shows is what starts: the argv is the real launch of the real run
     folder (with machine-specific parts named instead in stable mode).
@@ -65,7 +67,7 @@ def prepare_confirmation(
         emit=lambda name, payload: events.append((name, payload)),
     )
     planned = plan_run(workspace, prompt, agent=deck.agent, images=images)
-    plan = describe_plan(workspace, planned, agent=deck.agent, images=images)
+    plan = describe_plan(workspace, planned, agent=deck.agent, images=images, why=why)
     if deck.stable and planned.prepared is not None:
         # Snapshots and screencasts: the folder and interpreter differ on every machine.
         argv = stable_argv(

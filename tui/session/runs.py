@@ -107,15 +107,16 @@ class SessionRuns:
         self._host.notify(f"{phase} of {story} is running: cancel it first (c)", severity="warning")
         return True
 
-    def plan(self, request: PromptRequest, catalog: StoryCatalog | None) -> None:
-        """Prepare ``request``'s run off the UI thread, then ask before starting it."""
-        self._worker(partial(self._plan, request, catalog), "plan", "Preparing the run")
+    def plan(self, request: PromptRequest, catalog: StoryCatalog | None, why: str = "") -> None:
+        """Prepare ``request``'s run off the UI thread, then ask before starting it
+        (``why``: the flow's reason for the phase, shown in the confirmation)."""
+        self._worker(partial(self._plan, request, catalog, why), "plan", "Preparing the run")
 
-    def _plan(self, request: PromptRequest, catalog: StoryCatalog | None) -> None:
+    def _plan(self, request: PromptRequest, catalog: StoryCatalog | None, why: str = "") -> None:
         from .run_confirmation import prepare_confirmation
 
         try:
-            confirmation = prepare_confirmation(self._deck, catalog, request, self.images)
+            confirmation = prepare_confirmation(self._deck, catalog, request, self.images, why)
         except PromptdeckError as exc:
             self._on_ui(self._failed, str(exc))
             return

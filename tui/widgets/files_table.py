@@ -17,7 +17,12 @@ from .fitted_table import Cell, ColumnSpec, FittedTable
 
 BAR_WIDTH = 6
 
-CATEGORY_LABELS = {"project-context": "project", "additional": "added"}
+CATEGORY_LABELS = {
+    "project-context": "project",
+    "always-load": "always",
+    "validation": "validate",
+    "additional": "added",
+}
 """Shorter names for the category column (the full ones are in the file view)."""
 STATUS_LABELS = {"outside-project": "outside"}
 

@@ -1,10 +1,15 @@
 """The meter: two labelled bars, one per measure — the injection against the warning and error
-lines, the system prompt against the argv line — on one width so they line up."""
+lines, the system prompt against the argv line — on one width so they line up.
+
+The system bar is the composed system prompt, the bytes the agent receives (what ``inspect``
+and the fit view say). A file too large to be read is not in it: its size on disk is named
+beside the bar (``199 KiB on disk, not read``), never added to the prompt's figure.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from promptdeck.core.tokens import ARGV_LIMIT_BYTES
 from rich.style import Style
@@ -14,6 +19,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...core.units import human_bytes, human_tokens
+
+if TYPE_CHECKING:
+    from promptdeck.core.prompt import ComposedPrompt
 
 MIN_BAR_CELLS = 8
 """Narrower than this, a bar says nothing: the figures show alone."""
@@ -32,16 +40,17 @@ class MeterReading:
     """What the meter line shows; every figure comes from the composed prompt.
 
     Attributes:
-        system_bytes: bytes of the exact system prompt.
+        system_bytes: bytes of the exact system prompt (what the system bar shows).
         system_tokens: its tokens, None until counted.
-        injection_bytes: the injection size the thresholds compare.
-        injection_text_bytes: bytes of the injection text actually in the prompt (smaller
-            than ``injection_bytes`` when a file is too large to be read).
+        injection_bytes: the injection size the thresholds compare (the text, plus the size
+            on disk of a file too large to be read).
         level: ``ok``, ``warning`` or ``error`` as core decided it.
         warn_bytes: the warning line.
         error_bytes: the error line.
         encoding: the tokenizer the counts are in.
         delta: the change the last toggle caused, e.g. ``+38.2 KiB  +9.6k tok``.
+        unread_bytes: the size on disk of the files too large to be read: named beside the
+            system bar, not part of it (0 when every file was read).
     """
 
     system_bytes: int
@@ -52,23 +61,36 @@ class MeterReading:
     error_bytes: int
     encoding: str
     delta: str = ""
-    injection_text_bytes: int | None = None
-
-    @property
-    def would_send_bytes(self) -> int:
-        """The system prompt as it would be with every file read (what the bar shows)."""
-        if self.injection_text_bytes is None:
-            return self.system_bytes
-        return self.system_bytes + max(self.injection_bytes - self.injection_text_bytes, 0)
+    unread_bytes: int = 0
 
     @property
     def tokens_text(self) -> str:
-        """The token figure beside :attr:`would_send_bytes`: ``…`` until counted, and ``—``
-        when a file too large to be read is part of those bytes — its tokens were never
-        counted, and the count of the rest would be the figure of the state before it."""
-        if self.would_send_bytes != self.system_bytes:
-            return "—"
+        """The token figure beside :attr:`system_bytes`: ``…`` until counted."""
         return human_tokens(self.system_tokens)
+
+    @property
+    def over_argv(self) -> bool:
+        """The composed system prompt is longer than a command line can carry."""
+        return self.system_bytes > ARGV_LIMIT_BYTES
+
+
+def meter_reading(prompt: ComposedPrompt, *, counted: bool, delta: str = "") -> MeterReading:
+    """The meter's figures for ``prompt``: the composed system prompt's bytes (and its tokens
+    once ``counted``), the injection against its lines, and the size on disk of any file
+    too large to be read, apart."""
+    injection = prompt.injection
+    unread = sum(f.bytes for f in injection.files if f.status == "too-large")
+    return MeterReading(
+        system_bytes=prompt.system_meter.bytes,
+        system_tokens=prompt.system_meter.tokens if counted else None,
+        injection_bytes=injection.size_bytes,
+        level=injection.level,
+        warn_bytes=injection.warn_bytes,
+        error_bytes=injection.error_bytes,
+        encoding=injection.encoding,
+        delta=delta,
+        unread_bytes=unread,
+    )
 
 
 def merged_spans(text: Text) -> Text:
@@ -189,14 +211,14 @@ class MeterLine(Widget):
 
         * ``injection`` — the injected files' bytes, against the warning and error lines
           (what decides ok / over warn / cannot run);
-        * ``system`` — the whole system prompt, with every file read, against the argv line
-          (what a command line could carry), and its tokens; then the last change's Δ.
+        * ``system`` — the composed system prompt against the argv line (what a command line
+          could carry), and its tokens; the size on disk of a file too large to be read,
+          named apart; then the last change's Δ.
         """
         reading = self.reading
         if reading is None:
             return Text(self.placeholder, style="dim")
         width = max(self.size.width - 2, 30)
-        over_argv = reading.would_send_bytes > ARGV_LIMIT_BYTES
         parts = self._parts(reading, compact=False)
         cells = width - parts.heads - parts.tails
         if cells < MIN_BAR_CELLS:
@@ -220,8 +242,8 @@ class MeterLine(Widget):
         text.append("\n")
         text.append_text(parts.system_head)
         if cells >= MIN_BAR_CELLS // 2:
-            size = reading.would_send_bytes
-            level = "error" if over_argv else "ok"
+            size = reading.system_bytes
+            level = "error" if reading.over_argv else "ok"
             text.append_text(
                 self._bar(
                     size, (ARGV_LIMIT_BYTES,), max(ARGV_LIMIT_BYTES, size) * 1.1, cells, level
@@ -254,17 +276,21 @@ class MeterLine(Widget):
             injection_tail.stylize(error_style, injection_tail.plain.index("error"))
         system_head = Text.assemble(
             ("sys " if compact else "system ", "dim"),
-            (human_bytes(reading.would_send_bytes), "bold"),
+            (human_bytes(reading.system_bytes), "bold"),
             " ",
             (reading.tokens_text, "bold"),
             (" tok ", "dim"),
         )
-        over_argv = reading.would_send_bytes > ARGV_LIMIT_BYTES
         argv = " argv" if compact else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
-        if over_argv:
+        if reading.over_argv:
             system_tail = Text(" over" + argv, style=error_style)
         else:
             system_tail = Text(argv, style="dim")
+        if reading.unread_bytes:
+            # Not in the prompt: named with where the figure comes from, never added to it.
+            unread = human_bytes(reading.unread_bytes)
+            apart = f" {unread} unread" if compact else f" · {unread} on disk, not read"
+            system_tail.append(apart, style=level_style)
         if reading.delta and not compact:
             system_tail.append("  Δ ", style="dim")
             system_tail.append(

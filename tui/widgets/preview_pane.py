@@ -18,7 +18,7 @@ from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import Config, read_text_file
-from promptdeck.core.prompt import ComposedPrompt, check_budget
+from promptdeck.core.prompt import ComposedPrompt, check_budget, notes_by_seriousness
 from promptdeck.core.tokens import context_use, rules_read_twice
 from rich.text import Text
 from textual import on, work
@@ -35,7 +35,7 @@ from ..workers import report_failure
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
 from .layers_table import LayersTable
-from .meter_line import MeterLine, MeterReading
+from .meter_line import MeterLine, meter_reading
 from .region_title import RegionTitle
 from .tab_row import TabRow
 
@@ -60,10 +60,21 @@ PREVIEW_TABS = (
 """The preview's tabs: each one's id (its pane's too) and label."""
 
 
-def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
+NOTE_ROWS = 2
+"""Warning rows under the flags line (the notes are three rows high, one line each)."""
+
+
+def notes_text(
+    prompt: ComposedPrompt, config: Config, agent: str = "", rows: int | None = NOTE_ROWS
+) -> str:
     """The notes under the tabs: what is included (and the key that changes it), the token
-    budget when one is set, then every warning of the compose, once each (and a rules file
-    ``agent`` would read twice)."""
+    budget when one is set, then every warning of the compose once, the most serious first
+    (a missing story file, then an injection over the error line; see
+    :func:`~promptdeck.core.prompt.notes_by_seriousness`), and a rules file ``agent`` would
+    read twice.
+
+    ``rows``: the warning rows there is room for (None: all). When there are more, the last
+    row counts the rest (``+3 more``): the less serious notes are the ones left out."""
     selection = prompt.request.selection
     # A toggle with no candidate file says so instead of looking merely switched off.
     none = prompt.injection.toggle_notes()
@@ -88,11 +99,15 @@ def notes_text(prompt: ComposedPrompt, config: Config, agent: str = "") -> str:
         flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
     rules = prompt.rules
     twice = rules_read_twice(rules.path, agent) if rules and rules.status == "ok" else None
-    warnings = (*prompt.warnings, *prompt.injection.warnings, *([twice] if twice else []))
+    warnings = [
+        printable_line(w) for w in notes_by_seriousness(prompt, config, [twice] if twice else [])
+    ]
+    if rows is not None and len(warnings) > rows:
+        left = len(warnings) - max(rows - 1, 0)
+        warnings = [*warnings[: max(rows - 1, 0)], f"+{left} more (all in the tooltip)"]
     line = "  ".join(flags)
     if warnings:
-        shown = (printable_line(w) for w in dict.fromkeys(warnings))
-        line += "\n⚠ " + "\n⚠ ".join(shown)
+        line += "\n⚠ " + "\n⚠ ".join(warnings)
     return line
 
 
@@ -100,11 +115,13 @@ def preview_title(prompt: ComposedPrompt, why: str = "") -> str:
     """``Preview · review (next) · 1-2 · create`` (`` · party`` for the party variant).
 
     The phase and why it is the one shown come first, so a narrow terminal that cuts the title
-    short still says them (``why``: ``next``, ``last run``, ``done``, ``setting``, ``chosen``).
+    short still says them (``why``: ``next``, ``last run``, ``done``, ``setting``, ``chosen``;
+    ``next: status 'review', sprint-status.yaml:12`` when the story's tracked status chose it).
     """
     request = prompt.request
     party = " · party" if prompt.variant == "party" else ""
-    phase = f"{request.phase} ({why})" if why else request.phase
+    # ``why`` may name a file of the project (the status's source): shown printable.
+    phase = f"{request.phase} ({printable_line(why)})" if why else request.phase
     return f"Preview · {phase} · {prompt.story.id} · {request.mode}{party}"
 
 
@@ -164,6 +181,7 @@ class PreviewPane(Vertical):
             height: 3;
             padding: 0 1;
             color: $text-muted;
+            &.-listed { text-wrap: nowrap; text-overflow: ellipsis; }
             &.-error { color: $error; text-style: bold; }
         }
         & > #cache-line {
@@ -251,7 +269,15 @@ class PreviewPane(Vertical):
         notes.remove_class("-error")
         # Fixed-height regions: repaint without a relayout of the screen, and only what reads
         # differently (a toggle leaves the title as it was).
-        _show_text(notes, notes_text(prompt, self._deck.workspace.config, self._deck.agent))
+        config, agent = self._deck.workspace.config, self._deck.agent
+        shown = notes_text(prompt, config, agent)
+        # Notes filling every row get one line each, cut at the width, so the most serious
+        # stay in view and the count of the rest is never pushed out; a lone note may wrap
+        # into the free row. The tooltip reads every note whole.
+        notes.set_class(shown.count("\n") >= NOTE_ROWS, "-listed")
+        _show_text(notes, shown)
+        every = notes_text(prompt, config, agent, rows=None)
+        notes.tooltip = every.split("\n", 1)[1] if "\n" in every else None
         _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
         # The open text tab follows the frame that shows the new meter: reloading and wrapping
         # 150 KiB of text takes many times that frame, and the meter need not wait for it.
@@ -284,6 +310,7 @@ class PreviewPane(Vertical):
         """Show ``message`` in the notes, in the error colour."""
         notes = self.query_one("#preview-notes", Static)
         notes.update(message, layout=False)
+        notes.remove_class("-listed")
         notes.add_class("-error")
         self._deck.board.add_notices("error", [message], "error")
 
@@ -295,6 +322,7 @@ class PreviewPane(Vertical):
         notes = self.query_one("#preview-notes", Static)
         notes.styles.height = "auto"
         notes.update(Text("\n".join(lines)))
+        notes.remove_class("-listed")
         notes.add_class("-error")
         self.query_one(MeterLine).placeholder = "no story to compose"
         self.query_one("#preview-title", Static).update("Preview · no stories", layout=False)
@@ -304,17 +332,8 @@ class PreviewPane(Vertical):
         prompt = self.prompt
         if prompt is None:
             return
-        injection = prompt.injection
-        self.query_one(MeterLine).reading = MeterReading(
-            system_bytes=prompt.system_meter.bytes,
-            system_tokens=prompt.system_meter.tokens if self.counted else None,
-            injection_bytes=injection.size_bytes,
-            injection_text_bytes=injection.total.bytes,
-            level=injection.level,
-            warn_bytes=injection.warn_bytes,
-            error_bytes=injection.error_bytes,
-            encoding=injection.encoding,
-            delta=self.delta,
+        self.query_one(MeterLine).reading = meter_reading(
+            prompt, counted=self.counted, delta=self.delta
         )
 
     @on(TabRow.Activated, "#preview-tabs")

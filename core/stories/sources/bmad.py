@@ -10,10 +10,18 @@ Stories come from two places that usually agree:
   an entry that names no story is an :class:`~promptdeck.core.stories.model.UnreadableEntry` with
   its line, never silently dropped.
 * Markdown story files whose first heading is ``# Story <key>: <title>`` (or named exactly
-  after a sprint-status entry), in the artifacts folder, in its subfolders (``stories/``)
-  and in the folder ``story_location`` names (``{project-root}`` resolved inside the
-  project; a location outside it, missing, or not a folder is one unreadable entry and is
-  never read).
+  after a sprint-status entry), in the artifacts folder and the folder ``story_location``
+  names, each with its subfolders down to :data:`STORY_DEPTH` levels (``stories/``,
+  ``epic19/stories/``; ``{project-root}`` resolved inside the project; a location outside
+  it, missing, or not a folder is one unreadable entry and is never read).
+* Companions (:mod:`..companions`): a story's context (``<stem>.context.xml``,
+  ``<stem>-context.md``), reports, validations, reviews and proposals named for it. They may
+  open like the story, but they are never its file and never give its status; they are
+  listed on the story (``Story.companions``) when their name starts with its key. A file
+  whose name only ends like a context and that is headed as its own story, with no other
+  file for that story (v4's ``2.4.conversation-context.md``, ``# Story 2.4: …``), is the
+  story's own file; one whose name is in a report's words loses the story to one whose name
+  is not (:func:`_name_rank`).
 
 A story found in both is one story; where their statuses disagree, ``sprint-status.yaml``
 wins and the story says where its status came from and that the file drifts (see
@@ -35,9 +43,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from ...project.bmad_folders import split_where
 from ...project.listing import folder_names
 from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
 from ...project.workspace import Workspace
+from ..companions import companion_kind, context_stem, says_context, sibling_companion
 from ..keys import (
     epic_tracks,
     grammar_note,
@@ -50,6 +60,7 @@ from ..keys import (
     read_entry_keys,
 )
 from ..model import (
+    Companion,
     SecondClaim,
     SkippedFile,
     SourceResult,
@@ -69,7 +80,7 @@ from .markdown import iter_headings
 from .sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,
-    parse_sprint_status,
+    parse_plan_entries,
     top_level_value,
 )
 
@@ -122,6 +133,12 @@ class _SprintPlan:
     story_location: tuple[str, int] | None = None
 
 
+_LISTED_NOTE = (
+    "listed as a story under 'epics:' in sprint-status.yaml: BMAD's workflows read only its"
+    " development_status mapping"
+)
+
+
 def _read_sprint_status(
     root: Path, path: Path, skipped: list[SkippedFile], limit: int = DEFAULT_READ_LIMIT
 ) -> _SprintPlan:
@@ -133,7 +150,7 @@ def _read_sprint_status(
             plan.unreadable.append(UnreadableEntry(plan.rel, None, str(text)))
         return plan
     try:
-        entries = parse_sprint_status(text)
+        entries, listed = parse_plan_entries(text)
     except SprintStatusError as exc:
         skipped.append(SkippedFile(plan.rel, f"malformed: {exc}"))
         plan.unreadable.append(UnreadableEntry(plan.rel, exc.line or None, f"malformed: {exc}"))
@@ -160,7 +177,7 @@ def _read_sprint_status(
                 UnreadableEntry(
                     plan.rel,
                     entry.line,
-                    f"'{entry.name}' is story {key.id} again (first on line {first.line}, "
+                    f"'{entry.name}' is story {first.id} again (first on line {first.line}, "
                     f"'{first.name}'); the first is used",
                     key.key,
                 )
@@ -173,7 +190,7 @@ def _read_sprint_status(
             entry.value,
             read_status(entry.value),
             entry.line,
-            key.off_grammar,
+            _LISTED_NOTE if listed else key.off_grammar,
             key.epic,
         )
     return plan
@@ -184,11 +201,14 @@ def _name_rank(name: str, key: str, entries_by_key: dict[str, str]) -> tuple[int
     stem = name[:-3] if name.lower().endswith(".md") else name
     if stem.lower() == entries_by_key.get(key, "\0").lower():
         return 0, "its name is the sprint-status entry's"
+    # A name in a companion's words (`1-6-code-review-fixes-report.md`) may head itself like
+    # the story; beside a file whose name is not, it never wins the story.
+    worded = companion_kind(name) is not None
     if leading_key(name, entries_by_key.keys()) == key:
-        return 1, "its name starts with the story's key"
+        return (2 if worded else 1), "its name starts with the story's key"
     if name_matches_key(name, key):
-        return 2, "its name holds the story's key"
-    return 3, "it comes first by name"
+        return 3, "its name holds the story's key"
+    return 4, "it comes first by name"
 
 
 def _may_be_story_file(name: str) -> bool:
@@ -226,28 +246,104 @@ def story_file_names(names: Iterable[str]) -> list[str]:
     ]
 
 
+STORY_DEPTH = 4
+"""How many folder levels below the artifacts folder (and ``story_location``) story files
+are looked for: ``epic19/stories/19-1-….md`` is two."""
+FOLDER_LIMIT = 2000
+"""Most folders one search for story files lists; past it, one line says the search
+stopped."""
+_SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+# Names ending like a file are never stat-ed as folders: an artifacts folder holds thousands
+# of them. Any other name (`epic19`, `stories`, `v1.2`) is looked at.
+_FILE_SUFFIXES = tuple(
+    f".{ending}"
+    for word in (
+        "md markdown txt yaml yml json xml toml csv log html htm png jpg jpeg gif svg pdf",
+        "py js ts sh zip gz",
+    )
+    for lower in word.split()
+    for ending in (lower, lower.upper())
+)
+
+
+@dataclass
+class _Folders:
+    """Where story files are looked for, in search order, and what the search says."""
+
+    folders: list[Path]
+    roots: tuple[str, ...]
+    problem: UnreadableEntry | None = None
+    note: str | None = None
+
+
+def _subfolder_names(names: list[str]) -> list[str]:
+    """The names of a listing that may be folders to search, sorted."""
+    # One C-level `endswith` per name: the artifacts folder lists tens of thousands.
+    found = [name for name in names if not name.endswith(_FILE_SUFFIXES)]
+    return sorted(
+        name for name in found if not name.startswith(".") and name not in _SKIPPED_FOLDERS
+    )
+
+
 def _story_folders(
     workspace: Workspace, artifacts: Path, names: list[str], plan: _SprintPlan
-) -> tuple[list[Path], UnreadableEntry | None]:
-    """Where story files are looked for: the artifacts folder, its visible subfolders
-    (``stories/``) and the ``story_location`` folder, each once; and the one line saying why
-    ``story_location`` could not be used, if it could not."""
-    folders = [artifacts]
-    # A folder name has no extension (nor a leading dot): the thousands of `*.md` artifacts
-    # are never stat-ed, nor sorted.
-    for name in sorted([name for name in names if "." not in name]):
-        path = artifacts / name
-        if os.path.isdir(path) and workspace.contains(path):
-            folders.append(path)
+) -> _Folders:
+    """Where story files are looked for: the artifacts folder and the ``story_location``
+    folder, each with its subfolders down to :data:`STORY_DEPTH` levels (``epic19/``,
+    ``epic19/stories/``), breadth first and by name, each folder once.
+
+    Hidden folders and ``node_modules`` are passed over; a symlinked folder is followed only
+    when it stays inside the project (and is searched once, however many links reach it).
+    Past :data:`FOLDER_LIMIT` folders the search stops, and says so.
+    """
+    roots = [artifacts]
     problem: UnreadableEntry | None = None
     if plan.story_location is not None:
         value, line = plan.story_location
         located, why = _resolve_location(workspace, value)
         if located is None:
             problem = UnreadableEntry(plan.rel, line, f"story_location '{value}' {why}")
-        elif all(located.resolve() != known.resolve() for known in folders):
-            folders.append(located)
-    return folders, problem
+        else:
+            roots.append(located)
+    folders: list[Path] = []
+    # Real paths (`realpath` never raises, even on a loop): a folder linked twice is searched
+    # once.
+    seen: set[str] = set()
+    searched: list[str] = []
+    note: str | None = None
+    for root in roots:
+        if os.path.realpath(root) in seen:
+            continue
+        searched.append(relpath(workspace.root, root))
+        level: list[Path] = [root]
+        for depth in range(STORY_DEPTH + 1):
+            below: list[Path] = []
+            for folder in level:
+                real = os.path.realpath(folder)
+                if real in seen:
+                    continue
+                if len(seen) >= FOLDER_LIMIT:
+                    note = (
+                        f"story files: the search stopped after {FOLDER_LIMIT} folders; "
+                        f"{relpath(workspace.root, folder)} and the folders after it were not "
+                        "searched"
+                    )
+                    break
+                seen.add(real)
+                folders.append(folder)
+                if depth == STORY_DEPTH:
+                    continue
+                listed = names if folder == artifacts else folder_names(folder)
+                for name in _subfolder_names(listed or []):
+                    path = folder / name
+                    if os.path.isdir(path) and workspace.contains(path):
+                        below.append(path)
+            if note is not None:
+                break
+            level = below
+        if note is not None:
+            break
+    return _Folders(folders, tuple(searched), problem, note)
 
 
 def _resolve_location(workspace: Workspace, value: str) -> tuple[Path | None, str]:
@@ -280,10 +376,45 @@ def _resolve_location(workspace: Workspace, value: str) -> tuple[Path | None, st
 
 @dataclass
 class _Scan:
-    """The story files found, by key, and the files that claimed a story another file won."""
+    """The story files found, by key, the files that claimed a story another file won, and
+    the companion files met on the way (root-relative path, kind)."""
 
     files: dict[str, StoryFile] = field(default_factory=dict)
     losers: list[UnreadableEntry] = field(default_factory=list)
+    companions: list[Companion] = field(default_factory=list)
+    context_named: list[StoryFile] = field(default_factory=list)
+    """Files named like a context but headed as the story their name holds (see
+    :func:`_story_about_a_context`): settled once every folder is scanned."""
+    name_only: list[StoryFile] = field(default_factory=list)
+    """Files with no story heading whose name starts with an entry's key but is not the
+    entry's name (``1-2-notes.md``): the story's file only when it has no other, settled once
+    every folder is scanned."""
+
+    def settle_context_named(self, skipped: list[SkippedFile], entries: dict[str, str]) -> None:
+        """Each file of :attr:`context_named` is its story's own file when no other file is
+        (``# Story 2.4: Conversation context`` in ``2.4.conversation-context.md``), else
+        that story's context."""
+        for found in self.context_named:
+            if found.key in self.files:
+                self.companions.append(Companion(found.path, "context"))
+            else:
+                _claim(self, found, skipped, entries)
+
+    def settle_name_only(self, skipped: list[SkippedFile]) -> None:
+        """Each file of :attr:`name_only` is its story's own file when no other file is,
+        else one skipped line naming the file the story has."""
+        for found in self.name_only:
+            winner = self.files.get(found.key)
+            if winner is None:
+                self.files[found.key] = found
+                continue
+            skipped.append(
+                SkippedFile(
+                    found.path,
+                    f"no-story-heading: named for story {_dashed(found.id)}, whose file is "
+                    f"{winner.path}; not read as a story",
+                )
+            )
 
 
 def _scan_folder(
@@ -309,17 +440,33 @@ def _scan_folder(
     # in artifact folders holding thousands of logs and discovery notes. Case-insensitive
     # order, then exact: two stable sorts with C-level keys.
     kept = sorted(sorted(story_file_names(names)), key=str.lower)
+    stems = {name[:-3].lower() for name in kept}
     # Plain strings rather than Path objects per entry: this loop sees every story file.
     base = os.fspath(folder)
     prefix = relpath(workspace.root, folder) + "/"
     known = entries_by_key.keys()
     limit = workspace.config.read_max_bytes
+    # BMAD v5's story context (`<story-file-stem>.context.xml`) is never opened here: its
+    # name says what it is, and whose.
+    xml = (n for n in names if n.endswith((".xml", ".XML", ".Xml")))
+    for name in sorted(n for n in xml if n.lower().endswith(_CONTEXT_XML)):
+        rel = prefix + name
+        if (only_key is None or name_matches_key(name, only_key)) and printable_name(rel) == rel:
+            scan.companions.append(Companion(rel, "context"))
     for name in kept:
         if only_key is not None and not name_matches_key(name, only_key):
             continue
         rel = prefix + name
         if printable_name(rel) != rel:
             skipped.append(SkippedFile(printable_name(rel), "not-utf8: the file name"))
+            continue
+        # `X-report.md` beside `X.md` is X's report, however it is headed; a name that is
+        # exactly a sprint-status entry's is the story's whatever its words.
+        sibling = sibling_companion(name, stems)
+        if sibling is not None and not any(
+            name[:-3].lower() == entry.lower() for entry in entries_by_key.values()
+        ):
+            scan.companions.append(Companion(rel, sibling))
             continue
         path = os.path.join(base, name)
         # One `lstat` tells a symlink, a regular file and anything else apart. A symlink is
@@ -337,20 +484,127 @@ def _scan_folder(
             continue
         found = read_story_file(path, rel, root=workspace.root, limit=limit, listed=not link)
         if found is None:
+            # No story heading and no story-like name: the file of the entry whose key its
+            # name starts with (`TD-15b-1-….md`, `debug-2-….md`), else a companion only by
+            # its name's words.
+            lead = leading_key(name.lower(), known)
+            exact = name[:-3].lower() == entries_by_key.get(lead or "", "\0").lower()
+            # Named exactly after its entry, it is the story's whatever its words (see
+            # `_is_companion`): `TD-15b-37-…-validation-gaps.md`.
+            kind = None if exact else companion_kind(name)
+            named = None
+            if kind is None and lead in known:
+                named = named_story_file(path, rel, lead, entries_by_key, workspace.root, limit)
+                if named is not None and not exact:
+                    kind = companion_kind(name, named.heading)
+            if kind is not None:
+                scan.companions.append(Companion(rel, kind))
+            elif named is not None:
+                _claim_named(scan, named, name, skipped, entries_by_key)
             continue
         lead = leading_key(name.lower(), known)
+        if _is_companion(name, found, lead, entries_by_key):
+            kind = _companion_of(name, found)
+            if (
+                kind == "context"
+                and isinstance(found, StoryFile)
+                and _story_about_a_context(name, found, lead, entries_by_key)
+            ):
+                scan.context_named.append(found)
+                continue
+            # A context, report, review … never claims the story, nor gives its status.
+            scan.companions.append(Companion(rel, kind))
+            continue
         if isinstance(found, SkippedFile):
             named = named_story_file(path, rel, lead, entries_by_key, workspace.root, limit)
             if named is None:
                 skipped.append(found)
-                continue
-            found = named
-        elif lead in known and found.key != lead and not found.key.startswith(f"{lead}-"):
+            else:
+                _claim_named(scan, named, name, skipped, entries_by_key)
+            continue
+        if lead in known and found.key != lead and not found.key.startswith(f"{lead}-"):
             # The name carries another known story's key (`petition-1-8-x.md` headed
             # `# Story 1.8: …`, a track numbering its stories its own way): the file is that
             # story's, never the story its heading's bare number names.
             found = replace(found, id=lead, key=lead)
         _claim(scan, found, skipped, entries_by_key)
+
+
+_CONTEXT_XML = "context.xml"
+
+
+def _companion_of(name: str, found: StoryFile | SkippedFile) -> str:
+    kind = companion_kind(name, found.heading if isinstance(found, StoryFile) else None)
+    return kind or "context"
+
+
+def _is_companion(
+    name: str,
+    found: StoryFile | SkippedFile,
+    lead: str | None,
+    entries_by_key: dict[str, str],
+) -> bool:
+    """Whether the candidate ``name`` is a companion rather than a story file.
+
+    A file named exactly after its sprint-status entry is that story's (BMAD names it so),
+    whatever its words; a file that could not be read is reported as it is today; anything
+    else is a companion when its name or heading says so (:func:`companion_kind`)."""
+    if lead is not None and name[:-3].lower() == entries_by_key.get(lead, "\0").lower():
+        return False
+    if isinstance(found, SkippedFile) and not found.reason.startswith("no-story-heading"):
+        return False
+    heading = found.heading if isinstance(found, StoryFile) else None
+    return companion_kind(name, heading) is not None
+
+
+def _story_about_a_context(
+    name: str, found: StoryFile, lead: str | None, entries_by_key: dict[str, str]
+) -> bool:
+    """Whether a file named like a story's context (``…-context.md``) may be a story about a
+    context instead: headed as the story its name holds, with a heading that does not call
+    it a context, and not named ``<entry>-context.md`` after that story's sprint-status
+    entry (BMAD's own name for the context)."""
+    if says_context(found.heading) or not name_matches_key(name, found.key):
+        return False
+    stem = context_stem(name)
+    return stem is None or stem.lower() != entries_by_key.get(lead or "", "").lower()
+
+
+def _companions_of(
+    companions: list[Companion], files: dict[str, StoryFile], every_key: set[str]
+) -> dict[str, tuple[Companion, ...]]:
+    """Each story's companions: those named ``<story-file-stem>.context.xml`` or
+    ``<stem>-context.md`` after its file, and those whose name starts with its key. A
+    companion that names no story by its start (an epic retrospective, a run report with the
+    key inside its name) is no story's."""
+    by_stem = {found.path.rsplit("/", 1)[-1][:-3].lower(): key for key, found in files.items()}
+    owned: dict[str, list[Companion]] = {}
+    for companion in sorted(companions, key=lambda c: c.path):
+        name = companion.path.rsplit("/", 1)[-1]
+        lower = name.lower()
+        stem = context_stem(lower)
+        key = by_stem.get(stem) if stem is not None else None
+        if key is None:
+            key = leading_key(lower, every_key)
+        if key is not None and key in every_key:
+            owned.setdefault(key, []).append(companion)
+    return {key: tuple(found) for key, found in owned.items()}
+
+
+def _claim_named(
+    scan: _Scan,
+    found: StoryFile,
+    name: str,
+    skipped: list[SkippedFile],
+    entries_by_key: dict[str, str],
+) -> None:
+    """Claim a story for a file known by its name alone (no ``# Story <key>:`` heading): at
+    once when it is named exactly after the entry, as BMAD names story files; else only when
+    the story has no other file once every folder is scanned (:meth:`_Scan.settle_name_only`)."""
+    if name[:-3].lower() == entries_by_key.get(found.key, "\0").lower():
+        _claim(scan, found, skipped, entries_by_key)
+    else:
+        scan.name_only.append(found)
 
 
 def _claim(
@@ -396,6 +650,8 @@ def _key_note(key: str, story_id: str) -> str:
         words += 1
     if words > 1 or (words == 1 and len(parts[0]) > 3):
         return grammar_note(key, f"{key}-x", f"prefixed track key {story_id}")
+    if words == 0 and len(parts) > 2 and parts[1].isalpha() and len(parts[1]) > 1:
+        return grammar_note(key, f"{key}-x", f"track key {story_id}")
     if not parts[0].isdigit():
         return f"letter epic '{parts[0]}': BMAD's grammar wants an epic number"
     if len(parts) > 2:
@@ -419,6 +675,8 @@ def _merge(
     epic_titles: dict[str, str],
     plan_rel: str,
     nested: tuple[str, ...],
+    companions: tuple[Companion, ...] = (),
+    searched: tuple[str, ...] = (),
 ) -> Story:
     file_reading = None
     file_where = ""
@@ -473,8 +731,11 @@ def _merge(
         status_source=source,
         status_drift=drift,
         status_known=reading.known,
+        status_note=reading.note,
         off_grammar=tracked.off_grammar if tracked is not None else _key_note(key, story_id),
         nested_keys=nested,
+        companions=companions,
+        searched=searched,
     )
 
 
@@ -486,10 +747,24 @@ def _dashed(story_id: str) -> str:
 def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
     """An entry named exactly like a story file whose heading gives a deeper key
     (``10-5-a-nav`` alone is story 10-5 by BMAD's grammar; its file says ``Story 10.5.a``)
-    is that deeper story: the file's heading settles what the lone entry left open."""
+    is that deeper story: the file's heading settles what the lone entry left open.
+
+    A heading whose key is an entry's whole name (``# Story 7-1-arkit-video: …`` for entry
+    ``7-1-arkit-video``) names that entry's story, not a deeper one: the file moves to the
+    entry's key. A file with no entry headed with a lone letter as a third level but named
+    with it joined (``# Story 105.3.b`` in ``story-105-3b-fix.md``) is the split story
+    ``105-3b`` its name writes in BMAD's form (``2-6a``)."""
     by_name = {t.name.lower(): key for key, t in plan.tracked.items()}
-    for key, story_file in files.items():
+    whole = {normalize_key(t.name): key for key, t in plan.tracked.items()}
+    for key, story_file in list(files.items()):
         if key in plan.tracked:
+            continue
+        moved = whole.get(key) or _split_letter_key(key, story_file)
+        if moved is not None and moved != key:
+            if moved not in files:
+                story_id = plan.tracked[moved].id if moved in plan.tracked else moved
+                files[moved] = replace(story_file, id=story_id, key=moved)
+                del files[key]
             continue
         stem = story_file.path.rsplit("/", 1)[-1][:-3].lower()
         old = by_name.get(stem)
@@ -508,6 +783,19 @@ def _rekey_entries(plan: _SprintPlan, files: dict[str, StoryFile]) -> None:
             entry.line,
             note,
         )
+
+
+def _split_letter_key(key: str, story_file: StoryFile) -> str | None:
+    """The split-story key (``105-3b``) a story file's name starts with when its heading
+    writes the letter as a level of its own (``105-3-b``); None otherwise."""
+    parts = key.split("-")
+    if len(parts) < 3 or len(parts[-1]) != 1 or not parts[-1].isalpha():
+        return None
+    if not parts[-2].isdigit():
+        return None
+    joined = "-".join([*parts[:-2], parts[-2] + parts[-1]])
+    name = story_file.path.rsplit("/", 1)[-1].lower()
+    return joined if leading_key(name, (joined,)) == joined else None
 
 
 def _nested_keys(every_key: set[str], keys: list[str]) -> dict[str, tuple[str, ...]]:
@@ -563,15 +851,19 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
     entries = {key: t.name for key, t in plan.tracked.items()}
     # One listing of the artifacts folder serves both the search for subfolders and its scan.
     artifact_names = folder_names(artifacts) or []
-    folders, location_problem = _story_folders(workspace, artifacts, artifact_names, plan)
+    found = _story_folders(workspace, artifacts, artifact_names, plan)
     unreadable = list(plan.unreadable)
-    unreadable.extend(UnreadableEntry(rel, None, why) for rel, why in config.bmad_problems)
-    if location_problem is not None:
-        unreadable.append(location_problem)
+    unreadable.extend(UnreadableEntry(*split_where(at), why) for at, why in config.bmad_problems)
+    if found.problem is not None:
+        unreadable.append(found.problem)
+    if found.note is not None:
+        warnings.append(found.note)
     scan = _Scan()
-    for folder in folders:
+    for folder in found.folders:
         names = artifact_names if folder == artifacts else None
         _scan_folder(workspace, folder, scan, skipped, only_key, entries, names)
+    scan.settle_context_named(skipped, entries)
+    scan.settle_name_only(skipped)
     unreadable.extend(scan.losers)
     files = scan.files
     _rekey_entries(plan, files)
@@ -607,9 +899,19 @@ def load_stories(workspace: Workspace, only_key: str | None = None) -> SourceRes
         named_for = leading_key(Path(loser.path).name.lower(), every_key)
         if loser.key is not None and named_for == loser.key:
             claims.setdefault(loser.key, []).append(SecondClaim(loser.path, loser.reason))
+    companions = _companions_of(scan.companions, scan.files, every_key)
     stories = tuple(
         _with_claims(
-            _merge(key, tracked.get(key), files.get(key), epic_titles, plan.rel, nested[key]),
+            _merge(
+                key,
+                tracked.get(key),
+                files.get(key),
+                epic_titles,
+                plan.rel,
+                nested[key],
+                companions.get(key, ()),
+                found.roots,
+            ),
             claims.get(key, ()),
         )
         for key in keys
@@ -641,11 +943,19 @@ _EPIC_COMMENT = re.compile(
     re.IGNORECASE,
 )
 _STORIES_SUFFIX = re.compile(r"\s*[-–—:]\s*Stories\s*$", re.IGNORECASE)
-# What sprint-status comments add after a title: a count (`(9 stories)`, `— 3 stories`,
-# `[5/9 done]`) or a state (`(DONE)`, `- COMPLETE`); none of it is the epic's title.
+# What sprint-status comments add after a title: a count or size (`(9 stories)`,
+# `(~57 points, 10 stories)`, `— 3 stories`, `[5/9 done]`), a state (`(DONE)`, `- COMPLETE`)
+# or a review note (`— reviewed 2026-01-12 by PM`); none of it is the epic's title.
+_STATE_WORDS = (
+    r"done|complete[d]?|in[- ]progress|backlog|reviewed|approved|updated|revised|added"
+    r"|deferred|closed|merged|blocked|cancell?ed|superseded"
+)
 _COMMENT_EXTRAS = re.compile(
-    r"(?:\s*(?:\((?:[^()]*\d[^()]*\bstor(?:y|ies)\b[^()]*|done|complete[d]?|in[- ]progress"
-    r"|backlog)\)|\[[^\]]*\]|[-–—]\s*\d+\s+stor(?:y|ies)\b.*|[-–—]\s*(?:done|complete[d]?)))+\s*$",
+    r"(?:\s*(?:\((?:[^()]*\d[^()]*\b(?:stor(?:y|ies)|points?|pts|sp)\b[^()]*"
+    rf"|(?:{_STATE_WORDS})\b[^()]*)\)"
+    r"|\[[^\]]*\]"
+    r"|[-–—]\s*~?\d+\s*(?:stor(?:y|ies)|points?|pts)\b.*"
+    rf"|[-–—]\s*(?:{_STATE_WORDS})\b.*))+\s*$",
     re.IGNORECASE,
 )
 
@@ -708,15 +1018,17 @@ def resolve_epic_titles(
     root: Path | None = None,
     limit: int = DEFAULT_READ_LIMIT,
 ) -> dict[str, str]:
-    """The title of each epic in ``epics``, from the most specific source that has one.
+    """The title of each epic in ``epics``, from the cleanest source that has one.
 
-    ``sprint-status.yaml``'s comments first; then the planning files, when they agree on one
-    title. Projects often keep several ``epics-*.md`` files that each restart at "Epic 1":
-    when they give one epic different titles, none is taken (a wrong title is worse than the
-    id) and a warning says so.
+    The planning files' ``## Epic N: Title`` headings first, when they agree on one title:
+    they are the titles as planned, where ``sprint-status.yaml``'s comments carry notes
+    (sizes, review dates) around them; then those comments, cleaned
+    (:func:`clean_epic_title`). Projects often keep several ``epics-*.md`` files that each
+    restart at "Epic 1": when they give one epic different titles, none of theirs is taken
+    (a wrong title is worse than the id), and with no comment either a warning says so.
     """
-    titles = {epic: sprint_titles[epic] for epic in epics if epic in sprint_titles}
-    missing = epics - titles.keys()
+    titles: dict[str, str] = {}
+    missing = set(epics)
     if not missing:
         return titles
     planned = _planning_epic_titles(planning, root, limit)
@@ -734,6 +1046,8 @@ def resolve_epic_titles(
         trusted = {title: name for title, name in candidates.items() if name not in clashing}
         if len(candidates) == 1 and len(trusted) == 1:
             titles[epic] = next(iter(trusted))
+        elif epic in sprint_titles:
+            titles[epic] = sprint_titles[epic]
         elif candidates:
             listed = "; ".join(f"'{title}' in {name}" for title, name in candidates.items())
             why = (

@@ -7,7 +7,11 @@
 * A quick spec has no key in its name (``tech-spec-<slug>.md`` of v6.0–6.2, ``spec-<slug>.md``
   since): nothing ties it to a story unless the user attaches it (``[specs] attach``).
 * ``<artifacts>/epic-<N>-context.md`` is epic N's compiled context; BMAD recompiles it when a
-  file of the planning folder is newer, so such a one is reported stale.
+  file of the planning folder is newer, so such a one is reported stale (by commit times
+  where git knows the files unchanged: a fresh clone's file times are checkout order).
+* ``tech-spec-epic-<N>.md`` (BMAD v5's epic tech context, in the artifacts folder or the
+  output folder) is epic N's technical specification: every story of the epic names it in
+  ``Story.epic_tech_spec``.
 * A bmad-spec folder ``<output>/specs/spec-<slug>/`` holds ``SPEC.md``, ``stories.yaml`` (the
   stories in build order: ``id``, ``title``, ``description``, never a status) and
   ``stories/<id>-<slug>.md`` — each a build spec, whose ``status`` is the story's.
@@ -22,13 +26,17 @@ import contextlib
 import os
 import posixpath
 import re
-from dataclasses import dataclass, replace
+import subprocess
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ...processes import resolve_program
 from ...project.listing import folder_names
+from ...project.plan_location import NO_TRANSPORT
 from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
+from ..companions import companion_kind
 from ..keys import leading_key, natural_key, normalize_key
 from ..model import (
     SecondClaim,
@@ -61,8 +69,20 @@ _PLACEHOLDER = re.compile(r"\{(?P<name>[A-Za-z_][A-Za-z0-9_-]*)\}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 _SPEC_ID = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$")
+EPIC_TECH_SPEC_NAME = re.compile(
+    r"^tech-spec-epic-(?P<epic>[A-Za-z0-9]+)(?:-[^/]*)?\.md$", re.IGNORECASE
+)
+"""BMAD v5's per-epic tech spec: ``tech-spec-epic-2.md`` (``tech-spec-epic-2-payments.md``)."""
 PLANNING_SCAN_LIMIT = 5000
 """Most entries of the planning folder looked at to tell whether an epic context is stale."""
+STALE_MARGIN = 2.0
+"""Seconds a planning file's time must pass an epic context's by to count as newer, when
+only file times are known: file systems round times, and a checkout writes files in no
+meaningful order within a second or two."""
+GIT_TIMEOUT = 5.0
+"""Most seconds one git call for commit times may take; past it, file times are used."""
+GIT_LOG_LIMIT = 200
+"""Most commits read back to find when an epic context and its planning files changed."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +152,11 @@ class SpecScan:
     quick: list[BuildSpec]
     epic_contexts: dict[str, EpicContext]
     problems: list[UnreadableEntry]
+    epic_tech_specs: dict[str, str] = field(default_factory=dict)
+    """Epic id → root-relative ``tech-spec-epic-<N>.md``."""
+    story_tech_specs: list[tuple[str, str]] = field(default_factory=list)
+    """``(path, key)`` of each ``tech-spec-<key>-….md``: seed 000's tech spec of a story,
+    found by its name for that story; one naming no known story is tied to none."""
 
 
 def output_folder(workspace: Workspace) -> str:
@@ -296,8 +321,19 @@ def _spec_name_key(name: str) -> tuple[bool, str | None]:
     if lower.startswith(SPEC_PREFIX):
         rest = name[len(SPEC_PREFIX) :]
         lead = leading_key(rest)
-        return True, rest[: len(lead)] if lead else None
+        if lead is None or companion_kind(name) is not None or _second_key(rest, lead):
+            # A change proposal or a spec naming two stories (`spec-1-16-1-20-sprint-change-
+            # proposal.md`) is no one story's spec: a quick spec.
+            return True, None
+        return True, rest[: len(lead)]
     return False, None
+
+
+def _second_key(rest: str, lead: str) -> bool:
+    """Whether another story of the same epic follows the first key: ``1-16-1-20-x``."""
+    after = rest[len(lead) :].lower()
+    epic = re.escape(lead.split("-", 1)[0])
+    return re.match(rf"[-_.]{epic}[-_.][0-9]+(?![0-9a-z])", after) is not None
 
 
 _SCANNED_STARTS = frozenset(("epic", SPEC_PREFIX[:4], TECH_SPEC_PREFIX[:4]))
@@ -323,22 +359,63 @@ def scan_artifacts(workspace: Workspace) -> SpecScan:
         for name in names
         if name[:1] in _SCANNED_FIRSTS and name[:4].lower() in _SCANNED_STARTS
     ]
+    readable: list[str] = []
     for name in sorted(sorted(wanted), key=str.lower):
         epic = EPIC_CONTEXT_NAME.match(name)
         if epic is not None:
             found = _epic_context(workspace, artifacts / name, prefix + name, epic.group("epic"))
-            if found is not None:
-                scan.epic_contexts.setdefault(found.epic, found)
+            if found is not None and found[0].epic not in scan.epic_contexts:
+                scan.epic_contexts[found[0].epic] = found[0]
+                if found[1]:
+                    readable.append(found[0].epic)
+            continue
+        tech_epic = EPIC_TECH_SPEC_NAME.match(name)
+        if tech_epic is not None:
+            scan.epic_tech_specs.setdefault(_epic_id(tech_epic.group("epic")), prefix + name)
             continue
         is_spec, name_key = _spec_name_key(name)
         if not is_spec:
+            if name.lower().startswith(TECH_SPEC_PREFIX):
+                lead = leading_key(name[len(TECH_SPEC_PREFIX) :])
+                if lead is not None:
+                    scan.story_tech_specs.append((prefix + name, lead))
             continue
         spec = read_build_spec(
             artifacts / name, prefix + name, workspace, scan.problems, name_key=name_key
         )
         if spec is not None:
             (scan.keyed if spec.key else scan.quick).append(spec)
+    _epic_tech_specs_beside(workspace, artifacts, scan)
+    # Whether each is stale, asked of git once for all of them.
+    newer = epic_contexts_newer(
+        workspace, [scan.epic_contexts[epic_id].path for epic_id in readable]
+    )
+    for epic_id in readable:
+        context = scan.epic_contexts[epic_id]
+        scan.epic_contexts[epic_id] = replace(context, newer=newer[context.path])
     return scan
+
+
+def _epic_id(epic: str) -> str:
+    """An epic id as stories group by it: ``02`` → ``2``, ``a`` → ``A``."""
+    return str(int(epic)) if epic.isdigit() else epic.upper()
+
+
+def _epic_tech_specs_beside(workspace: Workspace, artifacts: Path, scan: SpecScan) -> None:
+    """The ``tech-spec-epic-<N>.md`` files of the output and planning folders (BMAD v5 wrote
+    them to ``{output_folder}``, one level above ``sprint-artifacts/``); the artifacts
+    folder's own come first."""
+    config = workspace.config
+    for rel in (output_folder(workspace), config.paths_planning.strip("/")):
+        folder = workspace.root / rel
+        if folder.resolve() == artifacts.resolve() or not workspace.contains(folder):
+            continue
+        names = folder_names(folder) or []
+        for name in sorted(n for n in names if n[:15].lower() == "tech-spec-epic-"):
+            match = EPIC_TECH_SPEC_NAME.match(name)
+            if match is not None and (folder / name).is_file():
+                path = name if rel in ("", ".") else f"{rel}/{name}"
+                scan.epic_tech_specs.setdefault(_epic_id(match.group("epic")), path)
 
 
 def _newest_planning_file(workspace: Workspace, than: float) -> str | None:
@@ -364,22 +441,206 @@ def _newest_planning_file(workspace: Workspace, than: float) -> str | None:
     return None
 
 
-def _epic_context(workspace: Workspace, path: Path, rel: str, epic: str) -> EpicContext | None:
+_GIT_SAFE = (
+    ("safe.bareRepository", "explicit"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("log.showSignature", "false"),
+    ("core.quotepath", "false"),
+)
+"""Settings over the repository's own for the read-only calls below: none of its programs
+(fsmonitor, hooks, signature checks) runs."""
+
+
+class _ReadOnlyGit:
+    """Bounded, read-only git calls on the work tree holding the project, running none of
+    the repository's own programs.
+
+    The repository is the ``.git`` found walking up from the project root, named to git
+    explicitly, so a bare repository committed inside a plan folder is never taken for it;
+    the ``git`` run is the one on an absolute ``PATH`` entry outside the project; the
+    repository's filter drivers are switched off (``ls-files -m`` may hash a file through
+    them), as are its fsmonitor, hooks and signature checks; no remote is reached (a partial
+    clone's missing tree is not fetched: the call fails, and file times decide); no lock is
+    taken.
+    """
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._root = workspace.root.resolve()
+        self._command: list[str] | None = None
+        self._env: dict[str, str] = {}
+        executable = resolve_program("git", self._root)
+        work_tree = next(
+            (f for f in (self._root, *self._root.parents) if os.path.lexists(f / ".git")), None
+        )
+        if executable is None or work_tree is None:
+            return
+        self._env = {
+            **os.environ,
+            "GIT_DIR": str(work_tree / ".git"),
+            "GIT_WORK_TREE": str(work_tree),
+            "GIT_OPTIONAL_LOCKS": "0",
+            **NO_TRANSPORT,
+        }
+        self._command = [executable, "--no-pager"]
+        for key, value in _GIT_SAFE:
+            self._command += ["-c", f"{key}={value}"]
+        drivers = self.run("config", "--name-only", "--get-regexp", r"^filter\.", allowed=(0, 1))
+        for name in sorted(
+            {line.split(".")[1] for line in (drivers or "").splitlines() if "." in line}
+        ):
+            for part in ("clean", "smudge", "process"):
+                self._command += ["-c", f"filter.{name}.{part}="]
+            self._command += ["-c", f"filter.{name}.required=false"]
+
+    def run(self, *args: str, allowed: tuple[int, ...] = (0,)) -> str | None:
+        """What one call prints, or None (no git, no repository, a timeout, an error)."""
+        if self._command is None:
+            return None
+        try:
+            done = subprocess.run(
+                [*self._command, *args],
+                cwd=self._root,
+                env=self._env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if done.returncode not in allowed:
+            return None
+        return done.stdout.decode("utf-8", "replace")
+
+
+def _mtime(workspace: Workspace, rel: str) -> float | None:
     try:
-        info = path.lstat()
+        return (workspace.root / rel).lstat().st_mtime
     except OSError:
         return None
-    epic_id = str(int(epic)) if epic.isdigit() else epic.upper()
+
+
+@dataclass(frozen=True)
+class _GitTimes:
+    """What git says of the epic contexts and the planning folder: each path's newest
+    commit time (among the last :data:`GIT_LOG_LIMIT` commits touching them), and the paths
+    changed since (modified, staged or untracked)."""
+
+    committed: dict[str, int]
+    dirty: frozenset[str]
+
+
+def _git_times(workspace: Workspace, contexts: list[str]) -> _GitTimes | None:
+    """A few bounded git calls for every epic context at once; None when git cannot tell."""
+    git = _ReadOnlyGit(workspace)
+    paths = ["--", *contexts, workspace.config.paths_planning.strip("/")]
+    log = git.run(
+        "log", f"-n{GIT_LOG_LIMIT}", "--format=%x01%ct", "--name-only", "--relative", *paths
+    )
+    if log is None:
+        return None
+    changed = git.run("ls-files", "-z", "-m", "-o", "--exclude-standard", *paths)
+    staged = git.run("diff", "--cached", "--name-only", "-z", "--relative", *paths)
+    if changed is None or staged is None:
+        return None
+    committed: dict[str, int] = {}
+    when = 0
+    for line in log.splitlines():
+        if line.startswith("\x01"):
+            when = int(line[1:]) if line[1:].isdigit() else 0
+        elif line.strip():
+            committed.setdefault(line, when)
+    dirty = frozenset(path for path in (changed + staged).split("\0") if path)
+    return _GitTimes(committed, dirty)
+
+
+def _newer_by_git(workspace: Workspace, times: _GitTimes, context: str) -> str | None:
+    """The planning file changed after the epic context ``context``, by git's account.
+
+    A file git holds unchanged is dated by its last commit; a changed or untracked one by
+    its file time (an edit since the checkout is real evidence). Commits of the same second
+    say nothing.
+    """
+    planning = workspace.config.paths_planning.strip("/")
+    context_time: float | None
+    if context in times.dirty or context not in times.committed:
+        context_time = _mtime(workspace, context)
+        if context_time is None:
+            return None
+        # A context written since its checkout: a file time, so the margin applies.
+        margin = STALE_MARGIN
+    else:
+        context_time, margin = times.committed[context], 0.0
+    newest: tuple[float, str] | None = None
+    for path, commit_time in times.committed.items():
+        if not path.startswith(planning + "/") or path in times.dirty:
+            continue
+        later = commit_time > context_time + margin
+        if (
+            later
+            and (newest is None or commit_time > newest[0])
+            and (workspace.root / path).is_file()
+        ):
+            newest = (commit_time, path)
+    for path in sorted(times.dirty):
+        if not path.startswith(planning + "/"):
+            continue
+        mtime = _mtime(workspace, path)
+        later = mtime is not None and mtime > context_time + STALE_MARGIN
+        if later and mtime is not None and (newest is None or mtime > newest[0]):
+            newest = (mtime, path)
+    return newest[1] if newest else None
+
+
+def epic_contexts_newer(workspace: Workspace, contexts: list[str]) -> dict[str, str | None]:
+    """For each epic context (root-relative), the planning file changed after it, or None:
+    what makes BMAD recompile it.
+
+    Git's commit times decide for files it holds unchanged (a fresh clone's file times are
+    checkout order, no evidence); with no git, file times do, and only past
+    :data:`STALE_MARGIN`.
+    """
+    if not contexts:
+        return {}
+    times = _git_times(workspace, contexts)
+    newer: dict[str, str | None] = {}
+    for context in contexts:
+        if times is not None:
+            newer[context] = _newer_by_git(workspace, times, context)
+            continue
+        mtime = _mtime(workspace, context)
+        newer[context] = (
+            None if mtime is None else _newest_planning_file(workspace, mtime + STALE_MARGIN)
+        )
+    return newer
+
+
+def epic_context_newer(workspace: Workspace, context: str) -> str | None:
+    """The planning file changed after one epic context (see :func:`epic_contexts_newer`)."""
+    return epic_contexts_newer(workspace, [context])[context]
+
+
+def _epic_context(
+    workspace: Workspace, path: Path, rel: str, epic: str
+) -> tuple[EpicContext, bool] | None:
+    """Epic ``epic``'s compiled context at ``path``, and whether it could be read (then its
+    staleness is asked for); None when its heading names another epic."""
+    try:
+        path.lstat()
+    except OSError:
+        return None
+    epic_id = _epic_id(epic)
     head = read_text_head(path, root=workspace.root, limit=workspace.config.read_max_bytes)
     if isinstance(head, TextProblem):
         # Still named for the epic: the injection shows the row with its own reason.
-        return EpicContext(epic_id, rel, None)
+        return EpicContext(epic_id, rel, None), False
     first = next(iter_headings(head[0].splitlines()), None)
     if first is not None:
         match = _EPIC_CONTEXT_HEADING.match(first.text)
         if match is not None and normalize_key(match.group("epic")) != normalize_key(epic):
             return None
-    return EpicContext(epic_id, rel, _newest_planning_file(workspace, info.st_mtime))
+    return EpicContext(epic_id, rel, None), True
 
 
 # -------------------------------------------------------------------- bmad-spec folders
@@ -669,6 +930,14 @@ def _choose_spec(
     return chosen, claims
 
 
+def _guessed_key(spec: BuildSpec, known: dict[str, int]) -> bool:
+    """Whether ``spec``'s key is only a guess from its name's words: no ``story_key``, no
+    known story of that key, and a first word that is no epic number (``spec-mvp-2-…``)."""
+    if spec.story_key or spec.key is None or spec.key in known:
+        return False
+    return not spec.key.split("-", 1)[0][:1].isdigit()
+
+
 def _attach_map(workspace: Workspace) -> dict[str, str]:
     """``[specs] attach`` as {spec path or file name: story id}."""
     attach: dict[str, str] = {}
@@ -697,7 +966,13 @@ def attach_specs(
     problems = list(scan.problems)
     notes: list[str] = []
     specs_of: dict[str, list[BuildSpec]] = {}
+    quick = list(scan.quick)
     for spec in scan.keyed:
+        if _guessed_key(spec, by_key):
+            # `spec-mvp-2-launch.md` names no story: a quick spec, never the first story
+            # of an epic "MVP" nobody planned.
+            quick.append(spec)
+            continue
         specs_of.setdefault(spec.key or "", []).append(spec)
     entries = _EntryNames(workspace)
     for key, specs in specs_of.items():
@@ -719,7 +994,10 @@ def attach_specs(
             )
     attach = _attach_map(workspace)
     unattached: list[str] = []
-    for spec in scan.quick:
+    for path, key in scan.story_tech_specs:
+        if key not in by_key and not attach.get(path) and not attach.get(posixpath.basename(path)):
+            unattached.append(path)
+    for spec in quick:
         target = attach.get(spec.path) or attach.get(posixpath.basename(spec.path))
         index = by_key.get(normalize_key(target)) if target else None
         if index is None:
@@ -731,7 +1009,11 @@ def attach_specs(
     for index, story in enumerate(merged):
         epic = scan.epic_contexts.get(story.group)
         if epic is not None and epic.path not in story.context_files:
-            merged[index] = replace(story, context_files=(*story.context_files, epic.path))
+            story = replace(story, context_files=(*story.context_files, epic.path))
+        tech_spec = scan.epic_tech_specs.get(story.group)
+        if tech_spec is not None and story.epic_tech_spec is None:
+            story = replace(story, epic_tech_spec=tech_spec)
+        merged[index] = story
     merged.sort(key=lambda story: natural_key(story.key))
     return tuple(merged), tuple(unattached), tuple(problems), tuple(notes)
 
@@ -787,11 +1069,9 @@ def context_reason(workspace: Workspace, story: Story, path: str) -> tuple[str, 
     name = posixpath.basename(path)
     epic = EPIC_CONTEXT_NAME.match(name)
     if epic is not None and posixpath.dirname(path) == workspace.config.paths_artifacts.rstrip("/"):
-        try:
-            mtime = (workspace.root / path).lstat().st_mtime
-        except OSError:
+        if _mtime(workspace, path) is None:
             return f"epic context of epic {epic.group('epic')}", ()
-        newer = _newest_planning_file(workspace, mtime)
+        newer = epic_context_newer(workspace, path)
         found = EpicContext(epic.group("epic"), path, newer)
         return found.reason, ("stale",) if newer else ()
     if story.layout == "v7" and name == posixpath.basename(posixpath.dirname(path)) + ".md":

@@ -21,7 +21,7 @@ from ...project.textfiles import (
     read_text_head,
 )
 from ..keys import normalize_key
-from ..model import SkippedFile, Task, read_status
+from ..model import STATUS_LINE_MAX, SkippedFile, Task, read_status
 from .markdown import (
     Heading,
     TaskNestingError,
@@ -48,6 +48,15 @@ _STATUS_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?\**Status\**\s*:\s*\**\s*(?P<value>.*?)\s*$", re.IGNORECASE
 )
 _STATUS_HEADING = re.compile(r"^Status(?:\s*:\s*(?P<value>.*))?$", re.IGNORECASE)
+# The next bold field on the same line ends a status: `**Status:** done **Epic:** 2.5 - …`
+# (colon inside or outside the bold).
+_NEXT_FIELD = re.compile(r"\s\*\*[^*\n]+?(?::\*\*|\*\*\s*:)")
+# A first section that holds the story's fields (`## Story Info` with `- **Status:** Done`):
+# its status line is the story's, where a later section's (`## Auto Run Result`) is not.
+_INFO_HEADING = re.compile(
+    r"^(?:story\s+)?(?:info(?:rmation)?|details|metadata|meta|overview|summary)\s*$",
+    re.IGNORECASE,
+)
 # A status as hand-written files emphasise and annotate it: `**cancelled** (superseded — see
 # the banner)`, `_done_`, `` `review` ``. The emphasis is Markdown, the parenthesis a note.
 _EMPHASIS = "*_`"
@@ -75,6 +84,9 @@ class StoryFile:
     status_line: int | None = None
     status_note: str = ""
     """A note written after the status (``Status: cancelled (superseded by 1-2)``)."""
+    heading: str = ""
+    """The file's first heading as written (``Story 9.16: Sync - Context``): what tells a
+    story from a companion that opens like one (:mod:`..companions`)."""
 
 
 def _story_heading(heading: Heading | None) -> re.Match[str] | None:
@@ -97,12 +109,15 @@ def _file_status(lines: list[str], headings: list[Heading]) -> tuple[str, int] |
     """The ``Status:`` value and its 1-based line: the first one before the first section
     (a frontmatter ``status:`` or a later ``## Auto Run Result`` status is not the story's),
     or the one in a ``## Status`` section."""
-    first_section = next((h.line for h in headings if h.level >= 2), len(lines))
+    sections = [h for h in headings if h.level >= 2]
+    first_section = sections[0].line if sections else len(lines)
+    if sections and _INFO_HEADING.match(sections[0].text):
+        first_section = sections[1].line if len(sections) > 1 else len(lines)
     start = next((h.line for h in headings if h.level == 1), 0)
     for number in range(start, first_section):
-        match = _STATUS_LINE.match(lines[number])
+        match = _STATUS_LINE.match(lines[number][:STATUS_LINE_MAX])
         if match and match.group("value"):
-            return match.group("value"), number + 1
+            return _NEXT_FIELD.split(match.group("value"), maxsplit=1)[0], number + 1
     for heading in headings:
         if heading.level < 2:
             continue
@@ -110,9 +125,10 @@ def _file_status(lines: list[str], headings: list[Heading]) -> tuple[str, int] |
         if match is None:
             continue
         if match.group("value"):
-            return match.group("value"), heading.line + 1
+            return match.group("value")[:STATUS_LINE_MAX], heading.line + 1
         for offset, line in enumerate(section_lines(lines, heading, headings)):
             if line.strip():
+                line = line[:STATUS_LINE_MAX]
                 value = _STATUS_LINE.match(line)
                 return (value.group("value") if value else line.strip()), heading.line + 2 + offset
     return None
@@ -134,12 +150,18 @@ def parse_story_text(text: str, path: str, named_id: str | None = None) -> Story
         if named_id is None:
             return None
         first = headings[0].text if headings and headings[0].level == 1 else ""
-        return _story_file(named_id, first, lines, headings, path)
-    return _story_file(match.group("key"), match.group("title"), lines, headings, path)
+        return _story_file(named_id, first, lines, headings, path, first)
+    heading = headings[0].text
+    return _story_file(match.group("key"), match.group("title"), lines, headings, path, heading)
 
 
 def _story_file(
-    story_id: str, title: str, lines: list[str], headings: list[Heading], path: str
+    story_id: str,
+    title: str,
+    lines: list[str],
+    headings: list[Heading],
+    path: str,
+    first_heading_text: str = "",
 ) -> StoryFile:
     tasks: tuple[Task, ...] = ()
     for heading in headings:
@@ -157,6 +179,7 @@ def _story_file(
         path=path,
         status_line=status[1] if status and value else None,
         status_note=note,
+        heading=first_heading_text,
     )
 
 
@@ -244,19 +267,19 @@ def named_story_file(
 ) -> StoryFile | None:
     """The story file of a sprint-status entry whose heading is not ``# Story <key>: …``.
 
-    A file named exactly after an entry (``1-2-user-login.md`` for ``1-2-user-login``) is that
-    story's file, whatever its heading says: its name says so.
+    A file whose name starts with an entry's key (``lead``, read on key boundaries by the
+    caller: ``1-2-user-login.md``, ``TD-15b-1-shim-imports.md``) is that story's file,
+    whatever its heading says (``# Tech Debt Story TD-15b-1: …``, ``# iOS Debug Logger``):
+    its name says so. Whether it is a companion instead is the caller's question.
     """
     if lead is None or lead not in entries_by_key:
-        return None
-    name = os.path.basename(path)
-    if name[:-3].lower() != entries_by_key[lead].lower():
         return None
     text = read_text_file(path, root=root, limit=limit)
     if isinstance(text, TextProblem):
         return None
-    story_id = STORY_ENTRY.match(entries_by_key[lead])
+    entry = STORY_ENTRY.match(entries_by_key[lead])
+    story_id = entry.group("id") if entry and normalize_key(entry.group("id")) == lead else lead
     try:
-        return parse_story_text(text, rel, story_id.group("id") if story_id else lead)
+        return parse_story_text(text, rel, story_id)
     except TaskNestingError:
         return None

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
+from ...project.bmad_folders import LONG_NUMBER
 from ...project.config import MAX_TOML_DEPTH, check_toml_shape
 from ...project.listing import folder_names
 from ...project.textfiles import TextProblem, read_text_file
@@ -141,6 +142,10 @@ def _toml(
         problems.append(
             UnreadableEntry(rel, int(found.group("line")) if found else None, f"TOML: {exc}")
         )
+        return None
+    except ValueError:
+        # tomllib's `int()` refuses a number past 4,300 digits with a bare ValueError.
+        problems.append(UnreadableEntry(rel, None, f"TOML: {LONG_NUMBER}"))
         return None
 
 
@@ -515,8 +520,16 @@ def plan_status(raw: str | None) -> tuple[str, bool]:
     if word == "ready-for-dev":
         # BMAD's board: a plan that is ready but not started is still backlog.
         return "backlog", True
+    if word in _V7_BOARD:
+        return _V7_BOARD[word], True
     reading = read_status(raw)
     return reading.status, reading.known
+
+
+_V7_BOARD = {"blocked": "in-progress"}
+"""A v7 plan's own words its board shows as a story status: a blocked plan sits in
+in-progress there. Other plans keep ``blocked`` as written (see
+:data:`~promptdeck.core.stories.model.PLAN_BOARD`)."""
 
 
 def _where(path: str, line: int) -> str:

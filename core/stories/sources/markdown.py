@@ -18,10 +18,12 @@ from ..model import Task
 if TYPE_CHECKING:
     import yaml
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# The text runs to the line's end and is trimmed in code (:func:`_heading_text`): a lazy
+# `(.*?)` before trailing blanks takes time growing with the square of a run of spaces.
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CHECKBOX = re.compile(
-    r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>.*?)\s*$"
+    r"^(?P<indent>[ \t]*)(?:[-*+]|\d+[.)])[ \t]+\[(?P<mark>[ xX])\][ \t]+(?P<text>.*)$"
 )
 _MARK_STARTS = frozenset(" #`~")
 """The first characters a fence (:data:`_FENCE`) or a heading (:data:`_HEADING`) can have."""
@@ -81,7 +83,16 @@ def iter_headings(lines: list[str]) -> Iterator[Heading]:
             continue
         match = _HEADING.match(line)
         if match:
-            yield Heading(len(match.group(1)), (match.group(2) or "").strip(), index)
+            yield Heading(len(match.group(1)), _heading_text(match.group(2) or ""), index)
+
+
+def _heading_text(text: str) -> str:
+    """A heading's text without its closing ``#`` run (``# Title ##``) and blanks."""
+    text = text.rstrip(" \t")
+    body = text.rstrip("#")
+    if body != text and body[-1:] in (" ", "\t"):
+        text = body
+    return text.strip()
 
 
 def first_heading(lines: list[str]) -> Heading | None:
@@ -132,12 +143,14 @@ def parse_task_list(lines: Iterable[str]) -> tuple[Task, ...]:
                     flat = False
     if flat:
         # A flat list (the common case) needs no tree.
-        return tuple([Task(match.group("text"), match.group("mark") != " ", ()) for match in items])
+        return tuple(
+            [Task(match.group("text").rstrip(), match.group("mark") != " ", ()) for match in items]
+        )
     roots: list[_Node] = []
     stack: list[_Node] = []
     for match in items:
         indent = len(match.group("indent").expandtabs(_TAB_WIDTH))
-        node = _Node(match.group("text"), match.group("mark") != " ", indent)
+        node = _Node(match.group("text").rstrip(), match.group("mark") != " ", indent)
         while stack and stack[-1].indent >= indent:
             stack.pop()
         (stack[-1].children if stack else roots).append(node)

@@ -3,7 +3,9 @@
 PyYAML is not a dependency, so a strict line parser reads exactly this file's shape:
 comments, quoted scalars, one level of indentation. Anything else is a
 :class:`SprintStatusError` with its line number, which the BMAD source reports as a skipped
-file and the status write-back as a refusal — never a crash.
+file and the status write-back as a refusal — never a crash. A file with no
+``development_status`` that lists its stories under ``epics:`` is read too
+(:func:`parse_story_list`), by the source only: the write-back edits BMAD's mapping alone.
 """
 
 from __future__ import annotations
@@ -153,6 +155,128 @@ def parse_sprint_status(text: str) -> list[SprintEntry]:
     if not found:
         raise SprintStatusError(0, "no development_status mapping")
     return entries
+
+
+_LIST_ITEM = re.compile(r"^ *- +(?=\S)")
+_EPICS_KEY = re.compile(r"^epics\s*:\s*(#.*)?$")
+_STORIES_KEY = re.compile(r"^stories\s*:\s*(#.*)?$")
+_STORY_FIELD = re.compile(r"^(id|status)\s*:")
+_STORY_PREFIX = re.compile(r"^story[-_.]?(?=\d)", re.IGNORECASE)
+
+
+@dataclass
+class _ListedStory:
+    """One ``- id: story-1.1`` item being read: where it starts, its fields' indent, and the
+    id and status read so far (with the status's line)."""
+
+    line: int
+    fields: int
+    id: str = ""
+    status: tuple[str, int] | None = None
+
+    def field(self, body: str, number: int) -> None:
+        if _STORY_FIELD.match(body):
+            key, value = _pair(body, number)
+            if key == "id" and value:
+                self.id = value
+            elif key == "status" and value:
+                self.status = (value, number)
+
+
+def parse_story_list(text: str) -> list[SprintEntry] | None:
+    """The stories of a ``sprint-status.yaml`` that lists them under ``epics:`` instead of a
+    ``development_status`` mapping (a shape some projects write by hand; BMAD's sprint
+    planning never does)::
+
+        epics:
+          - id: epic-1
+            status: done
+            stories:
+              - id: story-1.1
+                title: 'Monorepo Scaffolding'
+                status: done
+
+    Each story is an entry named by its id without ``story-`` and with dashes
+    (``story-1.1`` → ``1-1``), its value the item's ``status:``, its line that status's line.
+    The epics' own fields, and anything nested deeper in a story, are passed over.
+
+    Returns:
+        The entries in file order, or None when the file lists no story under ``epics:``.
+
+    Raises:
+        SprintStatusError: a story item has no id or no status, or an id appears twice.
+    """
+    entries: list[SprintEntry] = []
+    seen: dict[str, int] = {}
+    in_epics = False
+    opened: int | None = None  # the indent of the open `stories:` key
+    items: int | None = None  # the indent of its items
+    story: _ListedStory | None = None
+
+    def close() -> None:
+        if story is None:
+            return
+        if not story.id:
+            raise SprintStatusError(story.line, "a story item has no id")
+        if story.status is None:
+            raise SprintStatusError(story.line, f"story '{story.id}' has no status")
+        name = _STORY_PREFIX.sub("", story.id).replace(".", "-")
+        if name in seen:
+            raise SprintStatusError(
+                story.line, f"'{story.id}' appears twice (first on line {seen[name]})"
+            )
+        seen[name] = story.line
+        entries.append(SprintEntry(name, *story.status))
+
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        body = raw.lstrip(" ")
+        indent = len(raw) - len(body)
+        item = _LIST_ITEM.match(raw)
+        if indent == 0 and not (in_epics and item is not None):
+            close()
+            story, opened, items = None, None, None
+            in_epics = _EPICS_KEY.match(body) is not None
+            continue
+        if not in_epics or body.startswith("\t"):
+            continue
+        if opened is not None and items is None and item is not None and indent >= opened:
+            items = indent
+        if items is not None and (indent < items or (indent == items and item is None)):
+            close()  # the list of stories ended
+            story, opened, items = None, None, None
+        if items is not None and indent == items and item is not None:
+            close()
+            story = _ListedStory(number, item.end())
+            story.field(raw[item.end() :], number)
+        elif story is not None and indent == story.fields:
+            story.field(body, number)
+        elif story is None and opened is None:
+            # `stories:` as an epic's field, or as the first key of its item (`- stories:`).
+            key_at = item.end() if item is not None else indent
+            if _STORIES_KEY.match(raw[key_at:]):
+                opened = key_at
+    close()
+    return entries or None
+
+
+def parse_plan_entries(text: str) -> tuple[list[SprintEntry], bool]:
+    """The story entries of a ``sprint-status.yaml``: its ``development_status`` mapping
+    (:func:`parse_sprint_status`), else, when it has none, the stories it lists under
+    ``epics:`` (:func:`parse_story_list`); with whether they came from such a list.
+
+    Raises:
+        SprintStatusError: as :func:`parse_sprint_status`, or the list's own error.
+    """
+    try:
+        return parse_sprint_status(text), False
+    except SprintStatusError as exc:
+        listed = parse_story_list(text) if not exc.line else None
+        if listed is None:
+            raise
+        return listed, True
 
 
 def top_level_value(text: str, name: str) -> tuple[str, int] | None:
