@@ -92,6 +92,8 @@ def _print(capture: Capture) -> None:
     )
     for duplicate in capture.duplicates:
         print(duplicate.line())
+    for note in capture.notes:
+        print(f"note: {note}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -63,16 +63,18 @@ CODEX_QUIET = (
 (ab.chatgpt.com), measured with codex-cli 0.169.0 through the refusing proxy. Without them
 each start tries four other hosts; with them none, and the model request is the same but for
 its ids (55,663 and 55,664 bytes)."""
-CLAUDE_CONTAINED = (
-    "--setting-sources",
-    "user",
-    "--settings",
-    json.dumps({"disableAllHooks": True}),
-    "--strict-mcp-config",
-)
-"""Claude Code's switches that leave out the project's own settings (only the user's, which
-live in the temporary home, are read), switch every hook off and start no MCP server but those
-named on the command line (none)."""
+CLAUDE_CONTAINED = ("--settings", json.dumps({"disableAllHooks": True}), "--strict-mcp-config")
+"""Claude Code's switches for a capture in a project the user did not trust: every hook off
+(settings given on the command line outrank the project's) and no MCP server started but
+those named on the command line (none)."""
+CLAUDE_USER_SETTINGS_ONLY = ("--setting-sources", "user")
+"""Claude Code's switch that leaves out the project's own settings files, added when the
+project has one (:data:`CLAUDE_PROJECT_SETTINGS`): a settings file can name programs beyond
+hooks (``apiKeyHelper``, ``awsAuthRefresh``, an ``env`` that turns them on). With them go the
+project's ``CLAUDE.md`` and rules, which Claude Code loads with the project's settings: the
+capture says so. A project with no settings file keeps them, as a run sees them."""
+CLAUDE_PROJECT_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
+"""The project's Claude Code settings files, which can start programs."""
 CODEX_CONTAINED = ("-c", "features.hooks=false", "-c", "notify=[]")
 """Codex's switches that start no hook and no ``notify`` program of any config layer."""
 # Variables that could point a client elsewhere or at a real account.
@@ -159,13 +161,16 @@ def client_launch(
     *,
     program: str | None = None,
     own_settings: bool = False,
+    settings_files: bool = False,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
     ``request.run_dir`` holds the composed ``system.md`` and ``user.md``; ``scratch`` gets the
     client's temporary homes. ``program``: the absolute path to start (the caller resolved
     it). ``own_settings``: the project's client settings stay in force (the user trusted the
-    project); otherwise :data:`CLAUDE_CONTAINED` / :data:`CODEX_CONTAINED` switch them off.
+    project); otherwise :data:`CLAUDE_CONTAINED` / :data:`CODEX_CONTAINED` switch them off, and
+    ``settings_files`` (the project has a Claude Code settings file) leaves the project's
+    settings out of Claude Code altogether (:data:`CLAUDE_USER_SETTINGS_ONLY`).
 
     Raises:
         UsageError: the run's own launch refuses (Codex: settings that would replace
@@ -181,7 +186,8 @@ def client_launch(
     else:
         spec = ClaudeAgent(config).launch(request)
         argv = list(spec.argv)
-        argv[1:1] = [] if own_settings else list(CLAUDE_CONTAINED)
+        contained = [*CLAUDE_CONTAINED, *(CLAUDE_USER_SETTINGS_ONLY if settings_files else ())]
+        argv[1:1] = [] if own_settings else contained
     if program is not None:
         argv[0] = program
     spec = LaunchSpec(
@@ -193,3 +199,18 @@ def client_launch(
         warnings=spec.warnings,
     )
     return ClientLaunch(spec, env)
+
+
+def project_settings_left_out(root: Path, client: str, own_settings: bool) -> str:
+    """The note a capture carries when it leaves the project's Claude Code settings out (and
+    with them its ``CLAUDE.md`` and rules); empty when it does not."""
+    if client != "claude" or own_settings:
+        return ""
+    present = [name for name in CLAUDE_PROJECT_SETTINGS if os.path.lexists(root / name)]
+    if not present:
+        return ""
+    return (
+        f"the project's {' and '.join(present)} can start programs and the project is not "
+        "trusted: Claude Code ran without the project's settings, and so without its CLAUDE.md "
+        "and rules, which a run loads (promptdeck trust, then capture again, to measure them)"
+    )

@@ -115,6 +115,8 @@ class Capture:
         duplicates: text arriving twice, per pair of parts.
         requests: how many requests the client made in all (side requests included).
         captured_at: when, in seconds since the epoch.
+        notes: what this capture left out that a run would send (the project's client
+            settings of a project not trusted), one line each.
     """
 
     client: str
@@ -128,6 +130,7 @@ class Capture:
     duplicates: tuple[DuplicateText, ...] = ()
     requests: int = 1
     captured_at: float = 0.0
+    notes: tuple[str, ...] = ()
 
     @property
     def tokens(self) -> int:
@@ -165,6 +168,7 @@ class Capture:
             "captured_at": self.captured_at,
             "parts": [part.to_dict(self.window) for part in self.parts],
             "duplicates": [duplicate.to_dict() for duplicate in self.duplicates],
+            "notes": list(self.notes),
         }
 
 

@@ -50,6 +50,7 @@ from .clients import (
     client_launch,
     client_program,
     parse_version,
+    project_settings_left_out,
     too_old,
 )
 from .loopback import CapturedRequest, LoopbackCapture
@@ -283,6 +284,7 @@ def capture_prompt(
     deadline = started + timeout
     program = client_path(client_program(workspace.config, client), client, workspace.root)
     own_settings = client_settings_trusted(workspace)
+    left_out = project_settings_left_out(workspace.root, client, own_settings)
     # One event ends the client's run: set by the loopback on a reach for another host, or by
     # the caller's ``stop``.
     halt = stop if stop is not None else threading.Event()
@@ -312,6 +314,7 @@ def capture_prompt(
             loopback.address,
             program=program,
             own_settings=own_settings,
+            settings_files=bool(left_out),
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
@@ -352,4 +355,5 @@ def capture_prompt(
         duplicates=duplicated_text(parts),
         requests=len(requests),
         captured_at=time.time(),
+        notes=(left_out,) if left_out else (),
     )

@@ -29,6 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+from ..project.state_folder import state_dir
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..vocabulary import optional_layer
 from .model import Selection
@@ -216,7 +218,12 @@ def write_state(root: Path, relative: str, text: str) -> None:
     """
     target = root / relative
     folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        # Every folder from `.promptdeck` down is a real one: a link inside the project
+        # (`.promptdeck -> docs/state`) would otherwise get the state committed.
+        state_dir(root, folder)
+    except UsageError as exc:
+        raise OSError(str(exc)) from None
     if folder.is_symlink() or not folder.resolve().is_relative_to(root.resolve()):
         raise OSError(f"{folder} is not a folder of the project; nothing written")
     temporary = folder / f".{target.name}.{os.getpid()}.tmp"

@@ -249,10 +249,13 @@ def note_rules_read(workspace: Workspace, rules: RulesFile) -> RulesHealth:
     path = _health_path(workspace)
     # A count that cannot be written (a read-only project) is left as it was: the alert is
     # advice, never a reason to fail the run.
+    from ..errors import UsageError
     from ..project.rewrites import RewriteRefused, replace_record  # a run writes it, not a view
+    from ..project.state_folder import state_dir
 
-    with contextlib.suppress(OSError, RewriteRefused):
-        path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError, RewriteRefused, UsageError):
+        # `.promptdeck/runs` is a real folder, never a link to where a commit would take it.
+        state_dir(workspace.root, path.parent)
         record = {"path": rules.path, "status": rules.status, "consecutive": consecutive}
         replace_record(path, workspace.root.resolve(), (json.dumps(record) + "\n").encode())
     return health

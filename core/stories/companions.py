@@ -6,7 +6,8 @@ story context (``<story-file-stem>.context.xml`` from BMAD v5's story-context wo
 reviews, change proposals, epic retrospectives (``epic12-13-14-retro-….md``). Each one may
 even open with a ``# Story <key>: …`` heading. None of them is the story's own file, and
 none decides its status: :func:`companion_kind` names what such a file is, from its name and
-(when read) its first heading.
+(when read) its first heading; :func:`sibling_companion` names a file called after another
+file beside it with a report's or review's word added (``X-report.md`` beside ``X.md``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Capture starts the real client with the project's own client settings switched off: a
 cloned ``.claude/settings.json`` whose hooks and ``apiKeyHelper`` would run programs runs
-none of them — Claude Code gets ``--setting-sources user``, every hook disabled and no MCP
+none of them — Claude Code gets ``--setting-sources user`` (where the project has a settings
+file), every hook disabled and no MCP
 server of the project — unless the user trusted the project as it is now."""
 
 from __future__ import annotations
@@ -122,6 +123,27 @@ def test_capture_runs_no_hook_or_helper_of_the_project_s_client_settings(tmp_pat
     assert argv[argv.index("--setting-sources") + 1] == "user"
     assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
     assert "--strict-mcp-config" in argv
+    # What the capture left out that a run would send is said, not hidden.
+    assert "without the project's settings, and so without its CLAUDE.md" in done.stdout
+
+
+def test_a_project_with_no_settings_file_keeps_its_claude_md_but_no_hook_runs(
+    tmp_path: Path,
+) -> None:
+    # Nothing in the project can start a program: its CLAUDE.md and rules are loaded as a
+    # run loads them; hooks (the user's own included) and MCP servers stay off.
+    marker = tmp_path / "project-settings-ran"
+    root = _project(tmp_path, marker)
+    for name in (".claude/settings.json", ".claude/settings.local.json"):
+        (root / name).unlink()
+    env, log = _env(tmp_path)
+    done = _promptdeck(root, env, "capture", "--client", "claude", "--story", "1.2")
+    assert done.returncode == 0, done.stderr
+    argv = json.loads(log.read_text().splitlines()[0])["argv"]
+    assert "--setting-sources" not in argv
+    assert json.loads(argv[argv.index("--settings") + 1]) == {"disableAllHooks": True}
+    assert "--strict-mcp-config" in argv
+    assert "note:" not in done.stdout
 
 
 def test_a_trusted_project_keeps_its_client_settings(tmp_path: Path) -> None:

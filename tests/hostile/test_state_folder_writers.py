@@ -70,3 +70,28 @@ def test_real_folders_are_written_as_always(tmp_path: Path) -> None:
     assert (root / ".promptdeck" / "locks" / "1-1.lock").is_file()
     written = write_export(root / ".promptdeck" / "exports" / "a", {"s.md": "x"}, root=root)
     assert [p.name for p in written] == ["s.md"]
+
+
+def test_the_file_choices_never_go_through_a_linked_state_folder(tmp_path: Path) -> None:
+    from promptdeck.core.injection.choices import toggle_remembered
+
+    root = tmp_path / "project"
+    (root / "docs" / "state").mkdir(parents=True)
+    (root / ".promptdeck").symlink_to("docs/state")
+    with pytest.raises(OSError, match=r"\.promptdeck is a symbolic link"):
+        toggle_remembered(root, "1-1", "docs/notes.md", True)
+    assert list((root / "docs" / "state").iterdir()) == []
+
+
+def test_the_rules_health_count_is_not_written_through_a_linked_runs_folder(
+    tmp_path: Path,
+) -> None:
+    from promptdeck.core.layers.rules import note_rules_read, read_rules
+
+    root = tmp_path / "project"
+    (root / "docs" / "records").mkdir(parents=True)
+    (root / ".promptdeck").mkdir()
+    (root / ".promptdeck" / "runs").symlink_to("../docs/records")
+    workspace = Workspace(root=root.resolve(), config=load_config(root))
+    note_rules_read(workspace, read_rules(workspace))
+    assert list((root / "docs" / "records").iterdir()) == []

@@ -9,11 +9,12 @@ Stories come from two places that usually agree:
   own grammar first and leniently past it (:func:`~promptdeck.core.stories.keys.read_entry_keys`);
   an entry that names no story is an :class:`~promptdeck.core.stories.model.UnreadableEntry` with
   its line, never silently dropped.
-* Markdown story files whose first heading is ``# Story <key>: <title>`` (or named exactly
-  after a sprint-status entry), in the artifacts folder and the folder ``story_location``
-  names, each with its subfolders down to :data:`STORY_DEPTH` levels (``stories/``,
-  ``epic19/stories/``; ``{project-root}`` resolved inside the project; a location outside
-  it, missing, or not a folder is one unreadable entry and is never read).
+* Markdown story files whose first heading is ``# Story <key>: <title>`` (or named after a
+  sprint-status entry: exactly, or starting with its key when the story has no other file),
+  in the artifacts folder and the folder ``story_location`` names, each with its subfolders
+  down to :data:`STORY_DEPTH` levels (``stories/``, ``epic19/stories/``; ``{project-root}``
+  resolved inside the project; a location outside it, missing, or not a folder is one
+  unreadable entry and is never read).
 * Companions (:mod:`..companions`): a story's context (``<stem>.context.xml``,
   ``<stem>-context.md``), reports, validations, reviews and proposals named for it. They may
   open like the story, but they are never its file and never give its status; they are
@@ -430,7 +431,9 @@ def _scan_folder(
 
     A file is a story's file when its first heading says ``# Story <key>: …``; a file named
     ``<key>-<slug>.md`` after a sprint-status entry (``entries_by_key``: key → entry name)
-    is that story's file even when its heading has another shape.
+    is that story's file even when its heading has another shape, and so is one whose name
+    only starts with the entry's key, when the story has no other file. ``X-report.md``
+    beside ``X.md`` is never a story's file (:func:`..companions.sibling_companion`).
     """
     if names is None:
         names = folder_names(folder)

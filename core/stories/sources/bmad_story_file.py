@@ -1,7 +1,7 @@
 """A BMAD story file: what its first heading, ``Status:`` line and tasks say.
 
 A file is a story's when its first heading is ``# Story <key>: <title>`` (or, for a file named
-exactly after a sprint-status entry, whatever its heading says); only the head of a file is
+after a sprint-status entry, whatever its heading says); only the head of a file is
 read until that heading shows it is one. Status words of older BMAD releases and hand-written
 files are mapped to the canonical ones here too (:func:`normalize_status`).
 """
@@ -106,9 +106,11 @@ def clean_status(value: str) -> tuple[str, str]:
 
 
 def _file_status(lines: list[str], headings: list[Heading]) -> tuple[str, int] | None:
-    """The ``Status:`` value and its 1-based line: the first one before the first section
-    (a frontmatter ``status:`` or a later ``## Auto Run Result`` status is not the story's),
-    or the one in a ``## Status`` section."""
+    """The ``Status:`` value and its 1-based line: the first one before the first section or
+    inside a first section of the story's fields (``## Story Info``: ``- **Status:** Done``),
+    else the one in a ``## Status`` section. A frontmatter ``status:`` or a later ``## Auto
+    Run Result`` status is not the story's. A value followed by another bold field on its
+    line (``done **Epic:** 2.5``) ends before it."""
     sections = [h for h in headings if h.level >= 2]
     first_section = sections[0].line if sections else len(lines)
     if sections and _INFO_HEADING.match(sections[0].text):
@@ -141,7 +143,8 @@ def parse_story_text(text: str, path: str, named_id: str | None = None) -> Story
         text: the file's text.
         path: its root-relative path.
         named_id: the story id the file's name gives it (``<entry>.md`` of a sprint-status
-            entry): then a first heading of another shape is the story's title.
+            entry, or a name starting with its key): then a first heading of another shape
+            is the story's title.
     """
     lines = text.splitlines()
     headings = list(iter_headings(lines))
