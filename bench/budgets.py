@@ -21,6 +21,9 @@ printed with every section.
 * the same ``stories --json`` with the plan under ``docs/sprint-artifacts`` and no configuration
   naming it (found by search), remembered answer off: ≤ 2× listing that folder and reading its
   files;
+* ``stories --json`` on the largest plan of the corpus of real projects
+  (``tests/fixtures/corpus/``, by file count), no configuration, remembered answer off: ≤ 2×
+  walking that project and reading every file of it in plain Python;
 * ``promptdeck --version``: ≤ 1.5× ``python -c pass`` + 30 ms.
 
 The floor: a fresh Python that imports tiktoken, builds ``o200k_base`` from the bundled ranks
@@ -404,6 +407,61 @@ print(len(names))
 every file in it (``--every-file``) or the files a listing file names."""
 
 
+CORPUS = HERE.parent / "tests" / "fixtures" / "corpus"
+WALK_FLOOR = r"""
+import os, sys
+count = 0
+for folder, folders, names in os.walk(sys.argv[1]):
+    folders[:] = [name for name in folders if name != ".git"]
+    for name in names:
+        with open(os.path.join(folder, name), "rb") as handle:
+            handle.read()
+        count += 1
+print(count)
+"""
+"""The plain-Python reference of ``stories`` on a real project: walk it and read every file."""
+
+
+def largest_corpus_project(work: Path) -> tuple[str, Path]:
+    """The corpus fixture with the most files, written out as a git checkout under ``work``
+    (once), and its name."""
+    fixtures = sorted(CORPUS.glob("*.json"))
+    sized = [
+        (len(json.loads(path.read_text(encoding="utf-8"))["files"]), path) for path in fixtures
+    ]
+    _, chosen = max(sized)
+    root = work / f"corpus-{chosen.stem}"
+    if not (root / ".git").is_dir():
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        for entry in json.loads(chosen.read_text(encoding="utf-8"))["files"]:
+            target = root / entry["path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(entry["text"], encoding="utf-8")
+        git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@invalid"]
+        env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+        for step in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "plan"]):
+            subprocess.run([*git, *step], cwd=root, env=env, check=True)
+    return chosen.stem, root
+
+
+def section_corpus(rounds: int, verdicts: Verdicts) -> None:
+    name, root = largest_corpus_project(WORK)
+    files = sum(1 for path in root.rglob("*") if path.is_file() and ".git" not in path.parts)
+    print(f"\n== stories --json, the corpus's largest plan ({name}, {files} files)  [{load()}]")
+    env = {**os.environ, "PROMPTDECK_ANSWER_CACHE": "off"}
+    mine = "stories --json, no configuration, answer off"
+    floor = f"walk the project + read all {files} files"
+    results = interleave(
+        {
+            floor: lambda: run_timed([PYTHON, "-c", WALK_FLOOR, str(root)]),
+            mine: lambda: run_timed([PROMPTDECK, "stories", "--json", "--root", str(root)], env),
+        },
+        rounds,
+    )
+    verdicts.ratio(f"{mine} / {floor}", results[mine], results[floor], 2.0, faster=False)
+
+
 def section_stories(rounds: int, verdicts: Verdicts) -> None:
     print(f"\n== stories --json, 50,000 artifact files, fresh processes  [{load()}]", flush=True)
     root = Path(make_synthetic_workspace(WORK / "synthetic-50000", 50_000)["root"])
@@ -529,6 +587,7 @@ def main() -> int:
         section_version(rounds, verdicts)
     if "stories" in only:
         section_stories(rounds, verdicts)
+        section_corpus(rounds, verdicts)
     if "app" in only:
         section_app(root, rounds, verdicts, args.before.resolve() if args.before else None)
     print(f"\ndone; {load()}")

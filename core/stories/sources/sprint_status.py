@@ -11,6 +11,7 @@ file and the status write-back as a refusal — never a crash. A file with no
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 SPRINT_STATUS_NAME = "sprint-status.yaml"
@@ -36,6 +37,17 @@ class SprintEntry:
     name: str
     value: str
     line: int
+
+
+def _content_lines(text: str) -> Iterator[tuple[int, str, str, int]]:
+    """Each line of ``text`` holding more than a comment: its 1-based number, the line, the
+    line without its leading spaces, and how many spaces those were."""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        body = raw.lstrip(" ")
+        yield number, raw, body, len(raw) - len(body)
 
 
 def _quoted(text: str, line: int) -> tuple[str, str]:
@@ -115,16 +127,11 @@ def parse_sprint_status(text: str) -> list[SprintEntry]:
     seen: dict[str, int] = {}
     found = in_status = False
     status_indent: int | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        body = raw.lstrip(" ")
-        indent = len(raw) - len(body)
+    for number, _line, body, indent in _content_lines(text):
         if body.startswith("\t"):
             raise SprintStatusError(number, "tab in indentation (YAML allows spaces only)")
         if indent == 0:
-            if stripped in ("---", "..."):
+            if body.strip() in ("---", "..."):
                 continue
             key, value = _pair(body, number)
             in_status = key == "development_status"
@@ -228,12 +235,7 @@ def parse_story_list(text: str) -> list[SprintEntry] | None:
         seen[name] = story.line
         entries.append(SprintEntry(name, *story.status))
 
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        body = raw.lstrip(" ")
-        indent = len(raw) - len(body)
+    for number, raw, body, indent in _content_lines(text):
         item = _LIST_ITEM.match(raw)
         if indent == 0 and not (in_epics and item is not None):
             close()
