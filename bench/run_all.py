@@ -19,6 +19,7 @@ BENCHES = (
     "compose",
     "stream",
     "run_memory",
+    "scope_check",
     "app",
 )
 

@@ -100,6 +100,7 @@ def outcome_colour(outcome: Outcome) -> str:
             | "git-failed"
             | "unsaved"
             | "status-failed"
+            | "scope-violated"
         ):
             return "1;33"
         case _:

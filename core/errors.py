@@ -23,6 +23,9 @@ written); the files are as they were."""
 EXIT_CAPTURE = 12
 """``capture``: the client is missing, did not finish in time, or sent nothing promptdeck
 wrote; nothing was sent anywhere."""
+EXIT_SCOPE = 13
+"""The agent changed a file outside its phase's write scope (the plan's bookkeeping, another
+story); the file was restored and nothing was staged or committed."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C (128 + SIGINT), the shell's convention."""
 

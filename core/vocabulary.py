@@ -21,11 +21,14 @@ Outcome = Literal[
     "git-failed",
     "unsaved",
     "status-failed",
+    "scope-violated",
 ]
 """How a run ends. Only the first two come from a signal; ``git-failed`` is a success whose
 git step failed or was refused (exit 6), ``unsaved`` a run whose record could not be written
 (exit 7), ``status-failed`` a success whose status write-back could not be done (a symlink
-in the status file's place, a file changed since it was read; exit 11): none is a success."""
+in the status file's place, a file changed since it was read; exit 11), ``scope-violated`` a
+run whose agent changed a file outside its phase's write scope (restored; exit 13): none is a
+success."""
 OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)
 
 SUCCESS: Final = "success"

@@ -180,6 +180,9 @@ class LaunchRequest:
         turn: the turn number in a chat session (0 for a plain run).
         attempt: the attempt number of this phase for this story.
         images: image files sent with the user message (absolute paths).
+        protected_paths: files the agent may not write in this phase, root-relative with
+            ``/`` separators; a backend whose client can refuse such writes up front asks it
+            to (the run still checks and restores them afterwards, whatever the client did).
     """
 
     run_dir: Path
@@ -192,6 +195,7 @@ class LaunchRequest:
     turn: int = 0
     attempt: int = 1
     images: tuple[Path, ...] = ()
+    protected_paths: tuple[str, ...] = ()
 
     @property
     def system_file(self) -> Path:

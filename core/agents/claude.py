@@ -1,9 +1,32 @@
 """Claude Code, the real CLI, driven headless with ``--output-format stream-json``.
 
 The launch: ``claude -p --output-format stream-json --verbose --append-system-prompt-file
-<run>/system.md [--model M] [permission args] [--resume SESSION]`` with the user message on
-stdin. The system prompt file is passed on every call, resumed ones too: the CLI does not keep an
-appended system prompt across ``--resume``.
+<run>/system.md [--model M] [permission args] [--settings <run>/claude-settings.json]
+[--resume SESSION]`` with the user message on stdin. The system prompt file is passed on every
+call, resumed ones too: the CLI does not keep an appended system prompt across ``--resume``.
+
+Files the phase may not write (:attr:`LaunchRequest.protected_paths`) become deny rules in a
+settings file of the run's own, passed with ``--settings`` (also on every call: a resumed turn
+starts a new process that reads its settings again). Measured with Claude Code 2.1.197:
+
+- One ``Edit(//<absolute path>)`` rule refuses the ``Edit`` *and* the ``Write`` tool before
+  they run (Claude Code documents ``Edit`` rules as covering all its file-editing tools, so
+  ``NotebookEdit`` too), in every permission mode, ``bypassPermissions`` included; the model
+  gets an error tool result ("File is in a directory that is denied by your permission
+  settings"). A ``Write(…)`` rule alone does not stop the ``Write`` tool; it is written too,
+  for clients that honour it. ``MultiEdit`` no longer exists in that version.
+- ``/path`` would be relative to the *settings file's* folder (the run folder), not the project,
+  and a bare ``path`` matches that name in every folder: so the rules name absolute paths
+  (``//`` + the root, and the root with its links resolved when that differs).
+- The path is a gitignore-style pattern inside a rule: ``\\``, ``*``, ``[``, ``]``, ``!``, ``#``
+  and trailing spaces are escaped with a backslash for the pattern, then ``\\``, ``(`` and ``)``
+  for the rule, as Claude Code escapes its own rules. ``?`` has no escape that matches it (``\\?``
+  and ``[?]`` match nothing; a bare ``?`` matches any character), so a path holding ``?``, or a
+  control character, is left out of the rules with one warning.
+
+What the rules do not cover: ``Bash`` (``sed -i``, ``>``, ``git checkout``, a script the agent
+writes and runs) writes wherever the process may, and MCP tools are not file tools. That is why
+the run also compares every protected file byte for byte after the phase and restores it.
 
 The stream: one JSON object a line — ``system``/``init`` (session id, model), ``assistant``
 messages whose content blocks are ``text`` and ``tool_use``, ``user`` messages carrying
@@ -15,12 +38,15 @@ tokens over the configured window; the ``result`` totals add up every call, so t
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
-from pathlib import Path
+import os
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..project.config import Config
 from ..project.images import sniff
+from ..project.plan_location import SPRINT_STATUS_NAMES
 from ..units import reported_cost
 from .base import (
     INFO,
@@ -210,6 +236,116 @@ def stream_json_message(text: str, images: tuple[Path, ...]) -> bytes:
     return (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+SETTINGS_FILE = "claude-settings.json"
+"""The run's own Claude Code settings (the deny rules of its protected files)."""
+
+MOST_RULED_PATHS = 2_000
+"""The most protected files named in one run's deny rules: Claude Code checks every rule on
+every file tool call (measured with 2.1.197: 4,000 rules made a short run 1 s slower), and a
+plan of thousands of stories would otherwise make a settings file of megabytes. The sprint
+status comes first; the rest are left to the check after the phase, with one warning."""
+
+_PATTERN_SPECIAL = frozenset("\\*[]!#")
+"""Characters of Claude Code's gitignore-style path patterns that a backslash makes literal."""
+
+
+def _rule_escape(content: str) -> str:
+    """``content`` as the inside of ``Tool(…)``: Claude Code's own escape of its rules."""
+    return content.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def _literal_pattern(path: str) -> str | None:
+    """``path`` as a path pattern matching exactly that file; None when no pattern can (a
+    ``?`` or a control character)."""
+    if "?" in path or any(ord(char) < 0x20 or ord(char) == 0x7F for char in path):
+        return None
+    escaped = "".join(f"\\{char}" if char in _PATTERN_SPECIAL else char for char in path)
+    body = escaped.rstrip(" ")
+    # A pattern's trailing spaces are dropped unless escaped.
+    return body + "\\ " * (len(escaped) - len(body))
+
+
+def _root_forms(root: Path) -> list[str]:
+    """The root as Claude Code may see a file's path: as given and with its links resolved."""
+    given = os.path.abspath(root)
+    forms = [given]
+    with contextlib.suppress(OSError, RuntimeError):
+        resolved = str(Path(given).resolve())
+        if resolved != given:
+            forms.append(resolved)
+    return forms
+
+
+def _relative_path(path: str) -> str | None:
+    """``path`` as a plain root-relative path, or None when it is not one."""
+    pure = PurePosixPath(path)
+    if not path or pure.is_absolute() or ".." in pure.parts or pure.parts in ((), (".",)):
+        return None
+    return pure.as_posix()
+
+
+def deny_rules(root: Path, protected: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Claude Code's deny rules that refuse edits of ``protected`` (root-relative paths), and
+    the paths no rule can name (left to the check after the phase).
+
+    Each path gets an ``Edit(//<absolute>)`` and a ``Write(//<absolute>)`` rule for each form
+    of the root (:func:`_root_forms`).
+    """
+    rules: list[str] = []
+    left_out: list[str] = []
+    forms = _root_forms(root)
+    named = 0
+    # The sprint status first: when the rules cannot name every file, they name that one.
+    ordered = sorted(
+        dict.fromkeys(protected),
+        key=lambda path: PurePosixPath(path).name not in SPRINT_STATUS_NAMES,
+    )
+    for raw in ordered:
+        relative = _relative_path(raw)
+        patterns = (
+            None
+            if relative is None or named >= MOST_RULED_PATHS
+            else [_literal_pattern(f"{form.rstrip('/')}/{relative}") for form in forms]
+        )
+        if patterns is None or None in patterns:
+            left_out.append(raw)
+            continue
+        named += 1
+        for pattern in dict.fromkeys(patterns):
+            inside = _rule_escape(f"/{pattern}")
+            rules += [f"Edit({inside})", f"Write({inside})"]
+    return tuple(dict.fromkeys(rules)), tuple(left_out)
+
+
+def settings_text(rules: tuple[str, ...]) -> str:
+    """The settings file holding ``rules`` as deny rules."""
+    return json.dumps({"permissions": {"deny": list(rules)}}, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_run_file(run_dir: Path, name: str, text: str) -> Path:
+    """Write ``<run_dir>/<name>`` afresh, never through a symlink: a file left by an earlier
+    dry run is removed first, and the new one is created exclusively (``O_EXCL``) without
+    following links, so a link planted in its place fails rather than redirects the write."""
+    path = run_dir / name
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with os.fdopen(os.open(path, flags, 0o644), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def left_out_warning(left_out: tuple[str, ...]) -> str:
+    """The one line for protected paths no deny rule can name."""
+    shown = ", ".join(repr(path) for path in left_out[:3]) + (", …" if len(left_out) > 3 else "")
+    return (
+        f"claude: {len(left_out)} protected file(s) cannot be named in a permission rule "
+        f"({shown}: a '?', a control character, not a root-relative path, or past the first "
+        f"{MOST_RULED_PATHS:,}); the client will not refuse edits to them, promptdeck still "
+        "checks and restores them after the phase"
+    )
+
+
 class ClaudeAgent:
     """The ``claude`` backend."""
 
@@ -233,6 +369,14 @@ class ClaudeAgent:
         if self.config.agent_claude_model:
             argv += ["--model", self.config.agent_claude_model]
         argv += list(self.config.agent_claude_args)
+        warnings: list[str] = []
+        if request.protected_paths:
+            rules, left_out = deny_rules(request.root, request.protected_paths)
+            if left_out:
+                warnings.append(left_out_warning(left_out))
+            if rules:
+                settings = write_run_file(request.run_dir, SETTINGS_FILE, settings_text(rules))
+                argv += ["--settings", str(settings)]
         if request.resume_session:
             argv += ["--resume", check_session_id(request.resume_session)]
         stdin = request.user_file.read_bytes()
@@ -244,6 +388,7 @@ class ClaudeAgent:
             cwd=request.root,
             stdin=stdin,
             system_channel="--append-system-prompt-file (system.md)",
+            warnings=tuple(warnings),
         )
 
     def output_parser(self) -> StreamJsonParser:

@@ -22,7 +22,13 @@ wins over a profile, so the launch refuses (exit 2) when such a file would apply
 when one exists in a project Codex does not trust yet.
 
 The sandbox: ``-s workspace-write`` by default (``agent.codex_sandbox``), so a dev phase can edit
-the workspace; Codex keeps ``.git`` read-only inside it.
+the workspace; Codex keeps ``.git`` read-only inside it. When the phase has files it may not
+write (:attr:`LaunchRequest.protected_paths`), the profile instead selects a permission profile
+that is the same workspace access with those files read-only (:func:`.codex_profile.guard_text`)
+and no ``-s`` is passed (``--sandbox`` would override it); a resumed turn gets a profile holding
+only that part. Where that cannot apply — a sandbox flag or setting in ``agent.codex_args``, a
+sandbox other than ``workspace-write`` — one warning says Codex will not refuse those writes;
+the run's check after the phase still puts them back.
 
 The stream: ``thread.started`` (the thread id, our session id), ``item.completed`` items
 (``agent_message`` text is the agent's own; ``command_execution``, ``file_change``,
@@ -39,16 +45,18 @@ are :mod:`.codex_profile`'s, the stream's parser is :mod:`.codex_stream`'s.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..errors import UsageError
 from ..project.config import Config
 from .base import LaunchRequest, LaunchSpec, check_session_id
 from .codex_profile import (
+    MOST_GUARDED_PATHS,
     OVERRIDING_KEYS,
     PROFILE_FILE,
     codex_home,
+    guard_text,
     linked_profile,
     profile_name,
     profile_text,
@@ -86,6 +94,31 @@ def check_args(args: tuple[str, ...]) -> None:
             )
 
 
+_SANDBOX_SETTINGS = ("sandbox", "default_permissions", "permissions", "permission_profile")
+"""``-c`` settings of ``codex_args`` that choose the sandbox themselves."""
+
+
+def _sets_sandbox(args: tuple[str, ...]) -> bool:
+    """Whether ``codex_args`` choose the sandbox (a flag, or a ``-c`` setting of it)."""
+    if _has_flag(args, _SANDBOX_FLAGS):
+        return True
+    for index, arg in enumerate(args):
+        value = arg.split("=", 1)[1] if arg.startswith("--config=") else None
+        if arg in ("-c", "--config") and index + 1 < len(args):
+            value = args[index + 1]
+        key = "" if value is None else value.split("=", 1)[0].strip()
+        if key.startswith(_SANDBOX_SETTINGS):
+            return True
+    return False
+
+
+def _unguarded_warning(count: int, why: str) -> str:
+    return (
+        f"codex: {count} protected file(s) stay writable for the agent ({why}); promptdeck "
+        "still checks and restores them after the phase"
+    )
+
+
 class CodexAgent:
     """The ``codex`` backend."""
 
@@ -107,34 +140,41 @@ class CodexAgent:
         check_args(args)
         argv = [codex_binary(self.config), "exec", "--json"]
         sandbox = self.config.agent_codex_sandbox
-        if sandbox and not _has_flag(args, _SANDBOX_FLAGS):
+        warnings: list[str] = []
+        guard = self._guard(request, args, warnings)
+        if sandbox and not _has_flag(args, _SANDBOX_FLAGS) and not guard:
             argv += ["-s", sandbox]
         argv += args
         argv += [f"--image={path}" for path in request.images]
         if request.resume_session:
-            # The thread replays the first turn's developer instructions by itself.
-            argv += ["resume", check_session_id(request.resume_session), "-"]
+            thread = check_session_id(request.resume_session)
+            # The thread replays the first turn's developer instructions by itself: a profile
+            # carries only the guard, when there is one.
+            if not guard:
+                argv += ["resume", thread, "-"]
+                return LaunchSpec(
+                    argv=tuple(argv),
+                    cwd=request.root,
+                    stdin=request.user_file.read_bytes(),
+                    system_channel="kept by the resumed Codex thread (not sent again)",
+                    warnings=tuple(warnings),
+                )
+            name, scope = self._profile(request, guard)
             return LaunchSpec(
-                argv=tuple(argv),
+                argv=(*argv, "-p", name, "resume", thread, "-"),
                 cwd=request.root,
                 stdin=request.user_file.read_bytes(),
+                scope=scope,
                 system_channel="kept by the resumed Codex thread (not sent again)",
+                warnings=tuple(warnings),
             )
-        warnings: list[str] = []
         for override in project_overrides(request.root, self.home):
             if override.trusted:
                 raise UsageError(override.message())
             warnings.append(override.message())
-        profile = request.run_dir / PROFILE_FILE
         system = request.system_file.read_bytes().decode("utf-8")
-        profile.write_text(profile_text(system), encoding="utf-8")
-        name = profile_name(request.run_dir.name)
+        name, scope = self._profile(request, profile_text(system) + guard)
         argv += ["-p", name, "-"]
-        home, target = self.home, profile.resolve()
-
-        def scope() -> contextlib.AbstractContextManager[Path]:
-            return linked_profile(home, name, target)
-
         return LaunchSpec(
             argv=tuple(argv),
             cwd=request.root,
@@ -143,6 +183,47 @@ class CodexAgent:
             system_channel=f"developer instructions via profile {name} ({PROFILE_FILE})",
             warnings=tuple(warnings),
         )
+
+    def _guard(self, request: LaunchRequest, args: tuple[str, ...], warnings: list[str]) -> str:
+        """The profile's permission part for the protected files ("" for none), noting in
+        ``warnings`` the files Codex will not refuse to write."""
+        protected = request.protected_paths
+        if not protected:
+            return ""
+        sandbox = self.config.agent_codex_sandbox
+        if _sets_sandbox(args):
+            warnings.append(_unguarded_warning(len(protected), "agent.codex_args set the sandbox"))
+            return ""
+        if sandbox != "workspace-write":
+            if sandbox != "read-only":  # read-only: nothing is writable anyway
+                shown = sandbox or "Codex's own default"
+                warnings.append(_unguarded_warning(len(protected), f"sandbox {shown}"))
+            return ""
+        text, left_out = guard_text(request.root, protected)
+        if left_out:
+            shown = ", ".join(repr(path) for path in left_out[:3])
+            more = ", …" if len(left_out) > 3 else ""
+            why = (
+                f"{shown}{more}: a glob character, a folder that does not exist yet, not a "
+                f"root-relative path, or past the first {MOST_GUARDED_PATHS:,}"
+            )
+            warnings.append(_unguarded_warning(len(left_out), why))
+        return text
+
+    def _profile(
+        self, request: LaunchRequest, text: str
+    ) -> tuple[str, Callable[[], contextlib.AbstractContextManager[Path]]]:
+        """Write ``text`` as the run's profile; its ``-p`` name and the scope that links it
+        into ``CODEX_HOME`` while the process runs."""
+        profile = request.run_dir / PROFILE_FILE
+        profile.write_text(text, encoding="utf-8")
+        name = profile_name(request.run_dir.name)
+        home, target = self.home, profile.resolve()
+
+        def scope() -> contextlib.AbstractContextManager[Path]:
+            return linked_profile(home, name, target)
+
+        return name, scope
 
     def output_parser(self) -> CodexJsonParser:
         """A fresh JSONL parser that reads the last call's usage from Codex's rollout file."""

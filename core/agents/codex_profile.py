@@ -5,6 +5,15 @@ The run's ``system.md`` goes into ``<run>/codex-profile.toml`` as ``developer_in
 the process runs (:func:`linked_profile`), and links left by a promptdeck that no longer runs
 are swept. A project's ``.codex/config.toml`` setting the instructions would win over the
 profile: :func:`project_overrides` finds such files and whether Codex trusts them.
+
+Files the phase may not write go into the same profile as a *permission profile*
+(:func:`guard_text`): ``default_permissions = "promptdeck"``, extending Codex's ``:workspace``
+(the workspace writable, ``.git`` read-only, as ``-s workspace-write``) with each protected file
+``read`` under ``:project_roots``. Measured with codex-cli 0.171: its sandbox then mounts each
+such file read-only for shell commands (``sed -i`` and ``>`` fail), and its ``apply_patch``
+tool refuses to update or to create it ("patch rejected: writing outside of the project"); a
+missing file cannot be created. Permission profiles give way to ``--sandbox``,
+so a launch with the guard passes no ``-s``.
 """
 
 from __future__ import annotations
@@ -12,12 +21,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..processes import pid_alive
+from ..project.plan_location import SPRINT_STATUS_NAMES
 from ..project.textfiles import TextProblem, read_text
 from ..terminal import printable_line
 
@@ -77,6 +88,78 @@ def profile_text(system: str) -> str:
         "instructions.\n"
         f"developer_instructions = {toml_string(system)}\n"
     )
+
+
+PERMISSIONS_NAME = "promptdeck"
+"""The permission profile the guard defines and selects."""
+MOST_GUARDED_PATHS = 200
+"""The most protected files one run's sandbox mounts read-only. Each is one more mount, and
+one more argument, for every command Codex runs: measured with codex-cli 0.171 on Linux, 400
+files made a run of two tool calls 4 s slower, and 2,000 overflowed the sandbox's argument list
+so that no command could start at all. The sprint status comes first; the rest are left to the
+check after the phase, with one warning."""
+_GLOB = re.compile(r"[*?\[\]{}]")
+"""Characters that make a permission entry a glob pattern rather than one path."""
+
+
+def _guardable(root: Path, path: str) -> str | None:
+    """``path`` as a ``:project_roots`` entry naming exactly that file, or None.
+
+    None for what is not a plain root-relative path, for a name Codex would read as a glob,
+    and for a file whose folder does not exist: the sandbox would mask the first missing folder
+    of the path, so the agent could not create that folder at all.
+    """
+    pure = PurePosixPath(path)
+    if (
+        not path
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or pure.parts in ((), (".",))
+        or _GLOB.search(path)
+        or any(ord(char) < 0x20 or ord(char) == 0x7F for char in path)
+    ):
+        return None
+    folder = root  # the workspace itself may be reached through a link; its folders not
+    try:
+        for part in pure.parent.parts:
+            folder = folder / part
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return None
+    except OSError:
+        return None
+    return pure.as_posix()
+
+
+def guard_text(root: Path, protected: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The profile's permission part that makes ``protected`` (root-relative files) read-only
+    for Codex, and the paths it cannot name (left to the check after the phase); empty text
+    when it names none."""
+    entries: list[str] = []
+    left_out: list[str] = []
+    # The sprint status first: when the guard cannot hold every file, it holds that one.
+    ordered = sorted(
+        dict.fromkeys(protected),
+        key=lambda path: PurePosixPath(path).name not in SPRINT_STATUS_NAMES,
+    )
+    for raw in ordered:
+        entry = None if len(entries) >= MOST_GUARDED_PATHS else _guardable(root, raw)
+        if entry is None:
+            left_out.append(raw)
+        else:
+            entries.append(entry)
+    if not entries:
+        return "", tuple(left_out)
+    lines = [
+        "# The files this phase may not write: read-only for Codex's sandbox and its patch tool.",
+        f"default_permissions = {toml_string(PERMISSIONS_NAME)}",
+        "",
+        f"[permissions.{PERMISSIONS_NAME}]",
+        'extends = ":workspace"',
+        "",
+        f'[permissions.{PERMISSIONS_NAME}.filesystem.":project_roots"]',
+        *(f'{toml_string(entry)} = "read"' for entry in dict.fromkeys(entries)),
+    ]
+    return "\n".join(lines) + "\n", tuple(left_out)
 
 
 @dataclass(frozen=True)

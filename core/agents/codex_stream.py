@@ -77,7 +77,7 @@ def last_model_call(home: Path, thread: str) -> tuple[Usage, int | None] | None:
             continue
         try:
             entry = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         payload = entry.get("payload") if isinstance(entry, dict) else None
         info = payload.get("info") if isinstance(payload, dict) else None
@@ -110,7 +110,7 @@ class CodexJsonParser:
             return []
         try:
             data = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):
             return [make_event(kind=INFO, text=line)]
         if not isinstance(data, dict):
             return [make_event(kind=INFO, text=line)]

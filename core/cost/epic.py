@@ -297,6 +297,9 @@ def plan_epic(
                 selection=selection,
                 delivery=delivery,
                 counter=counter,
+                # Read once for the epic: reading the plan again for each story made the
+                # forecast's time grow with the square of the epic's size.
+                catalog=catalog,
             )
         except PromptdeckError as exc:
             failed.append((story.id, str(exc)))

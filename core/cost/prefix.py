@@ -30,6 +30,7 @@ from ..project.workspace import Workspace
 from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest
 from ..stories.catalog import load_catalog
+from ..stories.model import StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
 
 DEFAULT_SEQUENCE = ("kickoff", "dev", "review", "uat")
@@ -304,14 +305,16 @@ def compose_sequence(
     selection: Selection | None = None,
     delivery: str | None = None,
     counter: TokenCounter | None = None,
+    catalog: StoryCatalog | None = None,
 ) -> list[ComposedPrompt]:
-    """Every phase of ``phases`` for ``story_id``, composed as it would be sent.
+    """Every phase of ``phases`` for ``story_id``, composed as it would be sent; from
+    ``catalog`` when given (an epic's stories share one reading of the plan).
 
     Raises:
         StoryNotFound, UsageError, ComposeError: as
         :func:`~promptdeck.core.prompt.compose.compose_prompt`.
     """
-    catalog = load_catalog(workspace)
+    catalog = catalog or load_catalog(workspace)
     counter = counter or get_counter(workspace.config.tokens_encoding)
     return [
         compose_prompt(

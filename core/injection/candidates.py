@@ -32,6 +32,7 @@ from .model import (
     MISSING,
     NOT_UTF8,
     OUTSIDE,
+    SECRET_LIKE_REASON,
     TOO_LARGE,
     UNREADABLE,
     WHY_ADDED,
@@ -46,6 +47,7 @@ from .model import (
     WHY_SECOND_CLAIM,
     WHY_SPEC,
     is_own_story_file,
+    is_secret_like,
 )
 
 
@@ -261,15 +263,19 @@ def plan_candidates(
     # The files the story's plan asks for (a spec's context: list, the epic's context), each
     # a row of its own; the resolution below marks one outside the project, missing or not
     # a regular file, and never reads it.
+    # A set, not a scan of the rows so far: a plan can list thousands of files.
+    story_shown = {candidate.shown for candidate in groups["story"]}
     for item in plan.context_files:
-        if item.path not in rowed and not any(c.shown == item.path for c in groups["story"]):
+        if item.path not in rowed and item.path not in story_shown:
+            story_shown.add(item.path)
+            secret = is_secret_like(item.path)
             groups["story"].append(
                 Candidate(
                     item.path,
                     "story",
-                    item.reason,
+                    SECRET_LIKE_REASON if secret else item.reason,
                     root / item.path,
-                    True,
+                    not secret,
                     flags=item.flags,
                     why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
                 )
@@ -282,16 +288,30 @@ def plan_candidates(
         if row.path in seen_rows:
             continue
         seen_rows.add(row.path)
+        secret = is_secret_like(row.path)
         groups[row.category].append(
-            Candidate(row.path, row.category, row.reason, root / row.path, row.wanted, why=row.why)
+            Candidate(
+                row.path,
+                row.category,
+                SECRET_LIKE_REASON if secret else row.reason,
+                root / row.path,
+                row.wanted and not secret,
+                why=row.why,
+            )
         )
 
     # Files that claim the story too but lost to its own file: the key scan finds them by
     # name, so each is kept as a row that says whose file the story uses, never sent.
+    by_shown: dict[str, list[Candidate]] = {}
+    if plan.second_claims:
+        for group in groups.values():
+            for candidate in group:
+                by_shown.setdefault(candidate.shown, []).append(candidate)
     for claim in plan.second_claims:
-        holders = [c for group in groups.values() for c in group if c.shown == claim.path]
+        holders = by_shown.get(claim.path, [])
         if not holders:
             holders = [Candidate(claim.path, "story", "", root / claim.path, False)]
+            by_shown[claim.path] = holders
             groups["story"].append(holders[0])
         for candidate in holders:
             candidate.wanted, candidate.reason = False, claim.reason

@@ -141,9 +141,12 @@ def load_choices(root: Path) -> StoredChoices:
         return StoredChoices({}, (f"{CHOICES_FILE}: {data}; the file choices are not applied",))
     try:
         raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:
+        # Malformed JSON, bytes that are no UTF-8, a number past Python's 4,300 digits (a bare
+        # ValueError) or nesting too deep for the parser: a committed file is data like any other.
+        why = str(exc).split(":", 1)[0] if isinstance(exc, ValueError) else "nested too deeply"
         return StoredChoices(
-            {}, (f"{CHOICES_FILE}: not valid JSON ({exc}); the file choices are not applied",)
+            {}, (f"{CHOICES_FILE}: not valid JSON ({why}); the file choices are not applied",)
         )
     stories: dict[str, FileChoice] = {}
     entries = raw.get("stories") if isinstance(raw, dict) else None

@@ -102,6 +102,26 @@ the agent to load: each can be left out (``--leave-out``, ``--exclude``, the app
 the fit may propose it."""
 
 
+SECRET_LIKE_REASON: Final = "a dotfile / secrets file: never injected unless taken in by hand"
+"""Why a file a plan names (a ``context:`` entry, an always-load file, a companion) is listed
+but not sent (:func:`is_secret_like`)."""
+
+
+def is_secret_like(path: str) -> bool:
+    """Whether ``path`` is a dotfile, lies in a dot folder (``.git/config``, ``.ssh/…``) or is
+    named like an environment file (``.env``, ``prod.env``).
+
+    The key scan never takes such a name in (hidden names and non-document extensions are
+    no candidates); a file a plan names by path follows the same rule: it is listed, out,
+    until the user takes it in by hand.
+    """
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1].lower()
+    return name.endswith(".env") or any(
+        part.startswith(".") and part not in (".", "..") for part in parts
+    )
+
+
 def is_own_story_file(category: str, why: str) -> bool:
     """Whether a row of ``category`` there for ``why`` is the story's own file, which stays in
     whatever the user leaves out: a ``story`` row its plan asks for (a ``context:`` file, the

@@ -16,6 +16,7 @@ from ..errors import (
     EXIT_NO_SIGNAL,
     EXIT_NOT_SAVED,
     EXIT_OK,
+    EXIT_SCOPE,
     EXIT_STATUS_WRITE,
 )
 from ..vocabulary import FAILURE, SUCCESS, Outcome
@@ -71,15 +72,19 @@ def settle_outcome(
     git_failed: bool = False,
     unsaved: bool = False,
     status_failed: bool = False,
+    scope_violated: bool = False,
 ) -> Outcome:
     """The final outcome once the status write-back, git and the record have had their say.
 
     A record that could not be written makes any run ``unsaved`` (not saved is not a
     success); a failed git step turns only a success into ``git-failed``, a failed status
-    write-back only a success into ``status-failed``.
+    write-back only a success into ``status-failed``. A write outside the phase's scope makes
+    any settled run ``scope-violated``: whatever the agent said, it broke the plan's rules.
     """
     if unsaved:
         return "unsaved"
+    if scope_violated:
+        return "scope-violated"
     if git_failed and outcome == SUCCESS:
         return "git-failed"
     if status_failed and outcome == SUCCESS:
@@ -89,7 +94,8 @@ def settle_outcome(
 
 def exit_code_for(outcome: Outcome) -> int:
     """The CLI exit code of an outcome: 0 success, 4 failure signal, 6 git step failed,
-    7 not saved, 11 status write-back failed, 5 anything else."""
+    7 not saved, 11 status write-back failed, 13 a write outside the phase's scope, 5 anything
+    else."""
     match outcome:
         case "success":
             return EXIT_OK
@@ -101,6 +107,8 @@ def exit_code_for(outcome: Outcome) -> int:
             return EXIT_NOT_SAVED
         case "status-failed":
             return EXIT_STATUS_WRITE
+        case "scope-violated":
+            return EXIT_SCOPE
         case "no-signal" | "timeout" | "cancelled" | "crashed" | "launch-failed":
             return EXIT_NO_SIGNAL
         case _:

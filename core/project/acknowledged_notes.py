@@ -66,7 +66,7 @@ def load_acknowledged(root: Path, environ: Mapping[str, str] | None = None) -> A
         return AcknowledgedNotes()
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return AcknowledgedNotes()
     if not isinstance(data, list):
         return AcknowledgedNotes()

@@ -369,19 +369,35 @@ def _is_true(value: str) -> bool:
     return value.strip().lower() in ("true", "yes", "on")
 
 
+MAX_ALWAYS_LOAD = 1000
+"""Most ``devLoadAlwaysFiles`` read; the rest are one problem line."""
+
+
 def _always_load(
     v4: _V4, root: Path, problems: list[tuple[str, str]]
 ) -> tuple[tuple[str, ...], str]:
     """v4's ``devLoadAlwaysFiles`` inside the project, root-relative, and where the list is."""
     if not v4.always_load_line:
         return (), ""
-    kept: list[str] = []
-    for value, line in v4.always_load:
+    listed = v4.always_load
+    if len(listed) > MAX_ALWAYS_LOAD:
+        # Each file is a row of every story's injection and a look at the disk.
+        where = f"{V4_CONFIG}:{listed[MAX_ALWAYS_LOAD][1]}"
+        problems.append(
+            (
+                where,
+                f"devLoadAlwaysFiles lists {len(listed):,} files; the first "
+                f"{MAX_ALWAYS_LOAD:,} are read",
+            )
+        )
+        listed = listed[:MAX_ALWAYS_LOAD]
+    kept: dict[str, None] = {}
+    for value, line in listed:
         real, rel, why = _inside(value, root, DEFAULT_OUTPUT_FOLDER)
         if real is None:
             problems.append((f"{V4_CONFIG}:{line}", f"devLoadAlwaysFiles '{shown(value)}' {why}"))
-        elif rel not in kept:
-            kept.append(rel)
+        else:
+            kept.setdefault(rel)
     return tuple(kept), f"{V4_CONFIG}:{v4.always_load_line}"
 
 

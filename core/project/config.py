@@ -204,6 +204,13 @@ class Config:
     prompt, the per-phase layers at the head of the user turn; see
     :mod:`promptdeck.core.layers.delivery`)."""
 
+    # [scope] — what an agent's phase may write in the plan (see core/guard/scope.py)
+    scope_protect: tuple[str, ...] = ()
+    """More root-relative globs no agent phase may change (added to the plan's bookkeeping)."""
+    scope_allow: tuple[str, ...] = ()
+    """Root-relative globs taken out of the protected set, so agents may write them: a
+    widening, so a run needs ``promptdeck trust`` for it."""
+
     # [pricing]
     pricing_file: str = ""
     """A project price table (same shape as the bundled ``core/assets/prices.toml``) whose

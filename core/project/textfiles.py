@@ -16,7 +16,8 @@ symlink to ``/dev/zero`` or to a home-folder secret, a sparse 10 GB file or a sy
 
 :func:`decode_text` then answers "is this UTF-8 text?" (``empty``, ``binary``, ``not-utf8``).
 :func:`read_text_file` and :func:`read_text_head` put the two together the same way for every
-reader (the story sources, the injected context, the app's preview).
+reader (the story sources, the injected context, the app's preview); :func:`parse_toml` reads
+the TOML such a file holds, every refusal a :class:`StructuredProblem`.
 Every refusal is a :class:`TextProblem` with a short reason; nothing here raises for a bad file.
 """
 
@@ -26,6 +27,7 @@ import codecs
 import errno
 import json
 import os
+import re
 import stat as stat_module
 from dataclasses import dataclass
 from pathlib import Path
@@ -360,3 +362,64 @@ def read_json_object(
     if not isinstance(data, dict):
         return TextProblem("not-json", f"a JSON {type(data).__name__}, not an object")
     return data
+
+
+# TOML and YAML read from a repository: `tomllib` and PyYAML refuse more than malformed text,
+# and not always with their own error. A number of more than 4,300 digits is a bare ValueError
+# (Python's limit on turning digits into an int), deep nesting a RecursionError: each reader
+# of a repository's TOML calls parse_toml (the YAML readers share the story sources'
+# load_yaml, which does the same), so each is one problem naming the file, never a traceback.
+
+LONG_NUMBER = "a number of more than 4,300 digits"
+"""What Python refuses to turn into an ``int`` (``sys.get_int_max_str_digits``)."""
+_INT_DIGITS = 4300
+_DIGIT_RUN = re.compile(r"[0-9_]+")
+_TOML_LINE = re.compile(r"\(at line (?P<line>\d{1,9}), column \d+\)")
+
+
+class StructuredProblem(ValueError):
+    """Why a TOML or YAML text could not be read, and the 1-based line where known.
+
+    Attributes:
+        message: what is wrong (``not valid TOML (…)``, ``TOML holding a number of …``).
+        line: the line, or None.
+    """
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        self.message = message
+        self.line = line
+        super().__init__(message if line is None else f"line {line}: {message}")
+
+
+def long_number_line(text: str) -> int | None:
+    """The 1-based line of the first run of more than 4,300 digits in ``text``, or None.
+
+    Runs are taken whole, one after the other: a pattern asking for 4,301 digits would be
+    tried again at each digit of every shorter run, time growing with each run's square.
+    """
+    for found in _DIGIT_RUN.finditer(text):
+        if found.end() - found.start() > _INT_DIGITS:
+            return text.count("\n", 0, found.start()) + 1
+    return None
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``text`` parsed as TOML.
+
+    Raises:
+        StructuredProblem: not valid TOML, a number past Python's digit limit, or nesting too
+            deep to parse.
+    """
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = _TOML_LINE.search(str(exc))
+        line = int(found.group("line")) if found else None
+        raise StructuredProblem(f"not valid TOML ({exc})", line) from None
+    except RecursionError:
+        raise StructuredProblem("TOML nested too deeply to read") from None
+    except ValueError:
+        # tomllib's `int()` refuses a number past 4,300 digits with a bare ValueError.
+        raise StructuredProblem(f"TOML holding {LONG_NUMBER}", long_number_line(text)) from None

@@ -82,6 +82,9 @@ _PROGRAM_SETTINGS: dict[str, tuple[str, ...]] = {
     "command": ("agent_command_argv",),
     "replay": (),
 }
+_SCOPE_SETTINGS = ("scope_allow",)
+"""Settings that widen what any agent may write in the plan (``[scope] allow``): trusted like
+a program setting, for every agent; they name globs, never a file that runs."""
 _BIN_ENV = {"agent_claude_bin": CLAUDE_BIN_ENV, "agent_codex_bin": CODEX_BIN_ENV}
 _DEFAULTS = Config()
 
@@ -125,7 +128,7 @@ def _set_away_from_default(
         _PROGRAM_SETTINGS.get(agent, ())
         if agent is not None
         else tuple(name for names in _PROGRAM_SETTINGS.values() for name in names)
-    )
+    ) + _SCOPE_SETTINGS
     found: list[tuple[str, Any]] = []
     for name in names:
         value = getattr(config, name)
@@ -189,7 +192,9 @@ def program_files(workspace: Workspace) -> tuple[str, ...]:
     ends with ``/``."""
     root = workspace.root.resolve()
     named: set[str] = set()
-    for _name, value in _set_away_from_default(workspace.config, None, effective=False):
+    for name, value in _set_away_from_default(workspace.config, None, effective=False):
+        if name in _SCOPE_SETTINGS:
+            continue
         for word in _named_words(value):
             path = Path(word)
             try:

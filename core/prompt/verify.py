@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..project.textfiles import TextProblem, read_text
+from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text
 from ..project.workspace import Workspace
 
 _NPM_DEFAULT_TEST = "no test specified"
@@ -93,7 +92,7 @@ def _package_json(root: Path) -> DetectedCommand | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     scripts = data.get("scripts") if isinstance(data, dict) else None
     test = scripts.get("test") if isinstance(scripts, dict) else None
@@ -112,8 +111,8 @@ def _pytest(root: Path) -> DetectedCommand | None:
     pyproject = _read(root / "pyproject.toml")
     if pyproject is not None:
         try:
-            data = tomllib.loads(pyproject)
-        except tomllib.TOMLDecodeError:
+            data = parse_toml(pyproject)
+        except StructuredProblem:
             data = {}
         tool = data.get("tool", {})
         if isinstance(tool, dict) and "pytest" in tool:

@@ -28,7 +28,7 @@ def unwritten_status(run_dir: Path, root: Path) -> str | None:
         return None
     try:
         record = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return f"{RECORD_NAME}: not JSON"
     if not isinstance(record, dict) or record.get("status") is None or record.get("edits"):
         return None

@@ -227,6 +227,13 @@ class RunRecord:
         _write_atomic(path, content)
         return path
 
+    def keep_scope_violations(self, diff: str) -> Path:
+        """Keep what the agent tried to change outside its write scope as
+        ``scope-violations.diff`` (the files themselves were put back)."""
+        path = self.dir / "scope-violations.diff"
+        _write_atomic(path, diff.encode("utf-8", errors="replace"))
+        return path
+
     # -- files appended line by line ------------------------------------------------------
 
     def _open(self, path: Path) -> BinaryIO:

@@ -508,6 +508,7 @@ def run_auto(
             "git-failed",
             "unsaved",
             "status-failed",
+            "scope-violated",
         ):
             break
         catalog = load(workspace)

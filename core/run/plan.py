@@ -22,6 +22,7 @@ from ..agent_names import agent_label
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
 from ..fit.advice import SizeOption, size_options
+from ..guard.scope import WriteScope
 from ..injection.choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from ..project.images import ImageFile
 from ..project.trust import config_trust
@@ -144,6 +145,8 @@ class RunPlan:
         why: why this phase is the one to run when the flow chose it (``n``, ``run --auto``),
             e.g. ``status 'review' (sprint-status.yaml:12): the work is implemented``; empty
             when the user named the phase.
+        scope: what the agent may not change in the plan (checked and put back after it
+            ends); None when the run cannot start.
     """
 
     story_id: str
@@ -171,6 +174,7 @@ class RunPlan:
     cost: PhaseCost | None = None
     choices: tuple[str, ...] = ()
     why: str = ""
+    scope: WriteScope | None = None
 
     @property
     def blocked(self) -> bool:
@@ -215,6 +219,7 @@ class RunPlan:
             "choices": list(self.choices),
             "notes": list(self.notes),
             "cost": None if self.cost is None else self.cost.to_dict(),
+            "scope": None if self.scope is None else self.scope.to_dict(),
             "blocked": self.blocked,
         }
 
@@ -293,6 +298,7 @@ def describe_plan(
         cost=cost,
         choices=file_choice_lines(prompt),
         why=why,
+        scope=planned.prepared.scope if planned.prepared is not None else None,
     )
 
 
@@ -350,6 +356,7 @@ BlockKind = Literal[
     "notes",
     "trust",
     "secrets",
+    "scope",
     "refusal",
     "command",
     "argv",
@@ -442,6 +449,8 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
         lines.extend(f"  • {printable_line(finding)}" for finding in plan.secrets)
         lines.append("They would be sent to the agent. Start twice to send them anyway.")
         blocks.append(ConfirmationBlock("secrets", tuple(lines)))
+    if plan.scope is not None and not plan.blocked:
+        blocks.append(ConfirmationBlock("scope", plan.scope.lines()))
     if plan.blocked:
         blocks.append(ConfirmationBlock("refusal", tuple(refusal_lines(plan))))
     else:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..agent_names import is_simulation
 from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
+from ..guard.check import ScopeCheck, ScopeGuard
 from ..phases.outcome import (
     ProcessEnd,
     decide_outcome,
@@ -139,12 +140,24 @@ class RunPolicy:
         self.simulation = is_simulation(prepared.agent.name)
         self.git_output: str | None = None
         self.story_before: bytes | None = None
+        self.scope_guard: ScopeGuard | None = None
 
     # -- before the launch ------------------------------------------------------------------
 
     def before_launch(self) -> None:
         """Keep the story file's bytes for the append-only check, and say what the git step
         will (not) do: changes already there, a repository mid-merge, a simulation."""
+        # The plan's protected files as they are before the agent starts (after promptdeck's
+        # own in-progress status write): what is put back if the agent changes them.
+        self.scope_guard = self._guarded(
+            "record the write scope",
+            lambda: ScopeGuard(self.workspace.root, self.prepared.scope),
+            None,
+        )
+        if self.scope_guard is not None:
+            for note in self.scope_guard.notes:
+                self.warnings.append(f"write scope: {note}")
+                self.notice(f"warning: write scope: {note}")
         story_file = self._story_file()
         if story_file is not None:
             self.story_before = self._story_bytes(story_file)
@@ -199,6 +212,14 @@ class RunPolicy:
             self.warnings.append(
                 f"{len(signals)} signal(s) seen, none of the {phase} phase's contract"
             )
+        # First of all: the plan is put back before promptdeck writes a status into it or git
+        # sees any of it, and a run that broke its scope is no success (nothing staged).
+        scope = self._guarded("check the write scope", self._check_scope, None)
+        # A check that could not be done proves nothing: never a success, nothing staged.
+        scope_unchecked = self.scope_guard is not None and scope is None
+        scope_violated = scope_unchecked or (scope is not None and scope.violated)
+        if scope_violated:
+            outcome = "scope-violated"
         story_flag = self._guarded("check the story file", self._check_story, False)
         # After the append-only check (a Status line is earlier content) and before git, so
         # the new status is staged and committed with the phase's work.
@@ -243,8 +264,17 @@ class RunPolicy:
         if status_failure is not None and outcome == SUCCESS:
             error = error or status_failure
         outcome = settle_outcome(
-            outcome, git_failed=bool(git_failure), status_failed=status_failure is not None
+            outcome,
+            git_failed=bool(git_failure),
+            status_failed=status_failure is not None,
+            scope_violated=scope_violated,
         )
+        if scope_violated:
+            error = error or (
+                scope.summary()
+                if scope is not None
+                else "scope violated: the write scope could not be checked; nothing staged"
+            )
         message = error or outcome_message(
             outcome,
             signal_line=deciding.line if deciding is not None else None,
@@ -378,6 +408,23 @@ class RunPolicy:
             story_file, self.workspace.root.resolve(), limit=self.workspace.config.read_max_bytes
         )
         return None if isinstance(data, TextProblem) else data
+
+    def _check_scope(self) -> ScopeCheck | None:
+        """Compare the protected files with their record, put back what changed, keep the
+        attempt as a diff in the run folder, and say each file in the run's warnings."""
+        guard = self.scope_guard
+        if guard is None:
+            return None
+        check = guard.check()
+        if not check.violated:
+            return check
+        kept = self.record.keep_scope_violations(check.diff)
+        for violation in check.violations:
+            line = f"write scope: {violation.line()}"
+            self.warnings.append(line)
+            self.notice(f"error: {line}")
+        self.warnings.append(f"write scope: the attempted changes are kept in {kept}")
+        return check
 
     def _story_file(self) -> Path | None:
         path = self.prompt.story.path

@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..agents.base import Agent, LaunchRequest, LaunchSpec
 from ..agents.registry import get_agent, resolve_agent_name
 from ..errors import InjectionTooLarge
+from ..guard.scope import WriteScope, write_scope
 from ..processes import resolve_program
 from ..project.workspace import Workspace
 from ..records.writer import RunRecord
@@ -36,6 +37,8 @@ class PreparedRun:
     request: LaunchRequest
     system_path: Path
     user_path: Path
+    scope: WriteScope = field(default_factory=WriteScope)
+    """What the agent may not change in the plan (checked and put back after it ends)."""
 
 
 def check_size(prompt: ComposedPrompt) -> None:
@@ -137,6 +140,7 @@ def prepare_run(
     except BaseException:
         record.discard()
         raise
+    scope = write_scope(workspace, story, phase)
     request = LaunchRequest(
         run_dir=record.dir,
         root=workspace.root,
@@ -150,6 +154,7 @@ def prepare_run(
         turn=turn,
         attempt=attempt,
         images=sent_images,
+        protected_paths=scope.protected,
     )
     try:
         spec = backend.launch(request)
@@ -157,4 +162,4 @@ def prepare_run(
         record.discard()
         raise
     spec = with_resolved_program(spec, workspace.root)
-    return PreparedRun(record, backend, spec, request, system_path, user_path)
+    return PreparedRun(record, backend, spec, request, system_path, user_path, scope)

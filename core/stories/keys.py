@@ -21,9 +21,20 @@ sprint-planning script, re-typed): epic number, story number, an optional split 
 (``2-6a``), then a slug. Keys are compared by the numbers' values (``01-02`` is ``1-2``)."""
 
 
+MAX_NUMBER_DIGITS = 18
+"""Longest run of digits in a key read as a number; a longer one is kept as written."""
+
+
+def number_text(digits: str) -> str:
+    """A run of decimal digits as its value's text (``01`` is ``1``); a run over
+    :data:`MAX_NUMBER_DIGITS` is kept as written: Python refuses ``int()`` past 4,300 digits,
+    and no plan numbers its epics or stories that far."""
+    return str(int(digits)) if len(digits) <= MAX_NUMBER_DIGITS else digits
+
+
 def _canonical_part(part: str) -> str:
     # Numbers compare by value, as BMAD compares them: `01` is `1` (and `0` stays `0`).
-    return str(int(part)) if part.isdigit() else part
+    return number_text(part) if part.isdecimal() else part
 
 
 @dataclass(frozen=True)
@@ -507,5 +518,11 @@ def natural_key(key: str) -> tuple[tuple[int, int, str], ...]:
     out: list[tuple[int, int, str]] = []
     for part in key.split("-"):
         match = _NUMBERED.match(part)
-        out.append((0, int(match.group(1)), match.group(2)) if match else (1, 0, part))
+        if match is None:
+            out.append((1, 0, part))
+            continue
+        # A number too long for int() sorts after every number that is one.
+        digits = match.group(1)
+        value = int(digits) if len(digits) <= MAX_NUMBER_DIGITS else 10**MAX_NUMBER_DIGITS
+        out.append((0, value, match.group(2)))
     return tuple(out)

@@ -13,12 +13,11 @@ a model the table does not hold has no price — its cost reads "unknown" wherev
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..project.textfiles import TextProblem, read_text
+from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text
 from ..project.workspace import Workspace
 
 BUNDLED_PRICES = Path(__file__).resolve().parent.parent / "assets" / "prices.toml"
@@ -148,9 +147,9 @@ def parse_row(row: object, where: str) -> ModelPrice | str:
 def parse_prices(text: str, where: str) -> tuple[list[ModelPrice], list[str]]:
     """The rows of one price file and the problems met; malformed TOML is one problem."""
     try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        return [], [f"price table {where}: not valid TOML ({exc}); it is not used"]
+        data = parse_toml(text)
+    except StructuredProblem as exc:
+        return [], [f"price table {where}: {exc}; it is not used"]
     rows = data.get("model", [])
     if not isinstance(rows, list):
         return [], [f"price table {where}: [[model]] rows expected; it is not used"]

@@ -77,9 +77,7 @@ def test_a_setting_that_cannot_be_used_is_one_line_and_the_plan_is_still_read(
     # A long value (a deep temporary folder) is shown shortened to 80 characters.
     shown = value if len(value) <= 80 else value[:79] + "…"
     assert (problem.line, problem.reason) == (line, f"{key} '{shown}' {why}")
-    assert (shown, f"{key} in {config_file}:{line}: {why}") in (
-        workspace.config.plan_alternatives
-    )
+    assert (shown, f"{key} in {config_file}:{line}: {why}") in (workspace.config.plan_alternatives)
     outside = str(tmp_path / "elsewhere")
     assert not [p for p, how in recorder.paths if p.startswith(outside) and how == "list"]
 

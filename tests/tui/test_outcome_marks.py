@@ -29,6 +29,7 @@ def test_no_failed_run_is_drawn_as_a_mere_warning() -> None:
         "git-failed",
         "unsaved",
         "status-failed",
+        "scope-violated",
     }
 
 

@@ -90,6 +90,7 @@ def test_every_outcome_has_its_exit_code() -> None:
         "launch-failed": EXIT_NO_SIGNAL,
         "git-failed": EXIT_GIT,
         "unsaved": EXIT_NOT_SAVED,
+        "scope-violated": 13,
     }
 
 

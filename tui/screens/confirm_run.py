@@ -40,6 +40,7 @@ _BODY_IDS = {
     "notes": "confirm-notes",
     "trust": "confirm-trust",
     "secrets": "confirm-secrets",
+    "scope": "confirm-scope",
     "refusal": "confirm-refusal",
     "command": "confirm-argv-title",
 }

@@ -35,7 +35,15 @@ def outcome_tone(state: RunState) -> Tone | None:
             return "success"
         case "no-signal" | "timeout" | "cancelled":
             return "warning"
-        case "failure" | "crashed" | "launch-failed" | "git-failed" | "unsaved" | "status-failed":
+        case (
+            "failure"
+            | "crashed"
+            | "launch-failed"
+            | "git-failed"
+            | "unsaved"
+            | "status-failed"
+            | "scope-violated"
+        ):
             return "error"
         case "running" | "interrupted" | "unknown":
             return None

@@ -188,7 +188,7 @@ class SessionRuns:
         for screen in self._host.app.screen_stack:
             if isinstance(screen, QuitConfirmScreen):
                 screen.run_finished(result.outcome)
-        if result.outcome == "status-failed":
+        if result.outcome in ("status-failed", "scope-violated"):
             # The phase's work is done but the story's status is not: say it where it is seen.
             self._host.notify(printable_line(result.message), severity="error", timeout=10)
         messages = list(result.warnings)

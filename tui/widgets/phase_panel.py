@@ -367,6 +367,7 @@ def finished_tone(outcome: Outcome) -> Literal["success", "failure", ""]:
             | "git-failed"
             | "unsaved"
             | "status-failed"
+            | "scope-violated"
         ):
             return "failure"
         case _:

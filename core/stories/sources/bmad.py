@@ -58,6 +58,7 @@ from ..keys import (
     name_matches_key,
     natural_key,
     normalize_key,
+    number_text,
     read_entry_keys,
 )
 from ..model import (
@@ -934,8 +935,8 @@ _EPIC_HEADING = re.compile(r"^Epic\s+(?P<id>[A-Za-z0-9]+)\s*(?::\s*|\s+[-–—]
 def epic_of(key: str) -> str:
     """The epic id of a normalized story key: ``1-2`` → ``1``, ``a-1`` → ``A``."""
     first = key.split("-", 1)[0]
-    if first.isdigit():
-        return str(int(first))
+    if first.isdecimal():
+        return number_text(first)
     return first.upper()
 
 

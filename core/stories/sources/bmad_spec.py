@@ -37,7 +37,7 @@ from ...project.plan_location import NO_TRANSPORT
 from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
 from ..companions import companion_kind
-from ..keys import leading_key, natural_key, normalize_key
+from ..keys import leading_key, natural_key, normalize_key, number_text
 from ..model import (
     SecondClaim,
     SourceResult,
@@ -197,6 +197,11 @@ def resolve_context_path(raw: str, workspace: Workspace, base: str = "") -> str 
     return posixpath.normpath(joined)
 
 
+MAX_CONTEXT_ENTRIES = 1000
+"""Most files of one ``context:``-like list read; the rest are one problem line. Each file
+is a row of the injection and a look at the disk: no real plan lists more than a few dozen."""
+
+
 def context_entries(
     document: YamlDocument,
     field: str,
@@ -221,6 +226,16 @@ def context_entries(
         )
         return ()
     lines = document.item_lines.get(field, ())
+    if len(value) > MAX_CONTEXT_ENTRIES:
+        problems.append(
+            UnreadableEntry(
+                rel,
+                lines[MAX_CONTEXT_ENTRIES] if len(lines) > MAX_CONTEXT_ENTRIES else line,
+                f"'{field}' lists {len(value):,} files; the first {MAX_CONTEXT_ENTRIES:,} are read",
+                key,
+            )
+        )
+        value = value[:MAX_CONTEXT_ENTRIES]
     entries: list[ContextEntry] = []
     for index, item in enumerate(value):
         item_line = lines[index] if index < len(lines) else line
@@ -398,7 +413,7 @@ def scan_artifacts(workspace: Workspace) -> SpecScan:
 
 def _epic_id(epic: str) -> str:
     """An epic id as stories group by it: ``02`` → ``2``, ``a`` → ``A``."""
-    return str(int(epic)) if epic.isdigit() else epic.upper()
+    return number_text(epic) if epic.isdecimal() else epic.upper()
 
 
 def _epic_tech_specs_beside(workspace: Workspace, artifacts: Path, scan: SpecScan) -> None:

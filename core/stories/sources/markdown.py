@@ -8,11 +8,12 @@ indentation. Everything else is text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ...project.textfiles import LONG_NUMBER, long_number_line
 from ..model import Task
 
 if TYPE_CHECKING:
@@ -108,6 +109,22 @@ def section_lines(lines: list[str], start: Heading, headings: Iterable[Heading])
             end = heading.line
             break
     return lines[start.line + 1 : end]
+
+
+def section_ends(headings: Sequence[Heading], total: int) -> list[int]:
+    """For each of ``headings`` (in file order), the index of the line its section ends
+    before: the next heading of the same or a higher level, else ``total``.
+
+    One pass for them all: a spec of tens of thousands of headings asking
+    :func:`section_lines` once per heading would take time growing with their square.
+    """
+    ends = [total] * len(headings)
+    open_sections: list[int] = []
+    for index, heading in enumerate(headings):
+        while open_sections and headings[open_sections[-1]].level >= heading.level:
+            ends[open_sections.pop()] = heading.line
+        open_sections.append(index)
+    return ends
 
 
 @dataclass
@@ -255,6 +272,15 @@ def load_yaml(text: str, *, offset: int = 0) -> YamlDocument:
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         raise _error(exc, offset) from None
+    except RecursionError:
+        raise PlanYamlError(1 + offset, "not valid YAML (nested too deeply to read)") from None
+    except ValueError as exc:
+        # The constructors call `int()` and `datetime`: a number past Python's 4,300-digit
+        # limit or a date like 2024-13-45 is a bare ValueError, not a YAMLError.
+        line = long_number_line(text)
+        if line is not None:
+            raise PlanYamlError(line + offset, f"not valid YAML ({LONG_NUMBER})") from None
+        raise PlanYamlError(1 + offset, f"not valid YAML ({exc})") from None
     finally:
         loader.dispose()
     key_lines: dict[str, int] = {}

@@ -31,7 +31,7 @@ from .markdown import (
     load_yaml,
     parse_task_list,
     scalar_text,
-    section_lines,
+    section_ends,
 )
 
 ARCHIVE_DIR = "archive"
@@ -59,6 +59,7 @@ def parse_requirements(text: str, capability: str) -> tuple[Requirement, ...]:
     """
     lines = text.splitlines()
     headings = list(iter_headings(lines))
+    ends = section_ends(headings, len(lines))
     requirements: list[Requirement] = []
     removed = False
     for index, heading in enumerate(headings):
@@ -68,35 +69,36 @@ def parse_requirements(text: str, capability: str) -> tuple[Requirement, ...]:
         match = _REQUIREMENT.match(heading.text) if heading.level == 3 else None
         if match is None or removed:
             continue
-        body = section_lines(lines, heading, headings[index + 1 :])
         scenarios: list[Scenario] = []
-        intro_end = len(body)
-        for inner in headings[index + 1 :]:
-            if inner.level <= 3:
-                break
-            scenario = _SCENARIO.match(inner.text) if inner.level == 4 else None
-            if scenario is None:
-                continue
-            intro_end = min(intro_end, inner.line - heading.line - 1)
-            scenario_lines = section_lines(lines, inner, headings[index + 1 :])
-            scenarios.append(
-                Scenario(scenario.group("name").strip(), "\n".join(scenario_lines).strip())
-            )
+        intro_end = ends[index]
+        # The headings under this requirement, up to the next of level 3 or higher: each
+        # heading is looked at by one requirement at most, so a spec is read in one pass.
+        inner = index + 1
+        while inner < len(headings) and headings[inner].level > 3:
+            scenario = _SCENARIO.match(headings[inner].text) if headings[inner].level == 4 else None
+            if scenario is not None:
+                intro_end = min(intro_end, headings[inner].line)
+                scenario_lines = lines[headings[inner].line + 1 : ends[inner]]
+                scenarios.append(
+                    Scenario(scenario.group("name").strip(), "\n".join(scenario_lines).strip())
+                )
+            inner += 1
         requirements.append(
             Requirement(
                 capability=capability,
                 name=match.group("name").strip(),
-                text="\n".join(body[:intro_end]).strip(),
+                text="\n".join(lines[heading.line + 1 : intro_end]).strip(),
                 scenarios=tuple(scenarios),
             )
         )
     return tuple(requirements)
 
 
-def _groups(headings: list[Heading]) -> list[tuple[Heading, re.Match[str]]]:
+def _groups(headings: list[Heading]) -> list[tuple[int, re.Match[str]]]:
+    """The task groups among ``headings``: each one's index and its heading's match."""
     return [
-        (heading, match)
-        for heading in headings
+        (index, match)
+        for index, heading in enumerate(headings)
         if heading.level == 2 and (match := _GROUP_HEADING.match(heading.text))
     ]
 
@@ -128,6 +130,8 @@ _DEFAULT_ARTIFACTS = (
     ("tasks", "tasks.md"),
 )
 _DEFAULT_TRACKS = "tasks.md"
+MAX_GROUP_DIGITS = 18
+"""Longest group number (``## 12. Title``) read; a longer one is a warning line."""
 WALK_LIMIT = 5000
 """Most entries of one change folder looked at while matching its schema's ``generates``."""
 
@@ -142,28 +146,129 @@ class ChangeSchema:
     tracks: str
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """``generates`` as a regex over change-relative paths: ``**/`` any folders, ``*`` and
-    ``?`` within one name."""
+MAX_GLOB_CHARS = 200
+"""Longest ``generates`` glob of a schema matched; a longer one is a skipped line."""
+MAX_SCHEMA_ARTIFACTS = 32
+"""Most artifacts of one schema read; the rest are a skipped line."""
+_GLOBSTAR = None
+"""A ``**`` path segment: any number of folders, none included."""
+
+
+def _glob_chunk(text: str) -> tuple[re.Pattern[str], int]:
+    """One star-free piece of a glob segment (literals, ``?``, ``[…]``) as a regex with no
+    repetition, and the characters it matches: trying it at a position costs at most its
+    length, so nothing backtracks."""
     out: list[str] = []
     index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            out.append("(?:.*/)?")
-            index += 3
-        elif pattern.startswith("**", index):
-            out.append(".*")
-            index += 2
-        elif pattern[index] == "*":
-            out.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            out.append("[^/]")
-            index += 1
+    while index < len(text):
+        char = text[index]
+        close = text.find("]", index + 2) if char == "[" else -1
+        if char == "?":
+            out.append(".")
+        elif close != -1:
+            body = text[index + 1 : close]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            items: list[str] = []
+            at = 0
+            while at < len(body):
+                if at + 2 < len(body) and body[at + 1] == "-" and body[at] <= body[at + 2]:
+                    items.append(f"{re.escape(body[at])}-{re.escape(body[at + 2])}")
+                    at += 3
+                else:
+                    items.append(re.escape(body[at]))
+                    at += 1
+            out.append(f"[{'^' if negate else ''}{''.join(items)}]" if items else "(?!)")
+            index = close
         else:
-            out.append(re.escape(pattern[index]))
-            index += 1
-    return re.compile("".join(out) + r"\Z")
+            out.append(re.escape(char))
+        index += 1
+    # Each atom (a literal, `?`, a class) matches one character.
+    return re.compile("".join(out), re.DOTALL), len(out)
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """One ``/``-separated part of a glob, split at its stars: the pieces between them (one
+    piece when it has no star), each with the length it matches."""
+
+    pieces: tuple[tuple[re.Pattern[str], int], ...]
+
+    def matches(self, name: str) -> bool:
+        """Whether one path part (no ``/``) matches, in time linear in the two lengths times
+        the pieces: with stars only between fixed-length pieces, the leftmost place of each
+        middle piece is as good as any (nothing to backtrack into)."""
+        pieces = self.pieces
+        first, first_len = pieces[0]
+        if len(pieces) == 1:
+            return len(name) == first_len and first.match(name) is not None
+        last, last_len = pieces[-1]
+        stop = len(name) - last_len
+        if first_len > stop or first.match(name) is None or last.match(name, stop) is None:
+            return False
+        at = first_len
+        for piece, length in pieces[1:-1]:
+            found = piece.search(name, at, stop)
+            if found is None:
+                return False
+            at = found.start() + length
+        return True
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A ``generates`` glob over change-relative paths: ``*`` and ``?`` and ``[…]`` within
+    one name, a ``**`` part any number of folders.
+
+    Matched part by part, never through a backtracking regex: a glob like
+    ``*a*a*a*a*a*a*b`` costs time linear in the path, not exponential.
+    """
+
+    parts: tuple[_Segment | None, ...]
+
+    @classmethod
+    def parse(cls, pattern: str) -> Glob:
+        """The glob ``pattern`` (at most :data:`MAX_GLOB_CHARS` characters, checked by the
+        caller)."""
+        parts: list[_Segment | None] = []
+        for part in pattern.split("/"):
+            if part == "**":
+                if not parts or parts[-1] is not _GLOBSTAR:
+                    parts.append(_GLOBSTAR)
+                continue
+            pieces = tuple(_glob_chunk(chunk) for chunk in part.split("*"))
+            parts.append(_Segment(pieces))
+        return cls(tuple(parts))
+
+    def matches(self, path: str) -> bool:
+        """Whether the change-relative ``path`` matches: the parts walked as a set of states,
+        each path part looked at once per state."""
+        parts = self.parts
+        states = self._closure({0})
+        for name in path.split("/"):
+            following: set[int] = set()
+            for state in states:
+                if state == len(parts):
+                    continue
+                part = parts[state]
+                if part is _GLOBSTAR:
+                    following.add(state)
+                elif part.matches(name):
+                    following.add(state + 1)
+            if not following:
+                return False
+            states = self._closure(following)
+        return len(parts) in states
+
+    def _closure(self, states: set[int]) -> set[int]:
+        """``states`` with the state past each ``**`` part they stand on (it may match no
+        folder at all)."""
+        found = set(states)
+        for state in sorted(states):
+            while state < len(self.parts) and self.parts[state] is _GLOBSTAR:
+                state += 1
+                found.add(state)
+        return found
 
 
 def _yaml_file(
@@ -195,10 +300,29 @@ def change_schema(workspace: Workspace, name: str, skipped: list[SkippedFile]) -
     if not isinstance(data, dict):
         return ChangeSchema(name, _DEFAULT_ARTIFACTS, _DEFAULT_TRACKS)
     artifacts: list[tuple[str, str]] = []
-    for item in data.get("artifacts") or []:
+    listed = data.get("artifacts")
+    rel = relpath(root, path)
+    if isinstance(listed, list) and len(listed) > MAX_SCHEMA_ARTIFACTS:
+        skipped.append(
+            SkippedFile(
+                rel,
+                f"{len(listed):,} artifacts; the first {MAX_SCHEMA_ARTIFACTS} are read",
+            )
+        )
+        listed = listed[:MAX_SCHEMA_ARTIFACTS]
+    for item in listed if isinstance(listed, list) else []:
         if isinstance(item, dict):
             artifact = scalar_text(item.get("id"))
             generates = scalar_text(item.get("generates"))
+            if generates is not None and len(generates) > MAX_GLOB_CHARS:
+                skipped.append(
+                    SkippedFile(
+                        rel,
+                        f"artifact {str(artifact)[:40]!r}: a 'generates' glob over "
+                        f"{MAX_GLOB_CHARS} characters; not matched",
+                    )
+                )
+                continue
             if artifact and generates and not generates.startswith("/") and ".." not in generates:
                 artifacts.append((artifact, generates))
     apply = data.get("apply")
@@ -230,11 +354,13 @@ def _generated(schema: ChangeSchema, files: list[str]) -> list[str]:
     """The change's files its schema generates, in the schema's artifact order; the tracked
     tasks file is left out (the prompt carries the story's own group of it)."""
     out: list[str] = []
+    taken = {schema.tracks}
     for _artifact, pattern in schema.artifacts:
-        regex = _glob_regex(pattern)
+        glob = Glob.parse(pattern)
         for rel in files:
-            if rel != schema.tracks and rel not in out and regex.match(rel):
+            if rel not in taken and glob.matches(rel):
                 out.append(rel)
+                taken.add(rel)
     return out
 
 
@@ -327,10 +453,21 @@ def load_change(
         reason = "no-task-groups: no '## N. Title' headings"
         return SourceResult(skipped=(*skipped, SkippedFile(tasks_rel, reason)))
 
+    ends = section_ends(headings, len(lines))
     stories: list[Story] = []
     seen: set[str] = set()
-    for heading, match in groups:
-        number = str(int(match.group("number")))
+    for index, match in groups:
+        heading = headings[index]
+        digits = match.group("number")
+        if len(digits) > MAX_GROUP_DIGITS:
+            # Python refuses to turn a number past 4,300 digits into an int; no real group
+            # number comes near the bound.
+            warnings.append(
+                f"{tasks_rel} line {heading.line + 1}: a group number of more than "
+                f"{MAX_GROUP_DIGITS} digits; the group is not read"
+            )
+            continue
+        number = str(int(digits))
         if number in seen:
             warnings.append(
                 f"{tasks_rel} line {heading.line + 1}: group {number} appears twice; "
@@ -339,7 +476,7 @@ def load_change(
             continue
         seen.add(number)
         try:
-            tasks = parse_task_list(section_lines(lines, heading, headings))
+            tasks = parse_task_list(lines[heading.line + 1 : ends[index]])
         except TaskNestingError as exc:
             skipped.append(SkippedFile(tasks_rel, f"unreadable: group {number}: {exc}"))
             continue
