@@ -111,8 +111,18 @@ _SAFE_CONFIG = (
     ("safe.bareRepository", "explicit"),
     ("core.fsmonitor", "false"),
     ("core.hooksPath", os.devnull),
+    ("log.showSignature", "false"),
 )
-"""Settings every git process of promptdeck's runs with, over the repository's own."""
+"""Settings every git process of promptdeck's runs with, over the repository's own: no
+fsmonitor, no hook, no signature check (``log.showSignature`` runs ``gpg.program``)."""
+NO_TRANSPORT = {"GIT_ALLOW_PROTOCOL": "", "GIT_TERMINAL_PROMPT": "0"}
+"""What lets no git process of promptdeck's reach a remote: an empty list of allowed protocols
+outranks every ``protocol.*.allow`` of the repository's configuration, so a partial clone's
+lazy fetch of a missing object fails instead of running a transport (``remote.*.uploadpack``,
+``ext::``, ssh). promptdeck's git steps are all local."""
+UNSIGNED = (("commit.gpgSign", "false"), ("tag.gpgSign", "false"))
+"""Settings for a repository whose own configuration names a signing program: signing would
+run it."""
 
 
 def work_tree_of(root: Path) -> Path | None:
@@ -131,20 +141,24 @@ def work_tree_of(root: Path) -> Path | None:
 
 
 def safe_git_environment(
-    git_dir: Path, work_tree: Path, drivers: tuple[str, ...] = ()
+    git_dir: Path, work_tree: Path, drivers: tuple[str, ...] = (), *, unsigned: bool = False
 ) -> dict[str, str]:
     """The variables every git process for the repository at ``git_dir`` runs with: the
-    repository named explicitly, and :data:`_SAFE_CONFIG` (plus each of ``drivers``, the
-    repository's filter drivers, switched off) after any ``GIT_CONFIG_KEY_n`` of the user's
-    own, so that ours win."""
+    repository named explicitly, no transport (:data:`NO_TRANSPORT`), and
+    :data:`_SAFE_CONFIG` (plus each of ``drivers``, the repository's filter drivers, switched
+    off, and with ``unsigned`` no signing, :data:`UNSIGNED`) after any ``GIT_CONFIG_KEY_n`` of
+    the user's own, so that ours win."""
     settings = list(_SAFE_CONFIG)
     for name in drivers:
-        settings += [(f"filter.{name}.process", ""), (f"filter.{name}.required", "false")]
+        settings += [(f"filter.{name}.{part}", "") for part in ("clean", "smudge", "process")]
+        settings.append((f"filter.{name}.required", "false"))
+    if unsigned:
+        settings += UNSIGNED
     try:
         count = int(os.environ.get("GIT_CONFIG_COUNT", "0"))
     except ValueError:
         count = 0
-    env = {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree)}
+    env = {"GIT_DIR": str(git_dir), "GIT_WORK_TREE": str(work_tree), **NO_TRANSPORT}
     for offset, (key, value) in enumerate(settings):
         env[f"GIT_CONFIG_KEY_{count + offset}"] = key
         env[f"GIT_CONFIG_VALUE_{count + offset}"] = value

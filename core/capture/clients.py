@@ -108,8 +108,13 @@ def too_old(client: str, version: str) -> bool:
     return numbers < MINIMUM_VERSIONS[client]
 
 
-def client_env(client: str, scratch: Path, address: str) -> dict[str, str]:
-    """The client's environment (see the module's description); ``address`` is the loopback."""
+def client_env(
+    client: str, scratch: Path, address: str, proxy: str | None = None
+) -> dict[str, str]:
+    """The client's environment (see the module's description); ``address`` is the loopback
+    as the client's API, ``proxy`` the loopback as its proxy (with the capture's token as
+    its credentials, so a tunnel another process asks for is never taken for the client's;
+    ``address`` when None)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -119,7 +124,7 @@ def client_env(client: str, scratch: Path, address: str) -> dict[str, str]:
     env.update(HOME=str(home), NO_COLOR="1")
     # Both spellings: some HTTP stacks read only the lower-case ones, some only the upper.
     for name in ("http_proxy", "https_proxy", "all_proxy"):
-        env[name] = env[name.upper()] = address
+        env[name] = env[name.upper()] = proxy or address
     env["no_proxy"] = env["NO_PROXY"] = "127.0.0.1,localhost"
     if client == "codex":
         env.update(CODEX_HOME=str(scratch / "codex"), **{CODEX_KEY_VARIABLE: DUMMY_KEYS[client]})
@@ -162,6 +167,7 @@ def client_launch(
     program: str | None = None,
     own_settings: bool = False,
     settings_files: bool = False,
+    proxy: str | None = None,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
@@ -176,7 +182,7 @@ def client_launch(
         UsageError: the run's own launch refuses (Codex: settings that would replace
             promptdeck's system prompt).
     """
-    env = client_env(client, scratch, address)
+    env = client_env(client, scratch, address, proxy)
     if client == "codex":
         spec = CodexAgent(config, environ=env).launch(request)
         argv = list(spec.argv)

@@ -290,14 +290,16 @@ def capture_prompt(
     halt = stop if stop is not None else threading.Event()
     with (
         tempfile.TemporaryDirectory(prefix="promptdeck-capture-") as scratch,
-        LoopbackCapture(on_refused=lambda host: halt.set()) as loopback,
+        # Only a tunnel carrying the capture's token (the client's proxy credentials) ends
+        # the capture: any other process's is answered and noted.
+        LoopbackCapture(on_refused=lambda host: halt.set(), proxy_token_required=True) as loopback,
     ):
         folder = Path(scratch)
         run_dir = folder / "run"
         run_dir.mkdir()
         (run_dir / "system.md").write_bytes(prompt.system.encode("utf-8"))
         (run_dir / "user.md").write_bytes(prompt.user.encode("utf-8"))
-        env = client_env(client, folder, loopback.address)
+        env = client_env(client, folder, loopback.address, loopback.proxy_address)
         for home in ("home", "codex"):
             (folder / home).mkdir(exist_ok=True)
         version = _checked_version(program, client, env, min(VERSION_TIMEOUT, timeout))
@@ -315,6 +317,7 @@ def capture_prompt(
             program=program,
             own_settings=own_settings,
             settings_files=bool(left_out),
+            proxy=loopback.proxy_address,
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
@@ -322,6 +325,7 @@ def capture_prompt(
             ended, _, said = _run(spec.argv, spec.cwd, spec.stdin, launch.env, deadline, halt)
         requests = loopback.requests
         hosts = loopback.refused
+        strays = loopback.notes
     if hosts:
         raise CaptureError(
             f"the {client} CLI tried to reach {printable_line(hosts[0])}"
@@ -355,5 +359,5 @@ def capture_prompt(
         duplicates=duplicated_text(parts),
         requests=len(requests),
         captured_at=time.time(),
-        notes=(left_out,) if left_out else (),
+        notes=((left_out,) if left_out else ()) + tuple(strays),
     )

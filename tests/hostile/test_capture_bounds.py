@@ -115,8 +115,12 @@ def test_a_client_reaching_for_another_host_is_stopped_and_nothing_leaves(tmp_pa
     assert "tried to reach api.example.com:443; refused, nothing was sent" in line
     assert "403" in (tmp_path / "seen.json.error").read_text()
     env = json.loads(seen.read_text())
-    assert env["HTTPS_PROXY"].startswith("http://127.0.0.1:")
-    assert env["HTTPS_PROXY"] == env["HTTP_PROXY"] == env["ANTHROPIC_BASE_URL"]
+    # The loopback is both the API (its token in the path) and the proxy (the token as its
+    # credentials: a tunnel any other process asks for is answered, and ends nothing).
+    assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
+    token = env["ANTHROPIC_BASE_URL"].rsplit("/", 1)[-1]
+    assert env["HTTPS_PROXY"] == env["HTTP_PROXY"]
+    assert env["HTTPS_PROXY"].startswith(f"http://promptdeck:{token}@127.0.0.1:")
     assert env["NO_PROXY"] == "127.0.0.1,localhost"
     assert env["HOME"] != str(tmp_path / "home")
 

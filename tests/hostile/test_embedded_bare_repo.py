@@ -5,6 +5,7 @@ and hooks never run — not while a replay run looks at git, not when it stages 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from _run_helpers import STORY, cli, cloned_workspace, git
@@ -92,3 +93,25 @@ def test_the_git_step_runs_neither_fsmonitor_nor_hooks_of_the_clone_s_own_config
     assert done.code == 0, done.stderr
     assert git(root, "log", "-1", "--format=%s").strip() == "feat(1-1): Parse lines"
     assert not marker.exists(), "a hook or fsmonitor named by .git/config ran"
+
+
+def test_a_signing_program_of_the_repository_s_own_config_never_runs(tmp_path: Path) -> None:
+    # `commit.gpgSign` with a `gpg.program` (or `gpg.ssh.defaultKeyCommand`) of the
+    # repository's own config: a signed commit would run it. The commit is made unsigned, and
+    # the run says why.
+    marker = tmp_path / "ran-a-repository-program"
+    config = '[agent]\ndefault = "replay"\nreplay_git = true\nreplay_delay = 0.0\n'
+    root = _hostile_clone(tmp_path, marker, config, bare=False)
+    signer = tmp_path / "signer"
+    signer.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n", encoding="utf-8")
+    signer.chmod(0o755)
+    with (root / ".git" / "config").open("a", encoding="utf-8") as handle:
+        handle.write(f'[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = {signer}\n[gpg "ssh"]\n')
+        handle.write(f"\tdefaultKeyCommand = {signer}\n")
+    done = cli(root, "run", "1-1", "--auto", "--root", "plan")
+    assert done.code == 0, done.stderr
+    assert git(root, "log", "-1", "--format=%s").strip() == "feat(1-1): Parse lines"
+    assert not marker.exists(), "a signing program named by .git/config ran"
+    [review] = (root / "plan" / ".promptdeck" / "runs").glob("*-review-*/result.json")
+    warnings = json.loads(review.read_text(encoding="utf-8"))["warnings"]
+    assert any("gpg.program" in w and "the commit was not signed" in w for w in warnings)

@@ -31,9 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...processes import resolve_program
+from ...processes import resolve_program, safe_git_environment, work_tree_of
 from ...project.listing import folder_names
-from ...project.plan_location import NO_TRANSPORT
 from ...project.textfiles import TextProblem, read_text_file, read_text_head
 from ...project.workspace import Workspace
 from ..companions import companion_kind
@@ -456,17 +455,6 @@ def _newest_planning_file(workspace: Workspace, than: float) -> str | None:
     return None
 
 
-_GIT_SAFE = (
-    ("safe.bareRepository", "explicit"),
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", os.devnull),
-    ("log.showSignature", "false"),
-    ("core.quotepath", "false"),
-)
-"""Settings over the repository's own for the read-only calls below: none of its programs
-(fsmonitor, hooks, signature checks) runs."""
-
-
 class _ReadOnlyGit:
     """Bounded, read-only git calls on the work tree holding the project, running none of
     the repository's own programs.
@@ -485,28 +473,19 @@ class _ReadOnlyGit:
         self._command: list[str] | None = None
         self._env: dict[str, str] = {}
         executable = resolve_program("git", self._root)
-        work_tree = next(
-            (f for f in (self._root, *self._root.parents) if os.path.lexists(f / ".git")), None
-        )
+        work_tree = work_tree_of(self._root)
         if executable is None or work_tree is None:
             return
+        self._command = [executable, "--no-pager", "-c", "core.quotepath=false"]
         self._env = {
             **os.environ,
-            "GIT_DIR": str(work_tree / ".git"),
-            "GIT_WORK_TREE": str(work_tree),
+            **safe_git_environment(work_tree / ".git", work_tree),
             "GIT_OPTIONAL_LOCKS": "0",
-            **NO_TRANSPORT,
         }
-        self._command = [executable, "--no-pager"]
-        for key, value in _GIT_SAFE:
-            self._command += ["-c", f"{key}={value}"]
         drivers = self.run("config", "--name-only", "--get-regexp", r"^filter\.", allowed=(0, 1))
-        for name in sorted(
-            {line.split(".")[1] for line in (drivers or "").splitlines() if "." in line}
-        ):
-            for part in ("clean", "smudge", "process"):
-                self._command += ["-c", f"filter.{name}.{part}="]
-            self._command += ["-c", f"filter.{name}.required=false"]
+        names = {line.split(".")[1] for line in (drivers or "").splitlines() if "." in line}
+        if names:
+            self._env.update(safe_git_environment(work_tree / ".git", work_tree, tuple(names)))
 
     def run(self, *args: str, allowed: tuple[int, ...] = (0,)) -> str | None:
         """What one call prints, or None (no git, no repository, a timeout, an error)."""
