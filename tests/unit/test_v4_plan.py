@@ -155,3 +155,18 @@ def test_inspect_json_of_a_v4_story_lists_its_always_load_rows(tmp_path: Path) -
     assert all(row["status"] == "included" for row in always)
     origin = workspace.config.bmad_always_load_origin
     assert all(row["reason"] == f"v4 dev agent loads it always ({origin})" for row in always)
+
+
+def test_a_v4_story_file_whose_heading_names_no_key_is_the_story_its_name_gives(
+    tmp_path: Path,
+) -> None:
+    # A real v4 plan: `# Story: Evidence Extraction …` names no key, yet the file is story
+    # 1.5 by v4's naming; in v4 the story files are the plan, so it is never passed over.
+    workspace = v4(tmp_path)
+    (workspace.root / STORIES / "1.5.evidence-plan.story.md").write_text(
+        "# Story: Evidence Extraction - Implementation Plan\n\n**Status**: Done\n",
+        encoding="utf-8",
+    )
+    story = load_catalog(workspace).find("1-5")
+    assert story.path == f"{STORIES}/1.5.evidence-plan.story.md"
+    assert story.status == "done" and story.title.startswith("Story: Evidence Extraction")

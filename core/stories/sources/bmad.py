@@ -77,6 +77,7 @@ from .bmad_story_file import (
     StoryFile,
     named_story_file,
     read_story_file,
+    v4_named_story_file,
 )
 from .markdown import iter_headings
 from .sprint_status import (
@@ -521,6 +522,10 @@ def _scan_folder(
             continue
         if isinstance(found, SkippedFile):
             named = named_story_file(path, rel, lead, entries_by_key, workspace.root, limit)
+            if named is None and not entries_by_key and found.reason.startswith("no-story"):
+                # No sprint-status (BMAD v4: the story files are the plan): a v4 name says
+                # which story a file is when its heading names no key.
+                named = v4_named_story_file(path, rel, workspace.root, limit)
             if named is None:
                 skipped.append(found)
             else:

@@ -286,3 +286,26 @@ def named_story_file(
         return parse_story_text(text, rel, story_id)
     except TaskNestingError:
         return None
+
+
+_V4_NAME = re.compile(r"^(?P<epic>\d+)\.(?P<story>\d+[a-z]?)\.(?=[^/]*[A-Za-z])", re.IGNORECASE)
+"""A BMAD v4 story file's name: ``<epic>.<story>.<slug>.md`` (``1.5.evidence-plan.story.md``),
+its slug holding a letter (release notes such as ``1.2.0.md`` are no story)."""
+
+
+def v4_named_story_file(
+    path: str, rel: str, root: Path | None = None, limit: int = DEFAULT_READ_LIMIT
+) -> StoryFile | None:
+    """The story a v4 story file's name gives it, whatever its heading says (``# Story:
+    Evidence Extraction`` names no key): in BMAD v4 the story files are the plan, named by
+    ``devStoryLocation``'s convention. None when the name is no v4 story name."""
+    found = _V4_NAME.match(os.path.basename(path))
+    if found is None:
+        return None
+    text = read_text_file(path, root=root, limit=limit)
+    if isinstance(text, TextProblem):
+        return None
+    try:
+        return parse_story_text(text, rel, f"{found.group('epic')}.{found.group('story')}")
+    except TaskNestingError:
+        return None
