@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .textfiles import TextProblem, read_text
+from .textfiles import LONG_NUMBER, TextProblem, read_text
 
 TomlGuard = Callable[[str, str], None]
 """Refuses (raises :class:`~promptdeck.core.errors.ConfigError`) a TOML text nested too
@@ -92,8 +92,6 @@ _TABLES = {
 # blanks takes time growing with the square of a run of spaces.
 _YAML_LINE = re.compile(r"^(?P<key>[A-Za-z_]+)\s*:(?P<value>.*)$")
 _PLACEHOLDER = re.compile(r"\{(?P<name>[^{}]*)\}")
-LONG_NUMBER = "a number of more than 4,300 digits"
-"""Why a TOML text whose number Python will not convert is refused."""
 _SHOWN = 80
 """The most characters of a configured value a problem line repeats."""
 

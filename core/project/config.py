@@ -21,12 +21,11 @@ from ..agent_names import AGENT_NAMES
 from ..errors import ConfigError
 from .bmad_folders import (
     DEFAULT_OUTPUT_FOLDER,
-    LONG_NUMBER,
     BmadFolders,
     has_bmad_config,
     read_bmad_folders,
 )
-from .textfiles import TextProblem, read_text
+from .textfiles import LONG_NUMBER, TextProblem, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")

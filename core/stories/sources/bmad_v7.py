@@ -35,10 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
-from ...project.bmad_folders import LONG_NUMBER
 from ...project.config import MAX_TOML_DEPTH, check_toml_shape
 from ...project.listing import folder_names
-from ...project.textfiles import TextProblem, read_text_file
+from ...project.textfiles import LONG_NUMBER, TextProblem, read_text_file
 from ...project.workspace import Workspace
 from ..keys import normalize_key
 from ..model import SourceResult, Story, Task, UnreadableEntry, read_status
