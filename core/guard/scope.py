@@ -132,6 +132,15 @@ class _Walker:
         self.budget = MOST_WALKED
         self.cut = False
 
+    def spend(self) -> bool:
+        """Count one entry looked at; False once the walks' budget is spent (they stop, and
+        :attr:`cut` says so)."""
+        self.budget -= 1
+        if self.budget < 0:
+            self.cut = True
+            return False
+        return True
+
     def folder_ok(self, rel: str) -> bool:
         """True when ``rel`` is a real folder (no link on the way) inside the root."""
         current = self.root
@@ -157,9 +166,7 @@ class _Walker:
             try:
                 with os.scandir(self.root / folder) as entries:
                     for entry in entries:
-                        self.budget -= 1
-                        if self.budget < 0:
-                            self.cut = True
+                        if not self.spend():
                             break
                         child = f"{folder}/{entry.name}"
                         try:
@@ -318,9 +325,7 @@ def _settled_records(walker: _Walker) -> list[str]:
     try:
         with os.scandir(walker.root / runs) as entries:
             for entry in entries:
-                walker.budget -= 1
-                if walker.budget < 0:
-                    walker.cut = True
+                if not walker.spend():
                     break
                 if not entry.is_dir(follow_symlinks=False):
                     continue
