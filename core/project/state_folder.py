@@ -73,11 +73,9 @@ def check_state_path(root: Path, path: Path) -> None:
     for index, part in enumerate(parts):
         current = current / part
         if index == len(parts) - 1:
-            try:
+            with contextlib.suppress(FileNotFoundError):  # not there yet: made as a real file
                 if stat.S_ISLNK(os.lstat(current).st_mode):
                     raise _refuse(root, current, "a symbolic link")
-            except FileNotFoundError:
-                pass
             return
         if not _check_folder(root, current):
             return  # the rest does not exist yet: it will be made as real folders

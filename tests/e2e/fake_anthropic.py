@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
-from loopback_api import LoopbackFake, RecordedRequest
+from loopback_api import LoopbackFake, RecordedRequest, agent_env
 from promptdeck.core.capture import Exchange, anthropic_events, anthropic_message
 
 NOT_FOUND = {"type": "error", "error": {"type": "not_found_error"}}
@@ -85,3 +86,18 @@ class FakeAnthropic(LoopbackFake[AnthropicRequest]):
             exchange.send_events(anthropic_events(message))
         else:
             exchange.send_json(200, message)
+
+
+def claude_env(fake: FakeAnthropic, home: Path) -> dict[str, str]:
+    """The environment the real ``claude`` runs with against ``fake``: its API the fake, a
+    dummy key, ``home`` its home, and none of its background traffic."""
+    return agent_env(
+        home,
+        ("ANTHROPIC_", "CLAUDE_"),
+        ANTHROPIC_BASE_URL=fake.base_url,
+        ANTHROPIC_API_KEY="sk-ant-test-dummy",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+        DISABLE_AUTOUPDATER="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )

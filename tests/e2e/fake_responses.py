@@ -114,3 +114,22 @@ class FakeResponses(LoopbackFake[ResponsesRequest]):
         body = request.body
         model = body.get("model", "gpt-fake") if isinstance(body, dict) else "gpt-fake"
         exchange.send_events(response_events(self._next_reply(), model, self.input_tokens))
+
+
+def codex_provider_args(base_url: str) -> list[str]:
+    """``codex`` options that make ``base_url`` (a :class:`FakeResponses`) its model
+    provider, with the model the fake answers as."""
+    return [
+        "-c",
+        "model_provider=fake",
+        "-c",
+        "model_providers.fake.name=fake",
+        "-c",
+        f'model_providers.fake.base_url="{base_url}"',
+        "-c",
+        "model_providers.fake.env_key=FAKE_KEY",
+        "-c",
+        "model_providers.fake.wire_api=responses",
+        "-m",
+        "gpt-5.5",
+    ]

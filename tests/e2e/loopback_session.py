@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_responses import FakeResponses
+from fake_responses import FakeResponses, codex_provider_args
 from loopback_api import agent_env
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
@@ -45,20 +45,7 @@ def loopback_up() -> None:
 
 
 def _config(spec: dict[str, Any], fake: FakeResponses) -> str:
-    provider = [
-        "-c",
-        "model_provider=fake",
-        "-c",
-        "model_providers.fake.name=fake",
-        "-c",
-        f'model_providers.fake.base_url="{fake.base_url}"',
-        "-c",
-        "model_providers.fake.env_key=FAKE_KEY",
-        "-c",
-        "model_providers.fake.wire_api=responses",
-        "-m",
-        "gpt-5.5",
-    ]
+    provider = codex_provider_args(fake.base_url)
     return (
         f'[agent]\ncodex_bin = "{spec["codex"]}"\ntimeout = 150.0\n'
         f"codex_args = {json.dumps(provider)}\n"

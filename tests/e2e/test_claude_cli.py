@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 from e2e_project import PNG, PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
-from fake_anthropic import AnthropicRequest, FakeAnthropic
-from loopback_api import agent_env
+from fake_anthropic import AnthropicRequest, FakeAnthropic, claude_env
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
 
@@ -34,19 +33,6 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _env(fake: FakeAnthropic, home: Path) -> dict[str, str]:
-    return agent_env(
-        home,
-        ("ANTHROPIC_", "CLAUDE_"),
-        ANTHROPIC_BASE_URL=fake.base_url,
-        ANTHROPIC_API_KEY="sk-ant-test-dummy",
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
-
-
 def _run(
     root: Path, reply: str, expected: str, home: Path, *extra: str, exit_code: int = 0
 ) -> tuple[subprocess.CompletedProcess[str], list[AnthropicRequest]]:
@@ -57,7 +43,7 @@ def _run(
         done = subprocess.run(
             [*PROMPTDECK, "run", "1.2", "--phase", "dev", "--agent", "claude", *extra],
             cwd=root,
-            env=_env(fake, home),
+            env=claude_env(fake, home),
             capture_output=True,
             text=True,
             timeout=TIMEOUT,

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, make_project
-from fake_anthropic import AnthropicRequest, FakeAnthropic
-from loopback_api import agent_env
+from fake_anthropic import AnthropicRequest, FakeAnthropic, claude_env
 from promptdeck.core.agents.base import LaunchRequest
 from promptdeck.core.agents.claude import SETTINGS_FILE, ClaudeAgent
 from promptdeck.core.capture import Exchange
@@ -124,19 +123,6 @@ def _script(path: Path, tool: str) -> list[dict[str, Any]]:
     ]
 
 
-def _env(fake: FakeAnthropic, home: Path) -> dict[str, str]:
-    return agent_env(
-        home,
-        ("ANTHROPIC_", "CLAUDE_"),
-        ANTHROPIC_BASE_URL=fake.base_url,
-        ANTHROPIC_API_KEY="sk-ant-test-dummy",
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-        DISABLE_AUTOUPDATER="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-    )
-
-
 def _text(block: dict[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, list):
@@ -160,7 +146,7 @@ def _launch(root: Path, run_dir: Path, home: Path, tool: str, *protected: str) -
             list(spec.argv),
             cwd=spec.cwd,
             input=spec.stdin,
-            env=_env(fake, home),
+            env=claude_env(fake, home),
             capture_output=True,
             timeout=TIMEOUT,
         )
@@ -211,7 +197,7 @@ def test_promptdeck_run_passes_the_scope_to_the_client(tmp_path: Path) -> None:
         done = subprocess.run(
             [*PROMPTDECK, "run", "1.2", "--phase", "dev", "--agent", "claude"],
             cwd=root,
-            env=_env(fake, tmp_path / "home"),
+            env=claude_env(fake, tmp_path / "home"),
             capture_output=True,
             text=True,
             timeout=TIMEOUT,

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from e2e_project import TIMEOUT, agent_cli, make_project
-from fake_responses import FakeResponses, ResponsesRequest
+from fake_responses import FakeResponses, ResponsesRequest, codex_provider_args
 from loopback_api import agent_env
 from promptdeck.core.agents.base import LaunchRequest
 from promptdeck.core.agents.codex import CodexAgent
@@ -122,20 +122,7 @@ def test_codex_refuses_to_write_a_protected_file(tmp_path: Path) -> None:
     (home / ".codex").mkdir(parents=True)
     fake = ScriptedResponses(["Done.\nIMPLEMENTATION COMPLETE: 1.2"], steps=STEPS)
     with fake:
-        provider = (
-            "-c",
-            "model_provider=fake",
-            "-c",
-            "model_providers.fake.name=fake",
-            "-c",
-            f'model_providers.fake.base_url="{fake.base_url}"',
-            "-c",
-            "model_providers.fake.env_key=FAKE_KEY",
-            "-c",
-            "model_providers.fake.wire_api=responses",
-            "-m",
-            "gpt-5.5",
-        )
+        provider = tuple(codex_provider_args(fake.base_url))
         env = agent_env(
             home,
             ("OPENAI_", "CODEX_"),

@@ -11,8 +11,7 @@ from pathlib import Path
 import promptdeck.core
 import pytest
 from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, make_project
-from fake_anthropic import FakeAnthropic
-from loopback_api import agent_env
+from fake_anthropic import FakeAnthropic, claude_env
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.tokens.pricing import load_prices
@@ -42,16 +41,7 @@ def _run(root: Path, home: Path, usage: dict[str, int] | None = None) -> dict[st
     with FakeAnthropic(
         reply=REPLY, usage=usage, is_main=lambda r: "Story" in r.system_text()
     ) as fake:
-        env = agent_env(
-            home,
-            ("ANTHROPIC_", "CLAUDE_"),
-            ANTHROPIC_BASE_URL=fake.base_url,
-            ANTHROPIC_API_KEY="sk-ant-test-dummy",
-            DISABLE_TELEMETRY="1",
-            DISABLE_ERROR_REPORTING="1",
-            DISABLE_AUTOUPDATER="1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
+        env = claude_env(fake, home)
         done = subprocess.run(
             [*PROMPTDECK, "run", "1.2", "--phase", "dev", "--agent", "claude", "--no-git"],
             cwd=root,
