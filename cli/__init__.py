@@ -28,7 +28,7 @@ _HELP = frozenset(("-h", "--help"))
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``promptdeck`` argument parser: every subcommand, or only ``command``'s."""
     from . import commands
-    from .parsing import Parser, VersionAction
+    from .parsing import Parser, Subcommands, VersionAction
 
     parser = Parser(
         prog=PROG,
@@ -43,13 +43,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "(--allow-secrets) · 9 run refused: over the phase's token budget · 10 run refused: the "
         "project's config names the agent's program and is not trusted (promptdeck trust) · "
         "11 the status write-back failed · 12 capture: no client, too old, a timeout, another "
-        "host tried, or no request · "
+        "host tried, or no request · 13 the agent changed a file outside its phase's write scope · "
         "130 Ctrl-C.",
     )
     parser.add_argument(
         "--version", action=VersionAction, help="print the installed version and exit"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=Parser, action=Subcommands
+    )
     for module in commands.modules(command):
         module.register(sub)
     return parser

@@ -1,4 +1,5 @@
-"""The argument parser's own classes: ``--version`` and the usage error's exit code.
+"""The argument parser's own classes: ``--version``, the usage error's exit code and each
+command's link to its reference page.
 
 Apart from the CLI's entry module so that ``argparse`` is imported only when a command line is
 parsed — never for ``promptdeck --version`` or an answer replayed from the cache.
@@ -9,9 +10,18 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import EXIT_USAGE
 from .version import PROG, installed_version
+
+COMMANDS_PAGE = "docs/commands.md"
+"""The reference page of every command, a section per command (its heading: the command's name)."""
+
+
+def reference(command: str) -> str:
+    """The line closing ``command``'s ``--help``: where its reference lives."""
+    return f"Reference: {COMMANDS_PAGE}#{command}"
 
 
 class VersionAction(argparse.Action):
@@ -39,3 +49,19 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+if TYPE_CHECKING:
+    _SubParsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:  # not subscriptable at run time
+    _SubParsers = argparse._SubParsersAction
+
+
+class Subcommands(_SubParsers):
+    """The subcommands' action: every command's ``--help`` ends with its reference link, so a new
+    command is linked without a word in its own module."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        epilog = kwargs.get("epilog")
+        kwargs["epilog"] = f"{epilog}\n\n{reference(name)}" if epilog else reference(name)
+        return super().add_parser(name, **kwargs)

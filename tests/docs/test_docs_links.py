@@ -1,0 +1,65 @@
+"""Every relative link and #anchor in README.md and docs/*.md leads somewhere.
+
+A link to a file names a file or folder of the checkout; a link with an anchor, to this page or
+another Markdown page, names a heading there (GitHub's slug: lowercase, punctuation dropped,
+spaces to hyphens). A heading renamed or removed fails the pages that pointed at it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from doc_pages import ROOT, anchors, links, pages, relative, slug
+
+
+def _broken(page: Path) -> list[str]:
+    broken: list[str] = []
+    for number, target in links(page):
+        parts = urlsplit(target)
+        if parts.scheme or parts.netloc:
+            continue  # a web address: not this checkout's to check
+        where = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+        if not where.exists() or not where.is_relative_to(ROOT):
+            broken.append(f"{relative(page)}:{number}: {target}: no such file")
+            continue
+        if parts.fragment and where.suffix == ".md" and parts.fragment not in anchors(where):
+            broken.append(f"{relative(page)}:{number}: {target}: no such heading")
+    return broken
+
+
+@pytest.mark.parametrize("page", pages(), ids=relative)
+def test_every_link_and_anchor_resolves(page: Path) -> None:
+    assert _broken(page) == []
+
+
+def test_a_link_to_a_removed_heading_is_caught(tmp_path: Path) -> None:
+    docs = ROOT / "docs"
+    page = docs / f".links-check-{tmp_path.name}.md"
+    try:
+        page.write_text(
+            "# Title\n\n## Kept heading\n\n[here](#kept-heading) [gone](#removed-heading)\n"
+            "[file](commands.md#inspect) [missing](no-such-page.md)\n`[code](#not-a-link)`\n",
+            encoding="utf-8",
+        )
+        assert [line.split(": ", 1)[1] for line in _broken(page)] == [
+            "#removed-heading: no such heading",
+            "no-such-page.md: no such file",
+        ]
+    finally:
+        page.unlink()
+
+
+@pytest.mark.parametrize(
+    ("heading", "anchor"),
+    [
+        ("Exit codes", "exit-codes"),
+        ("`promptdeck inspect STORY [--phase P]`", "promptdeck-inspect-story---phase-p"),
+        ("What `runs` and `show` print", "what-runs-and-show-print"),
+        ("Fitting a prompt, and the clients' cut lines", "fitting-a-prompt-and-the-clients-cut-lines"),
+        ("Options (`run`, `chat`)", "options-run-chat"),
+    ],
+)
+def test_anchors_are_github_slugs(heading: str, anchor: str) -> None:
+    assert slug(heading) == anchor
