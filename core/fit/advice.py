@@ -1,6 +1,6 @@
 """What would bring an oversized injection under the error line: the files to leave out.
 
-The advice is the minimal drop of :mod:`.fit` against the injection's error line: only files
+The advice is the minimal drop of :mod:`.solver` against the injection's error line: only files
 that are really in the prompt, named one by one, never the story's own; and the size it
 predicts is the size of the prompt composed with them left out (the same core call the preview
 makes). The app's run confirmation and ``promptdeck run --dry-run`` both list it under a

@@ -158,7 +158,7 @@ def build_injection(
         emit: receives ``injection:warning``, ``injection:empty`` and ``injection:skipped``.
         count_tokens: False leaves token counts None, for an instant byte-only build.
         scan_secrets: False skips the secret scan (an instant preview; never before a run).
-        excluded_files: root-relative files the user left out (:mod:`.file_choice`).
+        excluded_files: root-relative files the user left out (:mod:`.choices`).
         included_files: root-relative files the user took in.
 
     Raises:

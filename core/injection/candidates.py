@@ -350,7 +350,7 @@ def apply_choices(
     excluded: Sequence[str],
     included: Sequence[str],
 ) -> None:
-    """The user's per-file choices (:mod:`.file_choice`), a filter over the planned candidates.
+    """The user's per-file choices (:mod:`.choices`), a filter over the planned candidates.
 
     An excluded candidate is left out with its reason, unless it is one of the story's own
     files (a file its plan asks for, a ``context:`` file, can be); an included one a toggle

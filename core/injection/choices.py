@@ -2,7 +2,7 @@
 
 ``space`` on a file row in the app, ``--exclude PATH`` / ``--include PATH`` in the CLI. A
 choice is remembered per story in ``.promptdeck/file-choices.json`` and applied by every face
-before composing (it is part of the :class:`~promptdeck.core.injection_model.Selection`), so the
+before composing (it is part of the :class:`~promptdeck.core.injection.model.Selection`), so the
 preview, ``compose``, the run confirmation and the agent's bytes agree.
 
 - An excluded file is any candidate of the injection except the story's own files (a story

@@ -67,8 +67,8 @@ class PromptRequest:
         failure: the failure phase's input: the failed phase, its signal and message.
         variant: ``standard`` or ``party`` (kickoff, review, failure and retro only); None
             takes the workspace's default (``[party] <phase>``).
-        delivery: ``layered`` or ``cache-aware`` (see :mod:`.compose.delivery`); None takes the
-            workspace's ``delivery`` setting.
+        delivery: ``layered`` or ``cache-aware`` (see :mod:`promptdeck.core.layers.delivery`);
+            None takes the workspace's ``delivery`` setting.
     """
 
     story_id: str
@@ -89,9 +89,9 @@ class ComposedPrompt:
     ``system_meter.bytes`` equals the sum of the layers' bytes plus ``joiner.bytes`` exactly
     (the joiner row is the bytes of the blank lines between layers); token counts of the
     joiner row are the remainder, so the rows add up to the total in tokens too. In the
-    cache-aware delivery (:mod:`.compose.delivery`) the layers are split between the system prompt
-    and the head of the user turn: ``joiner.bytes`` is then what the two hold beyond the layers and
-    the task, and its tokens are not counted.
+    cache-aware delivery (:mod:`promptdeck.core.layers.delivery`) the layers are split between
+    the system prompt and the head of the user turn: ``joiner.bytes`` is then what the two hold
+    beyond the layers and the task, and its tokens are not counted.
     """
 
     story: Story

@@ -1,7 +1,7 @@
 """What a run's ``status.json`` says about the story's status: written back, or left as it was.
 
-:func:`~.writeback.write_back` records what it did in the run folder. A run that
-succeeded but changed no status line (no sprint-status entry, no ``Status:`` line, an
+:func:`~promptdeck.core.stories.writeback.write_back` records what it did in the run folder. A
+run that succeeded but changed no status line (no sprint-status entry, no ``Status:`` line, an
 unreadable file) leaves the story showing its old status; the app marks that story so the
 user is not left believing the tracking moved.
 """

@@ -357,7 +357,7 @@ class StatusReading:
     """What one written status means.
 
     Attributes:
-        status: one of :data:`~.model.stories.STATUSES`, or the written value itself when unknown.
+        status: one of :data:`STATUSES`, or the written value itself when unknown.
         known: False when the value is outside every known vocabulary.
         note: how the value was read when it is not a story status itself
             (``legacy 'contexted' read as in-progress``); empty otherwise.

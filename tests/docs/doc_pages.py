@@ -27,7 +27,8 @@ def pages() -> list[Path]:
 
 
 def relative(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+    """A page's path as the tests name it: from the checkout, or its name when outside it."""
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
 
 
 @dataclass(frozen=True)

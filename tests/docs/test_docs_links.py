@@ -57,7 +57,7 @@ def test_a_link_to_a_removed_heading_is_caught(tmp_path: Path) -> None:
         ("Exit codes", "exit-codes"),
         ("`promptdeck inspect STORY [--phase P]`", "promptdeck-inspect-story---phase-p"),
         ("What `runs` and `show` print", "what-runs-and-show-print"),
-        ("Fitting a prompt, and the clients' cut lines", "fitting-a-prompt-and-the-clients-cut-lines"),
+        ("Fit, and the clients' cut lines", "fit-and-the-clients-cut-lines"),
         ("Options (`run`, `chat`)", "options-run-chat"),
     ],
 )
