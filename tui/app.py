@@ -258,7 +258,7 @@ class PromptdeckApp(App[None]):
         unknown = sorted(set(keymap) - known)
         if unknown:
             self.notify(
-                f"[keymap]: unknown binding ids {', '.join(unknown)} (see README: keys)",
+                f"[keymap]: unknown binding ids {', '.join(unknown)} (docs/app.md#your-own-keys)",
                 severity="warning",
                 timeout=10,
                 markup=False,

@@ -399,7 +399,7 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
                 continue
             spec = _FIELDS.get(name)
             if spec is None:
-                raise ConfigError(source, dotted, "a known setting (see README → Configuration)")
+                raise ConfigError(source, dotted, "a known setting (see docs/config.md)")
             values[name] = coerce_setting(value, _field_types()[spec.name], source, dotted)
 
     try:

@@ -7,6 +7,7 @@ spaces to hyphens). A heading renamed or removed fails the pages that pointed at
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -63,3 +64,25 @@ def test_a_link_to_a_removed_heading_is_caught(tmp_path: Path) -> None:
 )
 def test_anchors_are_github_slugs(heading: str, anchor: str) -> None:
     assert slug(heading) == anchor
+
+
+def _sources() -> list[Path]:
+    found = []
+    for top in ("core", "cli", "tui"):
+        found += [p for p in sorted((ROOT / top).rglob("*.py")) if "demo/workspace" not in str(p)]
+    return found
+
+
+def test_every_docs_page_the_code_names_resolves() -> None:
+    """A message or help text that sends the user to ``docs/<page>.md[#anchor]`` sends them
+    somewhere that exists."""
+    broken = []
+    for source in _sources():
+        text = source.read_text(encoding="utf-8")
+        for page, anchor in re.findall(r"\bdocs/([\w.-]+\.md)(?:#([\w-]+))?", text):
+            target = ROOT / "docs" / page
+            if not target.exists():
+                broken.append(f"{relative(source)}: docs/{page}: no such page")
+            elif anchor and anchor not in anchors(target):
+                broken.append(f"{relative(source)}: docs/{page}#{anchor}: no such heading")
+    assert broken == []
