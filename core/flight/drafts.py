@@ -18,7 +18,16 @@ from .model import Addition, Request, Subagent, ToolCall
 
 _LINE_NUMBER = re.compile(r"^ *\d+(?:\t|→)", re.MULTILINE)
 """The line numbers a file-read result puts before each line (``     1\\t`` or ``1→``)."""
-TARGET_KEYS = ("file_path", "path", "notebook_path", "command", "pattern", "url", "query")
+TARGET_KEYS = (
+    "file_path",
+    "path",
+    "notebook_path",
+    "command",
+    "pattern",
+    "url",
+    "query",
+    "description",
+)
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 
 
