@@ -10,9 +10,9 @@ from promptdeck.core.flight import NO_HISTORY, backtest, phase_forecast
 from promptdeck.core.flight.forecast import Sample, backtest_samples, quantile
 
 
-def _runs(root: Path, dollars: list[float], **kwargs: object) -> None:
+def _runs(root: Path, dollars: list[float], tag: str = "r", **kwargs: object) -> None:
     for n, value in enumerate(dollars):
-        run_id = f"20250101-0000{n:02d}-000000-dev-1-2-{kwargs.get('phase', 'dev')[:3]}{n:03d}"
+        run_id = f"20250101-0000{n:02d}-000000-dev-1-2-{tag}{n:03d}"
         write_run(root, run_id, claude_stream(str(root)), dollars=value, **kwargs)  # type: ignore[arg-type]
 
 
@@ -31,7 +31,7 @@ def test_with_no_history_the_first_request_alone_is_labelled(tmp_path: Path) -> 
 def test_ranges_come_from_real_finished_runs_only(tmp_path: Path) -> None:
     root = tmp_path.resolve()
     _runs(root, [0.10, 0.20, 0.30, 0.40, 0.50])
-    _runs(root, [9.0, 9.0, 9.0], simulation=True, phase="dev")
+    _runs(root, [9.0, 9.0, 9.0], tag="s", simulation=True)
     forecast = phase_forecast(root, "dev", "claude-sonnet-4-6")
     assert forecast.n == 5
     assert forecast.cost is not None and forecast.cost.p50 == 0.30
