@@ -46,7 +46,8 @@ def text_of(content: object) -> str:
 
 def file_digest(text: str) -> str:
     """The sha256 of a file's text, from what a read returned (line numbers taken off)."""
-    return hashlib.sha256(_LINE_NUMBER.sub("", text).encode("utf-8")).hexdigest()
+    plain = _LINE_NUMBER.sub("", text) if _LINE_NUMBER.match(text) else text
+    return hashlib.sha256(plain.encode("utf-8")).hexdigest()
 
 
 def target_of(arguments: object) -> str:
@@ -140,7 +141,7 @@ class Threads:
                 if file_text is not None
                 else file_digest(text)
             )
-        size = len(text.encode("utf-8"))
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
         self.pending.setdefault(thread, []).append(Addition(tool, source, size, call_id, digest))
 
 
