@@ -3,8 +3,10 @@ what it added."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from app_helpers import run_async
-from flight_runs import INJECTED, claude_stream
+from flight_runs import INJECTED, claude_stream, write_run
 from promptdeck.core.flight.claude import claude_turns
 from promptdeck.tui.widgets.turn_strip import TurnStrip, bars_of
 from textual.app import App, ComposeResult
@@ -61,3 +63,17 @@ async def test_enter_on_a_request_shows_what_it_added() -> None:
         assert strip.cursor == 1
         assert [m.index for m in app.chosen] == [1]
         assert "added: Read /project/docs/architecture.md" in str(strip.render())
+
+
+@run_async
+async def test_an_ended_run_shows_its_recorded_requests(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    run = write_run(root, "20250101-000000-000000-dev-1-2-abcdef", claude_stream(str(root)))
+    app = StripApp()
+    async with app.run_test() as pilot:
+        strip = app.query_one(TurnStrip)
+        strip.load_record(run, "claude")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [b.label for b in strip.bars] == ["#1", "#2", "sub #1", "sub #2", "#3"]
+        assert strip.display

@@ -335,8 +335,11 @@ class PhasePanel(Vertical):
                     )
             elif event.kind == "end" and event.result is not None:
                 self._show_finished(event.result)
-                result = event.result
-                self.query_one(TurnStrip).load_record(result.run_dir, result.agent)
+                result, strip = event.result, self.query_one(TurnStrip)
+                if result.simulation:  # its usage is invented: no flight to show
+                    strip.reset()
+                else:
+                    strip.load_record(result.run_dir, result.agent)
                 self.post_message(self.RunFinished(event.result))
 
     def _show_finished(self, result: RunResult) -> None:
