@@ -36,11 +36,14 @@ def _count(value: int | None) -> str:
     return "unknown" if value is None else f"{value:,}"
 
 
+def _tail(text: str, width: int = 60) -> str:
+    """``text`` on one line, its end kept when it is long (a path's file name matters most)."""
+    shown = printable_line(text)
+    return shown if len(shown) <= width else "…" + shown[-(width - 1) :]
+
+
 def _added(request: Request) -> str:
-    parts = [
-        f"{a.tool} {printable_line(a.source)[:60]} {a.bytes:,} B".replace("  ", " ")
-        for a in request.added
-    ]
+    parts = [f"{a.tool} {_tail(a.source)} {a.bytes:,} B".replace("  ", " ") for a in request.added]
     return "; ".join(parts) or "—"
 
 
@@ -56,7 +59,7 @@ def _request_lines(requests: Sequence[Request], prefix: str, depth: int) -> list
             f"out {_count(request.output_tokens):>7}  added: {_added(request)}"
         )
         for call in request.tool_calls:
-            lines.append(f"{indent}       call {call.tool} {printable_line(call.target)[:70]}")
+            lines.append(f"{indent}       call {call.tool} {_tail(call.target, 70)}")
         for note in request.notes:
             lines.append(f"{indent}       note {printable_line(note)}")
         for sub in request.subagents:
@@ -88,7 +91,7 @@ def print_report(report: FlightReport) -> None:
     reported = _count(spend.reported_tokens)
     print(
         f"  {'total':<18} {spend.total_tokens:>12,} tokens  {money(spend.total_dollars)}"
-        f"  (the client reported {reported} at its end)"
+        f"  (main thread {spend.main_tokens:,}; the client reported {reported} at its end)"
     )
     if spend.unknown:
         print(f"  {spend.unknown} request(s) with unknown usage, not summed in")

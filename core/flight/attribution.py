@@ -97,7 +97,9 @@ class Spend:
         reads: the agent's reads, per file (summed over requests).
         total_tokens: the requests' reported usage, summed (what the categories sum to).
         total_dollars: the same priced; None when the model's price is unknown.
-        reported_tokens: the whole run's usage as the client reported it at its end.
+        main_tokens: the top-level requests' usage, summed (subagents' left out): what the
+            client's own end-of-run usage covers.
+        reported_tokens: the run's usage as the client reported it at its end.
         flags: one line per thing that looks wasted.
         basis: how the split inside a request was made.
         unknown: requests whose usage is unknown (not summed in).
@@ -107,6 +109,7 @@ class Spend:
     reads: tuple[Share, ...]
     total_tokens: int
     total_dollars: float | None
+    main_tokens: int
     reported_tokens: int | None
     flags: tuple[str, ...]
     basis: str
@@ -119,6 +122,7 @@ class Spend:
             "reads": [r.to_dict() for r in self.reads],
             "total_tokens": self.total_tokens,
             "total_dollars": self.total_dollars,
+            "main_tokens": self.main_tokens,
             "reported_tokens": self.reported_tokens,
             "flags": list(self.flags),
             "basis": self.basis,
@@ -268,6 +272,7 @@ def _thread(ledger: _Ledger, requests: tuple[Request, ...], path: str, sub: bool
 
 def _read_flags(ledger: _Ledger, turns: TurnList) -> None:
     reads: dict[str, int] = {}
+    twice: set[str] = set()
     for _, request in turns.walk():
         for added in request.added:
             if added.tool not in _FILE_READS:
@@ -275,7 +280,8 @@ def _read_flags(ledger: _Ledger, turns: TurnList) -> None:
             path = ledger.relative(added.source)
             reads[path] = reads.get(path, 0) + 1
             injected = ledger.given.injected.get(path)
-            if injected is not None and added.sha256 == injected.sha256:
+            if injected is not None and added.sha256 == injected.sha256 and path not in twice:
+                twice.add(path)
                 ledger.flags.append(
                     f"read {path}, which promptdeck had already injected unchanged "
                     f"({injected.layer}): {injected.bytes:,} bytes paid twice"
@@ -320,6 +326,9 @@ def spend(turns: TurnList, given: SpendInput) -> Spend:
         ),
         total_tokens=total,
         total_dollars=sum(ledger.dollars.values()) if priced else None,
+        main_tokens=sum(
+            (r.context_tokens or 0) + (r.output_tokens or 0) for r in turns.requests if r.known
+        ),
         reported_tokens=reported_total,
         flags=tuple(ledger.flags),
         basis=(

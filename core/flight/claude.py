@@ -11,11 +11,16 @@ and the client's version; the ``result`` line the whole run's usage.
 The transcript (``~/.claude/projects/<cwd with every other character a dash>/<session>.jsonl``,
 or under ``CLAUDE_CONFIG_DIR``) adds when each answer came (``timestamp``). It is joined only
 when every line of it belongs to the session and it was read whole; otherwise the list is the
-stream's alone, and says why.
+stream's alone, and says why. Each subagent keeps a transcript of its own
+(``<session>/subagents/agent-<id>.jsonl``, its ``.meta.json`` naming the ``toolUseId`` of the
+call that started it): the stream leaves out a subagent's last answer, so a whole one of the
+session replaces the subagent's requests as the stream had them. The ``result`` line's usage
+covers the main thread's requests only (measured with Claude Code 2.1.197).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -23,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ..project.textfiles import read_text
 from .drafts import Threads, counts, freeze, text_of
 from .lines import TRANSCRIPT_CAP, JsonLines, json_lines
 from .model import TurnList
@@ -141,6 +147,66 @@ def join_transcript(threads: Threads, path: Path, folder: Path, session: str) ->
     return None
 
 
+SUBAGENTS_MAX = 500
+"""The most subagent transcripts of one session read."""
+
+
+def _subagent_transcripts(folder: Path, session: str) -> list[tuple[str, Path]]:
+    """Each subagent transcript of ``session`` with the call that started it (its
+    ``agent-<id>.meta.json`` names it as ``toolUseId``), in name order."""
+    where = folder / session / "subagents"
+    try:
+        names = sorted(e.name for e in os.scandir(where) if e.name.endswith(".meta.json"))
+    except OSError:
+        return []
+    found: list[tuple[str, Path]] = []
+    for name in names[:SUBAGENTS_MAX]:
+        text = read_text(where / name, folder.resolve(), limit=64 * 1024)
+        try:
+            meta = json.loads(text) if isinstance(text, str) else None
+        except (ValueError, RecursionError):
+            meta = None
+        call = meta.get("toolUseId") if isinstance(meta, dict) else None
+        if isinstance(call, str) and call:
+            found.append((call, where / (name.removesuffix(".meta.json") + ".jsonl")))
+    return found
+
+
+def join_subagents(threads: Threads, folder: Path, session: str) -> list[str]:
+    """Each subagent's requests from its own transcript, where it is whole and the session's
+    (the stream leaves out a subagent's last answer); notes for those left as the stream had
+    them."""
+    notes: list[str] = []
+    for call, path in _subagent_transcripts(folder, session):
+        if call not in threads.calls:
+            continue
+        seen = JsonLines()
+        own = Threads()
+        foreign = False
+        for line in json_lines(path, folder, seen, cap=TRANSCRIPT_CAP):
+            if line.get("sessionId") not in (None, session):
+                foreign = True
+                break
+            line = {**line, "parent_tool_use_id": call}
+            if line.get("type") == "assistant":
+                _assistant(own, line)
+                at = _epoch(line.get("timestamp"))
+                own.drafts[call][-1].at = at
+            elif line.get("type") == "user":
+                _user(own, line)
+        if foreign or seen.problem or seen.cut or seen.malformed or not own.drafts.get(call):
+            notes.append(
+                f"subagent {call}: its transcript left out; its requests as the stream had them"
+            )
+            continue
+        threads.drafts[call] = own.drafts[call]
+        threads.calls.update(own.calls)
+        threads.prompts.update(own.prompts)
+        if call not in threads.order:
+            threads.order.append(call)
+    return notes
+
+
 def claude_turns(
     events: Iterable[Mapping[str, Any]],
     *,
@@ -163,6 +229,7 @@ def claude_turns(
         why = join_transcript(threads, path, folder, session)
         if why is None:
             sources.append("transcript")
+            notes.extend(join_subagents(threads, folder, session))
         else:
             notes.append(f"{why}: turn list from the stream alone")
     requests, orphan_notes = freeze(threads, FIELDS)
