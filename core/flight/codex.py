@@ -9,7 +9,8 @@ calls. From the stream alone a turn is one entry, and the list says so.
 The rollout (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread>.jsonl``) has one
 ``event_msg``/``token_count`` per model call (``info.last_token_usage``), the tool calls
 (``response_item`` ``function_call``, ``custom_tool_call``, ``local_shell_call``) and their
-outputs in between, and its ``session_meta`` names the thread and the CLI's version. Joined
+outputs, and its ``session_meta`` names the thread and the CLI's version. Codex 0.171 writes
+a call and its output before the ``token_count`` of the answer that made the call. Joined
 only when it is the thread's, read whole and its calls add up to the stream's turns.
 """
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from .drafts import Draft, Threads, counts, freeze
 from .lines import TRANSCRIPT_CAP, JsonLines, json_lines
-from .model import TurnList
+from .model import Addition, TurnList
 
 FIELDS = ("plain_input", "cached_input_tokens", "cache_write_input_tokens", "output_tokens")
 _THREAD = re.compile(r"[A-Za-z0-9-]{1,100}")
@@ -118,6 +119,7 @@ def read_rollout(path: Path, folder: Path, thread: str) -> tuple[Threads, str] |
     threads = Threads()
     version = ""
     last_total: object = None
+    outputs: list[Addition] = []
     for line in json_lines(path, folder, seen, cap=TRANSCRIPT_CAP):
         payload = line.get("payload")
         if not isinstance(payload, dict):
@@ -137,7 +139,7 @@ def read_rollout(path: Path, folder: Path, thread: str) -> tuple[Threads, str] |
         elif kind == "response_item" and inner in _OUTPUTS:
             output = payload.get("output")
             text = output if isinstance(output, str) else json.dumps(output)
-            threads.result(None, str(payload.get("call_id") or ""), text, None)
+            outputs.append(threads.addition(str(payload.get("call_id") or ""), text, None))
         elif kind == "event_msg" and inner == "token_count":
             info = payload.get("info")
             if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
@@ -154,8 +156,16 @@ def read_rollout(path: Path, folder: Path, thread: str) -> tuple[Threads, str] |
         return f"rollout {seen.problem}"
     if seen.cut or seen.malformed or seen.long_lines:
         return "rollout cut or malformed"
-    if not threads.drafts.get(None):
+    drafts = threads.drafts.get(None)
+    if not drafts:
         return "rollout holds no model call"
+    # Codex records a call's output before the usage of the answer that made the call: the
+    # output is what the request after that answer's added.
+    maker = {call.id: index for index, draft in enumerate(drafts) for call in draft.calls}
+    for output in outputs:
+        index = maker.get(output.tool_use_id)
+        if index is not None and index + 1 < len(drafts):
+            drafts[index + 1].added.append(output)
     return threads, version
 
 

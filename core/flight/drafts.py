@@ -23,6 +23,7 @@ TARGET_KEYS = (
     "path",
     "notebook_path",
     "command",
+    "cmd",
     "pattern",
     "url",
     "query",
@@ -56,6 +57,8 @@ def target_of(arguments: object) -> str:
         return ""
     for key in TARGET_KEYS:
         value = arguments.get(key)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            value = " ".join(value)  # an argv, as Codex's shell takes it
         if isinstance(value, str) and value:
             return value
     return ""
@@ -132,6 +135,10 @@ class Threads:
 
     def result(self, thread: str | None, call_id: str, text: str, file_text: str | None) -> None:
         """Note a tool result: the next request of ``thread`` carries it."""
+        self.pending.setdefault(thread, []).append(self.addition(call_id, text, file_text))
+
+    def addition(self, call_id: str, text: str, file_text: str | None) -> Addition:
+        """A tool result as what a request added: its call's tool and target, its size."""
         found = self.calls.get(call_id)
         tool, source = (found.tool, found.target) if found else ("?", "")
         digest = ""
@@ -142,7 +149,7 @@ class Threads:
                 else file_digest(text)
             )
         size = len(text) if text.isascii() else len(text.encode("utf-8"))
-        self.pending.setdefault(thread, []).append(Addition(tool, source, size, call_id, digest))
+        return Addition(tool, source, size, call_id, digest)
 
 
 def _request(draft: Draft, index: int, threads: Threads, fields: tuple[str, ...]) -> Request:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fake_anthropic import AnthropicRequest, FakeAnthropic
-from promptdeck.core.capture import Exchange, anthropic_message
+from fake_responses import FakeResponses, ResponsesRequest
+from promptdeck.core.capture import Exchange, anthropic_message, response_events
 
 SUBAGENT_MARK = "FLIGHT-SUBAGENT"
 SIGNAL = "IMPLEMENTATION COMPLETE: 1.2"
@@ -153,3 +154,66 @@ class ScriptedAnthropic(FakeAnthropic):
             exchange.send_events(_events(message))
         else:
             exchange.send_json(200, message)
+
+
+@dataclass
+class ScriptedResponses(FakeResponses):
+    """The Responses fake, answering a phase that reads a file the prompt injected: the first
+    model request gets a shell call printing ``read_path``, the next the completion signal.
+    Each reports a usage of its own, kept in :attr:`answered` in order."""
+
+    read_path: str = ""
+    answered: list[Answered] = field(default_factory=list)
+
+    def answer(self, exchange: Exchange, request: ResponsesRequest) -> None:
+        body = request.body
+        if not request.route.endswith("/responses") or not isinstance(body, dict):
+            super().answer(exchange, request)
+            return
+        with self._lock:
+            n = len(self.answered) + 1
+            usage = {"input_tokens": 9000 * n, "cached": 4000 * (n - 1), "output_tokens": 30 + n}
+            calls = any(
+                isinstance(i, dict) and i.get("type") == "function_call_output"
+                for i in body.get("input") or ()
+            )
+            self.answered.append(Answered("main", "text" if calls else "shell", usage))
+        model = str(body.get("model") or "gpt-fake")
+        if calls:
+            events = response_events(f"Done.\n{SIGNAL}", model, usage["input_tokens"])
+        else:
+            events = _call_events(body, model, self.read_path)
+        events[-1]["response"]["usage"] = {
+            "input_tokens": usage["input_tokens"],
+            "input_tokens_details": {"cached_tokens": usage["cached"]},
+            "output_tokens": usage["output_tokens"],
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+        }
+        exchange.send_events(events)
+
+
+def _call_events(body: dict[str, Any], model: str, path: str) -> list[dict[str, Any]]:
+    """A response whose only output is a shell call printing ``path``."""
+    names = {t.get("name") for t in body.get("tools") or () if isinstance(t, dict)}
+    name = next((n for n in ("shell", "exec_command", "shell_command") if n in names), "shell")
+    command: Any = ["cat", path] if name == "shell" else f"cat {path}"
+    key = "cmd" if name == "exec_command" else "command"
+    item = {
+        "type": "function_call",
+        "id": f"fc_{uuid.uuid4().hex[:20]}",
+        "call_id": f"call_{uuid.uuid4().hex[:20]}",
+        "name": name,
+        "arguments": json.dumps({key: command}),
+        "status": "completed",
+    }
+    base = {"id": f"resp_{uuid.uuid4().hex[:24]}", "object": "response", "model": model}
+    return [
+        {"type": "response.created", "response": {**base, "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+        {
+            "type": "response.completed",
+            "response": {**base, "status": "completed", "output": [item], "usage": {}},
+        },
+    ]

@@ -193,6 +193,21 @@ def _rollout(home: Path, thread: str, meta_id: str) -> None:
     day.mkdir(parents=True)
     rows = [
         {"type": "session_meta", "payload": {"id": meta_id, "cli_version": "0.171.0"}},
+        # As Codex writes them: the call and its output, then the usage of the answer
+        # that made the call.
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "c1",
+                "arguments": json.dumps({"command": ["cat", "README.md"]}),
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": "hello\n"},
+        },
         {
             "type": "event_msg",
             "payload": {
@@ -206,19 +221,6 @@ def _rollout(home: Path, thread: str, meta_id: str) -> None:
                     "total_token_usage": {"input_tokens": 2000},
                 },
             },
-        },
-        {
-            "type": "response_item",
-            "payload": {
-                "type": "function_call",
-                "name": "shell",
-                "call_id": "c1",
-                "arguments": json.dumps({"command": ["cat", "README.md"]}),
-            },
-        },
-        {
-            "type": "response_item",
-            "payload": {"type": "function_call_output", "call_id": "c1", "output": "hello\n"},
         },
         {
             "type": "event_msg",
@@ -257,8 +259,9 @@ def test_codex_rollout_gives_each_model_call(root: Path, tmp_path: Path) -> None
     assert turns.format == "codex exec --json 0.171.0"
     first, second = turns.requests
     assert (first.input_tokens, first.cache_read_tokens) == (1000, 1000)
-    assert [c.tool for c in second.tool_calls] == ["shell"]
-    assert second.added[0].bytes == 6
+    assert [c.tool for c in first.tool_calls] == ["shell"]
+    assert first.tool_calls[0].target == "cat README.md"
+    assert second.added[0].bytes == 6 and second.added[0].tool == "shell"
 
 
 def test_codex_rollout_of_another_session_is_left_out(root: Path, tmp_path: Path) -> None:
