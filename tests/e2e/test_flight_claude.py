@@ -59,6 +59,8 @@ def test_every_request_the_fake_answered_is_listed_with_its_usage(
         )
         answered = list(fake.answered)
     assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+    # The run keeps its turn list when it ends.
+    assert len(list((project / ".promptdeck" / "runs").glob("*/turns.json"))) == 1
     shown = subprocess.run(
         [*PROMPTDECK, "show", "last", "--turns", "--json"],
         cwd=project,
