@@ -90,3 +90,15 @@ def test_inspect_cost_says_the_whole_phase_forecast_or_that_it_has_no_history(ro
     _twelve(root)
     done = cli_in_process(root, "inspect", "1-2", "--cost", "--phases", "dev")
     assert "dev whole phase (claude-sonnet-4-6, n=12 runs): cost p50" in done.stdout
+
+
+def test_a_symlinked_turn_list_is_refused_in_one_line(root: Path, tmp_path: Path) -> None:
+    run = write_run(root, "20250101-000000-000000-dev-1-2-abcdef", claude_stream(str(root)))
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}", encoding="utf-8")
+    (run / "turns.json").symlink_to(target)
+    done = cli_in_process(root, "show", "last", "--turns")
+    assert done.returncode == 2
+    assert "turns.json is a symbolic link" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert target.read_text(encoding="utf-8") == "{}"

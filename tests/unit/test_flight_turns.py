@@ -289,3 +289,14 @@ def test_a_symlinked_run_folder_is_refused(root: Path, tmp_path: Path) -> None:
     with pytest.raises(StateLinkRefused):
         write_turns(runs / RUN, root, turns)
     assert not (real / "turns.json").exists()
+
+
+def test_a_stream_that_leads_out_of_the_project_is_not_read(root: Path, tmp_path: Path) -> None:
+    run = write_run(root, RUN, claude_stream(str(root)))
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text((run / "stream.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    (run / "stream.jsonl").unlink()
+    (run / "stream.jsonl").symlink_to(outside)
+    turns = build_turns(run, root, "claude", str(root), _env(tmp_path))
+    assert turns.requests == ()
+    assert turns.notes[0].startswith("stream.jsonl: outside-project")
