@@ -223,4 +223,8 @@ def run_cache(args: argparse.Namespace) -> int:
         print_cache(meter)
     if args.cost:
         print_cost(predicted)
+        from .flight import whole_phase_lines
+
+        for line in whole_phase_lines(workspace_from(args), predicted.model, predicted.phases):
+            print(line)
     return EXIT_OK

@@ -15,6 +15,7 @@ from . import table
 from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
 from .compose import add_delivery_option
 from .cost_report import model_from, number, phases_from
+from .flight import add_backtest_options, run_backtest
 from .table import Column, print_records
 
 
@@ -48,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_delivery_option(parser)
     add_workspace_options(parser)
+    add_backtest_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -114,6 +116,8 @@ def print_plan(plan: EpicPlan) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the plan (or JSON); exit 3 when any row's injection is over its error line."""
+    if getattr(args, "backtest", False) or args.epic is None:
+        return run_backtest(args)
     workspace = workspace_from(args)
     plan = plan_epic(
         workspace,

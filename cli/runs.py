@@ -18,6 +18,7 @@ from ..core.records import RunInfo, load_run, scan_runs
 from ..core.units import cost_label, tokens_total
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
+from .flight import add_turns_option, show_turns
 from .table import Column, print_records
 
 
@@ -38,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     show.add_argument("run_id", metavar="RUN", help="a run id, a unique prefix of one, or 'last'")
     add_workspace_options(show)
+    add_turns_option(show)
     show.set_defaults(handler=run_show)
 
 
@@ -139,6 +141,8 @@ def run_show(args: argparse.Namespace) -> int:
     """Handle ``promptdeck show``."""
     workspace = workspace_from(args)
     info = load_run(workspace.root, args.run_id)
+    if getattr(args, "turns", False):
+        return show_turns(args, workspace, info)
     payload = show_payload(info)
     if args.json:
         print_json(payload)

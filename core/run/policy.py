@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..agent_names import is_simulation
 from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
+from ..flight.store import turns_of
 from ..guard.check import ScopeCheck, ScopeGuard
 from ..phases.outcome import (
     ProcessEnd,
@@ -359,6 +360,16 @@ class RunPolicy:
             self._guarded(
                 "record the reported cost",
                 lambda: record_actual(self.workspace, self.record.dir, self.prepared.agent.name),
+                None,
+            )
+            self._guarded(
+                "record the turn list",
+                lambda: turns_of(
+                    self.record.dir,
+                    self.workspace.root,
+                    self.prepared.agent.name,
+                    str(self.prepared.spec.cwd),
+                ),
                 None,
             )
         if self.record.write_error is not None:

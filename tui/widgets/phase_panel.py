@@ -25,6 +25,7 @@ from ..format import cost_text, duration_text, share_bar
 from ..session.run_feed import FLUSH_INTERVAL, RunFeed
 from ..session.story_phases import PhaseRow
 from .signal_highlighter import SignalHighlighter
+from .turn_strip import TurnStrip
 
 if TYPE_CHECKING:
     from promptdeck.core.records import RunResult
@@ -264,6 +265,7 @@ class PhasePanel(Vertical):
         yield PhaseList(id="phase-list")
         yield Static("no run yet", id="run-status", markup=False)
         yield ContextGauge(id="context-gauge")
+        yield TurnStrip(id="turn-strip")
         yield PhaseLog(id="phase-log")
 
     def show_phases(self, rows: Sequence[PhaseRow], selected: str) -> None:
@@ -286,6 +288,7 @@ class PhasePanel(Vertical):
     def begin_run(self, status: str) -> None:
         """A run has started: an empty log and ``status`` in the running tone."""
         self.query_one(PhaseLog).reset()
+        self.query_one(TurnStrip).reset()
         self.show_status(status, "running")
 
     def focus_log(self) -> None:
@@ -325,8 +328,18 @@ class PhasePanel(Vertical):
                 self.show_status(f"signal: {shown}", "running")
             elif event.kind == "usage":
                 self.show_context(event.context_tokens, event.context_window or self.context_window)
+                if event.usage is not None:
+                    usage = event.usage
+                    self.query_one(TurnStrip).add_usage(
+                        usage.cache_read_tokens, usage.cache_creation_tokens, usage.input_tokens
+                    )
             elif event.kind == "end" and event.result is not None:
                 self._show_finished(event.result)
+                result, strip = event.result, self.query_one(TurnStrip)
+                if result.simulation:  # its usage is invented: no flight to show
+                    strip.reset()
+                else:
+                    strip.load_record(result.run_dir, result.agent)
                 self.post_message(self.RunFinished(event.result))
 
     def _show_finished(self, result: RunResult) -> None:
