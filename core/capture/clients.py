@@ -1,9 +1,8 @@
 """The clients capture runs, each as a run would launch it, pointed at the loopback.
 
 Per client: its program (as the run's backend names it), the oldest version whose channels
-were measured (:data:`MINIMUM_VERSIONS`), the rules files it loads by itself from the working
-folder (:data:`RULES_FILES`), and its launch: the run's own argv and stdin, with the API base
-URL and a dummy key for the loopback and an environment that can reach nothing else.
+were measured (:data:`MINIMUM_VERSIONS`), and its launch: the run's own argv and stdin, with
+the API base URL and a dummy key for the loopback and an environment that can reach nothing else.
 
 The environment is the caller's without anything that could point the client elsewhere or at a
 real account (the clients' own variables, every proxy setting), then: ``HOME`` (and Codex's
@@ -42,12 +41,6 @@ MINIMUM_VERSIONS = {"claude": (2, 1, 0), "codex": (0, 169, 0)}
 """The oldest version of each client capture runs: the versions whose channels (Claude's
 ``--append-system-prompt-file``, Codex's ``-p`` profile file with ``developer_instructions``)
 were measured; an older one may send promptdeck's text another way, or not at all."""
-RULES_FILES = {
-    "claude": ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"),
-    "codex": ("AGENTS.override.md", "AGENTS.md"),
-}
-"""The rules files each client loads by itself from its working folder (the project root),
-in the order it reads them."""
 DUMMY_KEYS = {"claude": "sk-ant-capture-not-a-key", "codex": "sk-capture-not-a-key"}
 CODEX_KEY_VARIABLE = "PROMPTDECK_CAPTURE_KEY"
 CODEX_PROVIDER = "promptdeck-capture"

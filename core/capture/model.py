@@ -109,7 +109,8 @@ class Capture:
         story_id: the story composed.
         phase: the phase composed.
         model: the model the request names.
-        window: that model's context window in tokens (:func:`~.windows.model_window`).
+        window: that model's context window in tokens
+            (:func:`~promptdeck.core.client_loads.model_window`).
         request: the main request, exact bytes.
         parts: the request taken apart; their bytes sum to ``request.size``.
         duplicates: text arriving twice, per pair of parts.

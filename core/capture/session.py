@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 from ..agents.base import LaunchRequest
+from ..client_loads import RULES_FILES, model_window
 from ..errors import EXIT_CAPTURE, PromptdeckError
 from ..layers.delivery import Delivered, Segment
 from ..processes import resolve_program
@@ -45,7 +46,6 @@ from ..tokens.counter import TokenCounter
 from .clients import (
     CLIENTS,
     MINIMUM_VERSIONS,
-    RULES_FILES,
     client_env,
     client_launch,
     client_program,
@@ -56,7 +56,6 @@ from .clients import (
 from .loopback import CapturedRequest, LoopbackCapture
 from .model import Capture
 from .parts import RulesText, duplicated_text, request_streams, split_request
-from .windows import model_window
 
 CAPTURE_TIMEOUT = 120.0
 """Seconds the client may take before the capture stops (the process is killed)."""
