@@ -132,6 +132,27 @@ def folders_down(top: Path, cwd: Path) -> list[Path]:
     return folders
 
 
+def codex_chain_paths(root: Path, cwd: Path | None = None) -> tuple[Path, list[Path]]:
+    """Codex's project root for ``cwd`` (default ``root``) and the file it would read in
+    each folder from there down (``AGENTS.override.md`` else ``AGENTS.md``); the caller reads
+    them through the guarded reader, with the returned root as the bound."""
+    here = (cwd or root).resolve()
+    top = project_root(here, root)
+    found = []
+    for folder in folders_down(top, here):
+        path = next((folder / n for n in CODEX_DOC_NAMES if (folder / n).is_file()), None)
+        if path is not None:
+            found.append(path)
+    return top, found
+
+
+def claude_folders_up(cwd: Path) -> list[Path]:
+    """The folders whose ``CLAUDE.md`` Claude Code reads, from the top down to ``cwd`` (it
+    walks up from its working folder to the filesystem's root, the root itself left out)."""
+    here = cwd.resolve()
+    return [folder for folder in reversed((here, *here.parents)) if folder.parent != folder]
+
+
 def codex_kept(sizes: Sequence[int], max_bytes: int = CODEX_PROJECT_DOC_MAX_BYTES) -> list[int]:
     """The bytes Codex keeps of each file of its chain (``sizes``, root first) under its one
     budget: whole files while they fit, the first that does not is cut, the rest get 0."""

@@ -56,7 +56,9 @@ CODEX_QUIET = (
 (ab.chatgpt.com), measured with codex-cli 0.169.0 through the refusing proxy. Without them
 each start tries four other hosts; with them none, and the model request is the same but for
 its ids (55,663 and 55,664 bytes)."""
-CLAUDE_CONTAINED = ("--settings", json.dumps({"disableAllHooks": True}), "--strict-mcp-config")
+CLAUDE_STRICT_MCP = "--strict-mcp-config"
+"""Claude Code's switch that starts no MCP server but those named on its command line."""
+CLAUDE_CONTAINED = ("--settings", json.dumps({"disableAllHooks": True}), CLAUDE_STRICT_MCP)
 """Claude Code's switches for a capture in a project the user did not trust: every hook off
 (settings given on the command line outrank the project's) and no MCP server started but
 those named on the command line (none)."""
@@ -161,6 +163,7 @@ def client_launch(
     own_settings: bool = False,
     settings_files: bool = False,
     proxy: str | None = None,
+    mcp_config: Path | None = None,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
@@ -169,7 +172,9 @@ def client_launch(
     it). ``own_settings``: the project's client settings stay in force (the user trusted the
     project); otherwise :data:`CLAUDE_CONTAINED` / :data:`CODEX_CONTAINED` switch them off, and
     ``settings_files`` (the project has a Claude Code settings file) leaves the project's
-    settings out of Claude Code altogether (:data:`CLAUDE_USER_SETTINGS_ONLY`).
+    settings out of Claude Code altogether (:data:`CLAUDE_USER_SETTINGS_ONLY`). Claude Code
+    starts no MCP server but those of ``mcp_config`` (the user asked for them), trusted
+    project or not.
 
     Raises:
         UsageError: the run's own launch refuses (Codex: settings that would replace
@@ -186,7 +191,8 @@ def client_launch(
         spec = ClaudeAgent(config).launch(request)
         argv = list(spec.argv)
         contained = [*CLAUDE_CONTAINED, *(CLAUDE_USER_SETTINGS_ONLY if settings_files else ())]
-        argv[1:1] = [] if own_settings else contained
+        servers = ["--mcp-config", str(mcp_config)] if mcp_config is not None else []
+        argv[1:1] = ([CLAUDE_STRICT_MCP] if own_settings else contained) + servers
     if program is not None:
         argv[0] = program
     spec = LaunchSpec(

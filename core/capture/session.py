@@ -21,23 +21,23 @@ reach any host but the loopback (it is stopped at the first attempt; nothing was
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
 from ..agents.base import LaunchRequest
-from ..client_loads import RULES_FILES, model_window
+from ..client_loads import model_window
 from ..errors import EXIT_CAPTURE, PromptdeckError
 from ..layers.delivery import Delivered, Segment
 from ..processes import resolve_program
 from ..project.config import Config
-from ..project.textfiles import read_text_file
 from ..project.trust import check_trusted, client_settings_trusted
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
@@ -55,14 +55,13 @@ from .clients import (
 )
 from .loopback import CapturedRequest, LoopbackCapture
 from .model import Capture
-from .parts import RulesText, duplicated_text, request_streams, split_request
+from .parts import duplicated_text, request_streams, split_request
+from .user_config import place_user_config, read_user_config
 
 CAPTURE_TIMEOUT = 120.0
 """Seconds the client may take before the capture stops (the process is killed)."""
 VERSION_TIMEOUT = 20.0
 """Seconds ``--version`` may take (within the capture's own bound)."""
-RULES_READ_LIMIT = 4 * 1024 * 1024
-"""Largest rules file looked for in the request."""
 _POLL = 0.05
 _STOP_GRACE = 1.0
 """Seconds a stopped client has to end by itself before its session is killed."""
@@ -87,17 +86,6 @@ def _delivered(prompt: ComposedPrompt) -> Delivered:
     return Delivered(
         "layered", (Segment("promptdeck system", prompt.system),), (Segment("task", prompt.user),)
     )
-
-
-def _rules(workspace: Workspace, client: str) -> list[RulesText]:
-    """The rules files ``client`` would load from the project root, read through the guarded
-    reader (a link out of the project, a FIFO, a huge file is not looked for)."""
-    found = []
-    for name in RULES_FILES[client]:
-        text = read_text_file(workspace.root / name, root=workspace.root, limit=RULES_READ_LIMIT)
-        if isinstance(text, str) and text.strip():
-            found.append(RulesText(name, text))
-    return found
 
 
 def client_path(program: str, client: str, root: Path | None) -> str:
@@ -261,8 +249,15 @@ def capture_prompt(
     client: str = "claude",
     timeout: float = CAPTURE_TIMEOUT,
     stop: threading.Event | None = None,
+    with_mcp: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Capture:
     """Run ``client`` once on ``prompt`` against the loopback and take its request apart.
+
+    The user's real client configuration (its home from ``environ``, default the process's)
+    is read, never written, and its rules and request-shaping settings are placed in the
+    capture's temporary home (:mod:`.user_config`); ``with_mcp`` starts the configured MCP
+    servers (they are programs), otherwise each is listed as not started.
 
     ``stop``, when set from another thread (the app's view closing, the app quitting), kills
     the client at once and ends the capture with :class:`CaptureError`.
@@ -284,6 +279,13 @@ def capture_prompt(
     program = client_path(client_program(workspace.config, client), client, workspace.root)
     own_settings = client_settings_trusted(workspace)
     left_out = project_settings_left_out(workspace.root, client, own_settings)
+    user = read_user_config(
+        client,
+        workspace.root,
+        os.environ if environ is None else environ,
+        own_settings=own_settings,
+        with_mcp=with_mcp,
+    )
     # One event ends the client's run: set by the loopback on a reach for another host, or by
     # the caller's ``stop``.
     halt = stop if stop is not None else threading.Event()
@@ -301,6 +303,11 @@ def capture_prompt(
         env = client_env(client, folder, loopback.address, loopback.proxy_address)
         for home in ("home", "codex"):
             (folder / home).mkdir(exist_ok=True)
+        place_user_config(user, folder / ("codex" if client == "codex" else "home"))
+        servers = None
+        if user.mcp_config:
+            servers = folder / "mcp.json"
+            servers.write_text(json.dumps(user.mcp_config), encoding="utf-8")
         version = _checked_version(program, client, env, min(VERSION_TIMEOUT, timeout))
         launch = client_launch(
             client,
@@ -317,6 +324,7 @@ def capture_prompt(
             own_settings=own_settings,
             settings_files=bool(left_out),
             proxy=loopback.proxy_address,
+            mcp_config=servers,
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
@@ -343,7 +351,7 @@ def capture_prompt(
             f"the {client} CLI sent {len(requests)} request(s), none with promptdeck's system text"
             + (f"; it said: {said}" if said else "")
         )
-    parts = split_request(main, _delivered(prompt), _rules(workspace, client), counter)
+    parts = split_request(main, _delivered(prompt), user.rules, counter)
     body = main.json()
     model = str(body.get("model") or "") if isinstance(body, dict) else ""
     return Capture(
@@ -358,5 +366,5 @@ def capture_prompt(
         duplicates=duplicated_text(parts),
         requests=len(requests),
         captured_at=time.time(),
-        notes=((left_out,) if left_out else ()) + tuple(strays),
+        notes=((left_out,) if left_out else ()) + user.notes + tuple(strays),
     )

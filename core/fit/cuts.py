@@ -32,9 +32,8 @@ from ..client_loads import (
     CLAUDE_MEMORY_NAMES,
     CODEX_DOC_NAMES,
     CODEX_PROJECT_DOC_MAX_BYTES,
+    codex_chain_paths,
     codex_kept,
-    folders_down,
-    project_root,
 )
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..prompt.request import ComposedPrompt
@@ -153,12 +152,9 @@ def codex_chain(
     here = (cwd or root).resolve()
     if not here.is_relative_to(root):
         here = root
-    top = project_root(here, root)
+    top, paths = codex_chain_paths(root, here)
     found: list[tuple[str, bytes]] = []
-    for folder in folders_down(top, here):
-        path = next((folder / n for n in CODEX_DOC_NAMES if (folder / n).is_file()), None)
-        if path is None:
-            continue
+    for path in paths:
         data = _read(top, path)
         if data is None or not data.strip():
             continue
