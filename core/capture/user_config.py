@@ -85,9 +85,7 @@ def _read(path: Path, bound: Path, limit: int, notes: list[str]) -> str | None:
     return text
 
 
-def _json(
-    path: Path, bound: Path, notes: list[str], limit: int = SETTINGS_LIMIT
-) -> dict[str, Any]:
+def _json(path: Path, bound: Path, notes: list[str], limit: int = SETTINGS_LIMIT) -> dict[str, Any]:
     text = _read(path, bound, limit, notes)
     if text is None:
         return {}

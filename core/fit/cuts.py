@@ -30,7 +30,6 @@ from typing import Any, Literal
 from ..client_loads import (
     CLAUDE_LARGE_MEMORY_CHARS,
     CLAUDE_MEMORY_NAMES,
-    CODEX_DOC_NAMES,
     CODEX_PROJECT_DOC_MAX_BYTES,
     codex_chain_paths,
     codex_kept,
