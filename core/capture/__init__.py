@@ -19,6 +19,7 @@ from ..homes import lazy_names
 
 if TYPE_CHECKING:
     from ..client_loads import CLIENT_WINDOWS, MODEL_WINDOWS, RULES_FILES, model_window
+    from .cache import ClientCache, client_cache, layout_lines
     from .clients import CLIENTS, MINIMUM_VERSIONS
     from .loopback import (
         MAX_REQUEST_BYTES,
@@ -43,6 +44,9 @@ if TYPE_CHECKING:
     from .session import CAPTURE_TIMEOUT, CaptureError, capture_prompt, installed_version
 
 _HOMES = {
+    "ClientCache": ".cache",
+    "client_cache": ".cache",
+    "layout_lines": ".cache",
     "CLIENTS": ".clients",
     "MINIMUM_VERSIONS": ".clients",
     "RULES_FILES": "..client_loads",
@@ -92,6 +96,7 @@ __all__ = [
     "CaptureError",
     "CaptureSummary",
     "CapturedRequest",
+    "ClientCache",
     "DuplicateText",
     "Exchange",
     "KindTotal",
@@ -103,8 +108,10 @@ __all__ = [
     "capture_path",
     "capture_prompt",
     "capture_summary",
+    "client_cache",
     "duplicated_text",
     "installed_version",
+    "layout_lines",
     "model_window",
     "remember_capture",
     "remembered_capture",
