@@ -199,6 +199,24 @@ def rule_applies(globs: Sequence[str], folder: str) -> bool:
     )
 
 
+CLAUDE_STABLE_PREFIX_FLAG = "--exclude-dynamic-system-prompt-sections"
+CLAUDE_STABLE_PREFIX_SINCE = (2, 1, 98)
+"""Claude Code's switch that moves its per-run sections (``gitStatus`` …) out of the system
+prompt, and the first version that has it."""
+
+
+def version_at_least(version: str, since: tuple[int, ...]) -> bool:
+    """Whether the dotted ``version`` (``2.1.197``; a suffix after the numbers ignored) is
+    ``since`` or later; False when it says no number."""
+    numbers = []
+    for part in version.strip().split("."):
+        digits = "".join(ch for ch in part if ch.isdigit()) if part[:1].isdigit() else ""
+        if not digits:
+            break
+        numbers.append(int(digits))
+    return bool(numbers) and tuple(numbers) >= since
+
+
 # --- context windows --------------------------------------------------------------------------
 
 MODEL_WINDOWS: tuple[tuple[str, int, str], ...] = (

@@ -164,6 +164,7 @@ def client_launch(
     settings_files: bool = False,
     proxy: str | None = None,
     mcp_config: Path | None = None,
+    client_version: str | None = None,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
@@ -188,7 +189,7 @@ def client_launch(
         at = argv.index("-p") if "-p" in argv else len(argv) - 1
         argv[at:at] = _codex_provider(address) + ([] if own_settings else list(CODEX_CONTAINED))
     else:
-        spec = ClaudeAgent(config).launch(request)
+        spec = ClaudeAgent(config, client_version).launch(request)
         argv = list(spec.argv)
         contained = [*CLAUDE_CONTAINED, *(CLAUDE_USER_SETTINGS_ONLY if settings_files else ())]
         servers = ["--mcp-config", str(mcp_config)] if mcp_config is not None else []

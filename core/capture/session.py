@@ -316,6 +316,7 @@ def capture_prompt(
             settings_files=bool(left_out),
             proxy=loopback.proxy_address,
             mcp_config=servers,
+            client_version=version,
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
