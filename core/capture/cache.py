@@ -48,7 +48,11 @@ LOOKBACK_BLOCKS = 20
 OPENAI_MIN_TOKENS = 1024
 OPENAI_STEP_TOKENS = 128
 BILLING = "x-anthropic-billing-header:"
-GIT_STATUS = "\ngitStatus: "
+GIT_STATUS = re.compile(r"(?:^|\n)(?:# )?gitStatus(?::|\n)")
+"""Claude Code's git status: a ``gitStatus:`` section closing its system prompt, or a
+``# gitStatus`` section of its first user message's context (with
+``--exclude-dynamic-system-prompt-sections``)."""
+_NEXT_SECTION = re.compile(r"\n# ")
 DATE_MARK = "Today's date is "
 _FILE_PATH = re.compile(r'<file path="([^"\n]*)">\n')
 
@@ -221,9 +225,10 @@ def _dynamic(where: str, text: str) -> list[DynamicPart]:
                 in_cache_key=False,
             )
         )
-    at = text.find(GIT_STATUS)
-    if at >= 0:
-        size = len(text[at:].encode("utf-8"))
+    git = GIT_STATUS.search(text)
+    if git is not None:
+        after = _NEXT_SECTION.search(text, git.end())
+        size = len(text[git.start() : after.start() if after else len(text)].encode("utf-8"))
         found.append(
             DynamicPart(
                 "gitStatus",
@@ -233,8 +238,11 @@ def _dynamic(where: str, text: str) -> list[DynamicPart]:
                 "every commit",
             )
         )
-    if DATE_MARK in text:
-        found.append(DynamicPart("date", where, len(text.encode("utf-8")), "each day"))
+    at = text.find(DATE_MARK)
+    if at >= 0:
+        end = text.find("\n", at)
+        line = text[at : end if end >= 0 else len(text)]
+        found.append(DynamicPart("date", where, len(line.encode("utf-8")), "each day"))
     return found
 
 
@@ -277,7 +285,7 @@ def rebuilt(layout: CacheLayout, ours: str, user: str, old_user: str, git_mark: 
             text = text.replace(layout.ours, ours)
         if old_user and old_user in text:
             text = text.replace(old_user, user)
-        if git_mark and GIT_STATUS in text:
+        if git_mark and GIT_STATUS.search(text):
             text = text + git_mark
         texts.append(text)
     return texts
@@ -363,8 +371,8 @@ def _why(a: str, b: str, ours: str) -> str:
     start = a.find(ours) if ours else -1
     if start >= 0 and start <= at < start + len(ours):
         return "promptdeck's system prompt"
-    git = a.find(GIT_STATUS)
-    if git >= 0 and at >= git:
+    git = GIT_STATUS.search(a)
+    if git is not None and at >= git.start():
         return "gitStatus"
     return "the client's text"
 
