@@ -19,7 +19,7 @@ from ..homes import lazy_names
 
 if TYPE_CHECKING:
     from ..client_loads import CLIENT_WINDOWS, MODEL_WINDOWS, RULES_FILES, model_window
-    from .cache import ClientCache, client_cache, layout_lines
+    from .cache import ClientCache, client_cache, layout_lines, measured_shared
     from .clients import CLIENTS, MINIMUM_VERSIONS
     from .loopback import (
         MAX_REQUEST_BYTES,
@@ -47,6 +47,7 @@ _HOMES = {
     "ClientCache": ".cache",
     "client_cache": ".cache",
     "layout_lines": ".cache",
+    "measured_shared": ".cache",
     "CLIENTS": ".clients",
     "MINIMUM_VERSIONS": ".clients",
     "RULES_FILES": "..client_loads",
@@ -112,6 +113,7 @@ __all__ = [
     "duplicated_text",
     "installed_version",
     "layout_lines",
+    "measured_shared",
     "model_window",
     "remember_capture",
     "remembered_capture",

@@ -342,6 +342,38 @@ def shared_prefix(
     return SharedPrefix(*phases, size, tokens, parts_at, why)
 
 
+def measured_shared(
+    first: dict[str, Any], second: dict[str, Any], counter: TokenCounter, provider: str
+) -> tuple[int, int, str]:
+    """What ``second`` (a request body as sent) reads of ``first``'s cache, measured the way
+    :func:`shared_prefix` predicts it: bytes, tokens and the first block that differs."""
+    a, b = _raw_blocks(first), _raw_blocks(second)
+    keyed = [provider != "anthropic" or not text.startswith(BILLING) for _, text, _ in b]
+    differ = next(
+        (
+            i
+            for i in range(min(len(a), len(b)))
+            if keyed[i] and (a[i][0], a[i][1]) != (b[i][0], b[i][1])
+        ),
+        min(len(a), len(b)),
+    )
+    parts_at = b[differ][0] if differ < len(b) else ""
+    if provider == "openai":
+        tokens = sum(counter.count(text) for _, text, _ in b[:differ])
+        if differ < min(len(a), len(b)):
+            tokens += counter.count(_common(a[differ][1], b[differ][1]))
+        cached = openai_cached(tokens)
+        return _bytes_for_tokens([t for _, t, _ in b], counter, cached), cached, parts_at
+    marks = [i for i, (_, _, marked) in enumerate(b) if marked and i < differ]
+    served = marks[-1] + 1 if marks else 0
+    shown = [text for i, (_, text, _) in enumerate(b[:served]) if keyed[i]]
+    return (
+        sum(len(text.encode("utf-8")) for text in shown),
+        sum(counter.count(text) for text in shown),
+        parts_at,
+    )
+
+
 def _served_until(blocks: Sequence[CacheBlock], differ: int) -> int:
     """How many leading blocks a read covers: up to the last breakpoint before ``differ``
     (a boundary within the lookback of a later breakpoint counts only where an entry was
