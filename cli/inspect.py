@@ -449,6 +449,8 @@ def _print_client_cache(args: argparse.Namespace) -> None:
             f"of the client's cache"
             + (f"; parts at {pair.parts_at} ({pair.why})" if pair.parts_at else "")
         )
+    if found.moved:
+        print(f"  kept out of the shared block (the phases write them): {', '.join(found.moved)}")
     for note in found.notes:
         print(f"  note: {note}")
 

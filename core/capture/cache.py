@@ -54,6 +54,7 @@ GIT_STATUS = re.compile(r"(?:^|\n)(?:# )?gitStatus(?::|\n)")
 ``--exclude-dynamic-system-prompt-sections``)."""
 _NEXT_SECTION = re.compile(r"\n# ")
 DATE_MARK = "Today's date is "
+ENVIRONMENT = "<environment_context>"
 _FILE_PATH = re.compile(r'<file path="([^"\n]*)">\n')
 
 
@@ -202,12 +203,16 @@ def _raw_blocks(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
         raw.append(("instructions", body["instructions"], False))
     for index, (block, text) in enumerate(_texts(body.get("system"))):
         raw.append((f"system[{index}]", text, bool(block and block.get("cache_control"))))
+    name = "messages" if "messages" in body else "input"
     messages = body.get("messages") or body.get("input") or []
     for m_index, message in enumerate(messages if isinstance(messages, list) else ()):
         if not isinstance(message, dict):
             continue
+        if message.get("type") == "additional_tools" and message.get("tools"):
+            raw.append((f"{name}[{m_index}] tools", compact_json(message["tools"]), False))
+            continue
         for b_index, (block, text) in enumerate(_texts(message.get("content"))):
-            where = f"messages[{m_index}][{b_index}]"
+            where = f"{name}[{m_index}][{b_index}]"
             raw.append((where, text, bool(block and block.get("cache_control"))))
     return raw
 
@@ -238,6 +243,16 @@ def _dynamic(where: str, text: str) -> list[DynamicPart]:
                 "every commit",
             )
         )
+    if ENVIRONMENT in text:
+        found.append(
+            DynamicPart(
+                "environment",
+                where,
+                len(text.encode("utf-8")),
+                "the working folder and the day (Codex's <environment_context>)",
+            )
+        )
+        return found
     at = text.find(DATE_MARK)
     if at >= 0:
         end = text.find("\n", at)
@@ -392,10 +407,17 @@ def _common(a: str, b: str) -> str:
 
 
 def _bytes_for_tokens(texts: Sequence[str], counter: TokenCounter, tokens: int) -> int:
-    """The bytes of the leading ``tokens`` of ``texts`` joined (estimated by share)."""
-    joined = "".join(texts)
-    total = counter.count(joined) or 1
-    return int(len(joined.encode("utf-8")) * min(tokens / total, 1.0))
+    """The bytes of the leading ``tokens`` of ``texts``: whole blocks while they fit, then
+    the share of the next block (token boundaries inside a block are estimated)."""
+    size, left = 0, tokens
+    for text in texts:
+        count = counter.count(text)
+        data = len(text.encode("utf-8"))
+        if count <= left:
+            size, left = size + data, left - count
+            continue
+        return size + (int(data * left / count) if count else 0)
+    return size
 
 
 def _why(a: str, b: str, ours: str) -> str:
@@ -435,17 +457,21 @@ class ClientCache:
         layout: the captured request laid out as the provider caches it.
         pairs: what each phase reads of the previous one's cache.
         notes: what the prediction assumed (the capture's own prompt not found, …).
+        moved: the injected files cache-aware delivery keeps out of the shared system
+            block because a phase writes them.
     """
 
     layout: CacheLayout
     pairs: tuple[SharedPrefix, ...]
     notes: tuple[str, ...] = ()
+    moved: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape."""
         return {
             **self.layout.to_dict(),
             "pairs": [pair.to_dict() for pair in self.pairs],
+            "moved_out_of_shared_block": list(self.moved),
             "notes": list(self.notes),
         }
 
@@ -521,7 +547,14 @@ def client_cache(
                     f"{pair.why}; the {pair.tokens:,} tokens before it are under the model's "
                     f"{minimum:,}-token minimum",
                 )
-    return ClientCache(layout, tuple(pairs), tuple(notes))
+    body = capture.request.json()
+    if layout.provider == "openai" and isinstance(body, dict) and body.get("prompt_cache_key"):
+        notes.append(
+            "Codex sends a prompt_cache_key of its own per run: OpenAI routes requests by "
+            "it, so a read across phases is likely, not assured"
+        )
+    moved = sorted({path for p in prompts if p.delivered for path in p.delivered.moved})
+    return ClientCache(layout, tuple(pairs), tuple(notes), tuple(moved))
 
 
 def _captured_prompt(
