@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..client_loads import (
+    CLAUDE_LARGE_MEMORY_CHARS,
     CLAUDE_MEMORY_NAMES,
     CLAUDE_USER_MCP,
     CLAUDE_USER_SETTINGS,
@@ -248,6 +249,13 @@ def read_user_config(
         found = _codex(folder, root, notes)
     else:
         found = _claude(home, root, own_settings, notes)
+    if client == "claude":
+        notes.extend(
+            f"{rule.path}: {len(rule.text):,} characters, over Claude Code's large-file warning "
+            f"(about {CLAUDE_LARGE_MEMORY_CHARS:,})"
+            for rule in found.rules
+            if len(rule.text) > CLAUDE_LARGE_MEMORY_CHARS
+        )
     for name in found.mcp_servers:
         if not with_mcp:
             notes.append(f"MCP server {printable_line(name)} not started: its tools not measured")

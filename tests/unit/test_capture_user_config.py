@@ -33,7 +33,14 @@ def test_the_users_memory_rules_and_model_reach_the_capture(tmp_path: Path) -> N
             ".claude.json": json.dumps({"mcpServers": {"docs": {"command": "docs-server"}}}),
         },
     )
-    write_files(root, {"CLAUDE.md": "Project memory.\n", "CLAUDE.local.md": "Local.\n"})
+    write_files(
+        root,
+        {
+            "CLAUDE.md": "Project memory.\n",
+            "CLAUDE.local.md": "Local.\n",
+            ".claude/rules/big.md": "b" * 40_001,
+        },
+    )
     found = _claude(home, root)
     why = {rule.path: rule.loaded_because for rule in found.rules}
     assert why["~/.claude/CLAUDE.md"] == "the user's memory"
@@ -41,6 +48,11 @@ def test_the_users_memory_rules_and_model_reach_the_capture(tmp_path: Path) -> N
     assert why["CLAUDE.md"] == "project memory"
     assert why["CLAUDE.local.md"] == "the user's local project memory"
     assert "~/.claude/rules/ts.md" not in why
+    assert why[".claude/rules/big.md"] == "a project rule"
+    assert (
+        ".claude/rules/big.md: 40,001 characters, over Claude Code's large-file warning "
+        "(about 40,000)" in found.notes
+    )
     assert any("ts.md: not loaded at the start" in note for note in found.notes)
     copies = dict(found.copies)
     assert json.loads(copies[".claude/settings.json"]) == {"model": "claude-opus-4-8"}
