@@ -48,7 +48,8 @@ STATE_LIMIT = 32 * 1024 * 1024
 MEMORY_LIMIT = 4 * 1024 * 1024
 """The largest rules file read."""
 RULES_FILES_LIMIT = 200
-"""The most files of a rules folder read (the rest is a note)."""
+RULES_FOLDERS_LIMIT = 500
+"""The most files of a rules folder read, and folders of it walked (the rest is a note)."""
 KEPT_SETTINGS = ("model", "outputStyle", "includeCoAuthoredBy", "permissions", "language")
 """The user's Claude Code settings a capture keeps: those that shape the request and start
 no program (hooks, ``apiKeyHelper``, ``env``, ``statusLine`` and the like are left out)."""
@@ -107,11 +108,11 @@ def _rules_folder(folder: Path, bound: Path, label: str, why: str, notes: list[s
     if not folder.is_dir() or folder.is_symlink():
         return found
     names: list[Path] = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
+    for visited, (top, dirs, files) in enumerate(os.walk(folder, followlinks=False)):
         dirs.sort()
         names.extend(Path(top) / name for name in sorted(files) if name.endswith(".md"))
-        if len(names) > RULES_FILES_LIMIT:
-            notes.append(f"{label}: more than {RULES_FILES_LIMIT} files, the rest not read")
+        if len(names) > RULES_FILES_LIMIT or visited >= RULES_FOLDERS_LIMIT:
+            notes.append(f"{label}: too many files or folders, the rest not read")
             break
     for path in names[:RULES_FILES_LIMIT]:
         text = _read(path, bound, MEMORY_LIMIT, notes)

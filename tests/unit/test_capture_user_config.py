@@ -107,3 +107,13 @@ def test_codex_reads_its_chain_from_the_git_root_under_one_budget(tmp_path: Path
     ]
     assert "AGENTS.md: not sent, Codex's 32 KiB AGENTS.md budget ran out before it" in found.notes
     assert dict(found.copies)["config.toml"] == 'model = "gpt-6.2-sol"\n'
+
+
+def test_a_rules_folder_too_deep_to_walk_is_one_note(tmp_path: Path) -> None:
+    home, root = tmp_path / "home", tmp_path / "project"
+    root.mkdir()
+    deep = home / ".claude" / "rules"
+    for n in range(600):
+        (deep / f"d{n}").mkdir(parents=True)
+    found = _claude(home, root)
+    assert found.notes == ("~/.claude/rules: too many files or folders, the rest not read",)
