@@ -45,7 +45,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "encoding) and its share of the model's context window; the parts sum to the "
             "request. Text that arrives twice is flagged. The capture is kept per client and "
             "client version in the user's cache folder. Exit 12 when no capture could be made "
-            "(the client is missing, too old, hangs or tries to reach another host)."
+            "(the client is missing, too old, hangs or tries to reach another host). The "
+            "client sees your own configuration as your runs do: your user and project memory "
+            "and rules files (each its own part, with why it was loaded) and the settings that "
+            "shape the request (the model), read only, never written, no credentials copied. "
+            "MCP servers are programs: they are started only with --with-mcp; otherwise each "
+            "configured server is listed as not started, its tools not measured."
         ),
     )
     parser.add_argument("--client", choices=CLIENTS, default="claude", help="the client to run")
@@ -59,6 +64,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=CAPTURE_TIMEOUT,
         metavar="SECONDS",
         help=f"stop the client after this long (default: {CAPTURE_TIMEOUT:.0f})",
+    )
+    parser.add_argument(
+        "--with-mcp",
+        action="store_true",
+        help="start your configured MCP servers (programs) so their tools are measured "
+        "(Claude Code; default: listed, not started)",
     )
     add_inclusion_options(parser)
     add_workspace_options(parser)
@@ -83,7 +94,8 @@ def _print(capture: Capture) -> None:
     for part in capture.parts:
         tokens = f"{human_tokens(part.tokens):>8} tok" if part.kind != "envelope" else " " * 12
         share = _share(context_share(part.tokens, capture.window)) if part.tokens else ""
-        note = f"  ({part.note})" if part.note else ""
+        said = [text for text in (part.loaded_because, part.note) if text]
+        note = f"  ({'; '.join(said)})" if said else ""
         print(f"  {part.name:<{width}} {part.bytes:>10,} bytes {tokens} {share:>6}{note}")
     print(f"  {'sum':<{width}} {sum(p.bytes for p in capture.parts):>10,} bytes")
     print(
@@ -103,7 +115,12 @@ def run(args: argparse.Namespace) -> int:
     request = PromptRequest(story_id=args.story, phase=args.phase, selection=selection_from(args))
     prompt = compose_prompt(workspace, None, request, counter=counter, count_tokens=False)
     capture = capture_prompt(
-        workspace, prompt, counter, client=args.client, timeout=max(args.timeout, 1.0)
+        workspace,
+        prompt,
+        counter,
+        client=args.client,
+        timeout=max(args.timeout, 1.0),
+        with_mcp=args.with_mcp,
     )
     kept = remember_capture(capture)
     if kept is not None:

@@ -31,7 +31,7 @@ from .common import (
 )
 from .common import console as common_console
 from .compose import add_prompt_options, all_warnings, compose_from, refuse_secrets
-from .cost_report import add_cost_options, run_cache
+from .cost_report import add_cost_options, forecast_from, phases_from, run_cache
 from .table import Column, print_records
 
 HASH_PREFIX = 12
@@ -406,10 +406,76 @@ def _print_report(
     console.print(Text(f"signature {prompt.signature}", style="dim"))
 
 
+def _client_cache(args: argparse.Namespace) -> tuple[Any, str]:
+    """The client's cache across the phases, from its last kept capture (None and why when
+    there is none)."""
+    from ..core.capture import client_cache, remembered_capture
+    from ..core.prompt import PromptRequest, compose_prompt
+    from .compose import request_from
+
+    workspace = workspace_from(args)
+    client = "codex" if workspace.config.agent_default == "codex" else "claude"
+    capture = remembered_capture(client)
+    if capture is None:
+        return None, f"no capture of {client} kept: promptdeck capture shows its cache blocks"
+    counter = get_counter(encoding_from(args, workspace))
+    selection = request_from(args).selection
+    prompts = [
+        compose_prompt(
+            workspace,
+            None,
+            PromptRequest(args.story, phase, selection=selection, delivery=args.delivery),
+            counter=counter,
+            count_tokens=False,
+        )
+        for phase in phases_from(args)
+    ]
+    found = client_cache(workspace, capture, prompts, counter)
+    return found, "" if found is not None else "the kept capture holds no request body"
+
+
+def _print_client_cache(args: argparse.Namespace) -> None:
+    from ..core.capture import layout_lines
+
+    found, why = _client_cache(args)
+    if found is None:
+        print(f"client cache: {why}")
+        return
+    for line in layout_lines(found.layout):
+        print(line)
+    for pair in found.pairs:
+        print(
+            f"  {pair.before}→{pair.after}: reads {pair.bytes:,} B, {pair.tokens:,} tok "
+            f"of the client's cache"
+            + (f"; parts at {pair.parts_at} ({pair.why})" if pair.parts_at else "")
+        )
+    if found.moved:
+        print(f"  kept out of the shared block (the phases write them): {', '.join(found.moved)}")
+    for note in found.notes:
+        print(f"  note: {note}")
+
+
+def _cache_json(args: argparse.Namespace) -> int:
+    """``inspect --cache --json``: the meter (and the cost), with the client's cache."""
+    meter, predicted = forecast_from(args)
+    payload = (
+        {"cache": meter.to_dict(), "cost": predicted.to_dict()} if args.cost else (meter.to_dict())
+    )
+    found, why = _client_cache(args)
+    payload["client_cache"] = found.to_dict() if found is not None else {"unavailable": why}
+    print_json(payload)
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the report (or JSON); exit 3 when the injection is over its error line."""
+    if args.cache and args.json:
+        return _cache_json(args)
     if args.cache or args.cost:
-        return run_cache(args)
+        done = run_cache(args)
+        if args.cache:
+            _print_client_cache(args)
+        return done
     # Loaded before composing, though used after: on a first run, composing waits for the
     # encoder (built in a second process, see promptdeck.core.tokens), and an import made
     # before that wait adds nothing to it; made after, it would add its whole time.

@@ -41,9 +41,12 @@ import base64
 import contextlib
 import json
 import os
+import subprocess
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ..client_loads import CLAUDE_STABLE_PREFIX_FLAG, CLAUDE_STABLE_PREFIX_SINCE, version_at_least
+from ..processes import resolve_program
 from ..project.config import Config
 from ..project.images import sniff
 from ..project.plan_location import SPRINT_STATUS_NAMES
@@ -346,14 +349,66 @@ def left_out_warning(left_out: tuple[str, ...]) -> str:
     )
 
 
+_VERSIONS: dict[tuple[str, int], str | None] = {}
+VERSION_TIMEOUT = 10.0
+"""Seconds ``claude --version`` may take when a launch needs the version."""
+
+
+def claude_version(program: str, root: Path | None) -> str | None:
+    """``program --version``'s version number, asked once per program file (its path and
+    modification time; found as a run finds it, ``root`` the project); None when it is
+    missing, hangs or says none."""
+    found = resolve_program(program, root)
+    if found is None:
+        return None
+    try:
+        key = (found, os.stat(found).st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _VERSIONS:
+        try:
+            done = subprocess.run(
+                [found, "--version"],
+                capture_output=True,
+                timeout=VERSION_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+            said = done.stdout[:4096].decode("utf-8", "replace").strip().split()
+            _VERSIONS[key] = said[0] if said and said[0][:1].isdigit() else None
+        except (OSError, subprocess.TimeoutExpired):
+            _VERSIONS[key] = None
+    return _VERSIONS[key]
+
+
+def stable_prefix_switch(version: str | None) -> tuple[tuple[str, ...], str]:
+    """The switch ``[agent] claude_stable_prefix`` adds for Claude Code ``version``, or the
+    line saying why none is added (older than 2.1.98, or the version unknown)."""
+    if version is not None and version_at_least(version, CLAUDE_STABLE_PREFIX_SINCE):
+        return (CLAUDE_STABLE_PREFIX_FLAG,), ""
+    since = ".".join(map(str, CLAUDE_STABLE_PREFIX_SINCE))
+    return (), (
+        f"claude: [agent] claude_stable_prefix needs Claude Code {since} or later "
+        f"({'this is ' + version if version else 'its version is unknown'}): "
+        f"{CLAUDE_STABLE_PREFIX_FLAG} not passed, its git status stays in the system prompt"
+    )
+
+
 class ClaudeAgent:
-    """The ``claude`` backend."""
+    """The ``claude`` backend.
+
+    Args:
+        config: the workspace's configuration.
+        client_version: the Claude Code version, when the caller knows it (otherwise asked of
+            the program when a setting depends on it).
+    """
 
     name = "claude"
     stream_format = "jsonl"
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, client_version: str | None = None) -> None:
         self.config = config
+        self.client_version = client_version
 
     def launch(self, request: LaunchRequest) -> LaunchSpec:
         """``claude -p --output-format stream-json --verbose --append-system-prompt-file …``."""
@@ -370,6 +425,12 @@ class ClaudeAgent:
             argv += ["--model", self.config.agent_claude_model]
         argv += list(self.config.agent_claude_args)
         warnings: list[str] = []
+        if self.config.agent_claude_stable_prefix:
+            version = self.client_version or claude_version(argv[0], request.root.resolve())
+            switch, why = stable_prefix_switch(version)
+            argv += switch
+            if why:
+                warnings.append(why)
         if request.protected_paths:
             rules, left_out = deny_rules(request.root, request.protected_paths)
             if left_out:

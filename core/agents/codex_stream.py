@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..client_loads import CLIENT_WINDOWS
 from .base import (
     INFO,
     RESULT,
@@ -98,7 +99,9 @@ class CodexJsonParser:
             no rollout (context use then stays unknown rather than wrong).
     """
 
-    def __init__(self, context_window: int = 272_000, home: Path | None = None) -> None:
+    def __init__(
+        self, context_window: int = CLIENT_WINDOWS["codex"], home: Path | None = None
+    ) -> None:
         self.context_window = context_window
         self.home = home
         self.thread: str | None = None

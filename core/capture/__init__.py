@@ -5,9 +5,13 @@ request it sent, taken apart.
 other host; :mod:`.clients` launches each client as a run would, pointed at it; :mod:`.session`
 runs one capture; :mod:`.parts` splits the request into the client's system text, its tools,
 the rules files it loaded, promptdeck's eight layers, the user turn and the envelope (the
-parts summing to the request) and finds text that arrives twice; :mod:`.windows` is the table
-of model context windows; :mod:`.memory` keeps the last capture per client and version in the
-user's cache folder, for the app's meters (:func:`remembered_capture`, :func:`capture_summary`).
+parts summing to the request) and finds text that arrives twice; :mod:`.memory` keeps the last
+capture per client and version in the user's cache folder, for the app's meters
+(:func:`remembered_capture`, :func:`capture_summary`); :mod:`.user_config` reads the user's own
+client configuration (read only) so a capture sees what a run sees; :mod:`.cache` lays the
+captured request out as the provider caches it and predicts what each phase reads of the one
+before (:func:`client_cache`). What each client loads by itself and its windows live in
+:mod:`promptdeck.core.client_loads`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .clients import CLIENTS, MINIMUM_VERSIONS, RULES_FILES
+    from ..client_loads import CLIENT_WINDOWS, MODEL_WINDOWS, RULES_FILES, model_window
+    from .cache import ClientCache, client_cache, layout_lines, measured_shared
+    from .clients import CLIENTS, MINIMUM_VERSIONS
     from .loopback import (
         MAX_REQUEST_BYTES,
         CapturedRequest,
@@ -39,12 +45,15 @@ if TYPE_CHECKING:
     )
     from .parts import RulesText, duplicated_text, request_streams, split_request
     from .session import CAPTURE_TIMEOUT, CaptureError, capture_prompt, installed_version
-    from .windows import CLIENT_WINDOWS, MODEL_WINDOWS, model_window
 
 _HOMES = {
+    "ClientCache": ".cache",
+    "client_cache": ".cache",
+    "layout_lines": ".cache",
+    "measured_shared": ".cache",
     "CLIENTS": ".clients",
     "MINIMUM_VERSIONS": ".clients",
-    "RULES_FILES": ".clients",
+    "RULES_FILES": "..client_loads",
     "anthropic_events": ".loopback",
     "anthropic_message": ".loopback",
     "CapturedRequest": ".loopback",
@@ -70,9 +79,9 @@ _HOMES = {
     "capture_prompt": ".session",
     "CaptureError": ".session",
     "installed_version": ".session",
-    "CLIENT_WINDOWS": ".windows",
-    "model_window": ".windows",
-    "MODEL_WINDOWS": ".windows",
+    "CLIENT_WINDOWS": "..client_loads",
+    "model_window": "..client_loads",
+    "MODEL_WINDOWS": "..client_loads",
 }
 """Each public name and the module of this room that defines it (imported on first use)."""
 
@@ -91,6 +100,7 @@ __all__ = [
     "CaptureError",
     "CaptureSummary",
     "CapturedRequest",
+    "ClientCache",
     "DuplicateText",
     "Exchange",
     "KindTotal",
@@ -102,8 +112,11 @@ __all__ = [
     "capture_path",
     "capture_prompt",
     "capture_summary",
+    "client_cache",
     "duplicated_text",
     "installed_version",
+    "layout_lines",
+    "measured_shared",
     "model_window",
     "remember_capture",
     "remembered_capture",

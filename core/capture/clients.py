@@ -1,9 +1,8 @@
 """The clients capture runs, each as a run would launch it, pointed at the loopback.
 
 Per client: its program (as the run's backend names it), the oldest version whose channels
-were measured (:data:`MINIMUM_VERSIONS`), the rules files it loads by itself from the working
-folder (:data:`RULES_FILES`), and its launch: the run's own argv and stdin, with the API base
-URL and a dummy key for the loopback and an environment that can reach nothing else.
+were measured (:data:`MINIMUM_VERSIONS`), and its launch: the run's own argv and stdin, with
+the API base URL and a dummy key for the loopback and an environment that can reach nothing else.
 
 The environment is the caller's without anything that could point the client elsewhere or at a
 real account (the clients' own variables, every proxy setting), then: ``HOME`` (and Codex's
@@ -42,12 +41,6 @@ MINIMUM_VERSIONS = {"claude": (2, 1, 0), "codex": (0, 169, 0)}
 """The oldest version of each client capture runs: the versions whose channels (Claude's
 ``--append-system-prompt-file``, Codex's ``-p`` profile file with ``developer_instructions``)
 were measured; an older one may send promptdeck's text another way, or not at all."""
-RULES_FILES = {
-    "claude": ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md"),
-    "codex": ("AGENTS.override.md", "AGENTS.md"),
-}
-"""The rules files each client loads by itself from its working folder (the project root),
-in the order it reads them."""
 DUMMY_KEYS = {"claude": "sk-ant-capture-not-a-key", "codex": "sk-capture-not-a-key"}
 CODEX_KEY_VARIABLE = "PROMPTDECK_CAPTURE_KEY"
 CODEX_PROVIDER = "promptdeck-capture"
@@ -63,7 +56,9 @@ CODEX_QUIET = (
 (ab.chatgpt.com), measured with codex-cli 0.169.0 through the refusing proxy. Without them
 each start tries four other hosts; with them none, and the model request is the same but for
 its ids (55,663 and 55,664 bytes)."""
-CLAUDE_CONTAINED = ("--settings", json.dumps({"disableAllHooks": True}), "--strict-mcp-config")
+CLAUDE_STRICT_MCP = "--strict-mcp-config"
+"""Claude Code's switch that starts no MCP server but those named on its command line."""
+CLAUDE_CONTAINED = ("--settings", json.dumps({"disableAllHooks": True}), CLAUDE_STRICT_MCP)
 """Claude Code's switches for a capture in a project the user did not trust: every hook off
 (settings given on the command line outrank the project's) and no MCP server started but
 those named on the command line (none)."""
@@ -168,6 +163,8 @@ def client_launch(
     own_settings: bool = False,
     settings_files: bool = False,
     proxy: str | None = None,
+    mcp_config: Path | None = None,
+    client_version: str | None = None,
 ) -> ClientLaunch:
     """``client`` launched as a run launches it, pointed at the loopback at ``address``.
 
@@ -176,7 +173,9 @@ def client_launch(
     it). ``own_settings``: the project's client settings stay in force (the user trusted the
     project); otherwise :data:`CLAUDE_CONTAINED` / :data:`CODEX_CONTAINED` switch them off, and
     ``settings_files`` (the project has a Claude Code settings file) leaves the project's
-    settings out of Claude Code altogether (:data:`CLAUDE_USER_SETTINGS_ONLY`).
+    settings out of Claude Code altogether (:data:`CLAUDE_USER_SETTINGS_ONLY`). Claude Code
+    starts no MCP server but those of ``mcp_config`` (the user asked for them), trusted
+    project or not.
 
     Raises:
         UsageError: the run's own launch refuses (Codex: settings that would replace
@@ -190,10 +189,11 @@ def client_launch(
         at = argv.index("-p") if "-p" in argv else len(argv) - 1
         argv[at:at] = _codex_provider(address) + ([] if own_settings else list(CODEX_CONTAINED))
     else:
-        spec = ClaudeAgent(config).launch(request)
+        spec = ClaudeAgent(config, client_version).launch(request)
         argv = list(spec.argv)
         contained = [*CLAUDE_CONTAINED, *(CLAUDE_USER_SETTINGS_ONLY if settings_files else ())]
-        argv[1:1] = [] if own_settings else contained
+        servers = ["--mcp-config", str(mcp_config)] if mcp_config is not None else []
+        argv[1:1] = ([CLAUDE_STRICT_MCP] if own_settings else contained) + servers
     if program is not None:
         argv[0] = program
     spec = LaunchSpec(

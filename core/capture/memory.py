@@ -89,6 +89,7 @@ def _record(capture: Capture) -> dict[str, Any]:
                 "bytes": part.bytes,
                 "tokens": part.tokens,
                 "note": part.note,
+                "loaded_because": part.loaded_because,
             }
             for part in capture.parts
         ],
@@ -170,6 +171,7 @@ def _capture(data: Mapping[str, Any]) -> Capture:
                 bytes=_field(item, "bytes", int),
                 tokens=_field(item, "tokens", int),
                 note=_field(item, "note", str),
+                loaded_because=str(item.get("loaded_because") or ""),
             )
         )
     duplicates = []

@@ -44,6 +44,8 @@ class RequestPart:
             JSON quoting adds).
         tokens: its tokens with promptdeck's encoding (an estimate for another model's).
         note: what else to know (a rules file the client cut: how much of it was sent).
+        loaded_because: why the client loaded a rules file (the user's memory, a project
+            rule, a folder of Codex's chain); empty for other parts.
     """
 
     name: str
@@ -52,6 +54,7 @@ class RequestPart:
     bytes: int
     tokens: int
     note: str = ""
+    loaded_because: str = ""
 
     def to_dict(self, window: int) -> dict[str, Any]:
         """``name``, ``kind``, ``bytes``, ``tokens``, ``share`` of ``window`` and ``note``."""
@@ -62,6 +65,7 @@ class RequestPart:
             "tokens": self.tokens,
             "share": context_share(self.tokens, window),
             "note": self.note,
+            "loaded_because": self.loaded_because,
         }
 
 
@@ -109,7 +113,8 @@ class Capture:
         story_id: the story composed.
         phase: the phase composed.
         model: the model the request names.
-        window: that model's context window in tokens (:func:`~.windows.model_window`).
+        window: that model's context window in tokens
+            (:func:`~promptdeck.core.client_loads.model_window`).
         request: the main request, exact bytes.
         parts: the request taken apart; their bytes sum to ``request.size``.
         duplicates: text arriving twice, per pair of parts.

@@ -50,10 +50,12 @@ a file's text, never part of the text itself."""
 
 @dataclass(frozen=True)
 class RulesText:
-    """A rules file the client may have loaded: its path in the project and its text."""
+    """A rules file the client may have loaded: its path (in the project, ``../`` above it,
+    ``~/.claude/`` in the user's home), its text and why the client loads it."""
 
     path: str
     text: str
+    loaded_because: str = ""
 
 
 def _content_texts(content: Any) -> list[str]:
@@ -204,19 +206,21 @@ def split_request(
                 stream.take(stream.find(sent), sent, rule.path)
                 found_rules.append((rule, sent))
                 break
-    named_texts: list[tuple[str, str, str, str]] = [("client system", "client", system.rest(), "")]
-    named_texts.append(("tools", "client", request_tools(body), ""))
-    named_texts.append(("client context", "client", turn.rest(), ""))
+    named_texts: list[tuple[str, str, str, str, str]] = [
+        ("client system", "client", system.rest(), "", ""),
+        ("tools", "client", request_tools(body), "", ""),
+        ("client context", "client", turn.rest(), "", ""),
+    ]
     for rule, sent in found_rules:
         size, whole = len(sent.encode("utf-8")), len(rule.text.encode("utf-8"))
         note = "" if sent == rule.text else f"{size:,} of its {whole:,} bytes sent"
-        named_texts.append((rule.path, "rules", sent, note))
+        named_texts.append((rule.path, "rules", sent, note, rule.loaded_because))
     order = [_layer_name(layer) for layer in LAYER_IDS]
     for name in sorted(ours, key=lambda n: (order.index(n) if n in order else len(order), n)):
-        named_texts.append((name, kinds[name], ours[name], ""))
+        named_texts.append((name, kinds[name], ours[name], "", ""))
     parts = [
-        RequestPart(name, kind, text, len(text.encode("utf-8")), counter.count(text), note)
-        for name, kind, text, note in named_texts
+        RequestPart(name, kind, text, len(text.encode("utf-8")), counter.count(text), note, why)
+        for name, kind, text, note, why in named_texts
     ]
     rest = request.size - sum(part.bytes for part in parts)
     parts.append(RequestPart("envelope", "envelope", "", rest, 0))

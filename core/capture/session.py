@@ -21,31 +21,30 @@ reach any host but the loopback (it is stopped at the first attempt; nothing was
 from __future__ import annotations
 
 import contextlib
+import errno
+import json
 import os
-import signal
-import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
-from ..agents.base import LaunchRequest
+from ..agents.base import LaunchRequest, LaunchSpec
+from ..client_loads import model_window
 from ..errors import EXIT_CAPTURE, PromptdeckError
 from ..layers.delivery import Delivered, Segment
 from ..processes import resolve_program
 from ..project.config import Config
-from ..project.textfiles import read_text_file
 from ..project.trust import check_trusted, client_settings_trusted
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
+from ..supervisor import ProcessSupervisor
 from ..terminal import printable_line
 from ..tokens.counter import TokenCounter
 from .clients import (
     CLIENTS,
     MINIMUM_VERSIONS,
-    RULES_FILES,
     client_env,
     client_launch,
     client_program,
@@ -55,16 +54,13 @@ from .clients import (
 )
 from .loopback import CapturedRequest, LoopbackCapture
 from .model import Capture
-from .parts import RulesText, duplicated_text, request_streams, split_request
-from .windows import model_window
+from .parts import duplicated_text, request_streams, split_request
+from .user_config import place_user_config, read_user_config
 
 CAPTURE_TIMEOUT = 120.0
 """Seconds the client may take before the capture stops (the process is killed)."""
 VERSION_TIMEOUT = 20.0
 """Seconds ``--version`` may take (within the capture's own bound)."""
-RULES_READ_LIMIT = 4 * 1024 * 1024
-"""Largest rules file looked for in the request."""
-_POLL = 0.05
 _STOP_GRACE = 1.0
 """Seconds a stopped client has to end by itself before its session is killed."""
 _SAID_BYTES = 4096
@@ -88,17 +84,6 @@ def _delivered(prompt: ComposedPrompt) -> Delivered:
     return Delivered(
         "layered", (Segment("promptdeck system", prompt.system),), (Segment("task", prompt.user),)
     )
-
-
-def _rules(workspace: Workspace, client: str) -> list[RulesText]:
-    """The rules files ``client`` would load from the project root, read through the guarded
-    reader (a link out of the project, a FIFO, a huge file is not looked for)."""
-    found = []
-    for name in RULES_FILES[client]:
-        text = read_text_file(workspace.root / name, root=workspace.root, limit=RULES_READ_LIMIT)
-        if isinstance(text, str) and text.strip():
-            found.append(RulesText(name, text))
-    return found
 
 
 def client_path(program: str, client: str, root: Path | None) -> str:
@@ -127,12 +112,11 @@ def client_version(program: str, client: str, env: dict[str, str], timeout: floa
     try:
         ended, out, _ = _run(
             [program, "--version"],
-            None,
+            Path(env["HOME"]),
             None,
             env,
             time.monotonic() + timeout,
             threading.Event(),
-            keep_output=True,
         )
     except OSError as exc:
         raise CaptureError(f"the {client} CLI could not be started: {exc.strerror}") from None
@@ -176,72 +160,66 @@ def installed_version(
             return None
 
 
-def _tail(stream: IO[bytes]) -> str:
-    """The last non-empty line of what the client wrote on stderr (read from its end)."""
-    stream.seek(0, os.SEEK_END)
-    stream.seek(max(0, stream.tell() - _SAID_BYTES))
-    lines = stream.read().decode("utf-8", "replace").splitlines()
-    said = next((line.strip() for line in reversed(lines) if line.strip()), "")
-    return printable_line(said)[:200]
+class _Said:
+    """The start of what the client wrote on stdout (its version) and the end of its stderr
+    (its last line), each bounded to :data:`_SAID_BYTES`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def out(self, data: bytes) -> None:
+        self.head += data[: max(_SAID_BYTES - len(self.head), 0)]
+
+    def err(self, data: bytes) -> None:
+        self.tail = (self.tail + data)[-_SAID_BYTES:]
+
+    def last_line(self) -> str:
+        lines = self.tail.decode("utf-8", "replace").splitlines()
+        said = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return printable_line(said)[:200]
 
 
 def _run(
     argv: Sequence[str],
-    cwd: Path | None,
+    cwd: Path,
     stdin: bytes | None,
     env: dict[str, str],
     deadline: float,
     stop: threading.Event,
-    *,
-    keep_output: bool = False,
 ) -> tuple[bool, str, str]:
-    """Run the client until it ends, the deadline passes or ``stop`` is set (then it is
-    killed; once stopped, after at most :data:`_STOP_GRACE` seconds to end by itself):
-    whether it ended by itself, the start of its stdout (when ``keep_output``) and the last
-    line of its stderr (files, not pipes: what it writes costs no memory, and a helper it
-    started cannot hold a pipe open).
+    """Run the client under the run's own process supervisor
+    (:class:`~promptdeck.core.supervisor.ProcessSupervisor`) until it ends, the deadline
+    (monotonic) passes or ``stop`` is set (then it is stopped, with :data:`_STOP_GRACE`
+    seconds to end by itself after each signal): whether it ended by itself, the start of its
+    stdout and the last line of its stderr. ``env`` is the client's whole environment.
 
-    The client runs in a session of its own, killed whole once it is over, so no helper it
-    started outlives the capture and its temporary home.
+    The client runs in a process group of its own, killed whole once it is over, so no helper
+    it started outlives the capture and its temporary home.
 
     Raises:
         OSError: the program could not be started.
     """
-    with (
-        tempfile.TemporaryFile() as feed,
-        tempfile.TemporaryFile() as output,
-        tempfile.TemporaryFile() as errors,
-    ):
-        feed.write(stdin or b"")
-        feed.seek(0)
-        process = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            stdin=feed,
-            stdout=output if keep_output else subprocess.DEVNULL,
-            stderr=errors,
-            env=env,
-            start_new_session=True,
-        )
-        ended = False
-        try:
-            while not ended:
-                ended = process.poll() is not None
-                if not ended and (stop.is_set() or time.monotonic() > deadline):
-                    break
-                time.sleep(0 if ended else _POLL)
-            if not ended and stop.is_set():
-                # A moment to end by itself: a client the loopback refused reads its 403 and
-                # says so (its last line is shown) before the session is killed.
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(_STOP_GRACE)
-        finally:
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        output.seek(0)
-        said = output.read(_SAID_BYTES).decode("utf-8", "replace")
-        return ended, said, _tail(errors)
+    said = _Said()
+    supervisor = ProcessSupervisor(
+        LaunchSpec(argv=tuple(argv), cwd=cwd, env=env, stdin=stdin or b""),
+        on_stdout=said.out,
+        on_stderr=said.err,
+        on_stream_end=lambda _: None,
+        cancel=stop,
+        deadline=time.time() + max(deadline - time.monotonic(), 0.0),
+        timeout=max(deadline - time.monotonic(), 0.0),
+        cancel_grace=(_STOP_GRACE, _STOP_GRACE),
+        notice=lambda _: None,
+        log=lambda _: None,
+        whole_env=True,
+        end_group=True,
+    )
+    ended = supervisor.run()
+    if ended.launch_error is not None:
+        raise OSError(errno.ENOENT, ended.launch_error)
+    stopped = supervisor.cancelled or supervisor.timed_out
+    return not stopped, bytes(said.head).decode("utf-8", "replace"), said.last_line()
 
 
 def _main_request(requests: list[CapturedRequest], system: str) -> CapturedRequest | None:
@@ -262,8 +240,15 @@ def capture_prompt(
     client: str = "claude",
     timeout: float = CAPTURE_TIMEOUT,
     stop: threading.Event | None = None,
+    with_mcp: bool = False,
+    environ: Mapping[str, str] | None = None,
 ) -> Capture:
     """Run ``client`` once on ``prompt`` against the loopback and take its request apart.
+
+    The user's real client configuration (its home from ``environ``, default the process's)
+    is read, never written, and its rules and request-shaping settings are placed in the
+    capture's temporary home (:mod:`.user_config`); ``with_mcp`` starts the configured MCP
+    servers (they are programs), otherwise each is listed as not started.
 
     ``stop``, when set from another thread (the app's view closing, the app quitting), kills
     the client at once and ends the capture with :class:`CaptureError`.
@@ -285,6 +270,13 @@ def capture_prompt(
     program = client_path(client_program(workspace.config, client), client, workspace.root)
     own_settings = client_settings_trusted(workspace)
     left_out = project_settings_left_out(workspace.root, client, own_settings)
+    user = read_user_config(
+        client,
+        workspace.root,
+        os.environ if environ is None else environ,
+        own_settings=own_settings,
+        with_mcp=with_mcp,
+    )
     # One event ends the client's run: set by the loopback on a reach for another host, or by
     # the caller's ``stop``.
     halt = stop if stop is not None else threading.Event()
@@ -302,6 +294,11 @@ def capture_prompt(
         env = client_env(client, folder, loopback.address, loopback.proxy_address)
         for home in ("home", "codex"):
             (folder / home).mkdir(exist_ok=True)
+        place_user_config(user, folder / ("codex" if client == "codex" else "home"))
+        servers = None
+        if user.mcp_config:
+            servers = folder / "mcp.json"
+            servers.write_text(json.dumps(user.mcp_config), encoding="utf-8")
         version = _checked_version(program, client, env, min(VERSION_TIMEOUT, timeout))
         launch = client_launch(
             client,
@@ -318,6 +315,8 @@ def capture_prompt(
             own_settings=own_settings,
             settings_files=bool(left_out),
             proxy=loopback.proxy_address,
+            mcp_config=servers,
+            client_version=version,
         )
         spec = launch.spec
         scope = spec.scope() if spec.scope is not None else contextlib.nullcontext()
@@ -344,7 +343,7 @@ def capture_prompt(
             f"the {client} CLI sent {len(requests)} request(s), none with promptdeck's system text"
             + (f"; it said: {said}" if said else "")
         )
-    parts = split_request(main, _delivered(prompt), _rules(workspace, client), counter)
+    parts = split_request(main, _delivered(prompt), user.rules, counter)
     body = main.json()
     model = str(body.get("model") or "") if isinstance(body, dict) else ""
     return Capture(
@@ -359,5 +358,5 @@ def capture_prompt(
         duplicates=duplicated_text(parts),
         requests=len(requests),
         captured_at=time.time(),
-        notes=((left_out,) if left_out else ()) + tuple(strays),
+        notes=((left_out,) if left_out else ()) + user.notes + tuple(strays),
     )

@@ -21,22 +21,23 @@ Only files inside the project are read, through the guarded reader.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..client_loads import (
+    CLAUDE_LARGE_MEMORY_CHARS,
+    CLAUDE_MEMORY_NAMES,
+    CODEX_PROJECT_DOC_MAX_BYTES,
+    codex_chain_paths,
+    codex_kept,
+)
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..prompt.request import ComposedPrompt
 from ..tokens.counter import ARGV_LIMIT_BYTES
 
-CODEX_PROJECT_DOC_MAX_BYTES = 32 * 1024
-"""Codex's default ``project_doc_max_bytes``."""
-CODEX_DOC_NAMES = ("AGENTS.override.md", "AGENTS.md")
-"""What Codex looks for in each folder, first found wins."""
-CLAUDE_LARGE_MEMORY_CHARS = 40_000
-"""Claude Code's warning line for one large ``CLAUDE.md``."""
-CLAUDE_MEMORY_NAMES = ("CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md")
 BMAD_SPEC_TARGET = (900, 1_300)
 BMAD_SPEC_RISK_TOKENS = 1_600
 BMAD_EPIC_CONTEXT_TARGET = (800, 1_500)
@@ -138,8 +139,11 @@ def _headings(data: bytes, start: int) -> tuple[str, ...]:
 def codex_chain(
     root: Path, cwd: Path | None = None, max_bytes: int = CODEX_PROJECT_DOC_MAX_BYTES
 ) -> tuple[ChainFile, ...]:
-    """Codex's ``AGENTS.md`` files from ``root`` down to ``cwd`` (default: the root, where
-    promptdeck runs it), each with the bytes Codex keeps of it under ``max_bytes``.
+    """Codex's ``AGENTS.md`` files from its project root (the nearest folder up from ``cwd``
+    holding ``.git``, which may be above ``root``) down to ``cwd`` (default: ``root``, where
+    promptdeck runs it), each with the bytes Codex keeps of it under its one ``max_bytes``
+    budget (:func:`~promptdeck.core.client_loads.codex_kept`). A path is relative to ``root``
+    (``../AGENTS.md`` for a file above it).
 
     A file that holds only whitespace is skipped and costs nothing, as Codex does.
     """
@@ -147,23 +151,18 @@ def codex_chain(
     here = (cwd or root).resolve()
     if not here.is_relative_to(root):
         here = root
-    folders = [root]
-    for part in here.relative_to(root).parts:
-        folders.append(folders[-1] / part)
-    remaining = max_bytes
-    chain: list[ChainFile] = []
-    for folder in folders:
-        found = next((folder / n for n in CODEX_DOC_NAMES if (folder / n).is_file()), None)
-        if found is None:
-            continue
-        data = _read(root, found)
+    top, paths = codex_chain_paths(root, here)
+    found: list[tuple[str, bytes]] = []
+    for path in paths:
+        data = _read(top, path)
         if data is None or not data.strip():
             continue
-        kept = min(len(data), remaining)
-        lost = _headings(data, kept) if kept < len(data) else ()
-        chain.append(ChainFile(found.relative_to(root).as_posix(), len(data), kept, lost))
-        remaining -= kept
-    return tuple(chain)
+        found.append((os.path.relpath(path, root).replace(os.sep, "/"), data))
+    kept = codex_kept([len(data) for _, data in found], max_bytes)
+    return tuple(
+        ChainFile(name, len(data), keep, _headings(data, keep) if keep < len(data) else ())
+        for (name, data), keep in zip(found, kept, strict=True)
+    )
 
 
 def codex_line(root: Path, cwd: Path | None = None) -> CutLine | None:
@@ -183,6 +182,7 @@ def codex_line(root: Path, cwd: Path | None = None) -> CutLine | None:
             + (f"; not sent: {', '.join(dropped)}" if dropped and dropped != [cut.path] else "")
             + (f"; headings lost: {', '.join(lost[:8])}" if lost else "")
             + (f" (+{len(lost) - 8} more)" if len(lost) > 8 else "")
+            + _pushed_out(chain)
         )
     else:
         says = f"Codex sends all {total:,} bytes (budget {CODEX_PROJECT_DOC_MAX_BYTES:,})"
@@ -197,6 +197,21 @@ def codex_line(root: Path, cwd: Path | None = None) -> CutLine | None:
         over,
         says,
         files=chain,
+    )
+
+
+def _pushed_out(chain: tuple[ChainFile, ...]) -> str:
+    """What the files above the project take of the budget, when the project's own
+    ``AGENTS.md`` loses to them (empty otherwise)."""
+    above = [f for f in chain if f.path.startswith("../")]
+    own = [f for f in chain if not f.path.startswith("../") and f.kept < f.bytes]
+    if not above or not own:
+        return ""
+    taken = sum(f.kept for f in above)
+    return (
+        f"; {' and '.join(f.path for f in above)} above the project take {taken:,} bytes"
+        f" of the budget first, pushing out the project's own {own[0].path}"
+        + (" (not sent at all)" if own[0].kept == 0 else f" (cut at byte {own[0].kept:,})")
     )
 
 

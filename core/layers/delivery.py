@@ -15,7 +15,11 @@ Two deliveries, the same eight layers either way (the composer and its order are
 
 The story text of Layer-5 stays in the user turn because it is phase-specific (dev gets the
 full story prompt, the other phases a brief): in the system prompt it would end the shared
-prefix exactly where the injected files begin.
+prefix exactly where the injected files begin. So do the injected files the phases themselves
+write (:func:`written_paths`: the story file, which gets the status write-back and the appended
+records, and ``sprint-status.yaml``): in the shared block they would differ in the very next
+phase. They go, as an envelope of their own (:data:`WRITTEN_LABEL`), after the story text in
+the user turn, and :attr:`Delivered.moved` names them.
 
 :func:`deliver` returns both texts as labelled segments, so a meter can say in which layer or
 file two prompts part.
@@ -23,6 +27,7 @@ file two prompts part.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -44,6 +49,16 @@ FILES_KEY = "fileInjections"
 
 FILES_LABEL = "Layer-5:files"
 """The label of the segment holding the injected files."""
+
+WRITTEN_LABEL = "Layer-5:written files"
+"""The label of the segment holding the injected files the phases write (cache-aware)."""
+
+STATUS_FILES = ("sprint-status.yaml", "sprint-status.yml")
+"""Files the status write-back rewrites after a phase, wherever they are."""
+
+_FILE_HEAD = re.compile(r'\n  <file path="([^"\n]*)">\n')
+_FILE_END = "\n  </file>"
+_ATTR = (("&quot;", '"'), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
 
 
 @dataclass(frozen=True)
@@ -69,11 +84,14 @@ class Delivered:
         delivery: the delivery that placed them.
         system: the system prompt's segments; their texts concatenate to it.
         user: the user turn's segments; their texts concatenate to it.
+        moved: the injected files kept out of the shared system prompt because a phase
+            writes them (cache-aware), root-relative.
     """
 
     delivery: Delivery
     system: tuple[Segment, ...]
     user: tuple[Segment, ...]
+    moved: tuple[str, ...] = ()
 
     @property
     def system_text(self) -> str:
@@ -131,28 +149,85 @@ def deliver(
         delivery: ``layered`` or ``cache-aware``.
     """
     files = str(compose_input.context_envelope.get(FILES_KEY) or "")
-    if delivery == "layered":
-        parts: list[Segment | tuple[Segment, ...]] = []
-        for layer in layers:
-            story = _context_without_files(compose_input) if layer.layer_id == "Layer-5" else ""
-            if files.strip() and story and layer.content == story + JOINER + files:
-                # Layer-5 as two segments, so a meter can tell the files from the story text.
-                parts.append((Segment("Layer-5", story + JOINER), Segment(FILES_LABEL, files)))
-            else:
-                parts.append(Segment(layer.layer_id, layer.content))
-        return Delivered(delivery, _joined(parts), (Segment("task", task),))
-    system: list[Segment] = []
-    user: list[Segment] = []
+    if delivery == "cache-aware":
+        return _cache_aware(layers, compose_input, task, files)
+    parts: list[Segment | tuple[Segment, ...]] = []
+    for layer in layers:
+        story = _context_without_files(compose_input) if layer.layer_id == "Layer-5" else ""
+        if files.strip() and story and layer.content == story + JOINER + files:
+            # Layer-5 as two segments, so a meter can tell the files from the story text.
+            parts.append((Segment("Layer-5", story + JOINER), Segment(FILES_LABEL, files)))
+        else:
+            parts.append(Segment(layer.layer_id, layer.content))
+    return Delivered(delivery, _joined(parts), (Segment("task", task),))
+
+
+def written_paths(compose_input: ComposeInput) -> frozenset[str]:
+    """The injected files a phase of this story writes, root-relative: its record file (the
+    story file of BMAD: status line and appended records), ``sprint-status.yaml`` and, for
+    OpenSpec, the change's ``tasks.md`` (its checkboxes)."""
+    profile = compose_input.domain_profile
+    record = str(profile.get("recordPath") or "")
+    return frozenset({record} if record else set())
+
+
+def _is_written(path: str, written: frozenset[str], source: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return path in written or name in STATUS_FILES or (source == "openspec" and name == "tasks.md")
+
+
+def split_envelope(files: str, written: frozenset[str], source: str = "") -> tuple[str, str]:
+    """``files`` (a ``<file_injections>`` envelope) as two envelopes: the files no phase
+    writes, and those it does (empty when none); ``(files, "")`` when the envelope does not
+    read back exactly (a file's text holding the envelope's own tags)."""
+    heads = list(_FILE_HEAD.finditer(files))
+    close = "\n" + files.rsplit("\n", 1)[-1] if "\n" in files else ""
+    if not heads or not close.startswith("\n</"):
+        return files, ""
+    opening = files[: heads[0].start()]
+    entries: list[tuple[str, str]] = []
+    for index, head in enumerate(heads):
+        end = heads[index + 1].start() if index + 1 < len(heads) else len(files) - len(close)
+        raw = files[head.start() : end]
+        if not raw.endswith(_FILE_END):
+            return files, ""
+        path = head.group(1)
+        for escaped, plain in _ATTR:
+            path = path.replace(escaped, plain)
+        entries.append((path, raw))
+    if opening + "".join(raw for _, raw in entries) + close != files:
+        return files, ""
+    kept = [raw for path, raw in entries if not _is_written(path, written, source)]
+    moved = [raw for path, raw in entries if _is_written(path, written, source)]
+    if not moved:
+        return files, ""
+    stable = opening + "".join(kept) + close if kept else ""
+    return stable, opening + "".join(moved) + close
+
+
+def _cache_aware(
+    layers: Sequence[PromptLayer], compose_input: ComposeInput, task: str, files: str
+) -> Delivered:
+    written = written_paths(compose_input)
+    source = str(compose_input.domain_profile.get("source") or "")
+    stable, changing = split_envelope(files, written, source) if files.strip() else ("", "")
+    moved = tuple(head.group(1) for head in _FILE_HEAD.finditer(changing))
+    system: list[Segment | tuple[Segment, ...]] = []
+    user: list[Segment | tuple[Segment, ...]] = []
     for layer in layers:
         if layer.layer_id in SYSTEM_LAYERS:
             system.append(Segment(layer.layer_id, layer.content))
         elif layer.layer_id == "Layer-5":
             if files.strip():
-                system.append(Segment(FILES_LABEL, files))
-                user.append(Segment("Layer-5", _context_without_files(compose_input)))
+                if stable:
+                    system.append(Segment(FILES_LABEL, stable))
+                story = _context_without_files(compose_input)
+                user.append(Segment("Layer-5", story))
+                if changing:
+                    user.append(Segment(WRITTEN_LABEL, changing))
             else:
                 user.append(Segment("Layer-5", layer.content))
         else:
             user.append(Segment(layer.layer_id, layer.content))
     user.append(Segment("task", task))
-    return Delivered(delivery, _joined(system), _joined(user))
+    return Delivered("cache-aware", _joined(system), _joined(user), moved)

@@ -121,6 +121,10 @@ class Config:
     """Extra arguments for Claude Code (permission flags)."""
     agent_claude_context_window: int = 200_000
     """Context window used for the context-use gauge."""
+    agent_claude_stable_prefix: bool = False
+    """Start Claude Code with ``--exclude-dynamic-system-prompt-sections`` (2.1.98 and later):
+    its git status and other per-run sections leave the system prompt, so consecutive phases
+    can read the whole system block from the cache."""
     agent_codex_bin: str = "codex"
     """The Codex CLI binary (``PROMPTDECK_CODEX_BIN`` overrides)."""
     agent_codex_args: tuple[str, ...] = ()

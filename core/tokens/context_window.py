@@ -18,15 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..client_loads import OWN_RULES_FILE, WindowFigures, window_budget
 from ..project.config import Config
 
 ESTIMATED_CLIENT_OVERHEAD = {"claude": 15_000, "codex": 10_000}
 """Tokens a client adds of its own, estimated (Claude Code: its system prompt and tool
 definitions, which ``/context`` shows at about 15k; Codex: its instructions and tools). Other
 agents (the replay simulation, a plain command) add none."""
-
-CLIENT_RULES_FILES = {"claude": "CLAUDE.md", "codex": "AGENTS.md"}
-"""The rules file each client loads by itself from the project."""
 
 
 @dataclass(frozen=True)
@@ -38,12 +36,22 @@ class ContextUse:
         prompt_tokens: the composed system prompt and user message.
         overhead: the client's own tokens (measured or estimated).
         overhead_measured: True when ``overhead`` was measured, not estimated.
+        kept_back: the client's output reserve and auto-compact buffer in this window (None
+            for an agent that keeps none back).
     """
 
     window: int
     prompt_tokens: int
     overhead: int
     overhead_measured: bool
+    kept_back: WindowFigures | None = None
+
+    @property
+    def before_compaction(self) -> int:
+        """Tokens left for the agent's work before the client compacts the conversation."""
+        held = self.kept_back
+        reserved = held.output_reserve + held.autocompact_buffer if held else 0
+        return max(self.window - self.used - reserved, 0)
 
     @property
     def used(self) -> int:
@@ -74,6 +82,7 @@ def context_use(
     config: Config,
     agent: str,
     client_overhead: int | None = None,
+    captured_window: int | None = None,
 ) -> ContextUse:
     """Where a prompt of ``prompt_tokens`` stands in ``agent``'s window.
 
@@ -82,18 +91,22 @@ def context_use(
         config: the workspace's config (the context windows).
         agent: the agent that will run (``claude``, ``codex``, ``replay`` …).
         client_overhead: the client's own tokens when measured; None takes the estimate.
+        captured_window: the window a capture of the client reported (it wins over the
+            configured one).
     """
     measured = client_overhead is not None
     overhead = client_overhead if client_overhead is not None else 0
     if not measured:
         overhead = ESTIMATED_CLIENT_OVERHEAD.get(agent, 0)
-    return ContextUse(context_window_of(config, agent), prompt_tokens, overhead, measured)
+    window = captured_window or context_window_of(config, agent)
+    kept = window_budget(agent, window=window) if agent in ("claude", "codex") else None
+    return ContextUse(window, prompt_tokens, overhead, measured, kept)
 
 
 def rules_read_twice(rules_path: str, agent: str) -> str | None:
     """One line when the workspace rules file is also the file ``agent`` loads by itself
     (``CLAUDE.md`` for Claude Code, ``AGENTS.md`` for Codex), else None."""
-    own = CLIENT_RULES_FILES.get(agent)
+    own = OWN_RULES_FILE.get(agent)
     path = PurePosixPath(rules_path)
     # The clients read the file at the project root (the folder they are started in).
     if own is None or str(path.parent) != "." or path.name.lower() != own.lower():

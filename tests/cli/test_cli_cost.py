@@ -22,6 +22,9 @@ FILES = {
     + "\nBackground detail, repeated so the injection is the bulk. "
     * 300,
     ".promptdeck/rules.md": "Always write tests.\n",
+    # A file no phase writes: what cache-aware delivery can share (the story file is written).
+    "_bmad-output/planning-artifacts/sprint-project-context.md": "# Project context\n"
+    + "\nShared background, repeated so the shared part is worth caching. " * 300,
 }
 
 

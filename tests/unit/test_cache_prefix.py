@@ -70,8 +70,10 @@ def test_cache_aware_delivery_shares_the_whole_system_block_between_dev_and_revi
     assert meter.pairs[0].shared_prefix_bytes == len(review.system.encode("utf-8"))
     assert meter.pairs[0].whole
     assert not any("volatile" in flag for flag in meter.flags)
-    # The story's file is in the shared system block; the per-phase layers head the user turn.
-    assert STORY_1_2 in dev.system
+    # The story's file is written by the phases (status, records): it heads the user turn with
+    # the per-phase layers, out of the shared system block, and the delivery says so.
+    assert STORY_1_2 not in dev.system and STORY_1_2 in dev.user
+    assert dev.delivered is not None and dev.delivered.moved == (STORY_1_2,)
     assert "## Role" not in dev.system
     contract = next(layer for layer in review.layers if layer.layer_id == "Layer-2")
     assert review.user.startswith(contract.content)
@@ -129,13 +131,14 @@ def test_a_prefix_below_the_minimum_is_flagged(workspace: Workspace) -> None:
 
 def test_a_changed_file_is_named_where_two_prompts_part(workspace: Workspace) -> None:
     before = compose_prompt(workspace, None, PromptRequest("1-2", "dev", delivery="cache-aware"))
-    path = workspace.root / STORY_1_2
+    context = "_bmad-output/planning-artifacts/sprint-project-context.md"
+    path = workspace.root / context
     path.write_text(path.read_text(encoding="utf-8") + "\nA late note.\n", encoding="utf-8")
     after = compose_prompt(workspace, None, PromptRequest("1-2", "dev", delivery="cache-aware"))
     from promptdeck.core.cost.prefix import part_at
 
     shared = common_prefix_bytes(before.system.encode(), after.system.encode())
-    assert part_at(after, shared) == f"file {STORY_1_2}"
+    assert part_at(after, shared) == f"file {context}"
 
 
 def test_common_prefix_bytes_over_chunk_boundaries() -> None:

@@ -138,7 +138,11 @@ def test_the_summary_is_the_clients_overhead_and_ours() -> None:
 
 
 def test_windows_come_from_the_table_else_the_clients_default() -> None:
-    assert model_window("claude", "claude-opus-4-8") == 200_000
+    # Claude Code runs claude-opus-4-8 with the 1M-context beta (its capture says 1000000).
+    assert model_window("claude", "claude-opus-4-8") == 1_000_000
+    assert model_window("claude", "claude-sonnet-4-5") == 200_000
+    assert model_window("codex", "gpt-6.2-sol") == 500_000
+    assert model_window("codex", "gpt-6.2-sol", captured=272_000) == 272_000
     assert model_window("claude", "claude-sonnet-4-5[1m]") == 1_000_000
     assert model_window("codex", "gpt-6.1-terra") == 500_000
     assert model_window("codex", "gpt-6.1-sol") == 272_000

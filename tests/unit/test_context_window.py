@@ -36,3 +36,13 @@ def test_the_client_rules_file_as_workspace_rules_is_read_twice() -> None:
     assert rules_read_twice("AGENTS.md", "claude") is None
     assert rules_read_twice(".promptdeck/rules.md", "claude") is None
     assert rules_read_twice("CLAUDE.md", "replay") is None
+
+
+def test_the_context_view_gets_the_clients_reserve_and_compaction_buffer() -> None:
+    use = context_use(10_000, Config(), "claude", client_overhead=17_600)
+    assert use.kept_back is not None
+    assert (use.kept_back.output_reserve, use.kept_back.autocompact_buffer) == (20_000, 13_000)
+    assert use.before_compaction == 200_000 - 27_600 - 33_000
+    captured = context_use(10_000, Config(), "claude", 17_600, captured_window=1_000_000)
+    assert captured.window == 1_000_000
+    assert context_use(1, Config(), "replay").kept_back is None

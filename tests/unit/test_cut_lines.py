@@ -83,3 +83,20 @@ def test_the_prompt_lines_and_bmad_targets(tmp_path: Path) -> None:
     assert by_name["one-argument limit"].size == prompt.system_meter.bytes
     assert by_name["one-argument limit"].on_system_scale
     assert lines[0].over  # over ones first
+
+
+def test_a_large_agents_md_at_the_git_root_pushes_the_projects_own_out(tmp_path: Path) -> None:
+    # Codex's chain starts at the git root, above the workspace, under one 32 KiB budget.
+    (tmp_path / ".git").mkdir()
+    write_files(
+        tmp_path,
+        {"AGENTS.md": "# Root\n\n" + "r" * (40 * 1024), "app/AGENTS.md": "# App rules\n\nx\n"},
+    )
+    chain = codex_chain(tmp_path / "app")
+    assert [(f.path, f.kept) for f in chain] == [
+        ("../AGENTS.md", CODEX_PROJECT_DOC_MAX_BYTES),
+        ("AGENTS.md", 0),
+    ]
+    line = codex_line(tmp_path / "app")
+    assert line is not None and line.over
+    assert "pushing out the project's own AGENTS.md (not sent at all)" in line.says

@@ -140,7 +140,8 @@ def test_below_the_minimum_nothing_is_cached() -> None:
 
 def test_cache_aware_delivery_predicts_reads_after_the_first_phase(workspace: Workspace) -> None:
     big = "\n".join(f"Background line {n} for the cache." for n in range(900))
-    (workspace.root / "_bmad-output/implementation-artifacts/1-2-user-registration.md").open(
+    # A file no phase writes (the story file is written, so it is not in the shared block).
+    (workspace.root / "_bmad-output/planning-artifacts/sprint-project-context.md").open(
         "a", encoding="utf-8"
     ).write("\n" + big + "\n")
     _, layered = forecast(workspace, "1-2", SONNET, phases=("dev", "review"), delivery="layered")
