@@ -37,9 +37,7 @@ def root(tmp_path: Path) -> Path:
 MODEL = "claude-sonnet-4-6"
 
 
-def run(
-    root: Path, *args: str, model: str | None = MODEL
-) -> subprocess.CompletedProcess[bytes]:
+def run(root: Path, *args: str, model: str | None = MODEL) -> subprocess.CompletedProcess[bytes]:
     """The CLI in a home of its own, with no ``claude`` program to ask for its version; the
     model the client would use is ``model`` (its ``ANTHROPIC_MODEL``), none when None."""
     home = Path(f"{root}-home")
