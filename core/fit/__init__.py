@@ -33,11 +33,11 @@ _HOMES = {
     "CutLine": ".cuts",
     "cut_lines": ".cuts",
     "FitAnswer": ".solver",
-    "agent_window": ".solver",
+    "agent_window": ".target",
     "composed_measure": ".solver",
     "default_fit": ".solver",
     "minimal_drop": ".solver",
-    "parse_target": ".solver",
+    "parse_target": ".target",
     "solve": ".solver",
 }
 """Each public name and the module of this room that defines it (imported on first use: the
