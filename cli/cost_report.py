@@ -80,15 +80,13 @@ def model_from(args: argparse.Namespace, workspace: Workspace) -> ResolvedModel:
     agent's client will use (its ``--version`` asked only when its default is needed); each
     client file that could not be read is warned, one line each."""
     from ..core.capture import installed_version
-    from ..core.cost import resolve_model
+    from ..core.cost import forecast_model
 
-    agent = workspace.config.agent_default or "claude"
-    resolved = resolve_model(
+    resolved = forecast_model(
         workspace,
-        agent,
         requested=args.model,
-        version=lambda: installed_version(
-            workspace.config, agent, timeout=5.0, root=workspace.root
+        version=lambda client: installed_version(
+            workspace.config, client, timeout=5.0, root=workspace.root
         ),
     )
     for note in resolved.notes:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .client_model import ResolvedModel, client_default, resolve_model
+    from .client_model import ResolvedModel, client_default, forecast_model, resolve_model
     from .epic import EpicPlan, PlanRow, plan_epic
     from .estimate import (
         ANTHROPIC_API,
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "client_default": ".client_model",
+    "forecast_model": ".client_model",
     "ResolvedModel": ".client_model",
     "resolve_model": ".client_model",
     "EpicPlan": ".epic",
@@ -99,6 +100,7 @@ __all__ = [
     "cost_line",
     "exact_claude_tokens",
     "forecast",
+    "forecast_model",
     "measure_cache",
     "money",
     "plan_epic",

@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..agent_names import is_simulation
 from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text
 from ..project.workspace import Workspace
 
@@ -315,3 +316,40 @@ def resolve_model(
     known = version() if callable(version) else version
     model, source = client_default(client, known)
     return ResolvedModel(agent, model, source, tuple(notes))
+
+
+def forecast_model(
+    workspace: Workspace,
+    agent: str | None = None,
+    *,
+    requested: str | None = None,
+    version: Callable[[str], str | None] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ResolvedModel:
+    """The model a forecast (``inspect --cost``, ``plan``, the app's cache row) prices:
+    ``agent``'s (the configured default agent's when None; none set is Claude Code). A
+    simulation, or a command agent, runs no known client: the forecast is then of a Claude
+    Code run, and the source says so.
+
+    Args:
+        version: finds a client's version from its name (called only when its default is
+            needed).
+    """
+    # No agent set means Claude Code (the default backend).
+    chosen = (agent if agent is not None else workspace.config.agent_default) or "claude"
+    client = chosen if chosen in CLIENT_OF else "claude"
+    asked = (lambda: version(client)) if version is not None else None
+    resolved = resolve_model(workspace, client, requested=requested, version=asked, environ=environ)
+    if client == chosen or requested or workspace.config.pricing_model:
+        return resolved
+    why = (
+        f"the {chosen} agent is a simulation"
+        if is_simulation(chosen)
+        else f"the {chosen} agent runs no known client"
+    )
+    return ResolvedModel(
+        resolved.agent,
+        resolved.model,
+        f"{resolved.source}; priced as a claude run: {why}",
+        resolved.notes,
+    )

@@ -33,7 +33,7 @@ from ..records.reader import RunInfo, list_runs
 from ..terminal import printable_line
 from ..tokens.counter import TokenCounter, get_counter
 from ..tokens.pricing import ModelPrice, PriceTable, load_prices
-from .client_model import ResolvedModel, resolve_model
+from .client_model import ResolvedModel, forecast_model
 from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_prompts
 from .prefix import compose_sequence as _compose_sequence
 
@@ -335,20 +335,23 @@ def cache_row(
     request: PromptRequest,
     agent: str,
     counter: TokenCounter | None = None,
+    model: ResolvedModel | None = None,
 ) -> str:
     """The app's one-line row under the meters for ``request``'s story and delivery: the
     predicted cost of the phase sequence, how many flags there are (``inspect --cache`` lists
     them), and each consecutive pair's shared prefix against its system prompt. A story that
-    cannot be composed says why, in the row. The model is resolved without starting the
-    client (:func:`~.client_model.resolve_model` with no version): when only the client's
-    default would name it, it is unknown here."""
-    model = resolve_model(workspace, agent or "claude").model
+    cannot be composed says why, in the row. ``model`` is the app's resolution (with the
+    client's version); without it the model is resolved without starting the client
+    (:func:`~.client_model.forecast_model` with no version): when only the client's default
+    would name it, it is unknown here."""
+    resolved = model or forecast_model(workspace, agent or None)
     phases = DEFAULT_SEQUENCE if request.phase in DEFAULT_SEQUENCE else (request.phase,)
     try:
         meter, predicted = forecast(
             workspace,
             request.story_id,
-            model,
+            resolved.model,
+            model_source=resolved.source,
             phases=phases,
             selection=request.selection,
             delivery=request.delivery,
@@ -360,6 +363,6 @@ def cache_row(
     flags = f" · ⚠ {len(meter.flags)} flag(s): inspect --cache" if meter.flags else ""
     return (
         f"cache · {meter.delivery} · sequence {money(predicted.total)} "
-        f"({model or 'model unknown'}, estimated, first requests only)"
+        f"({resolved.model or 'model unknown'}, estimated, first requests only)"
         f"{flags} · shared prefix {meter.summary()}"
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agent_names import is_simulation
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
@@ -142,7 +143,16 @@ def record_actual(workspace: Workspace, run_dir: Path, agent: str) -> dict[str, 
     if data is None:
         return None
     usage = reported_usage(run_dir, workspace.root, agent)
-    if isinstance(usage, str):
+    if is_simulation(agent):
+        # Invented usage is no bill: kept for the record, never priced.
+        counts = {} if isinstance(usage, str) else usage.to_dict()
+        data["actual"] = {
+            **counts,
+            "models": [],
+            "dollars": None,
+            "unknown": f"the {agent} agent is a simulation: its usage is invented, not billed",
+        }
+    elif isinstance(usage, str):
         data["actual"] = {"dollars": None, "unknown": usage, "models": []}
     else:
         models, dollars, unknown = _priced(workspace, run_dir, agent, usage)

@@ -197,3 +197,23 @@ def test_the_stream_names_the_models_used_and_bad_usage_is_unknown() -> None:
         "gpt-6.2-sol",
     )
     assert codex_models([{"type": "turn.completed", "model": 7}]).models == ()
+
+
+def test_a_forecast_for_a_simulation_prices_a_claude_run_and_says_so(
+    workspace: Workspace, home: Path
+) -> None:
+    from promptdeck.core.cost.client_model import forecast_model
+
+    asked: list[str] = []
+
+    def version(client: str) -> str:
+        asked.append(client)
+        return "2.1.197"
+
+    replay = forecast_model(workspace, "replay", version=version, environ=env(home))
+    assert replay.model == "claude-opus-4-8" and asked == ["claude"]
+    assert replay.source.endswith("priced as a claude run: the replay agent is a simulation")
+    plain = forecast_model(workspace, None, version=version, environ=env(home))
+    assert plain.model == "claude-opus-4-8" and "priced as" not in plain.source
+    # A run of the simulation itself is never priced.
+    assert resolve_model(workspace, "replay", version="2.1.197", environ=env(home)).model == ""
