@@ -5,7 +5,9 @@ After a run, the model is the client's own word, never the one it was priced as 
 - Claude Code (``stream-json``): the ``result`` line's ``modelUsage`` (one entry per model,
   with ``inputTokens``, ``cacheCreationInputTokens``, ``cacheReadInputTokens``,
   ``outputTokens``), and the ``model`` of each ``assistant`` message;
-- Codex (``--json``): a ``model`` field on its events, where its version writes one.
+- Codex (``--json``): a ``model`` field on its events, where its version writes one; 0.171
+  writes none, so the thread's session log (``$CODEX_HOME/sessions/…/rollout-…-<thread>.jsonl``,
+  its ``turn_context`` lines) is read for it, bounded, through the guarded reader.
 
 A model entry whose counts are missing or not whole non-negative numbers is "unknown": it is
 never summed in, and the run's actual cost is then unknown with the reason. The stream is read
@@ -15,11 +17,15 @@ through the guarded reader, bounded.
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..project.textfiles import TextProblem, read_text
+from ..agents.codex_profile import codex_home
+from ..project.textfiles import TextProblem, read_text, read_text_head
 from ..records.usage import STREAM_MAX_BYTES, ReportedUsage, token_count
 
 MODEL_USAGE_FIELDS = (
@@ -29,6 +35,9 @@ MODEL_USAGE_FIELDS = (
     "outputTokens",
 )
 MODEL_NAME_MAX = 200
+ROLLOUT_HEAD_BYTES = 1024 * 1024
+"""How much of a Codex session log is read for its models: its turn contexts come first."""
+_THREAD = re.compile(r"^[A-Za-z0-9-]{1,100}$")
 
 
 @dataclass(frozen=True)
@@ -114,11 +123,44 @@ def codex_models(events: list[dict[str, Any]]) -> ReportedModels:
     return ReportedModels(tuple(names))
 
 
-def reported_models(run_dir: Path, root: Path, agent: str) -> ReportedModels:
-    """What ``run_dir/stream.jsonl`` says about the models ``agent``'s client used (an
+def session_models(home: Path, thread: str) -> tuple[str, ...]:
+    """The models a Codex thread's session log names in its ``turn_context`` lines (none when
+    there is no such log, or it cannot be read)."""
+    if not _THREAD.match(thread):
+        return ()
+    found = sorted((home / "sessions").glob(f"*/*/*/rollout-*-{thread}.jsonl"))
+    if not found:
+        return ()
+    head = read_text_head(found[-1], ROLLOUT_HEAD_BYTES, root=home, limit=STREAM_MAX_BYTES)
+    if isinstance(head, TextProblem):
+        return ()
+    names: dict[str, None] = {}
+    for event in _events(head[0]):
+        payload = event.get("payload")
+        if event.get("type") == "turn_context" and isinstance(payload, dict):
+            model = _model_name(payload.get("model"))
+            if model is not None:
+                names[model] = None
+    return tuple(names)
+
+
+def reported_models(
+    run_dir: Path, root: Path, agent: str, environ: Mapping[str, str] | None = None
+) -> ReportedModels:
+    """What ``run_dir/stream.jsonl`` (and, for Codex, its thread's session log under
+    ``CODEX_HOME`` read from ``environ``) says about the models ``agent``'s client used (an
     unreadable stream names none)."""
     text = read_text(run_dir / "stream.jsonl", root, limit=STREAM_MAX_BYTES)
     if isinstance(text, TextProblem):
         return ReportedModels((), None, f"stream.jsonl: {text}")
     events = _events(text)
-    return codex_models(events) if agent == "codex" else claude_models(events)
+    if agent != "codex":
+        return claude_models(events)
+    reported = codex_models(events)
+    if reported.models:
+        return reported
+    thread = next(
+        (str(e.get("thread_id")) for e in events if e.get("type") == "thread.started"), ""
+    )
+    home = codex_home(os.environ if environ is None else environ)
+    return ReportedModels(session_models(home, thread) if thread else ())

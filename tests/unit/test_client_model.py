@@ -217,3 +217,37 @@ def test_a_forecast_for_a_simulation_prices_a_claude_run_and_says_so(
     assert plain.model == "claude-opus-4-8" and "priced as" not in plain.source
     # A run of the simulation itself is never priced.
     assert resolve_model(workspace, "replay", version="2.1.197", environ=env(home)).model == ""
+
+
+def test_a_codex_stream_without_a_model_is_read_from_its_session_log(tmp_path: Path) -> None:
+    from promptdeck.core.cost.reported import reported_models
+
+    root = tmp_path / "project"
+    run = root / ".promptdeck" / "runs" / "r1"
+    thread = "01a22587-969f-7222-9750-a0e90a82819c"
+    write_files(
+        run,
+        {
+            "stream.jsonl": json.dumps({"type": "thread.started", "thread_id": thread})
+            + "\n"
+            + json.dumps({"type": "turn.completed", "usage": {}})
+            + "\n"
+        },
+    )
+    home = tmp_path / "codex"
+    assert reported_models(run, root, "codex", {"CODEX_HOME": str(home)}).models == ()
+    write_files(
+        home,
+        {
+            f"sessions/2026/11/29/rollout-2026-11-29T04-19-37-{thread}.jsonl": "\n".join(
+                json.dumps(line)
+                for line in (
+                    {"type": "session_meta", "payload": {"model": "not-this"}},
+                    {"type": "turn_context", "payload": {"model": "gpt-6.2-sol"}},
+                )
+            )
+            + "\n"
+        },
+    )
+    found = reported_models(run, root, "codex", {"CODEX_HOME": str(home)})
+    assert found.models == ("gpt-6.2-sol",)
