@@ -111,6 +111,7 @@ def print_plan(plan: EpicPlan) -> None:
         plain=not table.is_terminal(),
     )
     print(f"model\t{plan.model or 'unknown'}: from {plan.model_source}")
+    print(f"basis\t{plan.basis}")
     if not plan.model or any(row.cost.dollars is None for row in plan.rows):
         reason = next((row.cost.unknown for row in plan.rows if row.cost.unknown), "")
         if reason:

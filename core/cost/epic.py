@@ -32,8 +32,8 @@ from ..stories.catalog import load_catalog
 from ..stories.model import Story
 from ..tokens import ARGV_LIMIT_BYTES
 from ..tokens.counter import TokenCounter, get_counter
-from ..tokens.pricing import load_prices
-from .prediction import PhaseCost, forecast_prompts
+from ..tokens.pricing import ModelPrice, load_prices
+from .prediction import SCOPE, PhaseCost, forecast_basis, forecast_prompts
 from .prefix import DEFAULT_SEQUENCE, compose_sequence, measure_prompts
 
 FRONTMATTER_BYTES = 16 * 1024
@@ -219,6 +219,7 @@ class EpicPlan:
         problems: the price table's problems, one line each.
         model_source: where the model came from.
         done_left_out: the epic's done stories left out (none with ``all_stories``).
+        price: the price row used, None when the model has none.
     """
 
     epic: str
@@ -230,6 +231,13 @@ class EpicPlan:
     problems: tuple[str, ...] = field(default=())
     model_source: str = ""
     done_left_out: tuple[str, ...] = ()
+    price: ModelPrice | None = None
+
+    @property
+    def basis(self) -> str:
+        """What the plan's figures rest on (see :func:`~.prediction.forecast_basis`)."""
+        costs = [row.cost for row in self.rows]
+        return forecast_basis(self.model, self.model_source, self.price, costs)
 
     @property
     def totals(self) -> PlanTotals:
@@ -254,7 +262,8 @@ class EpicPlan:
             "epic": self.epic,
             "model": self.model or None,
             "model_source": self.model_source or None,
-            "scope": "first request of each phase only",
+            "scope": SCOPE,
+            "basis": self.basis,
             "phases": list(self.phases),
             "done_left_out": list(self.done_left_out),
             "encoding": self.encoding,
@@ -374,4 +383,5 @@ def plan_epic(
         problems=table.problems,
         model_source=model_source,
         done_left_out=done,
+        price=price,
     )

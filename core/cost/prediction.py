@@ -78,6 +78,7 @@ class PhaseCost:
         output_source: where the output figure comes from.
         dollars: the predicted cost, None when unknown.
         unknown: why the cost is unknown ("" when known).
+        checked: the day the price row used was checked ("" when there is none).
     """
 
     phase: str
@@ -89,6 +90,7 @@ class PhaseCost:
     output_source: str
     dollars: float | None
     unknown: str = ""
+    checked: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape."""
@@ -102,6 +104,8 @@ class PhaseCost:
             "output_source": self.output_source,
             "dollars": self.dollars,
             "unknown": self.unknown or None,
+            "scope": SCOPE,
+            "prices_checked": self.checked or None,
         }
 
     def describe(self) -> str:
@@ -243,7 +247,10 @@ def price_prompt(
         ) / 1_000_000
         if not math.isfinite(dollars):  # never shown or printed as $inf / Infinity
             dollars, unknown = None, unknown or "the cost is too large to compute"
-    return PhaseCost(phase, model, plain, write, read, output_tokens, source, dollars, unknown)
+    checked = price.checked if price is not None else ""
+    return PhaseCost(
+        phase, model, plain, write, read, output_tokens, source, dollars, unknown, checked
+    )
 
 
 def forecast_prompts(
@@ -325,8 +332,10 @@ def cost_line(cost: PhaseCost, model: ResolvedModel | None = None) -> str:
     """The confirmation's cost line: the prediction, labelled as one, with its scope and
     where its model came from."""
     source = f" · model from {model.source}" if model is not None else ""
+    checked = f" · prices checked {cost.checked}" if cost.checked else ""
     return printable_line(
-        f"predicted cost ({SCOPE}) {cost.describe()}{source} · token counts are an estimate"
+        f"predicted cost ({SCOPE}) {cost.describe()}{source}{checked} · token counts are an "
+        "estimate"
     )
 
 

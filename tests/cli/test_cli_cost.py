@@ -175,6 +175,7 @@ def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None
     out = text.stdout.decode()
     assert "predicted cost (first request of each phase only) $" in out
     assert "model from ANTHROPIC_MODEL in the environment" in out
+    assert f"prices checked {plan['cost']['prices_checked']}" in out
     assert "token counts are an estimate" in out
 
 
@@ -216,6 +217,9 @@ def test_plan_json_rows_are_inspects_and_totals_their_sums(root: Path) -> None:
         )
         assert row["system_bytes"] == inspected["system"]["bytes"]
         assert row["system_tokens"] == inspected["system"]["tokens"]
+    assert plan["model"] == MODEL
+    assert plan["model_source"] == "ANTHROPIC_MODEL in the environment"
+    assert plan["basis"].startswith("first request of each phase only · prices checked 20")
     totals = plan["totals"]
     assert totals["system_bytes"] == sum(row["system_bytes"] for row in plan["rows"])
     assert totals["dollars"] == pytest.approx(sum(row["dollars"] for row in plan["rows"]))
