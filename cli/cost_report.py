@@ -77,8 +77,9 @@ def phases_from(args: argparse.Namespace) -> tuple[str, ...]:
 
 def model_from(args: argparse.Namespace, workspace: Workspace) -> ResolvedModel:
     """The model to price and where it came from: ``--model``, else the one the default
-    agent's client will use (its ``--version`` asked only when its default is needed); each
-    client file that could not be read is warned, one line each."""
+    agent's client will use (a Claude Code run's when that agent is a simulation; the
+    client's ``--version`` is asked only when its default is needed); each client file that
+    could not be read is warned, one line each."""
     from ..core.capture import installed_version
     from ..core.cost import forecast_model
 

@@ -251,3 +251,15 @@ def test_a_codex_stream_without_a_model_is_read_from_its_session_log(tmp_path: P
     )
     found = reported_models(run, root, "codex", {"CODEX_HOME": str(home)})
     assert found.models == ("gpt-6.2-sol",)
+
+
+def test_every_client_default_row_is_dated_and_sourced() -> None:
+    from promptdeck.core.cost.client_model import client_defaults
+
+    rows = client_defaults()
+    assert {(row.client, row.version) for row in rows} >= {
+        ("claude", "2.1.197"),
+        ("codex", "0.171.0"),
+    }
+    for row in rows:
+        assert row.checked[:4].isdigit() and row.source
