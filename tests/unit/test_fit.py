@@ -309,10 +309,12 @@ def test_the_drop_fits_and_no_proper_subset_does(
     ceiling = max(d.tier for d in drop)
     lower = [d for d in pool if d.tier < ceiling]
     assert before - sum(d.bytes for d in lower) > limit
-    # Smallest within that tier ceiling: no fewer files of those tiers fit.
-    assert smallest
+    # Fewest within that tier ceiling: no fewer files of those tiers fit.
     allowed = sorted((d.bytes for d in pool if d.tier <= ceiling), reverse=True)
     assert before - sum(allowed[: len(drop) - 1]) > limit
+    # Called smallest exactly when no fewer files fit, whatever their priority.
+    every = sorted((d.bytes for d in pool), reverse=True)
+    assert smallest == (before - sum(every[: len(drop) - 1]) > limit)
 
 
 @settings(max_examples=100, deadline=None)
