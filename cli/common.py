@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..core.errors import UsageError
 from ..core.project import ENCODINGS, Workspace, open_workspace
 from ..core.terminal import printable_keep_style, printable_line
 from ..core.vocabulary import optional_layer
@@ -61,7 +62,8 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         type=_file_path,
         metavar="PATH",
         help="leave out a file the story would get (a spec's context: file, say), named as "
-        "inspect lists it, for this command only (--exclude remembers it); repeatable",
+        "inspect lists it, for this command only (--exclude remembers it); a path that is no "
+        "candidate is refused with the nearest ones (exit 2); repeatable",
     )
     group.add_argument(
         "--exclude",
@@ -70,7 +72,8 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         type=_file_path,
         metavar="PATH",
         help="leave this file out of the story's injection, and remember it for the story "
-        "(never the story's own file); repeatable",
+        "(never the story's own file); a path that is no candidate is refused with the "
+        "nearest ones (exit 2); repeatable",
     )
     group.add_argument(
         "--include",
@@ -78,8 +81,9 @@ def add_inclusion_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         type=_file_path,
         metavar="PATH",
-        help="take this file in although no toggle includes it (undoes a remembered "
-        "--exclude), and remember it for the story; repeatable",
+        help="take this file in although no toggle includes it, and remember it for the "
+        "story; a file the story remembers as excluded has that choice cleared instead (back "
+        "to what the toggles say); repeatable",
     )
     group.add_argument(
         "--exclude-layer",
@@ -121,8 +125,29 @@ def selection_from(args: argparse.Namespace) -> Selection:
     )
 
 
+def check_file_choices(args: argparse.Namespace, prompt: ComposedPrompt) -> None:
+    """Refuse an ``--exclude`` / ``--leave-out`` that names no candidate of the injection.
+
+    Raises:
+        UsageError: one line per such path, with the nearest candidates (exit 2).
+    """
+    named = [*getattr(args, "exclude", ()), *getattr(args, "left_out", ())]
+    if not named:
+        return
+    from ..core.injection import unknown_choices
+
+    lines = unknown_choices((f.path for f in prompt.injection.files), named)
+    if lines:
+        raise UsageError(
+            f"--exclude/--leave-out: {'; '.join(lines)}; nothing was left out or remembered"
+        )
+
+
 def remember_file_choices(args: argparse.Namespace, root: Path, prompt: ComposedPrompt) -> None:
-    """Remember ``--exclude`` / ``--include`` for the story (one warning line if it cannot)."""
+    """Remember ``--exclude`` / ``--include`` for the story (one warning line if it cannot),
+    after refusing an ``--exclude`` / ``--leave-out`` that names no candidate
+    (:func:`check_file_choices`)."""
+    check_file_choices(args, prompt)
     asked = ("exclude", "include", "exclude_layers", "include_layers")
     if not any(getattr(args, name, None) for name in asked):
         return

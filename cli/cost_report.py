@@ -14,13 +14,20 @@ from ..core.cost import DEFAULT_SEQUENCE
 from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
 from ..core.project import Workspace
-from ..core.tokens import get_counter, priced_model
+from ..core.tokens import get_counter
 from . import table
 from .common import console, encoding_from, print_json, warn, workspace_from
 from .table import Column, print_records
 
 if TYPE_CHECKING:
-    from ..core.cost import CacheMeter, CostForecast
+    from ..core.cost import CacheMeter, CostForecast, ResolvedModel
+
+
+MODEL_HELP = (
+    "price and cache minimum of this model (default: the model the run's client will use: "
+    "[pricing] model, promptdeck's agent settings, the client's own settings, else its "
+    "version's default; a model the price table does not hold is priced as unknown)"
+)
 
 
 def add_cost_options(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +55,7 @@ def add_cost_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--model",
         metavar="ID",
-        help="price and cache minimum of this model (default: [pricing] model, else the "
-        "agent's model, else claude-sonnet-4-6)",
+        help=MODEL_HELP,
     )
 
 
@@ -69,9 +75,24 @@ def phases_from(args: argparse.Namespace) -> tuple[str, ...]:
     return phases
 
 
-def model_from(args: argparse.Namespace, workspace: Workspace) -> str:
-    """The model to price: ``--model``, else the workspace's."""
-    return str(args.model or priced_model(workspace, workspace.config.agent_default or "claude"))
+def model_from(args: argparse.Namespace, workspace: Workspace) -> ResolvedModel:
+    """The model to price and where it came from: ``--model``, else the one the default
+    agent's client will use (a Claude Code run's when that agent is a simulation; the
+    client's ``--version`` is asked only when its default is needed); each client file that
+    could not be read is warned, one line each."""
+    from ..core.capture import installed_version
+    from ..core.cost import forecast_model
+
+    resolved = forecast_model(
+        workspace,
+        requested=args.model,
+        version=lambda client: installed_version(
+            workspace.config, client, timeout=5.0, root=workspace.root
+        ),
+    )
+    for note in resolved.notes:
+        warn(note)
+    return resolved
 
 
 def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
@@ -85,7 +106,8 @@ def forecast_from(args: argparse.Namespace) -> tuple[CacheMeter, CostForecast]:
     meter, predicted = forecast(
         workspace,
         args.story,
-        model,
+        model.model,
+        model_source=model.source,
         phases=phases_from(args),
         selection=request_from(args).selection,
         delivery=getattr(args, "delivery", None),
@@ -176,7 +198,7 @@ COST_COLUMNS = (
 
 def print_cost(predicted: CostForecast) -> None:
     """The forecast as a table, its total and where its prices come from."""
-    from ..core.cost import money
+    from ..core.cost import SCOPE, money, price_unknown
 
     plain = not table.is_terminal()
     rows = [
@@ -197,17 +219,20 @@ def print_cost(predicted: CostForecast) -> None:
         COST_COLUMNS,
         rows,
         title=(
-            f"Predicted cost · {predicted.story_id} · {predicted.model} · cache {predicted.ttl} "
+            f"Predicted cost ({SCOPE}) · {predicted.story_id} · "
+            f"{predicted.model or 'model unknown'} · cache {predicted.ttl} "
             f"(tokens: {predicted.encoding}, an estimate for this model)"
         ),
         console=console(),
         plain=plain,
     )
+    print(f"model\t{predicted.model or 'unknown'}: from {predicted.model_source}")
     price = predicted.price
     if price is None:
-        print(f"price\t{predicted.model}: unknown (no usable row in the price table)")
+        print(f"price\t{price_unknown(predicted.model, predicted.model_source)}: no dollar figure")
     else:
         print(f"price\t{price.model}: checked {price.checked}, {price.source}")
+    print(f"basis\t{predicted.basis}")
 
 
 def run_cache(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from ..core.tokens import get_counter
 from . import table
 from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
 from .compose import add_delivery_option
-from .cost_report import model_from, number, phases_from
+from .cost_report import MODEL_HELP, model_from, number, phases_from
 from .flight import add_backtest_options, run_backtest
 from .table import Column, print_records
 
@@ -29,8 +29,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "does and show, per story × phase, the system prompt and user message in bytes and "
             "tokens, the injection against its warning and error lines and the argv limit, the "
             "prefix shared with the previous phase, the predicted cost and the story's "
-            "`context:` files that are missing; then the totals, which are the sums of the rows. "
-            "Exit 3 when any row's injection is over its error line (the plan is printed anyway)."
+            "`context:` files that are missing; then the totals, which are the sums of the rows "
+            "that can be sent. Each story's own phases are counted for every story not yet done "
+            "(--all: every story), epic-level phases (uat, retro) once per epic. The cost is of "
+            "each phase's first request only, priced as the model the client will use (said "
+            "with where it came from). A row over its error line is too large to send: marked "
+            "and left out of the totals. Exit 3 when any row is (the plan is printed anyway)."
         ),
     )
     parser.add_argument("--epic", required=True, metavar="N", help="the epic id or change name")
@@ -41,11 +45,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="each story's phase sequence, comma-separated "
         f"(default: {','.join(DEFAULT_SEQUENCE)})",
     )
+    parser.add_argument("--model", metavar="ID", help=MODEL_HELP)
     parser.add_argument(
-        "--model",
-        metavar="ID",
-        help="price and cache minimum of this model (default: [pricing] model, else the "
-        "agent's model, else claude-sonnet-4-6)",
+        "--all",
+        dest="all_stories",
+        action="store_true",
+        help="include the epic's done stories (left out by default)",
     )
     add_delivery_option(parser)
     add_workspace_options(parser)
@@ -87,7 +92,7 @@ def print_plan(plan: EpicPlan) -> None:
         [
             "total",
             "(total)",
-            f"{len(plan.rows)} rows",
+            f"{len(plan.rows) - totals.left_out} rows",
             f"{totals.system_bytes:,}",
             number(totals.system_tokens),
             number(totals.user_tokens),
@@ -100,12 +105,29 @@ def print_plan(plan: EpicPlan) -> None:
         PLAN_COLUMNS,
         rows,
         title=(
-            f"Plan · epic {plan.epic} · {' → '.join(plan.phases)} · {plan.model} "
-            f"(tokens: {plan.encoding}, an estimate for this model)"
+            f"Plan · epic {plan.epic} · {' → '.join(plan.phases)} · "
+            f"{plan.model or 'model unknown'} (tokens: {plan.encoding}, an estimate for this "
+            "model; cost of each phase's first request only)"
         ),
         console=console(),
         plain=not table.is_terminal(),
     )
+    print(f"model\t{plan.model or 'unknown'}: from {plan.model_source}")
+    print(f"basis\t{plan.basis}")
+    if not plan.model or any(row.cost.dollars is None for row in plan.rows):
+        reason = next((row.cost.unknown for row in plan.rows if row.cost.unknown), "")
+        if reason:
+            print(f"price\t{reason}: no dollar figure")
+    if totals.left_out:
+        print(
+            f"too-large\t{totals.left_out} row(s) over the injection's error line cannot be "
+            "sent: outside the total"
+        )
+    if plan.done_left_out:
+        print(
+            f"done\t{len(plan.done_left_out)} done story(ies) left out "
+            f"({', '.join(plan.done_left_out)}); --all includes them"
+        )
     # A story's missing files are the same in each of its phases: said once per story.
     missing = {(row.story_id, path) for row in plan.rows for path in row.missing_context}
     for story, path in sorted(missing):
@@ -119,13 +141,16 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "backtest", False) or args.epic is None:
         return run_backtest(args)
     workspace = workspace_from(args)
+    model = model_from(args, workspace)
     plan = plan_epic(
         workspace,
         args.epic,
-        model_from(args, workspace),
+        model.model,
+        model_source=model.source,
         phases=phases_from(args),
         delivery=args.delivery,
         counter=get_counter(encoding_from(args, workspace)),
+        all_stories=args.all_stories,
     )
     for problem in plan.problems:
         warn(problem)
@@ -133,4 +158,4 @@ def run(args: argparse.Namespace) -> int:
         print_json(plan.to_dict())
     else:
         print_plan(plan)
-    return EXIT_TOO_LARGE if any(row.level == "error" for row in plan.rows) else EXIT_OK
+    return EXIT_TOO_LARGE if any(row.too_large for row in plan.rows) else EXIT_OK

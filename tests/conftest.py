@@ -63,6 +63,9 @@ def _private_user_folders(
     monkeypatch.setenv("XDG_STATE_HOME", str(folders / "state"))
     # The machine's system-wide git config is not the test's either.
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # The model a client would use is the test's to set, never the caller's environment's.
+    for name in ("ANTHROPIC_MODEL", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

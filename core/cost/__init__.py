@@ -1,10 +1,11 @@
 """What a story will cost before it runs, and what it did cost after.
 
-The cacheable-prefix meter (:mod:`.prefix`: what consecutive phases' system prompts share), the
-predicted cost of a phase and of a phase sequence from the dated price table
-(:mod:`.prediction`), a prompt against the cache the project's latest run left (:mod:`.relation`),
-and a run's ``cost.json``: the prediction at launch, the reported usage priced at the end
-(:mod:`.record`).
+The model a run will use, resolved as its client resolves it (:mod:`.client_model`), and the
+models its client reported using after (:mod:`.reported`); the cacheable-prefix meter
+(:mod:`.prefix`: what consecutive phases' system prompts share), the predicted cost of a phase
+and of a phase sequence from the dated price table (:mod:`.prediction`), a prompt against the
+cache the project's latest run left (:mod:`.relation`), and a run's ``cost.json``: the
+prediction at launch, the reported usage priced at the end (:mod:`.record`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .client_model import ResolvedModel, client_default, forecast_model, resolve_model
     from .epic import EpicPlan, PlanRow, plan_epic
     from .estimate import (
         ANTHROPIC_API,
@@ -25,12 +27,25 @@ if TYPE_CHECKING:
         claude_model,
         exact_claude_tokens,
     )
-    from .prediction import CostForecast, PhaseCost, cache_row, cost_line, forecast, money
+    from .prediction import (
+        SCOPE,
+        CostForecast,
+        PhaseCost,
+        cache_row,
+        cost_line,
+        forecast,
+        money,
+        price_unknown,
+    )
     from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_cache
     from .record import CostRecord, read_cost, record_actual, record_prediction
     from .relation import run_prediction
 
 _HOMES = {
+    "client_default": ".client_model",
+    "forecast_model": ".client_model",
+    "ResolvedModel": ".client_model",
+    "resolve_model": ".client_model",
     "EpicPlan": ".epic",
     "plan_epic": ".epic",
     "PlanRow": ".epic",
@@ -43,6 +58,8 @@ _HOMES = {
     "exact_claude_tokens": ".estimate",
     "ExactCountError": ".estimate",
     "cache_row": ".prediction",
+    "price_unknown": ".prediction",
+    "SCOPE": ".prediction",
     "cost_line": ".prediction",
     "CostForecast": ".prediction",
     "forecast": ".prediction",
@@ -64,6 +81,7 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 __all__ = [
     "ANTHROPIC_API",
     "DEFAULT_SEQUENCE",
+    "SCOPE",
     "CacheMeter",
     "Calibration",
     "ClaudeEstimate",
@@ -73,18 +91,23 @@ __all__ = [
     "ExactCountError",
     "PhaseCost",
     "PlanRow",
+    "ResolvedModel",
     "cache_row",
     "calibrate",
     "claude_estimate",
     "claude_model",
+    "client_default",
     "cost_line",
     "exact_claude_tokens",
     "forecast",
+    "forecast_model",
     "measure_cache",
     "money",
     "plan_epic",
+    "price_unknown",
     "read_cost",
     "record_actual",
     "record_prediction",
+    "resolve_model",
     "run_prediction",
 ]

@@ -7,6 +7,12 @@ system prompt over the argv limit — the prefix the phase's system prompt share
 previous phase's, its predicted cost (:mod:`.prediction`), and the files the story's
 ``context:`` frontmatter asks for that are not in the project. The totals are the sums of the
 rows; a story that cannot be composed is listed with its reason and counts in no total.
+
+An epic is forecast as it will be run: each story's own phases for every story not yet done
+(every story with ``all_stories``), and the epic-level phases (UAT, retro: a phase whose scope
+is the epic) once, composed for the epic's last story. A row whose injection is over its
+error line is too large to send — a run refuses it — so it is marked and left out of the
+totals, which say how many rows they leave out.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 
 from ..errors import PromptdeckError, StoryNotFound
 from ..injection.model import Selection
+from ..phases.table import get_phase
 from ..project.textfiles import TextProblem, read_text_head, resolve_inside, stat_regular
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
@@ -25,8 +32,8 @@ from ..stories.catalog import load_catalog
 from ..stories.model import Story
 from ..tokens import ARGV_LIMIT_BYTES
 from ..tokens.counter import TokenCounter, get_counter
-from ..tokens.pricing import load_prices
-from .prediction import PhaseCost, forecast_prompts
+from ..tokens.pricing import ModelPrice, load_prices
+from .prediction import SCOPE, PhaseCost, forecast_basis, forecast_prompts
 from .prefix import DEFAULT_SEQUENCE, compose_sequence, measure_prompts
 
 FRONTMATTER_BYTES = 16 * 1024
@@ -106,6 +113,7 @@ class PlanRow:
         shared_prefix_tokens: that prefix in tokens.
         cost: the predicted cost.
         missing_context: the story's ``context:`` files that are not in the project.
+        scope: ``story``, or ``epic`` for a phase run once for the whole epic.
     """
 
     story_id: str
@@ -121,12 +129,20 @@ class PlanRow:
     shared_prefix_tokens: int | None
     cost: PhaseCost
     missing_context: tuple[str, ...] = ()
+    scope: str = "story"
+
+    @property
+    def too_large(self) -> bool:
+        """The injection is over its error line: a run refuses to send this prompt."""
+        return self.level == "error"
 
     @property
     def flags(self) -> tuple[str, ...]:
         """What to look at before the run, one short word each."""
         found = []
-        if self.level != "ok":
+        if self.too_large:
+            found.append("too-large")
+        elif self.level != "ok":
             found.append(f"injection-{self.level}")
         if self.over_argv:
             found.append("over-argv")
@@ -141,6 +157,8 @@ class PlanRow:
         return {
             "story": self.story_id,
             "phase": self.phase,
+            "scope": self.scope,
+            "too_large": self.too_large,
             "system_bytes": self.system_bytes,
             "system_tokens": self.system_tokens,
             "user_bytes": self.user_bytes,
@@ -159,7 +177,8 @@ class PlanRow:
 
 @dataclass(frozen=True)
 class PlanTotals:
-    """The sums of the forecast's rows (tokens and dollars None when any row's is unknown)."""
+    """The sums of the forecast's rows that can be sent (tokens and dollars None when any
+    such row's is unknown); ``left_out`` counts the rows too large to send."""
 
     system_bytes: int
     system_tokens: int | None
@@ -167,10 +186,12 @@ class PlanTotals:
     user_tokens: int | None
     shared_prefix_bytes: int
     dollars: float | None
+    left_out: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape."""
         return {
+            "rows_left_out_too_large": self.left_out,
             "system_bytes": self.system_bytes,
             "system_tokens": self.system_tokens,
             "user_bytes": self.user_bytes,
@@ -193,9 +214,12 @@ class EpicPlan:
         model: the model priced.
         phases: the phase sequence each story is stepped through.
         encoding: the tokenizer of the counts.
-        rows: one per story × phase, in story then phase order.
+        rows: one per story × phase, in story then phase order (epic-level phases once).
         failed: the stories that could not be composed, with why.
         problems: the price table's problems, one line each.
+        model_source: where the model came from.
+        done_left_out: the epic's done stories left out (none with ``all_stories``).
+        price: the price row used, None when the model has none.
     """
 
     epic: str
@@ -205,11 +229,20 @@ class EpicPlan:
     rows: tuple[PlanRow, ...]
     failed: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = field(default=())
+    model_source: str = ""
+    done_left_out: tuple[str, ...] = ()
+    price: ModelPrice | None = None
+
+    @property
+    def basis(self) -> str:
+        """What the plan's figures rest on (see :func:`~.prediction.forecast_basis`)."""
+        costs = [row.cost for row in self.rows]
+        return forecast_basis(self.model, self.model_source, self.price, costs)
 
     @property
     def totals(self) -> PlanTotals:
-        """The sums of the rows."""
-        rows = self.rows
+        """The sums of the rows that can be sent."""
+        rows = [row for row in self.rows if not row.too_large]
         dollars = [row.cost.dollars for row in rows]
         return PlanTotals(
             system_bytes=sum(row.system_bytes for row in rows),
@@ -220,16 +253,24 @@ class EpicPlan:
             dollars=None
             if any(value is None for value in dollars)
             else sum(value for value in dollars if value is not None),
+            left_out=len(self.rows) - len(rows),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape (``plan --json``)."""
         return {
             "epic": self.epic,
-            "model": self.model,
+            "model": self.model or None,
+            "model_source": self.model_source or None,
+            "scope": SCOPE,
+            "basis": self.basis,
             "phases": list(self.phases),
+            "done_left_out": list(self.done_left_out),
             "encoding": self.encoding,
-            "estimate": f"token counts are {self.encoding} counts, an estimate for {self.model}",
+            "estimate": (
+                f"token counts are {self.encoding} counts, an estimate for "
+                f"{self.model or 'the model'}"
+            ),
             "rows": [row.to_dict() for row in self.rows],
             "failed": [{"story": story, "reason": reason} for story, reason in self.failed],
             "totals": self.totals.to_dict(),
@@ -242,6 +283,7 @@ def _row(
     cost: PhaseCost,
     shared: tuple[int, int | None],
     missing: tuple[str, ...],
+    scope: str = "story",
 ) -> PlanRow:
     injection = prompt.injection
     return PlanRow(
@@ -258,6 +300,7 @@ def _row(
         shared_prefix_tokens=shared[1],
         cost=cost,
         missing_context=missing,
+        scope=scope,
     )
 
 
@@ -270,8 +313,11 @@ def plan_epic(
     selection: Selection | None = None,
     delivery: str | None = None,
     counter: TokenCounter | None = None,
+    model_source: str = "",
+    all_stories: bool = False,
 ) -> EpicPlan:
-    """Compose, measure and price every phase of every story of ``epic``.
+    """Compose, measure and price every story phase of every story of ``epic`` not yet done
+    (every story with ``all_stories``), and its epic-level phases once.
 
     Raises:
         StoryNotFound: the epic has no stories.
@@ -284,16 +330,24 @@ def plan_epic(
         groups = ", ".join(dict.fromkeys(s.group for s in catalog.stories)) or "none"
         raise StoryNotFound(f"no stories in epic '{epic}' (epics: {groups})")
     table = load_prices(workspace)
-    price = table.find(model)
+    price = table.find(model) if model else None
     minimum = price.min_cacheable_tokens if price is not None else None
+    scopes = {name: get_phase(name).scope for name in phases}
+    done = () if all_stories else tuple(s.id for s in stories if s.status == "done")
+    stories = tuple(s for s in stories if s.id not in done)
     rows: list[PlanRow] = []
     failed: list[tuple[str, str]] = []
-    for story in stories:
+    for index, story in enumerate(stories):
+        # Epic-level phases run once, after the epic's last story: composed for that story.
+        last = index == len(stories) - 1
+        sequence = [name for name in phases if last or scopes[name] != "epic"]
+        if not sequence:
+            continue
         try:
             prompts = compose_sequence(
                 workspace,
                 story.id,
-                phases=phases,
+                phases=sequence,
                 selection=selection,
                 delivery=delivery,
                 counter=counter,
@@ -305,7 +359,7 @@ def plan_epic(
             failed.append((story.id, str(exc)))
             continue
         meter = measure_prompts(prompts, counter, minimum, model)
-        predicted = forecast_prompts(workspace, prompts, meter, model, table)
+        predicted = forecast_prompts(workspace, prompts, meter, model, table, model_source)
         missing = missing_context(workspace, story)
         for index, (prompt, cost) in enumerate(zip(prompts, predicted.phases, strict=True)):
             pair = meter.pairs[index - 1] if index else None
@@ -317,7 +371,8 @@ def plan_epic(
                     pair.shared_prefix_tokens,
                 )
             )
-            rows.append(_row(prompt, cost, shared, missing))
+            scope = scopes.get(prompt.request.phase, "story")
+            rows.append(_row(prompt, cost, shared, missing, scope))
     return EpicPlan(
         epic=epic,
         model=model,
@@ -326,4 +381,7 @@ def plan_epic(
         rows=tuple(rows),
         failed=tuple(failed),
         problems=table.problems,
+        model_source=model_source,
+        done_left_out=done,
+        price=price,
     )

@@ -9,8 +9,12 @@ estimate scales the tiktoken count by a factor calibrated per project and model:
   read) and the usage the agent reported (``input_tokens`` + ``cache_creation_input_tokens`` +
   ``cache_read_input_tokens``), on the same model and not the replay simulation, the ratio
   reported / counted;
-- the factor is the median of those ratios; with none, :data:`DEFAULT_FACTOR`, stated as the
-  default.
+- a ratio outside :data:`RATIO_BOUNDS` is not taken: a run's reported usage covers every
+  model call it made and the client's own system prompt and tools, so a long run reports many
+  times the prompt (×118 after one run is not a tokenizer's difference); such runs are
+  counted and said, and the factor stays the default;
+- the factor is the median of the ratios taken; with none, :data:`DEFAULT_FACTOR`, stated as
+  the default.
 
 The reported figure covers the whole run — every model call re-sends the context, and the
 agent adds its own system prompt and tools — so a calibrated factor also carries that
@@ -30,26 +34,30 @@ from typing import Any
 from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..records.reader import list_runs
-from ..tokens.pricing import DEFAULT_MODELS, priced_model
+from .client_model import resolve_model
+from .prediction import simulated
 
 DEFAULT_FACTOR = 1.3
 """Claude-family tokens per tiktoken token when no finished run calibrates it: inside the
 15–50 % Claude's newer tokenizer counts above ``o200k_base``, nearer its low end."""
 LABEL = "claude-family estimate"
 """How every face names the estimate (never "exact", never "Claude tokens")."""
+RATIO_BOUNDS = (0.8, 2.0)
+"""The ratios reported / counted a calibration takes: a tokenizer's difference (Claude's
+newer tokenizer counts 15–50 % above ``o200k_base``), with room on both sides; anything
+beyond is the run's other calls and the client's own prompt, not the tokenizer."""
 ANTHROPIC_API = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 COUNT_TIMEOUT_SECONDS = 30.0
-_SIMULATED = ("simulation", "replay")
 
 
 def claude_model(workspace: Workspace, requested: str | None = None) -> str:
     """The Claude model an estimate is for: ``requested`` when it is one, else the one a
-    ``claude`` run is priced as, else the default Claude model."""
-    for model in (requested or "", priced_model(workspace, "claude")):
+    ``claude`` run resolves to without starting the client ("" when unknown)."""
+    for model in (requested or "", resolve_model(workspace, "claude").model):
         if model.startswith("claude"):
             return model
-    return workspace.config.agent_claude_model or DEFAULT_MODELS["claude"]
+    return ""
 
 
 @dataclass(frozen=True)
@@ -69,12 +77,21 @@ class Calibration:
     runs: int
     low: float | None = None
     high: float | None = None
+    rejected: int = 0
 
     @property
     def source(self) -> str:
         """Where the factor comes from, in words."""
+        model = self.model or "the model (unknown)"
+        if not self.runs and self.rejected:
+            low, high = RATIO_BOUNDS
+            return (
+                f"default {DEFAULT_FACTOR:.2f}: not calibrated — {self.rejected} real run(s) "
+                f"of {model} reported outside {low:.1f}–{high:.1f}× the counted prompt "
+                "(their usage covers every call, not the tokenizer)"
+            )
         if not self.runs:
-            return f"default {DEFAULT_FACTOR:.2f} (no finished runs of {self.model} to calibrate)"
+            return f"default {DEFAULT_FACTOR:.2f} (no finished real runs of {model} to calibrate)"
         return (
             f"median of {self.runs} finished run(s) of {self.model}, "
             f"ratios {self.low:.2f}–{self.high:.2f}"
@@ -105,8 +122,12 @@ def calibrate(workspace: Workspace, model: str) -> Calibration:
     """The factor for ``model`` from this project's finished runs (their ``cost.json``, read
     through the guarded reader); a run without both figures counts in nothing."""
     ratios: list[float] = []
+    rejected = 0
+    if not model:
+        return Calibration(model, DEFAULT_FACTOR, 0)
+    low, high = RATIO_BOUNDS
     for run in list_runs(workspace.root):
-        if str(run.meta.get("agent") or "") in (*_SIMULATED, "codex"):
+        if simulated(run) or str(run.meta.get("agent") or "") == "codex":
             continue
         data = read_json_object(run.dir / "cost.json", workspace.root)
         if isinstance(data, TextProblem) or str(data.get("model") or "") != model:
@@ -114,10 +135,16 @@ def calibrate(workspace: Workspace, model: str) -> Calibration:
         counted = _sum(data.get("predicted"), _SENT)
         reported = _sum(data.get("actual"), _SENT)
         if counted and reported:
-            ratios.append(reported / counted)
+            ratio = reported / counted
+            if low <= ratio <= high:
+                ratios.append(ratio)
+            else:
+                rejected += 1
     if not ratios:
-        return Calibration(model, DEFAULT_FACTOR, 0)
-    return Calibration(model, statistics.median(ratios), len(ratios), min(ratios), max(ratios))
+        return Calibration(model, DEFAULT_FACTOR, 0, rejected=rejected)
+    return Calibration(
+        model, statistics.median(ratios), len(ratios), min(ratios), max(ratios), rejected
+    )
 
 
 @dataclass(frozen=True)
@@ -151,6 +178,8 @@ class ClaudeEstimate:
             if calibration.low is None
             else [round(calibration.low, 4), round(calibration.high or 0.0, 4)],
             "source": calibration.source,
+            "calibrated": calibration.runs > 0,
+            "runs_outside_bounds": calibration.rejected,
             "system_tokens": self.system_tokens,
             "user_tokens": self.user_tokens,
         }
@@ -203,6 +232,11 @@ def exact_claude_tokens(
 
     if not api_key:
         raise ExactCountError("--exact-claude needs ANTHROPIC_API_KEY")
+    if not model:
+        raise ExactCountError(
+            "--exact-claude needs a Claude model: the one the run would use is unknown "
+            "(name it with --model)"
+        )
     body = json.dumps(
         {"model": model, "system": system, "messages": [{"role": "user", "content": user}]}
     ).encode("utf-8")

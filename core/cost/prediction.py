@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agent_names import is_simulation
 from ..errors import PromptdeckError
 from ..injection.model import Selection
 from ..project.workspace import Workspace
@@ -31,12 +32,31 @@ from ..prompt.request import ComposedPrompt, PromptRequest
 from ..records.reader import RunInfo, list_runs
 from ..terminal import printable_line
 from ..tokens.counter import TokenCounter, get_counter
-from ..tokens.pricing import ModelPrice, PriceTable, load_prices, priced_model
+from ..tokens.pricing import ModelPrice, PriceTable, load_prices
+from .client_model import ResolvedModel, forecast_model
 from .prefix import DEFAULT_SEQUENCE, CacheMeter, measure_prompts
 from .prefix import compose_sequence as _compose_sequence
 
 DEFAULT_OUTPUT_TOKENS = 4000
 """The output a phase is expected to write when nothing better is known."""
+SCOPE = "first request of each phase only"
+"""What a forecast covers: an agent run re-sends its context on every later model call and
+adds its own system prompt and tools, none of which is predicted."""
+
+
+def simulated(run: RunInfo) -> bool:
+    """Whether ``run`` was a simulation (the replay agent): its usage and output are invented,
+    so it never feeds a prediction, a calibration or the cache a next run reads."""
+    meta = run.meta
+    agent = str(meta.get("agent") or "")
+    return meta.get("simulation") is True or agent == "simulation" or is_simulation(agent)
+
+
+def price_unknown(model: str, source: str = "") -> str:
+    """Why a cost is unknown: no model, or no price for it."""
+    if not model:
+        return f"model unknown ({source})" if source else "model unknown"
+    return f"price unknown for {model}"
 
 
 def money(dollars: float | None) -> str:
@@ -58,6 +78,7 @@ class PhaseCost:
         output_source: where the output figure comes from.
         dollars: the predicted cost, None when unknown.
         unknown: why the cost is unknown ("" when known).
+        checked: the day the price row used was checked ("" when there is none).
     """
 
     phase: str
@@ -69,6 +90,7 @@ class PhaseCost:
     output_source: str
     dollars: float | None
     unknown: str = ""
+    checked: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape."""
@@ -82,13 +104,15 @@ class PhaseCost:
             "output_source": self.output_source,
             "dollars": self.dollars,
             "unknown": self.unknown or None,
+            "scope": SCOPE,
+            "prices_checked": self.checked or None,
         }
 
     def describe(self) -> str:
         """One line: the dollars (or unknown) and the token split they come from."""
         why = f" ({self.unknown})" if self.unknown else ""
         return (
-            f"{money(self.dollars)}{why} · {self.model} · cache write "
+            f"{money(self.dollars)}{why} · {self.model or 'model unknown'} · cache write "
             f"{self.cache_write_tokens:,} · read {self.cache_read_tokens:,} · input "
             f"{self.input_tokens:,} · output {self.output_tokens:,} ({self.output_source})"
         )
@@ -106,6 +130,7 @@ class CostForecast:
         phases: each phase's cost, in order.
         price: the price row used, None when the model has none.
         problems: the price table's problems, one line each.
+        model_source: where the model came from (:class:`~.client_model.ResolvedModel`).
     """
 
     story_id: str
@@ -115,6 +140,13 @@ class CostForecast:
     phases: tuple[PhaseCost, ...]
     price: ModelPrice | None
     problems: tuple[str, ...] = field(default=())
+    model_source: str = ""
+
+    @property
+    def basis(self) -> str:
+        """What the forecast rests on, in one line: its scope, the price row's date, where
+        the model came from and where the output figure came from."""
+        return forecast_basis(self.model, self.model_source, self.price, self.phases)
 
     @property
     def total(self) -> float | None:
@@ -128,10 +160,16 @@ class CostForecast:
         """The JSON shape (``inspect --cost --json``)."""
         return {
             "story": self.story_id,
-            "model": self.model,
+            "model": self.model or None,
+            "model_source": self.model_source or None,
+            "scope": SCOPE,
+            "basis": self.basis,
             "ttl": self.ttl,
             "encoding": self.encoding,
-            "estimate": f"token counts are {self.encoding} counts, an estimate for {self.model}",
+            "estimate": (
+                f"token counts are {self.encoding} counts, an estimate for "
+                f"{self.model or 'the model'}"
+            ),
             "price": None if self.price is None else self.price.to_dict(),
             "phases": [phase.to_dict() for phase in self.phases],
             "total_dollars": self.total,
@@ -149,17 +187,31 @@ def expected_output(
     runs = list_runs(workspace.root) if runs is None else runs
     outputs: dict[str, list[int]] = {}
     for run in runs:
+        if simulated(run):
+            continue
         result = run.run_result
         if result is None or result.usage is None or result.usage.output_tokens <= 0:
             continue
         outputs.setdefault(run.phase, []).append(result.usage.output_tokens)
     own = outputs.get(phase, [])
     if own:
-        return int(statistics.median(own)), f"median of {len(own)} past {phase} run(s)"
+        return int(statistics.median(own)), f"median of {len(own)} real {phase} run(s)"
     every = [value for values in outputs.values() for value in values]
     if every:
-        return int(statistics.median(every)), f"median of {len(every)} past run(s)"
-    return DEFAULT_OUTPUT_TOKENS, "default"
+        return int(statistics.median(every)), f"median of {len(every)} real run(s)"
+    return DEFAULT_OUTPUT_TOKENS, f"stated default {DEFAULT_OUTPUT_TOKENS:,} (no real run yet)"
+
+
+def forecast_basis(
+    model: str, source: str, price: ModelPrice | None, phases: Sequence[PhaseCost]
+) -> str:
+    """``first request of each phase only · prices checked 2026-11-25 · model: … · output: …``."""
+    prices = (
+        f"prices checked {price.checked}" if price is not None else price_unknown(model, source)
+    )
+    outputs = ", ".join(dict.fromkeys(phase.output_source for phase in phases)) or "none"
+    origin = source or "the caller"
+    return f"{SCOPE} · {prices} · model {model or 'unknown'} from {origin} · output: {outputs}"
 
 
 def price_prompt(
@@ -185,7 +237,7 @@ def price_prompt(
     output_tokens, source = output
     if price is None:
         dollars = None
-        unknown = unknown or f"no price for model {model} in the price table"
+        unknown = unknown or price_unknown(model)
     else:
         dollars = (
             plain * price.input
@@ -195,7 +247,10 @@ def price_prompt(
         ) / 1_000_000
         if not math.isfinite(dollars):  # never shown or printed as $inf / Infinity
             dollars, unknown = None, unknown or "the cost is too large to compute"
-    return PhaseCost(phase, model, plain, write, read, output_tokens, source, dollars, unknown)
+    checked = price.checked if price is not None else ""
+    return PhaseCost(
+        phase, model, plain, write, read, output_tokens, source, dollars, unknown, checked
+    )
 
 
 def forecast_prompts(
@@ -204,14 +259,18 @@ def forecast_prompts(
     meter: CacheMeter,
     model: str,
     table: PriceTable | None = None,
+    model_source: str = "",
 ) -> CostForecast:
     """The forecast of already-composed ``prompts`` (one per phase, in sequence order, stepped
-    within the cache's lifetime), with their cache meter."""
+    within the cache's lifetime), with their cache meter; ``model_source`` says where the
+    model came from."""
     table = table or load_prices(workspace)
-    price = table.find(model)
+    price = table.find(model) if model else None
     ttl = workspace.config.pricing_ttl
     runs = list_runs(workspace.root)
-    unknown = next((p for p in table.problems if f"model {model}:" in p), "")
+    unknown = table_problem(table, model) or (
+        price_unknown(model, model_source) if not model else ""
+    )
     phases: list[PhaseCost] = []
     for index, prompt in enumerate(prompts):
         shared = meter.pairs[index - 1].shared_prefix_tokens if index else 0
@@ -236,7 +295,13 @@ def forecast_prompts(
         tuple(phases),
         price,
         table.problems,
+        model_source,
     )
+
+
+def table_problem(table: PriceTable, model: str) -> str:
+    """The price table's line about ``model``'s row, "" when it has none."""
+    return next((p for p in table.problems if model and f"model {model}:" in p), "")
 
 
 def forecast(
@@ -244,6 +309,7 @@ def forecast(
     story_id: str,
     model: str,
     *,
+    model_source: str = "",
     phases: Sequence[str] = DEFAULT_SEQUENCE,
     selection: Selection | None = None,
     delivery: str | None = None,
@@ -252,19 +318,25 @@ def forecast(
     """Compose ``phases`` of ``story_id``, measure what they share, and price them."""
     counter = counter or get_counter(workspace.config.tokens_encoding)
     table = load_prices(workspace)
-    price = table.find(model)
+    price = table.find(model) if model else None
     prompts = _compose_sequence(
         workspace, story_id, phases=phases, selection=selection, delivery=delivery, counter=counter
     )
     meter = measure_prompts(
         prompts, counter, price.min_cacheable_tokens if price is not None else None, model
     )
-    return meter, forecast_prompts(workspace, prompts, meter, model, table)
+    return meter, forecast_prompts(workspace, prompts, meter, model, table, model_source)
 
 
-def cost_line(cost: PhaseCost) -> str:
-    """The confirmation's cost line: the prediction, labelled as one."""
-    return printable_line(f"predicted cost {cost.describe()} · token counts are an estimate")
+def cost_line(cost: PhaseCost, model: ResolvedModel | None = None) -> str:
+    """The confirmation's cost line: the prediction, labelled as one, with its scope and
+    where its model came from."""
+    source = f" · model from {model.source}" if model is not None else ""
+    checked = f" · prices checked {cost.checked}" if cost.checked else ""
+    return printable_line(
+        f"predicted cost ({SCOPE}) {cost.describe()}{source}{checked} · token counts are an "
+        "estimate"
+    )
 
 
 def cache_row(
@@ -272,18 +344,23 @@ def cache_row(
     request: PromptRequest,
     agent: str,
     counter: TokenCounter | None = None,
+    model: ResolvedModel | None = None,
 ) -> str:
     """The app's one-line row under the meters for ``request``'s story and delivery: the
     predicted cost of the phase sequence, how many flags there are (``inspect --cache`` lists
     them), and each consecutive pair's shared prefix against its system prompt. A story that
-    cannot be composed says why, in the row."""
-    model = priced_model(workspace, agent or "claude")
+    cannot be composed says why, in the row. ``model`` is the app's resolution (with the
+    client's version); without it the model is resolved without starting the client
+    (:func:`~.client_model.forecast_model` with no version): when only the client's default
+    would name it, it is unknown here."""
+    resolved = model or forecast_model(workspace, agent or None)
     phases = DEFAULT_SEQUENCE if request.phase in DEFAULT_SEQUENCE else (request.phase,)
     try:
         meter, predicted = forecast(
             workspace,
             request.story_id,
-            model,
+            resolved.model,
+            model_source=resolved.source,
             phases=phases,
             selection=request.selection,
             delivery=request.delivery,
@@ -294,6 +371,7 @@ def cache_row(
     # The sequence's cost and the flags first: a narrow preview cuts the row at its end.
     flags = f" · ⚠ {len(meter.flags)} flag(s): inspect --cache" if meter.flags else ""
     return (
-        f"cache · {meter.delivery} · sequence {money(predicted.total)} ({model}, estimated)"
+        f"cache · {meter.delivery} · sequence {money(predicted.total)} "
+        f"({resolved.model or 'model unknown'}, estimated, first requests only)"
         f"{flags} · shared prefix {meter.summary()}"
     )

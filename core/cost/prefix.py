@@ -10,8 +10,9 @@ meter composes every phase exactly as it would be sent and reports:
   the two system prompts, nothing rounded) and in tokens, and the layer or file where the two
   part;
 - flags: volatile bytes placed before bytes every phase shares (the shared bulk is then
-  written to the cache again in every phase), and a shared prefix below the model's minimum
-  cacheable length (nothing is cached, silently).
+  written to the cache again in every phase) — only when those shared bytes reach
+  :data:`VOLATILE_FLAG_MIN_BYTES`, below which re-writing them costs next to nothing — and a
+  shared prefix below the model's minimum cacheable length (nothing is cached, silently).
 
 Token counts are the configured tiktoken encoding's, labelled as such.
 """
@@ -214,8 +215,15 @@ def _segments(prompt: ComposedPrompt) -> list[tuple[str, str]]:
     return [(s.label, s.text) for s in delivered.system if s.label != "joiner"]
 
 
+VOLATILE_FLAG_MIN_BYTES = 2048
+"""The shared bytes a volatile part must come before to be flagged: about 512 tokens, the
+smallest prefix any model of the price table caches. Fewer shared bytes behind it (115, say)
+are not worth moving."""
+
+
 def _volatile_first_flag(before: ComposedPrompt, after: ComposedPrompt) -> str | None:
-    """A flag when the first part in which two phases differ comes before parts they share."""
+    """A flag when the first part in which two phases differ comes before parts they share
+    (at least :data:`VOLATILE_FLAG_MIN_BYTES` of them)."""
     first = _segments(after)
     other = dict(_segments(before))
     same = [other.get(label) == text for label, text in first]
@@ -228,7 +236,7 @@ def _volatile_first_flag(before: ComposedPrompt, after: ComposedPrompt) -> str |
         if shared
     ]
     shared_bytes = sum(size for _, size in later)
-    if not shared_bytes:
+    if shared_bytes < VOLATILE_FLAG_MIN_BYTES:
         return None
     label = first[parts_at][0]
     names = ", ".join("the injected files" if name == FILES_LABEL else name for name, _ in later)

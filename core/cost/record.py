@@ -21,14 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agent_names import is_simulation
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
 from ..records.usage import ReportedUsage, reported_usage
 from ..tokens.counter import TokenCounter
-from ..tokens.pricing import load_prices, priced_model
-from .prediction import money
+from ..tokens.pricing import PriceTable, load_prices
+from .client_model import ResolvedModel, resolve_model
+from .prediction import money, price_unknown
 from .relation import COST_FILE, run_prediction
+from .reported import reported_models
 
 COST_MAX_BYTES = 256 * 1024
 
@@ -64,14 +67,23 @@ def record_prediction(
     *,
     now: float | None = None,
     counter: TokenCounter | None = None,
+    model: ResolvedModel | None = None,
 ) -> dict[str, Any]:
-    """Write the prediction of the run in ``run_dir`` (its prompt, before it starts)."""
-    model = priced_model(workspace, agent)
+    """Write the prediction of the run in ``run_dir`` (its prompt, before it starts), priced
+    as ``model`` (resolved without the client's version when None)."""
+    resolved = model or resolve_model(workspace, agent)
     cost, relation = run_prediction(
-        workspace, prompt, model, counter=counter, now=now, exclude=run_dir
+        workspace,
+        prompt,
+        resolved.model,
+        counter=counter,
+        now=now,
+        exclude=run_dir,
+        model_source=resolved.source,
     )
     data: dict[str, Any] = {
-        "model": model,
+        "model": resolved.model,
+        "model_source": resolved.source,
         "ttl": workspace.config.pricing_ttl,
         "predicted": cost.to_dict(),
         "cache": relation.to_dict(),
@@ -81,9 +93,11 @@ def record_prediction(
     return data
 
 
-def actual_dollars(usage: ReportedUsage, workspace: Workspace, model: str) -> float | None:
+def actual_dollars(
+    usage: ReportedUsage, workspace: Workspace, model: str, table: PriceTable | None = None
+) -> float | None:
     """What ``usage`` costs at the table's prices for ``model`` (None when it has none)."""
-    price = load_prices(workspace).find(model)
+    price = (table or load_prices(workspace)).find(model) if model else None
     if price is None:
         return None
     dollars = (
@@ -95,21 +109,58 @@ def actual_dollars(usage: ReportedUsage, workspace: Workspace, model: str) -> fl
     return dollars if math.isfinite(dollars) else None
 
 
+def _priced(
+    workspace: Workspace, run_dir: Path, agent: str, usage: ReportedUsage
+) -> tuple[list[str], float | None, str]:
+    """The models the client reported, what ``usage`` cost at them, and why it is unknown."""
+    reported = reported_models(run_dir, workspace.root, agent)
+    models = list(reported.models)
+    table = load_prices(workspace)
+    if reported.unknown:
+        return models, None, reported.unknown
+    if reported.usage:
+        # Each model's own usage at its own price: a helper model's calls are not billed at
+        # the main model's rate, and a model without a price leaves the total unknown.
+        total = 0.0
+        for model, part in reported.usage.items():
+            dollars = actual_dollars(part, workspace, model, table)
+            if dollars is None:
+                return models, None, price_unknown(model)
+            total += dollars
+        return models, total, ""
+    if len(models) == 1:
+        dollars = actual_dollars(usage, workspace, models[0], table)
+        return models, dollars, "" if dollars is not None else price_unknown(models[0])
+    if not models:
+        return models, None, "model unknown: the client's stream names none"
+    return models, None, f"the stream names {len(models)} models and no usage per model"
+
+
 def record_actual(workspace: Workspace, run_dir: Path, agent: str) -> dict[str, Any] | None:
-    """Add what the agent reported to the run's record (None when it has no prediction)."""
+    """Add what the agent reported to the run's record (None when it has no prediction): its
+    usage, the models its client said it used, and that usage priced at those models."""
     data = _read(run_dir, workspace.root)
     if data is None:
         return None
     usage = reported_usage(run_dir, workspace.root, agent)
-    model = str(data.get("model") or priced_model(workspace, agent))
-    if isinstance(usage, str):
-        data["actual"] = {"dollars": None, "unknown": usage}
+    if is_simulation(agent):
+        # Invented usage is no bill: kept for the record, never priced.
+        counts = {} if isinstance(usage, str) else usage.to_dict()
+        data["actual"] = {
+            **counts,
+            "models": [],
+            "dollars": None,
+            "unknown": f"the {agent} agent is a simulation: its usage is invented, not billed",
+        }
+    elif isinstance(usage, str):
+        data["actual"] = {"dollars": None, "unknown": usage, "models": []}
     else:
-        dollars = actual_dollars(usage, workspace, model)
+        models, dollars, unknown = _priced(workspace, run_dir, agent, usage)
         data["actual"] = {
             **usage.to_dict(),
+            "models": models,
             "dollars": dollars,
-            "unknown": None if dollars is not None else f"no price for model {model}",
+            "unknown": unknown or None,
         }
     _write(run_dir / COST_FILE, data)
     return data
@@ -120,12 +171,14 @@ class CostRecord:
     """A run's cost record as read back.
 
     Attributes:
-        model: the model priced.
+        model: the model the prediction priced ("" when unknown).
         predicted: the predicted dollars, None when unknown.
         actual: the reported usage priced, None when unknown (or the run has not ended).
         actual_unknown: why the actual cost is unknown ("" when known or not yet reported).
         misses: the named cache misses.
         reported: True once the run's end was recorded.
+        used: the models the client reported using (empty until the end, or when it named
+            none).
     """
 
     model: str
@@ -134,17 +187,20 @@ class CostRecord:
     actual_unknown: str
     misses: tuple[str, ...]
     reported: bool
+    used: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        """``predicted $0.0412 · actual $0.0388 · miss ttl_expired``."""
+        """``predicted $0.0412 · actual $0.0388 (claude-opus-4-8) · miss ttl_expired``."""
         actual = money(self.actual) if self.reported else "—"
+        used = f" ({', '.join(self.used)})" if self.used else ""
         miss = f" · miss {', '.join(self.misses)}" if self.misses else ""
-        return f"predicted {money(self.predicted)} · actual {actual}{miss}"
+        return f"predicted {money(self.predicted)} · actual {actual}{used}{miss}"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape in ``runs --json``."""
         return {
-            "model": self.model,
+            "model": self.model or None,
+            "models_used": list(self.used),
             "predicted_dollars": self.predicted,
             "actual_dollars": self.actual,
             "actual_unknown": self.actual_unknown or None,
@@ -168,6 +224,7 @@ def read_cost(run_dir: Path, root: Path) -> CostRecord | None:
     predicted = data.get("predicted")
     actual = data.get("actual")
     misses = data.get("miss_cause")
+    used = actual.get("models") if isinstance(actual, dict) else None
     return CostRecord(
         model=str(data.get("model") or ""),
         predicted=_dollars(predicted.get("dollars")) if isinstance(predicted, dict) else None,
@@ -175,4 +232,7 @@ def read_cost(run_dir: Path, root: Path) -> CostRecord | None:
         actual_unknown=str(actual.get("unknown") or "") if isinstance(actual, dict) else "",
         misses=tuple(str(m) for m in misses) if isinstance(misses, list) else (),
         reported=isinstance(actual, dict),
+        used=tuple(m for m in used if isinstance(m, str) and m.isprintable())
+        if isinstance(used, list)
+        else (),
     )

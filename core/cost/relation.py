@@ -24,7 +24,14 @@ from ..prompt.request import ComposedPrompt
 from ..records.reader import RunInfo, list_runs
 from ..tokens.counter import TokenCounter, get_counter
 from ..tokens.pricing import TTL_SECONDS, ModelPrice, PriceTable, load_prices
-from .prediction import PhaseCost, expected_output, price_prompt
+from .prediction import (
+    PhaseCost,
+    expected_output,
+    price_prompt,
+    price_unknown,
+    simulated,
+    table_problem,
+)
 from .prefix import common_prefix_bytes, part_at
 
 COST_FILE = "cost.json"
@@ -41,7 +48,8 @@ class PreviousRun:
         finished: when its last request was sent, epoch seconds (its start plus its duration;
             its start while it has no result).
         system: the system prompt it sent.
-        model: the model it was priced as ("" when its record does not say).
+        model: the model the client reported using (its stream, recorded at its end), else
+            the model it was predicted on; "" when its record says neither.
     """
 
     run_id: str
@@ -58,18 +66,29 @@ def _recorded_model(run: RunInfo, root: Path) -> str:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return ""
-    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return ""
+    actual = data.get("actual")
+    used = actual.get("models") if isinstance(actual, dict) else None
+    # What the client said it used wins over what was predicted: a run priced as one model
+    # may have been served by another (the client's own default, an alias, a fallback).
+    if isinstance(used, list) and used and all(isinstance(m, str) and m for m in used):
+        return str(used[-1])
+    model = data.get("model")
     return model if isinstance(model, str) else ""
 
 
 def previous_run(
     workspace: Workspace, runs: Sequence[RunInfo] | None = None, exclude: Path | None = None
 ) -> PreviousRun | None:
-    """The latest run of the project (other than ``exclude``) whose ``system.md`` can be read
-    through the guarded reader, or None."""
+    """The latest real run of the project (other than ``exclude``) whose ``system.md`` can be
+    read through the guarded reader, or None. A simulated run sent nothing to a provider, so
+    it left no cache to read."""
     runs = list_runs(workspace.root) if runs is None else runs
     for run in sorted(runs, key=lambda r: r.started, reverse=True):
         if exclude is not None and run.dir.resolve() == exclude.resolve():
+            continue
+        if simulated(run):
             continue
         text = read_text(
             run.dir / "system.md", workspace.root, limit=workspace.config.read_max_bytes
@@ -146,7 +165,7 @@ def cache_relation(
     length = common_prefix_bytes(previous.system.encode("utf-8"), data)
     if gap > TTL_SECONDS[ttl]:
         misses.insert(0, "ttl_expired")
-    if previous.model and previous.model != model:
+    if previous.model and model and previous.model != model:
         misses.append("model_switch")
     parts_at = "end" if length == len(data) else part_at(prompt, length)
     if length < len(data):
@@ -166,12 +185,13 @@ def run_prediction(
     now: float | None = None,
     table: PriceTable | None = None,
     exclude: Path | None = None,
+    model_source: str = "",
 ) -> tuple[PhaseCost, CacheRelation]:
     """The predicted cost of running ``prompt`` now, with the cache relation it rests on: what
     it shares with the project's latest run is a cache read when that run finished within the
     cache's lifetime on the same model."""
     table = table or load_prices(workspace)
-    price = table.find(model)
+    price = table.find(model) if model else None
     counter = counter or get_counter(workspace.config.tokens_encoding)
     runs = list_runs(workspace.root)
     relation = cache_relation(
@@ -188,6 +208,7 @@ def run_prediction(
         user_tokens=counter.count(prompt.user) if user_tokens is None else user_tokens,
         shared_tokens=relation.shared_prefix_tokens,
         output=expected_output(workspace, prompt.request.phase, runs),
-        unknown=next((p for p in table.problems if f"model {model}:" in p), ""),
+        unknown=table_problem(table, model)
+        or ("" if model else price_unknown(model, model_source)),
     )
     return cost, relation

@@ -1,8 +1,8 @@
 """Does it fit: the fewest files to leave out so a prompt fits a size, and the lines the
 clients cut at.
 
-:mod:`.solver` parses a target (``120KiB``, ``30000t``, ``80%``) and finds the minimal drop,
-checked by composing the prompt without it; :mod:`.advice` is that drop against the
+:mod:`.target` parses a target (``120KiB``, ``30000t``, ``80%``); :mod:`.solver` finds the
+minimal drop, checked by composing the prompt without it; :mod:`.advice` is that drop against the
 injection's error line (the refusal's advice); :mod:`.cuts` lists where the clients
 themselves cut or warn (Codex's AGENTS.md budget, Claude Code's large-CLAUDE.md warning, the
 one-argument limit, BMAD's size targets).
@@ -17,15 +17,8 @@ from ..homes import lazy_names
 if TYPE_CHECKING:
     from .advice import SizeOption, size_options
     from .cuts import CutLine, cut_lines
-    from .solver import (
-        FitAnswer,
-        agent_window,
-        composed_measure,
-        default_fit,
-        minimal_drop,
-        parse_target,
-        solve,
-    )
+    from .solver import FitAnswer, composed_measure, default_fit, minimal_drop, solve
+    from .target import agent_window, parse_target
 
 _HOMES = {
     "SizeOption": ".advice",
@@ -33,11 +26,11 @@ _HOMES = {
     "CutLine": ".cuts",
     "cut_lines": ".cuts",
     "FitAnswer": ".solver",
-    "agent_window": ".solver",
+    "agent_window": ".target",
     "composed_measure": ".solver",
     "default_fit": ".solver",
     "minimal_drop": ".solver",
-    "parse_target": ".solver",
+    "parse_target": ".target",
     "solve": ".solver",
 }
 """Each public name and the module of this room that defines it (imported on first use: the

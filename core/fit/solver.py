@@ -17,8 +17,11 @@ for the injection's error line when a run is refused. The answer:
   composing each of those sets;
 - is the smallest such set when it can be proved: by exact search over every subset when the
   candidates are few (:data:`EXACT_LIMIT`), or — for one byte limit, where sizes add exactly —
-  by taking the largest files first, which no set of fewer files can beat. Otherwise the answer
-  is minimal and the report says it is not proved smallest;
+  by taking the largest files first, which no set of fewer files can beat. An answer found
+  among the lower-priority files only is checked against every file it may leave out; when a
+  set of fewer files exists beyond the priorities, or that was not searched, it says how far
+  it looked and is not called smallest. Otherwise the answer is minimal and the report says
+  it is not proved smallest;
 - is what applying it gives: the size reported is the size of the prompt composed with those
   files left out, through the same call every face makes.
 
@@ -29,13 +32,11 @@ content and closing tag); the composing check makes the answer exact in tokens a
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any
 
-from ..errors import UsageError
 from ..injection.choices import TAKEN_IN_REASON
 from ..injection.model import (
     INCLUDED,
@@ -44,16 +45,14 @@ from ..injection.model import (
     TOO_LARGE,
     envelope_pieces,
 )
-from ..project.config import Config
 from ..project.workspace import Workspace
 from ..prompt.budget import phase_budget
 from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest
 from ..tokens.counter import TokenCounter
-from ..units import KIB, human_bytes, human_tokens
+from ..units import human_bytes, human_tokens
 from ..vocabulary import RULES_LAYER, optional_layer
-
-Unit = Literal["bytes", "tokens"]
+from .target import FitTarget, Unit, agent_window, parse_target
 
 EXACT_LIMIT = 16
 """Up to this many candidate files, every subset is searched: the answer is proved smallest."""
@@ -73,67 +72,6 @@ PLAN_CONTEXT_TIER = TIERS["context"]
 LAYER_TIER = 3
 """The workspace rules layer's tier: given up only when no set of files makes it fit."""
 LAYER_CATEGORY = "layer"
-
-_TARGET = re.compile(
-    r"^\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>b|bytes?|kib|kb|k|mib|mb|m|t|tok|tokens?|%)?\s*$",
-    re.IGNORECASE,
-)
-_BYTE_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1, "kib": KIB, "kb": KIB, "k": KIB}
-_BYTE_UNITS |= {"mib": KIB * KIB, "mb": KIB * KIB, "m": KIB * KIB}
-
-
-@dataclass(frozen=True)
-class FitTarget:
-    """The limit a prompt (system prompt and user message) is to fit.
-
-    Attributes:
-        limit: the most bytes or tokens the prompt may have.
-        unit: ``bytes`` or ``tokens``.
-        given: the target as the user wrote it (``120KiB``, ``30000t``, ``80%``).
-    """
-
-    limit: int
-    unit: Unit
-    given: str
-    scope: Literal["prompt", "injection"] = "prompt"
-    """What is measured: the prompt sent, or the injection alone (its error line)."""
-
-    def describe(self) -> str:
-        """``120.0 KiB (120KiB)`` or ``30,000 tokens (80% of a 37,500-token window)``."""
-        amount = human_bytes(self.limit) if self.unit == "bytes" else f"{self.limit:,} tokens"
-        return amount if amount == self.given else f"{amount} ({self.given})"
-
-
-def agent_window(config: Config) -> int:
-    """The context window a ``%`` target is a share of: the default agent's (Claude's when
-    none is set)."""
-    if config.agent_default == "codex":
-        return config.agent_codex_context_window
-    return config.agent_claude_context_window
-
-
-def parse_target(text: str, window_tokens: int) -> FitTarget:
-    """``120KiB`` (bytes), ``30000t`` (tokens) or ``80%`` (of the model's context window).
-
-    Raises:
-        UsageError: the text names no size.
-    """
-    match = _TARGET.match(text)
-    if match is None:
-        raise UsageError(
-            f"--fit {text!r}: give a size such as 120KiB, 150000 (bytes), 30000t (tokens) or "
-            "80% (of the model's context window)"
-        )
-    number = float(match["number"])
-    unit = (match["unit"] or "").lower()
-    if unit == "%":
-        if not 0 < number <= 100:
-            raise UsageError(f"--fit {text!r}: a share is more than 0% and at most 100%")
-        given = f"{match['number']}% of a {window_tokens:,}-token window"
-        return FitTarget(math.floor(window_tokens * number / 100), "tokens", given)
-    if unit in ("t", "tok", "token", "tokens"):
-        return FitTarget(int(number), "tokens", text.strip())
-    return FitTarget(int(number * _BYTE_UNITS[unit]), "bytes", text.strip())
 
 
 @dataclass(frozen=True)
@@ -412,7 +350,14 @@ def minimal_drop(
         if found is None:
             continue
         chosen, proved = found
-        answer = _checked(chosen, pool, target, measure, proved)
+        reach = Reach(len(pool), len(pool) == len(items))
+        if proved and not reach.whole:
+            # Found among the lower-priority files: the fewest overall only if no set of
+            # fewer files fits when every file it may leave out is counted.
+            overall = _search(items, before - target.limit, over_error, target.unit)
+            fewest = overall is not None and overall[1] and len(overall[0]) >= len(chosen)
+            reach = Reach(len(items) if fewest else len(pool), fewest)
+        answer = _checked(chosen, pool, target, measure, proved, reach)
         if answer is not None:
             drop, size, smallest, proof = answer
             if ceiling < tiers[-1]:
@@ -486,12 +431,27 @@ def _pruned(
     return kept
 
 
+@dataclass(frozen=True)
+class Reach:
+    """How far the search for the fewest files looked.
+
+    Attributes:
+        searched: how many files the search for the fewest went over.
+        whole: they were every file the answer may leave out (else only the lower-priority
+            ones, and a set of fewer files may exist among the rest).
+    """
+
+    searched: int
+    whole: bool
+
+
 def _checked(
     chosen: list[Droppable],
     pool: Sequence[Droppable],
     target: FitTarget,
     measure: Measure,
     proved: bool,
+    reach: Reach,
 ) -> tuple[tuple[Droppable, ...], int, bool, str] | None:
     """Compose the answer and each set with one file put back; grow or shrink until it holds."""
     chosen = list(chosen)
@@ -515,11 +475,25 @@ def _checked(
             "checked by composing: putting back any one of them breaks the fit "
             f"({len(drop)} composes)"
         )
+        if exact and target.unit == "bytes" and not reach.whole:
+            return (
+                drop,
+                size,
+                False,
+                (
+                    f"minimal: {checked}; fewest among the {reach.searched} lower-priority "
+                    "file(s) searched, not proved smallest: fewer files of higher priority "
+                    "would fit too"
+                ),
+            )
         if exact and target.unit == "bytes":
             how = (
-                "every subset was searched"
-                if len(pool) <= EXACT_LIMIT
-                else "the largest files were taken first, which no fewer files can beat"
+                f"every subset of the {reach.searched} file(s) was searched"
+                if reach.searched <= EXACT_LIMIT
+                else (
+                    f"the largest of the {reach.searched} file(s) were taken first, which no "
+                    "fewer files can beat"
+                )
             )
             return drop, size, True, f"smallest: {how}; minimal: {checked}"
         if exact:

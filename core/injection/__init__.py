@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         remember_selection,
         toggle_layer_remembered,
         toggle_remembered,
+        unknown_choices,
     )
     from .model import InjectedFile, Injection, Selection
 
@@ -35,6 +36,7 @@ _HOMES = {
     "remember_selection": ".choices",
     "toggle_layer_remembered": ".choices",
     "toggle_remembered": ".choices",
+    "unknown_choices": ".choices",
     "InjectedFile": ".model",
     "Injection": ".model",
     "Selection": ".model",
@@ -54,4 +56,5 @@ __all__ = [
     "remember_selection",
     "toggle_layer_remembered",
     "toggle_remembered",
+    "unknown_choices",
 ]

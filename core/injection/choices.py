@@ -9,7 +9,11 @@ preview, ``compose``, the run confirmation and the agent's bytes agree.
   prompt without its story is not the story's prompt): it is listed as ``excluded`` with the
   reason ``left out by you``.
 - An included file is a candidate a toggle leaves out (a discovery file while discovery is
-  off), or any other project file, which is then added like ``--file``.
+  off), or any other project file, which is then added like ``--file``. ``--include`` of a
+  file the story remembers as excluded clears that choice: the file goes back to what the
+  toggles say (nothing is pinned "included by you").
+- ``--exclude`` / ``--leave-out`` of a path that is no candidate of the injection (a typo, a
+  folder) is refused with the nearest candidates (:func:`unknown_choices`).
 - A remembered exclusion of a file that no longer exists is dropped, with a note.
 - The workspace rules layer (Layer-0B, the only optional layer) may be left out the same way
   (``--exclude-layer 0B`` / ``--include-layer 0B``, the app's ``R``), remembered with the files.
@@ -21,6 +25,7 @@ rename) with ``O_NOFOLLOW``, never through a symlink, and only inside ``.promptd
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
 import posixpath
@@ -69,6 +74,14 @@ class FileChoice:
         excluded = _merged(self.excluded, names)
         included = tuple(p for p in self.included if p not in names)
         return replace(self, excluded=excluded, included=included)
+
+    def undo_or_include(self, paths: Iterable[str]) -> FileChoice:
+        """``--include``: a path left out by an earlier choice has that choice cleared (it
+        goes back to what the toggles say); any other path is taken in."""
+        names = [normal_path(p) for p in paths]
+        cleared = [name for name in names if name in self.excluded]
+        kept = replace(self, excluded=tuple(p for p in self.excluded if p not in cleared))
+        return kept.include(name for name in names if name not in cleared)
 
     def include(self, paths: Iterable[str]) -> FileChoice:
         """These choices with ``paths`` taken in (and no longer left out)."""
@@ -250,13 +263,13 @@ def chosen_selection(
     """``selection`` with the story's remembered choices applied, and the notes about them.
 
     What the selection itself names wins over what is remembered: an ``--include`` of a
-    remembered exclusion takes the file in.
+    remembered exclusion clears it (the file is back to what the toggles say).
     """
     remembered, notes = story_choice(root, story_id)
     asked = FileChoice(selection.excluded, selection.included, selection.left_out_layers)
     if remembered.empty and asked.empty and not selection.put_back_layers:
         return selection, notes
-    merged = remembered.exclude(asked.excluded).include(asked.included)
+    merged = remembered.exclude(asked.excluded).undo_or_include(asked.included)
     merged = merged.leave_out_layers(asked.layers)
     merged = merged.leave_out_layers(selection.put_back_layers, left_out=False)
     chosen = replace(
@@ -309,3 +322,26 @@ def toggle_layer_remembered(root: Path, story_id: str, layer: str) -> FileChoice
     changed = choice.leave_out_layers([layer], left_out=name not in choice.layers)
     remember_choice(root, story_id, changed)
     return changed
+
+
+NEAREST = 3
+"""How many candidates a refused path is offered."""
+
+
+def unknown_choices(candidates: Iterable[str], named: Iterable[str]) -> list[str]:
+    """One line for each of ``named`` that is no candidate of the injection (a typo, a
+    folder), with the nearest candidates: the candidates under it when it is a folder, else
+    the closest by spelling."""
+    known = list(dict.fromkeys(candidates))
+    lines: list[str] = []
+    for path in named:
+        name = normal_path(path)
+        if name in known:
+            continue
+        folder = name.rstrip("/") + "/"
+        under = [c for c in known if c.startswith(folder)][:NEAREST]
+        nearest = under or difflib.get_close_matches(name, known, n=NEAREST, cutoff=0.4)
+        what = "a folder, not a candidate file" if under else "no candidate of the injection"
+        offer = f" (nearest: {', '.join(nearest)})" if nearest else ""
+        lines.append(f"{name}: {what}{offer}")
+    return lines

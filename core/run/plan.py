@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..agent_names import agent_label
+from ..capture.session import installed_version
+from ..cost.client_model import ResolvedModel, resolve_model
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
 from ..fit.advice import SizeOption, size_options
@@ -31,7 +33,6 @@ from ..prompt.budget import check_budget
 from ..prompt.request import ComposedPrompt
 from ..records.reader import next_attempt
 from ..terminal import printable_line
-from ..tokens.pricing import priced_model
 from ..units import human_bytes, human_tokens
 from .prepare import PreparedRun, prepare_run
 
@@ -142,6 +143,8 @@ class RunPlan:
         cost: the predicted cost of the run's prompt (see
         :mod:`~promptdeck.core.cost.prediction`);
             None when not predicted.
+        model: the model the run will use and where that came from (see
+            :mod:`~promptdeck.core.cost.client_model`); None when not resolved.
         why: why this phase is the one to run when the flow chose it (``n``, ``run --auto``),
             e.g. ``status 'review' (sprint-status.yaml:12): the work is implemented``; empty
             when the user named the phase.
@@ -175,6 +178,7 @@ class RunPlan:
     choices: tuple[str, ...] = ()
     why: str = ""
     scope: WriteScope | None = None
+    model: ResolvedModel | None = None
 
     @property
     def blocked(self) -> bool:
@@ -219,6 +223,7 @@ class RunPlan:
             "choices": list(self.choices),
             "notes": list(self.notes),
             "cost": None if self.cost is None else self.cost.to_dict(),
+            "model": None if self.model is None else self.model.to_dict(),
             "scope": None if self.scope is None else self.scope.to_dict(),
             "blocked": self.blocked,
         }
@@ -227,6 +232,22 @@ class RunPlan:
 def describe_image(image: ImageFile) -> str:
     """``docs/a.png (image/png, 1.2 KiB)``: an image as the confirmation lists it."""
     return f"{image.path} ({image.media_type}, {human_bytes(image.bytes)})"
+
+
+CLIENT_VERSION_TIMEOUT = 5.0
+"""How long the client's ``--version`` may take when its default model is needed."""
+
+
+def run_model(workspace: Workspace, agent: str) -> ResolvedModel:
+    """The model a run of ``agent`` will use (the client's ``--version`` is asked only when
+    nothing else names the model)."""
+    return resolve_model(
+        workspace,
+        agent,
+        version=lambda: installed_version(
+            workspace.config, agent, timeout=CLIENT_VERSION_TIMEOUT, root=workspace.root
+        ),
+    )
 
 
 def _program_notes(argv: tuple[str, ...]) -> tuple[str, ...]:
@@ -271,7 +292,8 @@ def describe_plan(
     launch_warnings = planned.prepared.spec.warnings if planned.prepared is not None else ()
     if planned.prepared is not None:
         folder = workspace.relative(planned.prepared.record.dir)
-    cost = run_prediction(workspace, prompt, priced_model(workspace, agent))[0]
+    model = run_model(workspace, agent)
+    cost = run_prediction(workspace, prompt, model.model, model_source=model.source)[0]
     return RunPlan(
         story_id=prompt.story.id,
         phase=request.phase,
@@ -296,6 +318,7 @@ def describe_plan(
         untrusted=trust.settings if trust.needed else (),
         images=tuple(describe_image(image) for image in images),
         cost=cost,
+        model=model,
         choices=file_choice_lines(prompt),
         why=why,
         scope=planned.prepared.scope if planned.prepared is not None else None,
@@ -426,7 +449,7 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
             ConfirmationBlock("why", (printable_line(f"next: {plan.phase} — {plan.why}"),))
         )
     if plan.cost is not None:
-        blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost),)))
+        blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost, plan.model),)))
     if plan.budget:
         blocks.append(ConfirmationBlock("budget", (printable_line(plan.budget),)))
     if plan.images:

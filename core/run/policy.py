@@ -40,6 +40,7 @@ from ..stories.keys import normalize_key
 from ..stories.writeback import StatusUpdate, write_back
 from ..vocabulary import SUCCESS, Outcome
 from . import gitops
+from .plan import run_model
 from .stream import StreamProcessor
 
 if TYPE_CHECKING:
@@ -185,7 +186,11 @@ class RunPolicy:
             self._guarded(
                 "record the predicted cost",
                 lambda: record_prediction(
-                    self.workspace, self.prompt, self.record.dir, self.prepared.agent.name
+                    self.workspace,
+                    self.prompt,
+                    self.record.dir,
+                    self.prepared.agent.name,
+                    model=run_model(self.workspace, self.prepared.agent.name),
                 ),
                 None,
             )

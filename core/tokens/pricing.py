@@ -24,9 +24,6 @@ BUNDLED_PRICES = Path(__file__).resolve().parent.parent / "assets" / "prices.tom
 PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 TTLS = ("5m", "1h")
 TTL_SECONDS = {"5m": 300, "1h": 3600}
-DEFAULT_MODELS = {"claude": "claude-sonnet-4-6", "codex": "gpt-5.5"}
-"""The model a run is priced as when the project names none: Claude Code's and Codex's
-models are chosen by the user's own settings, which promptdeck cannot see."""
 PRICES_MAX_BYTES = 256 * 1024
 PRICE_CEILING = 10_000.0
 """The highest price taken, USD per million tokens (today's dearest model is under 1% of it):
@@ -190,11 +187,13 @@ def load_prices(workspace: Workspace | None = None) -> PriceTable:
 
 
 def priced_model(workspace: Workspace, agent: str) -> str:
-    """The model a run of ``agent`` is priced as: ``[pricing] model``, else the agent's
-    configured model, else :data:`DEFAULT_MODELS`' (``""`` for an agent with no model)."""
+    """The model promptdeck's own config names for ``agent``: ``[pricing] model``, else
+    ``[agent] claude_model``; ``""`` when it names none — never a stand-in. The model the
+    client will really use (its own settings, its version's default) is
+    :func:`promptdeck.core.cost.resolve_model`'s."""
     config = workspace.config
     if config.pricing_model:
         return config.pricing_model
     if agent == "claude" and config.agent_claude_model:
         return config.agent_claude_model
-    return DEFAULT_MODELS.get(agent, DEFAULT_MODELS["claude"])
+    return ""

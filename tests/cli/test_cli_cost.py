@@ -37,8 +37,23 @@ def root(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+MODEL = "claude-sonnet-4-6"
+
+
+def run(root: Path, *args: str, model: str | None = MODEL) -> subprocess.CompletedProcess[bytes]:
+    """The CLI in a home of its own, with no ``claude`` program to ask for its version; the
+    model the client would use is ``model`` (its ``ANTHROPIC_MODEL``), none when None."""
+    home = Path(f"{root}-home")
+    home.mkdir(exist_ok=True)
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "ANTHROPIC_MODEL"},
+        "COLUMNS": "200",
+        "NO_COLOR": "1",
+        "HOME": str(home),
+        "PROMPTDECK_CLAUDE_BIN": str(home / "no-claude"),
+    }
+    if model is not None:
+        env["ANTHROPIC_MODEL"] = model
     return subprocess.run(
         [PROMPTDECK, *args, "--root", str(root)], capture_output=True, env=env, timeout=120
     )
@@ -116,6 +131,9 @@ def test_inspect_cost_json_prices_each_phase_from_the_dated_table(root: Path) ->
     cost = json.loads(done.stdout)
     price = cost["price"]
     assert cost["model"] == price["model"] == "claude-sonnet-4-6"
+    assert cost["model_source"] == "ANTHROPIC_MODEL in the environment"
+    assert cost["scope"] == "first request of each phase only"
+    assert f"prices checked {price['checked']}" in cost["basis"]
     assert price["checked"] and price["source"].startswith("https://")
     dev, review = cost["phases"]
     assert review["cache_write_tokens"] == 0 and review["cache_read_tokens"] > 0
@@ -146,18 +164,30 @@ def test_a_bad_price_table_is_one_line_and_unknown_cost(root: Path) -> None:
     assert len(warnings) == 1 and "output is not a non-negative number" in warnings[0]
     out = done.stdout.decode()
     assert "cost\tdev\t" in out and "\tunknown\t" in out
-    assert "price\tclaude-sonnet-4-6: unknown" in out
+    assert "price\tprice unknown for claude-sonnet-4-6: no dollar figure" in out
 
 
 def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None:
-    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run", "--json")
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "claude", "--dry-run", "--json")
     assert done.returncode == 0, done.stderr.decode()
     plan = json.loads(done.stdout)
     assert plan["cost"]["model"] == "claude-sonnet-4-6"
-    assert plan["cost"]["dollars"] > 0 and plan["cost"]["output_source"] == "default"
-    text = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run")
-    assert "predicted cost $" in text.stdout.decode()
-    assert "token counts are an estimate" in text.stdout.decode()
+    assert plan["cost"]["dollars"] > 0
+    assert plan["cost"]["output_source"].startswith("stated default")
+    text = run(root, "run", "1-2", "--phase", "dev", "--agent", "claude", "--dry-run")
+    out = text.stdout.decode()
+    assert "predicted cost (first request of each phase only) $" in out
+    assert "model from ANTHROPIC_MODEL in the environment" in out
+    assert f"prices checked {plan['cost']['prices_checked']}" in out
+    assert "token counts are an estimate" in out
+
+
+def test_the_replay_simulation_is_never_priced(root: Path) -> None:
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--dry-run", "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    cost = json.loads(done.stdout)["cost"]
+    assert cost["dollars"] is None and cost["model"] == ""
+    assert "replay agent runs no client" in cost["unknown"]
 
 
 def test_runs_show_the_predicted_and_the_actual_cost(root: Path) -> None:
@@ -166,8 +196,9 @@ def test_runs_show_the_predicted_and_the_actual_cost(root: Path) -> None:
     assert done.returncode == 0, done.stderr.decode()
     listed = json.loads(run(root, "runs", "--json").stdout)["runs"]
     record = listed[0]["cost_record"]
-    assert record["model"] == "claude-sonnet-4-6"
-    assert record["predicted_dollars"] > 0 and record["actual_dollars"] > 0
+    # A simulation runs no client: no model, so no dollar figure on either side.
+    assert record["model"] is None
+    assert record["predicted_dollars"] is None and record["actual_dollars"] is None
     assert record["miss_cause"] == ["no_previous_run"]
     # The replay is a simulation: its record is kept, but the table shows it no dollars (its
     # usage is invented, never a cost); a real agent's run shows both figures.
@@ -189,6 +220,9 @@ def test_plan_json_rows_are_inspects_and_totals_their_sums(root: Path) -> None:
         )
         assert row["system_bytes"] == inspected["system"]["bytes"]
         assert row["system_tokens"] == inspected["system"]["tokens"]
+    assert plan["model"] == MODEL
+    assert plan["model_source"] == "ANTHROPIC_MODEL in the environment"
+    assert plan["basis"].startswith("first request of each phase only · prices checked 20")
     totals = plan["totals"]
     assert totals["system_bytes"] == sum(row["system_bytes"] for row in plan["rows"])
     assert totals["dollars"] == pytest.approx(sum(row["dollars"] for row in plan["rows"]))

@@ -70,10 +70,31 @@ def test_an_exclusion_is_remembered_and_an_include_undoes_it(root: Path) -> None
     assert rows(root)[CONTEXT]["status"] == "excluded"
     system = run(root, "compose", "1-2", "--part", "system").stdout
     assert f'<file path="{CONTEXT}">' not in system and f'<file path="{STORY}">' in system
-    assert rows(root, "--include", CONTEXT)[CONTEXT]["status"] == "included"
+    # --include of a remembered exclusion clears the choice: back to what the toggles say,
+    # nothing pinned "included by you".
+    cleared = rows(root, "--include", CONTEXT)[CONTEXT]
+    assert cleared["status"] == "included" and cleared["reason"] != "included by you"
     assert rows(root)[CONTEXT]["status"] == "included"
     stored = json.loads((root / ".promptdeck/file-choices.json").read_text())
-    assert stored["stories"]["1-2"] == {"exclude": [], "include": [CONTEXT]}
+    assert "1-2" not in stored["stories"]
+    # So the project-context toggle governs it again, and --fit may propose it.
+    assert rows(root, "--no-project-context")[CONTEXT]["status"] == "excluded"
+    before = json.loads(run(root, "inspect", "1-2", "--json").stdout)
+    size = before["system"]["bytes"] + before["user"]["bytes"]
+    fit = json.loads(run(root, "inspect", "1-2", "--json", "--fit", str(size - 1_000)).stdout)
+    assert CONTEXT in [d["path"] for d in fit["fit"]["drop"]]
+
+
+@pytest.mark.parametrize("flag", ["--exclude", "--leave-out"])
+def test_a_path_that_is_no_candidate_is_refused_with_the_nearest(root: Path, flag: str) -> None:
+    typo = CONTEXT.replace("context", "contxt")
+    done = run(root, "inspect", "1-2", flag, typo)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert f"{typo}: no candidate of the injection (nearest: {CONTEXT}" in done.stderr
+    folder = run(root, "compose", "1-2", flag, ARTIFACTS)
+    assert folder.returncode == 2 and "a folder, not a candidate file (nearest: " in folder.stderr
+    assert not (root / ".promptdeck/file-choices.json").exists()
 
 
 def test_the_dry_run_confirmation_shows_the_choices(root: Path) -> None:

@@ -26,7 +26,7 @@ REPLY = "Done.\nIMPLEMENTATION COMPLETE: 1.2"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     config = (
-        f'[agent]\nclaude_bin = "{CLAUDE}"\ntimeout = 150.0\n\n[pricing]\nmodel = "{MODEL}"\n\n'
+        f'[agent]\nclaude_bin = "{CLAUDE}"\nclaude_model = "{MODEL}"\ntimeout = 150.0\n\n'
         # The story file stays as it is between runs, so only what a test changes differs.
         "[status]\nwrite_back = false\n"
     )
@@ -121,3 +121,19 @@ def test_the_reported_usage_priced_matches_the_prediction(project: Path, tmp_pat
     recorded = record["predicted"]
     assert isinstance(recorded, dict)
     assert actual["dollars"] == pytest.approx(recorded["dollars"], rel=0.01)
+
+
+def test_with_no_model_set_the_run_is_priced_as_the_clients_own_default(tmp_path: Path) -> None:
+    # No model anywhere: the prediction is of the model this claude version requests (the
+    # dated defaults table), and the actual cost of the models its stream names.
+    config = f'[agent]\nclaude_bin = "{CLAUDE}"\ntimeout = 150.0\n\n[status]\nwrite_back = false\n'
+    root = make_project(tmp_path, "Keep functions small.\n", {".promptdeck/config.toml": config})
+    trust_config(open_workspace(root))
+    record = _run(root, tmp_path / "home")
+    assert record["model"] == "claude-opus-4-8"
+    assert str(record["model_source"]).startswith("claude default for 2.1.197")
+    actual = record["actual"]
+    assert isinstance(actual, dict) and "claude-opus-4-8" in actual["models"]
+    # Its stream names the model with and without its window suffix (claude-opus-4-8[1m]),
+    # one price row for both.
+    assert actual["unknown"] is None and actual["dollars"] > 0

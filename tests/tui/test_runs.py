@@ -208,9 +208,11 @@ async def test_history_lists_runs_and_detail_shows_what_was_sent(demo_root: Path
             "replay",
             "success",
         )
-        # Predicted before the run and reported after, side by side, the miss named.
+        # Predicted before the run and reported after, side by side, the miss named; the
+        # replay is a simulation, so neither side is a dollar figure.
         record = read_cost(history.runs[0].dir, demo_root)
-        assert record is not None and record.predicted and record.actual
+        assert record is not None and record.reported
+        assert record.predicted is None and record.actual is None
         table = history.query_one("#history-table", DataTable)
         cells = [str(cell) for cell in table.get_row(history.runs[0].id)]
         assert cells[-3:] == [money(record.predicted), money(record.actual), "no_previous_run"]

@@ -46,9 +46,16 @@ def test_shared_prefix_bytes_is_the_common_prefix_of_the_two_system_prompts(
         assert pair.system_bytes == len(after.system.encode("utf-8"))
 
 
+def _bulk(workspace: Workspace) -> None:
+    """Make the story's file the bulk of the injection (a few KiB every phase shares)."""
+    with (workspace.root / STORY_1_2).open("a", encoding="utf-8") as story:
+        story.write("\n" + "\n".join(f"Background line {n}." for n in range(300)) + "\n")
+
+
 def test_layered_delivery_parts_at_the_contract_and_flags_the_injection_behind_it(
     workspace: Workspace,
 ) -> None:
+    _bulk(workspace)
     meter = measure_cache(workspace, "1-2", phases=PHASES, delivery="layered")
     stable = {layer.layer_id: layer.stable for layer in meter.layers}
     assert stable["Layer-0A"] and stable["Layer-1"]
@@ -151,3 +158,35 @@ def test_common_prefix_bytes_over_chunk_boundaries() -> None:
 def test_an_unknown_delivery_is_refused() -> None:
     with pytest.raises(UsageError, match="unknown delivery"):
         check_delivery("sideways")
+
+
+def test_a_volatile_part_before_a_few_shared_bytes_is_not_flagged(tmp_path: Path) -> None:
+    from promptdeck.core.cost.prefix import VOLATILE_FLAG_MIN_BYTES, measure_prompts
+
+    small = make_workspace(tmp_path, {"AGENTS.md": "# Rules\n\n- Keep it small.\n"})
+    workspace = Workspace(root=small.resolve(), config=Config())
+    _bulk(workspace)
+    prompts = compose_sequence(workspace, "1-2", phases=("kickoff", "dev"), delivery="layered")
+    flagged = measure_prompts(prompts, None)
+    assert any("volatile" in flag for flag in flagged.flags)
+    # The same two prompts with only a few shared bytes behind the part where they differ.
+    after = prompts[1]
+    shared = [
+        (segment.label, len(segment.text.encode("utf-8")))
+        for segment in after.delivered.system  # type: ignore[union-attr]
+    ]
+    assert sum(size for _, size in shared) > VOLATILE_FLAG_MIN_BYTES
+    short = [
+        replace(
+            prompt,
+            delivered=replace(
+                prompt.delivered,  # type: ignore[arg-type]
+                system=tuple(
+                    replace(segment, text=segment.text[:40])
+                    for segment in prompt.delivered.system  # type: ignore[union-attr]
+                ),
+            ),
+        )
+        for prompt in prompts
+    ]
+    assert not any("volatile" in flag for flag in measure_prompts(short, None).flags)

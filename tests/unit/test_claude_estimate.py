@@ -174,6 +174,7 @@ def test_inspect_shows_the_estimate_and_opens_no_socket_without_the_flag(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "key-123")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_api)
+    monkeypatch.setenv("ANTHROPIC_MODEL", SONNET)
     monkeypatch.setenv("PROMPTDECK_ANSWER_CACHE", "off")
 
     def refuse(*args: object, **kwargs: object) -> None:

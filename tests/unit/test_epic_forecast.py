@@ -115,3 +115,45 @@ def test_context_paths_reads_block_and_flow_lists_and_nothing_else() -> None:
     )
     assert context_paths("# No frontmatter\ncontext:\n  - a.md\n") == ()
     assert context_paths("---\ncontext: []\n---\n") == ()
+
+
+def test_epic_level_phases_count_once_per_epic_not_once_per_story(workspace: Workspace) -> None:
+    plan = plan_epic(workspace, "1", SONNET, phases=("dev", "uat", "retro"))
+    assert [(row.story_id, row.phase, row.scope) for row in plan.rows] == [
+        ("1-1", "dev", "story"),
+        ("1-2", "dev", "story"),
+        ("1-2", "uat", "epic"),
+        ("1-2", "retro", "epic"),
+    ]
+
+
+def test_done_stories_are_left_out_unless_all_are_asked_for(tmp_path: Path) -> None:
+    files = dict(FILES)
+    files[f"{ARTIFACTS}/sprint-status.yaml"] = files[f"{ARTIFACTS}/sprint-status.yaml"].replace(
+        "1-1-sign-in: ready-for-dev", "1-1-sign-in: done"
+    )
+    files[f"{ARTIFACTS}/1-1-sign-in.md"] = files[f"{ARTIFACTS}/1-1-sign-in.md"].replace(
+        "ready-for-dev", "done"
+    )
+    workspace = make_workspace(tmp_path, files)
+    plan = plan_epic(workspace, "1", SONNET, phases=("dev", "uat"))
+    assert [(row.story_id, row.phase) for row in plan.rows] == [("1-2", "dev"), ("1-2", "uat")]
+    assert plan.done_left_out == ("1-1",)
+    every = plan_epic(workspace, "1", SONNET, phases=("dev", "uat"), all_stories=True)
+    assert [row.story_id for row in every.rows] == ["1-1", "1-2", "1-2"]
+    assert every.done_left_out == ()
+
+
+def test_rows_too_large_to_send_are_marked_and_outside_the_total(tmp_path: Path) -> None:
+    workspace = make_workspace(
+        tmp_path, FILES, injection_warn_bytes=4000, injection_error_bytes=4000
+    )
+    plan = plan_epic(workspace, "1", SONNET, phases=("dev",))
+    large = [row for row in plan.rows if row.too_large]
+    small = [row for row in plan.rows if not row.too_large]
+    assert [row.story_id for row in large] == ["1-2"] and small
+    assert "too-large" in large[0].flags and large[0].to_dict()["too_large"] is True
+    totals = plan.totals
+    assert totals.left_out == 1
+    assert totals.system_bytes == sum(row.system_bytes for row in small)
+    assert totals.dollars == pytest.approx(sum(row.cost.dollars or 0 for row in small))

@@ -93,7 +93,7 @@ def test_the_answer_fits_is_minimal_and_applying_it_gives_the_predicted_size(
     answer = solve(prompt, target, _measure(workspace, prompt, target))
     assert answer.fits and answer.smallest
     assert [item.path for item in answer.drop] == [DISCOVERY]
-    assert "every subset was searched" in answer.proof
+    assert "every subset of the 4 file(s) was searched" in answer.proof
     # Applying it, as a user does (remembered, then composed again), gives exactly that size.
     remember_choice(workspace.root, "1-2", FileChoice(excluded=(DISCOVERY,)))
     applied = _compose(workspace, count_tokens=False)
@@ -309,10 +309,12 @@ def test_the_drop_fits_and_no_proper_subset_does(
     ceiling = max(d.tier for d in drop)
     lower = [d for d in pool if d.tier < ceiling]
     assert before - sum(d.bytes for d in lower) > limit
-    # Smallest within that tier ceiling: no fewer files of those tiers fit.
-    assert smallest
+    # Fewest within that tier ceiling: no fewer files of those tiers fit.
     allowed = sorted((d.bytes for d in pool if d.tier <= ceiling), reverse=True)
     assert before - sum(allowed[: len(drop) - 1]) > limit
+    # Called smallest exactly when no fewer files fit, whatever their priority.
+    every = sorted((d.bytes for d in pool), reverse=True)
+    assert smallest == (before - sum(every[: len(drop) - 1]) > limit)
 
 
 @settings(max_examples=100, deadline=None)
@@ -381,3 +383,41 @@ def test_a_toggle_with_no_files_says_so(tmp_path: Path) -> None:
     (workspace.root / DISCOVERY).unlink()
     prompt = _compose(workspace, count_tokens=False)
     assert prompt.injection.toggle_note("discovery") == "no discovery files for this story"
+
+
+def test_an_answer_within_the_priorities_is_not_called_smallest_when_fewer_files_fit() -> None:
+    # Three small discovery files are given up before one large hand-added file: the answer
+    # keeps to the priorities, and says it is not the fewest files overall.
+    pool = [
+        *(Droppable(f"d{i}.md", "discovery", 0, 1_000, None) for i in range(3)),
+        Droppable("big.md", "additional", 2, 5_000, None),
+    ]
+    before = 10_000
+    target = FitTarget(before - 2_500, "bytes", "test")
+
+    def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
+        return before - sum(d.bytes for d in pool if d.path in paths), True
+
+    found = minimal_drop(pool, before, target, measure)
+    assert found is not None
+    drop, _, smallest, proof = found
+    assert sorted(d.path for d in drop) == ["d0.md", "d1.md", "d2.md"]
+    assert smallest is False
+    assert "every subset" not in proof and "not proved smallest" in proof
+    assert "fewest among the 3 lower-priority file(s) searched" in proof
+
+
+def test_an_answer_within_the_priorities_that_is_fewest_overall_says_how_far_it_looked() -> None:
+    pool = [
+        Droppable("d0.md", "discovery", 0, 3_000, None),
+        Droppable("big.md", "additional", 2, 5_000, None),
+    ]
+    before = 10_000
+    target = FitTarget(before - 2_500, "bytes", "test")
+
+    def measure(paths: tuple[str, ...]) -> tuple[int, bool]:
+        return before - sum(d.bytes for d in pool if d.path in paths), True
+
+    found = minimal_drop(pool, before, target, measure)
+    assert found is not None and found[2] is True
+    assert "smallest: every subset of the 2 file(s) was searched" in found[3]

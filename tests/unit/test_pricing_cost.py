@@ -65,7 +65,7 @@ def test_a_negative_price_is_one_line_and_the_model_cost_unknown(workspace: Work
 def test_a_missing_model_is_unknown_and_says_so(workspace: Workspace) -> None:
     _, predicted = forecast(workspace, "1-2", "claude-nonesuch-9", phases=("dev",))
     assert predicted.phases[0].dollars is None
-    assert predicted.phases[0].unknown == "no price for model claude-nonesuch-9 in the price table"
+    assert predicted.phases[0].unknown == "price unknown for claude-nonesuch-9"
 
 
 def test_a_project_table_adds_a_model(workspace: Workspace) -> None:
@@ -153,7 +153,7 @@ def test_cache_aware_delivery_predicts_reads_after_the_first_phase(workspace: Wo
     assert layered.phases[1].cache_read_tokens < aware.phases[1].cache_read_tokens
     assert aware.total is not None and layered.total is not None and aware.total < layered.total
     assert aware.phases[0].output_tokens == DEFAULT_OUTPUT_TOKENS
-    assert aware.phases[0].output_source == "default"
+    assert aware.phases[0].output_source == "stated default 4,000 (no real run yet)"
 
 
 def test_the_configured_output_size_wins(workspace: Workspace) -> None:
