@@ -21,6 +21,7 @@ COMMAND_MODULES: dict[str, str] = {
     "runs": "runs",
     "show": "runs",
     "chat": "chat",
+    "resume": "resume",
     "diff": "diff",
     "capture": "capture",
     "trust": "trust",

@@ -14,6 +14,7 @@ from typing import Any
 from ..core.agents import Usage, agent_label
 from ..core.cost import CostRecord, money, read_cost
 from ..core.errors import EXIT_OK
+from ..core.fleet import interrupted_runs
 from ..core.records import RunInfo, load_run, scan_runs
 from ..core.units import cost_label, tokens_total
 from .common import add_workspace_options, print_json, warn, workspace_from
@@ -119,6 +120,8 @@ def run_list(args: argparse.Namespace) -> int:
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
+    for waiting in interrupted_runs(runs):
+        warn(f"interrupted: {waiting.describe()}")
     return EXIT_OK
 
 
