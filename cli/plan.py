@@ -47,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "agent's model, else claude-sonnet-4-6)",
     )
     add_delivery_option(parser)
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="show the stories' predicted file footprints, which may not run together, and "
+        "the waves they run in",
+    )
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
 
@@ -114,6 +120,10 @@ def print_plan(plan: EpicPlan) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the plan (or JSON); exit 3 when any row's injection is over its error line."""
+    if args.overlap:
+        from .overlap_view import run_overlap
+
+        return run_overlap(args)
     workspace = workspace_from(args)
     plan = plan_epic(
         workspace,

@@ -1,7 +1,8 @@
 """Many stories at once: interrupted runs resumed, the stories' predicted overlap, stories run
 side by side in git worktrees with one merge lane, and CI jobs exported and read back.
 
-:mod:`.resume` lists and settles runs promptdeck did not see end.
+:mod:`.resume` lists and settles runs promptdeck did not see end; :mod:`.overlap` predicts
+which stories may run at the same time.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .overlap import Footprint, Overlap, OverlapPlan, epic_overlap, plan_overlap
     from .resume import (
         RESUME_MESSAGE,
         InterruptedRun,
@@ -23,6 +25,11 @@ if TYPE_CHECKING:
     )
 
 _HOMES = {
+    "Footprint": ".overlap",
+    "Overlap": ".overlap",
+    "OverlapPlan": ".overlap",
+    "epic_overlap": ".overlap",
+    "plan_overlap": ".overlap",
     "RESUME_MESSAGE": ".resume",
     "InterruptedRun": ".resume",
     "Resumption": ".resume",
@@ -38,11 +45,16 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "RESUME_MESSAGE",
+    "Footprint",
     "InterruptedRun",
+    "Overlap",
+    "OverlapPlan",
     "Resumption",
+    "epic_overlap",
     "interrupted_notice",
     "interrupted_runs",
     "phase_evidence",
+    "plan_overlap",
     "resume_run",
     "session_of",
 ]
