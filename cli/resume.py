@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.errors import EXIT_OK
-from ..core.fleet import interrupted_runs, resume_run
-from ..core.project import AGENTS
+from ..core.errors import EXIT_OK, UsageError
+from ..core.fleet import interrupted_runs, list_worktrees, remove_worktree, resume_run
+from ..core.project import AGENTS, Workspace
 from ..core.records import list_runs
 from ..core.terminal import printable_line
 from .common import add_workspace_options, print_json, workspace_from
@@ -41,21 +41,54 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--replay-script", metavar="SCRIPT", help="replay agent outcomes (overrides config)"
     )
+    parser.add_argument(
+        "--clean",
+        metavar="STORY",
+        help="remove the story's worktree and its branch (a parallel run left it)",
+    )
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
+
+
+def _clean(workspace: Workspace, story: str) -> int:
+    found = [w for w in list_worktrees(workspace.root) if w.story == story]
+    if not found:
+        raise UsageError(f"resume --clean {story}: no worktree of that story")
+    worktree = found[0]
+    if worktree.state == "running":
+        raise UsageError(f"story {story}'s worktree is in use (pid {worktree.pid}): not removed")
+    remove_worktree(workspace, worktree, branch=True)
+    print(printable_line(f"removed the worktree and branch {worktree.branch} of story {story}"))
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``promptdeck resume``."""
     workspace = workspace_from(args)
+    if args.clean is not None:
+        return _clean(workspace, args.clean)
     if args.run_id is None:
         waiting = interrupted_runs(list_runs(workspace.root))
+        left = [w for w in list_worktrees(workspace.root) if w.state != "running"]
         if args.json:
-            print_json({"interrupted": [item.to_dict() for item in waiting]})
-        elif not waiting:
+            print_json(
+                {
+                    "interrupted": [item.to_dict() for item in waiting],
+                    "worktrees": [worktree.to_dict() for worktree in left],
+                }
+            )
+            return EXIT_OK
+        if not waiting:
             print("No interrupted runs.")
-        for item in waiting if not args.json else ():
+        for item in waiting:
             print(printable_line(item.describe()))
+        for worktree in left:
+            print(
+                printable_line(
+                    f"{worktree.describe()} — `promptdeck run --epic N --parallel K` takes it "
+                    f"up, `promptdeck resume --clean {worktree.story}` removes it"
+                )
+            )
         return EXIT_OK
     printer = None if args.json else Printer()
     done = resume_run(

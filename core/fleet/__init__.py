@@ -2,7 +2,8 @@
 side by side in git worktrees with one merge lane, and CI jobs exported and read back.
 
 :mod:`.resume` lists and settles runs promptdeck did not see end; :mod:`.overlap` predicts
-which stories may run at the same time.
+which stories may run at the same time; :mod:`.parallel` runs them side by side, each in its
+worktree (:mod:`.worktrees`), and :mod:`.merge` brings them back one at a time.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .merge import MergeOutcome, merge_story
     from .overlap import Footprint, Overlap, OverlapPlan, epic_overlap, plan_overlap
+    from .parallel import EpicRun, ParallelRequest, StoryRun, run_epic
     from .resume import (
         RESUME_MESSAGE,
         InterruptedRun,
@@ -23,8 +26,18 @@ if TYPE_CHECKING:
         resume_run,
         session_of,
     )
+    from .worktrees import StoryWorktree, list_worktrees, remove_worktree
 
 _HOMES = {
+    "MergeOutcome": ".merge",
+    "merge_story": ".merge",
+    "EpicRun": ".parallel",
+    "ParallelRequest": ".parallel",
+    "StoryRun": ".parallel",
+    "run_epic": ".parallel",
+    "StoryWorktree": ".worktrees",
+    "list_worktrees": ".worktrees",
+    "remove_worktree": ".worktrees",
     "Footprint": ".overlap",
     "Overlap": ".overlap",
     "OverlapPlan": ".overlap",
@@ -45,16 +58,25 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "RESUME_MESSAGE",
+    "EpicRun",
     "Footprint",
     "InterruptedRun",
+    "MergeOutcome",
     "Overlap",
     "OverlapPlan",
+    "ParallelRequest",
     "Resumption",
+    "StoryRun",
+    "StoryWorktree",
     "epic_overlap",
     "interrupted_notice",
     "interrupted_runs",
+    "list_worktrees",
+    "merge_story",
     "phase_evidence",
     "plan_overlap",
+    "remove_worktree",
     "resume_run",
+    "run_epic",
     "session_of",
 ]
