@@ -22,6 +22,8 @@ COMMAND_MODULES: dict[str, str] = {
     "show": "runs",
     "chat": "chat",
     "resume": "resume",
+    "export": "export_ci",
+    "import-runs": "import_runs",
     "diff": "diff",
     "capture": "capture",
     "trust": "trust",

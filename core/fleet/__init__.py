@@ -3,7 +3,8 @@ side by side in git worktrees with one merge lane, and CI jobs exported and read
 
 :mod:`.resume` lists and settles runs promptdeck did not see end; :mod:`.overlap` predicts
 which stories may run at the same time; :mod:`.parallel` runs them side by side, each in its
-worktree (:mod:`.worktrees`), and :mod:`.merge` brings them back one at a time.
+worktree (:mod:`.worktrees`), and :mod:`.merge` brings them back one at a time; :mod:`.ci`
+exports them as CI jobs and reads the jobs' records back.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
+    from .ci import Export, Imported, export_github, import_runs
     from .merge import MergeOutcome, merge_story
     from .overlap import Footprint, Overlap, OverlapPlan, epic_overlap, plan_overlap
     from .parallel import EpicRun, ParallelRequest, StoryRun, run_epic
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
     from .worktrees import StoryWorktree, list_worktrees, remove_worktree
 
 _HOMES = {
+    "Export": ".ci",
+    "Imported": ".ci",
+    "export_github": ".ci",
+    "import_runs": ".ci",
     "MergeOutcome": ".merge",
     "merge_story": ".merge",
     "EpicRun": ".parallel",
@@ -59,7 +65,9 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 __all__ = [
     "RESUME_MESSAGE",
     "EpicRun",
+    "Export",
     "Footprint",
+    "Imported",
     "InterruptedRun",
     "MergeOutcome",
     "Overlap",
@@ -69,6 +77,8 @@ __all__ = [
     "StoryRun",
     "StoryWorktree",
     "epic_overlap",
+    "export_github",
+    "import_runs",
     "interrupted_notice",
     "interrupted_runs",
     "list_worktrees",
