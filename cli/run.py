@@ -347,6 +347,9 @@ def run(args: argparse.Namespace) -> int:
     if asked and not args.auto:
         raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
+    from .resume import say_interrupted  # here: resume's module imports this one
+
+    say_interrupted(workspace)
     # Refuse before anything is composed or written: no agent is no run.
     args.agent = resolve_agent_name(args.agent, workspace.config)
     if not args.dry_run:  # the dry run shows what the config chooses, and starts nothing

@@ -287,3 +287,52 @@ def test_the_cli_lists_interrupted_runs_and_resumes_one(tmp_path: Path) -> None:
     again = cli_in_process(tmp_path, "resume", run.id)
     assert again.returncode == 2 and "already resumed by run" in again.stderr
     assert cli_in_process(tmp_path, "resume").stdout.strip() == "No interrupted runs."
+
+
+def test_a_run_started_after_an_interrupted_one_says_so_in_one_line(tmp_path: Path) -> None:
+    from in_process import cli_in_process
+
+    make_workspace(tmp_path)
+    kill_at(tmp_path, "dev", "before-launch")
+    [run] = list_runs(tmp_path)
+    started = cli_in_process(tmp_path, "run", "1.2", "--phase", "dev", "--agent", "replay")
+    said = [line for line in started.stderr.splitlines() if "interrupted" in line]
+    assert said == [f"promptdeck: a run was interrupted: {interrupted_runs([run])[0].describe()}"]
+
+
+@pytest.mark.parametrize(
+    ("parser", "line", "session"),
+    [
+        (
+            "codex",
+            '{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}',
+            "0199a213-81c0-7800-8aa1-bbab2a035a53",
+        ),
+        (
+            "claude",
+            '{"type":"system","subtype":"init","session_id":"5f0c1e7a-1","model":"m"}',
+            "5f0c1e7a-1",
+        ),
+        ("claude", '{"type":"system","subtype":"init","session_id":"--help","model":"m"}', None),
+    ],
+)
+def test_the_session_id_is_on_disk_as_soon_as_the_client_reports_it(
+    tmp_path: Path, parser: str, line: str, session: str | None
+) -> None:
+    from promptdeck.core.agents.claude import StreamJsonParser
+    from promptdeck.core.agents.codex_stream import CodexJsonParser
+    from promptdeck.core.records.writer import RunRecord
+    from promptdeck.core.run.runner import SessionKeeper
+    from promptdeck.core.run.stream import StreamProcessor
+
+    record = RunRecord(tmp_path, "run")
+    keeper = SessionKeeper(record, {"dirty_before": []})
+    keeper.write()
+    heard: list[str] = []
+    keeper.listener = lambda event: heard.append(event.kind)
+    chosen = CodexJsonParser() if parser == "codex" else StreamJsonParser(200_000)
+    processor = StreamProcessor(chosen, record, keeper)
+    processor.stdout_chunk(line.encode() + b"\n")
+    # Before the stream ends: the line alone put it there.
+    assert json.loads((tmp_path / "resume.json").read_text())["session_id"] == session
+    assert heard  # the caller's listener still hears every event
