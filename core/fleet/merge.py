@@ -55,7 +55,7 @@ def _unmerged(repo: Any) -> list[str]:
     return [path for path in out.split("\0") if path]
 
 
-def _settle_status(repo: Any, path: str, story: str) -> bool:
+def _settle_status(repo: Any, path: str) -> bool:
     """Settle a conflicted ``sprint-status.yaml``: the user's file with the story's entries
     set to the branch's values. False when that is not possible (left for the abort)."""
     try:
@@ -113,7 +113,7 @@ def merge_story(workspace: Workspace, worktree: StoryWorktree, title: str = "") 
         conflicts = _unmerged(repo)
         status_name = f"/{SPRINT_STATUS_NAME}"
         settled = conflicts and all(
-            (p.endswith(status_name) or p == SPRINT_STATUS_NAME) and _settle_status(repo, p, story)
+            (p.endswith(status_name) or p == SPRINT_STATUS_NAME) and _settle_status(repo, p)
             for p in conflicts
         )
         if not settled:

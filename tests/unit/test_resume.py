@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,6 +105,25 @@ def kill_at(root: Path, phase: str, step: str) -> None:
     assert child.returncode == -9, child.stderr.decode()
 
 
+def agents_gone(run_dir: Path) -> bool:
+    """No process left whose argv names the run's folder (the killed promptdeck's agent ends
+    at its next write into the closed pipe)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if str(run_dir).encode() in (proc / "cmdline").read_bytes():
+                return False
+        except OSError:
+            continue
+    return True
+
+
+def wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
 def run_phase(ws: Workspace, phase: str) -> None:
     prompt = compose_prompt(
         ws, load_catalog(ws), PromptRequest(story_id="1.2", phase=phase), count_tokens=False
@@ -144,6 +165,7 @@ def test_killed_mid_stream_resumes_the_session_with_the_same_system_prompt(
     ws = make_workspace(tmp_path, delay=0.3)
     kill_at(tmp_path, "dev", "mid-stream")
     [run] = list_runs(tmp_path)
+    wait_for(lambda: agents_gone(run.dir))
     session = json.loads((run.dir / "resume.json").read_text())["session_id"]
     assert run.outcome == "interrupted" and run.result is None
     [waiting] = interrupted_runs(list_runs(tmp_path))
