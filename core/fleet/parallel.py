@@ -9,7 +9,8 @@ sees the earlier waves' work. A story whose flow stopped short, or whose merge s
 its worktree and branch, and the epic stops after that wave: the later waves may need it.
 
 The user's checkout and HEAD move only at a merge. A story already ``done`` is passed over; a
-worktree left by a promptdeck that was killed is taken up again where its records stand.
+worktree left by a promptdeck that was killed is taken up again where its records stand: its
+interrupted run is settled from evidence or resumed (:mod:`.resume`), then its flow goes on.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..agents.registry import resolve_agent_name
 from ..errors import PromptdeckError, SecretsInInjection, UsageError
 from ..project.trust import check_trusted, config_trust, trust_config
 from ..project.workspace import Workspace, open_workspace
+from ..records.reader import list_runs
 from ..records.schema import RunResult
 from ..run.flow import run_auto
 from ..run.locks import holding
@@ -35,6 +37,7 @@ from ..stories.catalog import load_catalog
 from . import worktrees
 from .merge import MergeOutcome, merge_story
 from .overlap import OverlapPlan, epic_overlap
+from .resume import interrupted_runs, resume_run
 from .worktrees import StoryWorktree
 
 if TYPE_CHECKING:
@@ -242,6 +245,16 @@ def _flow(
         trust_config(here)
     check_trusted(here, agent)
     plan = auto_plan(here.config)
+    # A run its promptdeck did not see end (kill -9): settled or resumed before the flow goes on.
+    for waiting in interrupted_runs(list_runs(here.root)):
+        resumed = resume_run(
+            here,
+            waiting.run_id,
+            timeout=request.timeout,
+            replay_script=request.replay_script,
+        )
+        if resumed.handle is not None:
+            resumed.handle.wait()
 
     def step(current: Story, catalog: StoryCatalog, suggestion: Suggestion) -> RunResult:
         from ..prompt.compose import compose_prompt

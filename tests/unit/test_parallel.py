@@ -200,3 +200,57 @@ def test_the_cli_runs_an_epic_in_parallel_and_lists_and_cleans_worktrees(
     assert both.returncode == 2 and "leave out STORY" in both.stderr
     alone = cli_in_process(tmp_path, "run", "--parallel", "2")
     assert alone.returncode == 2 and "go together" in alone.stderr
+
+
+CHILD = """
+import os, signal, sys
+from pathlib import Path
+from promptdeck.core.fleet import ParallelRequest, run_epic
+from promptdeck.core.project.workspace import open_workspace
+from promptdeck.core.run import policy
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+policy.RunPolicy.write = die  # killed after a phase's status write and git step
+run_epic(open_workspace(Path(sys.argv[1])), ParallelRequest("1", 1), print)
+"""
+
+
+def test_a_parallel_run_killed_mid_phase_is_taken_up_and_finished(tmp_path: Path) -> None:
+    import sys
+
+    ws = epic(tmp_path)
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, timeout=120
+    )
+    assert child.returncode == -9, child.stderr.decode()
+    head = git(tmp_path, "rev-parse", "HEAD")
+    # The wave's worktrees were made before its first story started.
+    left = list_worktrees(tmp_path)
+    assert [(w.story, w.state) for w in left] == [
+        ("1-1", "interrupted"),
+        ("1-2", "interrupted"),
+        ("1-4", "interrupted"),
+    ]
+    offered = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from promptdeck.cli import main; sys.exit(main())",
+            "resume",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "worktree 1-1 (promptdeck/1-1) interrupted" in offered.stdout
+    assert git(tmp_path, "rev-parse", "HEAD") == head  # nothing merged yet
+    lines: list[str] = []
+    done = run_epic(ws, ParallelRequest("1", 2, agent="replay"), lines.append)
+    assert done.complete, [(r.story, r.note) for r in done.stories]
+    assert any("taking up its worktree" in line for line in lines)
+    runs = [r for r in list_runs(tmp_path) if r.story == "1-1"]
+    dev = [r for r in runs if r.phase == "dev"]
+    assert len(dev) == 1 and dev[0].result is not None and dev[0].result.get("evidence")
