@@ -21,6 +21,7 @@ BENCHES = (
     "run_memory",
     "scope_check",
     "app",
+    "overlap",
 )
 
 

@@ -53,6 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="include the epic's done stories (left out by default)",
     )
     add_delivery_option(parser)
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="show the stories' predicted file footprints, which may not run together, and "
+        "the waves they run in",
+    )
     add_workspace_options(parser)
     add_backtest_options(parser)
     parser.set_defaults(handler=run)
@@ -140,6 +146,10 @@ def run(args: argparse.Namespace) -> int:
     """Print the plan (or JSON); exit 3 when any row's injection is over its error line."""
     if getattr(args, "backtest", False) or args.epic is None:
         return run_backtest(args)
+    if args.overlap:
+        from .overlap_view import run_overlap
+
+        return run_overlap(args)
     workspace = workspace_from(args)
     model = model_from(args, workspace)
     plan = plan_epic(

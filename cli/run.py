@@ -81,7 +81,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "9 over the phase's token budget, 2 bad input, 3 over the size limit, 130 Ctrl-C."
         ),
     )
-    parser.add_argument("story", metavar="STORY", help="story id: 1-2, 1.2, add-auth:2")
+    parser.add_argument("story", metavar="STORY", nargs="?", help="story id: 1-2, 1.2, add-auth:2")
+    parser.add_argument(
+        "--epic", metavar="N", help="with --parallel: run every story of this epic, in waves"
+    )
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        metavar="K",
+        help="with --epic: run up to K stories at once, each in its own git worktree",
+    )
     parser.add_argument(
         "--phase",
         choices=PHASE_NAMES,
@@ -324,6 +333,12 @@ def _run_one(
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``promptdeck run``."""
+    if args.epic is not None or args.parallel is not None:
+        from .run_parallel import run_parallel
+
+        return run_parallel(args)
+    if args.story is None:
+        raise UsageError("run: STORY is required (or --epic N --parallel K)")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     if args.phase is None and not args.auto:
@@ -332,6 +347,9 @@ def run(args: argparse.Namespace) -> int:
     if asked and not args.auto:
         raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
+    from .resume import say_interrupted  # here: resume's module imports this one
+
+    say_interrupted(workspace)
     # Refuse before anything is composed or written: no agent is no run.
     args.agent = resolve_agent_name(args.agent, workspace.config)
     if not args.dry_run:  # the dry run shows what the config chooses, and starts nothing

@@ -14,7 +14,9 @@ from typing import Any
 from ..core.agents import Usage, agent_label
 from ..core.cost import CostRecord, money, read_cost
 from ..core.errors import EXIT_OK
+from ..core.fleet import interrupted_runs, list_worktrees
 from ..core.records import RunInfo, load_run, scan_runs
+from ..core.terminal import printable_line
 from ..core.units import cost_label, tokens_total
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
@@ -90,9 +92,15 @@ def run_list(args: argparse.Namespace) -> int:
     runs = scan.runs
     for problem in scan.problems:
         warn(problem)
+    worktrees = list_worktrees(workspace.root)
     if args.json:
-        print_json({"runs": [_with_cost(run, workspace.root) for run in runs]})
+        payload: dict[str, Any] = {"runs": [_with_cost(run, workspace.root) for run in runs]}
+        if worktrees:
+            payload["worktrees"] = [worktree.to_dict() for worktree in worktrees]
+        print_json(payload)
         return EXIT_OK
+    for worktree in worktrees:
+        print(printable_line(worktree.describe()))
     if not runs:
         if args.story:
             print(f"No runs for story {args.story}.")
@@ -121,6 +129,8 @@ def run_list(args: argparse.Namespace) -> int:
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
+    for waiting in interrupted_runs(runs):
+        warn(f"interrupted: {waiting.describe()}")
     return EXIT_OK
 
 

@@ -77,7 +77,8 @@ class ReplayAgent:
 
     def launch(self, request: LaunchRequest) -> LaunchSpec:
         """``python -m promptdeck.core.agents.replay_main`` with the run's details on argv."""
-        phase = "chat" if request.resume_session else request.phase
+        # A chat turn (turn 1 on) resumes to talk; turn 0 resumes an interrupted phase run.
+        phase = "chat" if request.resume_session and request.turn else request.phase
         # -P: the project root (the process's cwd) is not put on the import path, so a
         # repository's own json.py or promptdeck/ package is never imported by the simulation.
         argv = [

@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     t.init()
-    if args.resume:
+    if args.resume and args.turn:
         user = Path(args.user_file).read_text(encoding="utf-8") if args.user_file else ""
         asked = next((line for line in reversed(user.splitlines()) if line.strip()), "")
         t.say(f"Turn {args.turn}: noted — {asked[:120]}")

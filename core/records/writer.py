@@ -217,6 +217,10 @@ class RunRecord:
         """Write (or replace) ``meta.json`` atomically."""
         _write_json_atomic(self.dir / "meta.json", meta)
 
+    def write_json(self, name: str, payload: Mapping[str, Any]) -> None:
+        """Write (or replace) one small JSON file of the record atomically (``resume.json``)."""
+        _write_json_atomic(self.dir / name, payload)
+
     def write_result(self, result: Mapping[str, Any]) -> None:
         """Write ``result.json`` atomically: its presence marks a finished run."""
         _write_json_atomic(self.dir / "result.json", result)

@@ -234,6 +234,15 @@ def _run(repo: Any, *args: str, step: bool = False) -> str:
     raise GitError(message)
 
 
+def run_git(repo: Any, *args: str) -> str:
+    """``git ARGS`` in ``repo`` with its safe environment; its output.
+
+    Raises:
+        GitError: git failed (its first ``fatal:``/``error:`` line).
+    """
+    return _run(repo, *args)
+
+
 def _status(repo: Any) -> dict[str, str]:
     """``git status`` as ``{path: XY}`` (untracked included, ignored files never)."""
     output = _run(repo, "status", "--porcelain", "-z", "--untracked-files=all")

@@ -3,7 +3,10 @@
 ``fcntl.flock`` on an open file: the kernel releases it when the holder's file is closed or
 its process ends in any way (``kill -9`` included), so a crashed promptdeck never leaves a
 story locked. The descriptor is close-on-exec, so an agent (or an orphan of one) never holds
-it. The file keeps the holder's pid, only to name it in the refusal.
+it. The file keeps the holder's pid, to name it in the refusal; a release empties it, so a pid
+found by the next taker is that of a process that ended without releasing (``kill -9``, a
+power cut): the lock is taken over with one line that says so (:attr:`StoryLock.taken_over`),
+never silently.
 """
 
 from __future__ import annotations
@@ -33,13 +36,18 @@ def lock_path(root: Path, story_id: str) -> Path:
 class StoryLock:
     """A held story lock; :meth:`release` (or process exit) frees it."""
 
-    def __init__(self, fd: int, path: Path) -> None:
+    def __init__(self, fd: int, path: Path, taken_over: str | None = None) -> None:
         self._fd = fd
         self.path = path
+        self.taken_over = taken_over
+        """The one line that says this lock was left by a process that is gone, or None."""
 
     def release(self) -> None:
-        """Free the lock (idempotent)."""
+        """Free the lock (idempotent); the pid is cleared first, so the next taker knows the
+        lock was released and not left behind."""
         if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
             with contextlib.suppress(OSError):
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
             with contextlib.suppress(OSError):
@@ -80,10 +88,19 @@ def acquire(root: Path, story_id: str) -> StoryLock:
     except BaseException:
         os.close(fd)
         raise
+    left = ""
+    with contextlib.suppress(OSError, ValueError):
+        left = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
     with contextlib.suppress(OSError):
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
-    return StoryLock(fd, path)
+    taken_over = None
+    if left.isdigit() and int(left) != os.getpid():
+        taken_over = (
+            f"took over the lock of story {story_id} left by pid {left}, which ended "
+            "without releasing it"
+        )
+    return StoryLock(fd, path, taken_over)
 
 
 @contextlib.contextmanager

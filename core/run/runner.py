@@ -18,24 +18,35 @@ returning a :class:`RunHandle` at once. The run's parts live apart:
 
 A missing binary, a crash or a timeout ends as a one-line outcome with exit code 5, never a
 traceback.
+
+Crash safety: ``meta.json`` (phase, attempt, ``sha_before``, the prompt files beside it) and
+``resume.json`` (the paths already changed at the start) are written atomically before the
+agent starts; ``resume.json`` is written again, with ``session_id``, as soon as the agent
+reports its session — so a run whose promptdeck is killed can be resumed
+(:mod:`promptdeck.core.fleet.resume`). A resumed run names the run it continues
+(``continues`` in its ``meta.json``).
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agent_names import is_simulation
+from ..agents.base import is_session_id
 from ..agents.registry import resolve_agent_name
 from ..injection.choices import LEFT_OUT_REASON
 from ..layers.rules import note_rules_read
+from ..project.textfiles import TextProblem, read_json_object
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
 from ..prompt.learnings import learnings_path, start_learnings
 from ..records.reader import list_runs, next_attempt
 from ..records.schema import RunMeta
-from ..records.writer import iso_time
+from ..records.writer import iso_time, runs_dir
 from ..stories.writeback import write_start
 from . import gitops
 from .handle import RunControl, RunHandle, RunSupervisor
@@ -43,7 +54,7 @@ from .locks import StoryLock
 from .locks import acquire as acquire_lock
 from .policy import RunPolicy
 from .prepare import PreparedRun, check_size, prepare_run
-from .stream import Listener, StreamProcessor
+from .stream import Listener, RunEvent, StreamProcessor
 from .supervise import CANCEL_GRACE
 from .system_prompt_log import injection_facts, log_injection
 
@@ -52,8 +63,21 @@ if TYPE_CHECKING:
     from ..prompt.request import ComposedPrompt
 
 __all__ = [
+    "CONTINUES_KEY",
+    "RESUME_FILE",
+    "SESSION_KEY",
     "start_run",
 ]
+
+RESUME_FILE = "resume.json"
+"""What a resume needs beyond ``meta.json``: ``session_id`` and ``dirty_before``."""
+SESSION_KEY = "session_id"
+"""The key of ``resume.json`` that holds the agent's session id, written as soon as known."""
+CONTINUES_KEY = "continues"
+"""The key of ``meta.json`` that names the interrupted run a resumed run continues."""
+DIRTY_KEY = "dirty_before"
+"""The key of ``resume.json`` listing the paths already changed when the run started."""
+DIRTY_KEPT = 2000
 
 
 def start_run(
@@ -72,6 +96,7 @@ def start_run(
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
     images: tuple[ImageFile, ...] = (),
     prepared: PreparedRun | None = None,
+    continues: str | None = None,
 ) -> RunHandle:
     """Start one phase run of ``prompt`` (exactly what the preview shows) and return at once.
 
@@ -91,6 +116,9 @@ def start_run(
         images: checked images sent with the user message (``--image``).
         prepared: the run folder and launch :func:`prepare_run` built for this prompt (what a
             confirmation showed); it is started as it is, so the argv shown is the argv run.
+        continues: the id of the interrupted run this one resumes: the phase goes on in
+            ``resume_session`` (when there is one) as a phase run, not a chat turn — its status
+            and git steps are the phase's.
 
     Raises:
         InjectionTooLarge: over the size limit (exit 3).
@@ -105,7 +133,7 @@ def start_run(
     config = workspace.config
     request = prompt.request
     story = prompt.story
-    chat = resume_session is not None or user_text is not None
+    chat = (resume_session is not None or user_text is not None) and continues is None
     repo = gitops.require_repo(workspace.root) if use_git else None
     check_size(prompt)
     try:
@@ -154,6 +182,7 @@ def start_run(
             cancel_grace,
             lock,
             images,
+            continues,
         )
     except BaseException:
         lock.release()
@@ -175,6 +204,7 @@ def _launch(
     cancel_grace: tuple[float, float],
     lock: StoryLock,
     images: tuple[ImageFile, ...],
+    continues: str | None = None,
 ) -> RunHandle:
     config = workspace.config
     request = prompt.request
@@ -182,9 +212,12 @@ def _launch(
     record, spec = prepared.record, prepared.spec
     started = time.time()
     warnings: list[str] = [*prompt.warnings, *spec.warnings]
-    before = (
-        gitops.snapshot(repo, _earlier_changes(workspace, story.id)) if repo is not None else None
-    )
+    if lock.taken_over:
+        warnings.append(lock.taken_over)
+    earlier = _earlier_changes(workspace, story.id)
+    if repo is not None and continues is not None:
+        earlier.update(_interrupted_changes(workspace, repo, continues))
+    before = gitops.snapshot(repo, earlier) if repo is not None else None
     simulation = is_simulation(prepared.agent.name)
     if request.phase == "dev" and not chat and start_learnings(workspace, story):
         # Seed 003: the first dev run starts the shared learnings file (core/prompt/learnings.py).
@@ -250,6 +283,7 @@ def _launch(
         turn=turn,
         images=tuple(image.to_dict() for image in images),
         status_at_start=started_status.to_dict() if started_status else None,
+        extra={CONTINUES_KEY: continues} if continues else {},
         rules_alert=alert,
         left_out=(
             *(
@@ -261,10 +295,16 @@ def _launch(
         ),
     )
     record.write_meta(meta.to_dict())
+    # What was changed before the agent started: a resumed run stages the rest.
+    keeper = SessionKeeper(
+        record, {DIRTY_KEY: list(before.dirty[:DIRTY_KEPT]) if before is not None else None}
+    )
+    keeper.write()
+    keeper.listener = listener
     processor = StreamProcessor(
         prepared.agent.output_parser(),
         record,
-        listener,
+        keeper,
         stream_format=prepared.agent.stream_format,
     )
     policy = RunPolicy(
@@ -290,8 +330,51 @@ def _launch(
     )
     if alert:
         processor.notice(f"error: {alert}")
+    if lock.taken_over:
+        processor.notice(f"warning: {lock.taken_over}")
     supervisor.start(f"run-{record.id}")
     return RunHandle(record.id, record.dir, control)
+
+
+class SessionKeeper:
+    """The run's ``resume.json``, and the listener in front of the caller's: the agent's
+    session id is written there (atomically) the moment the agent reports it, so a run
+    killed mid-stream can be resumed in its session.
+
+    A value that is not a session id (a ``--flag`` printed by a hostile stream) is never
+    recorded: it would be handed to the next agent's argv.
+    """
+
+    def __init__(self, record: Any, facts: dict[str, Any]) -> None:
+        self._record = record
+        self._facts = facts
+        self._lock = threading.Lock()
+        self.listener: Listener | None = None
+
+    def write(self) -> None:
+        """Write ``resume.json`` as it stands.
+
+        Raises:
+            OSError: the run folder cannot be written.
+        """
+        self._record.write_json(RESUME_FILE, {SESSION_KEY: None, **self._facts})
+
+    def __call__(self, event: RunEvent) -> None:
+        session = event.session_id
+        if event.kind == "session" and session and is_session_id(session):
+            with self._lock:
+                if session != self._facts.get(SESSION_KEY):
+                    self._facts[SESSION_KEY] = session
+                    try:
+                        self.write()
+                    except OSError as exc:
+                        self._record.log(f"could not record session {session}: {exc}")
+        if self.listener is not None:
+            try:
+                self.listener(event)
+            except Exception as exc:  # as the processor does: logged and dropped, never fatal
+                self._record.log(f"listener error: {exc!r}")
+                self.listener = None
 
 
 def _earlier_changes(workspace: Workspace, story_id: str) -> dict[str, str | None]:
@@ -303,6 +386,25 @@ def _earlier_changes(workspace: Workspace, story_id: str) -> dict[str, str | Non
         if result is not None and result.changed_paths is not None:
             changes.update(result.changed_paths)
     return changes
+
+
+def _interrupted_changes(workspace: Workspace, repo: Any, run_id: str) -> dict[str, str | None]:
+    """The paths an interrupted run changed before it stopped, as they are now: every path
+    changed now that was not already changed when it started (its ``dirty_before``). A resumed
+    run carries them as the story's work, so they are staged with the phase's."""
+    facts = read_json_object(
+        runs_dir(workspace.root) / run_id / RESUME_FILE, workspace.root.resolve()
+    )
+    listed = None if isinstance(facts, TextProblem) else facts.get(DIRTY_KEY)
+    if not isinstance(listed, list):
+        return {}
+    already = {path for path in listed if isinstance(path, str)}
+    top = Path(str(repo.working_tree_dir))
+    return {
+        path: gitops.fingerprint(top / path)
+        for path in gitops.dirty_paths(repo)
+        if path not in already
+    }
 
 
 def _record_injection(

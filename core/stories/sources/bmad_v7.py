@@ -93,6 +93,8 @@ class V7Ticket:
         epic_title: the epic's title.
         epic_file: the epic's own ``epic-<slug>.md``, when there is one.
         leaf: the story file; plan: the plan that owns the status.
+        after: the entries this one comes after (``after``), as written: an entry id of the
+            same epic, or ``<epic id>.<entry id>`` for another epic's.
     """
 
     epic_id: str
@@ -104,6 +106,7 @@ class V7Ticket:
     epic_file: str | None = None
     leaf: LeafFile | None = None
     plan: LeafFile | None = None
+    after: tuple[str, ...] = ()
 
 
 @dataclass
@@ -186,6 +189,13 @@ def _table_lines(text: str, name: str) -> list[int]:
         for i, line in enumerate(text.splitlines())
         if (m := _TABLE_HEADER.match(line)) and m.group("name") == name
     ]
+
+
+def _after_text(value: Any) -> str | None:
+    """An ``after`` item: an entry id, or ``<epic id>.<entry id>`` (another epic's entry)."""
+    if isinstance(value, str) and re.fullmatch(r"[A-Za-z0-9]+\.[A-Za-z0-9]+", value.strip()):
+        return value.strip()
+    return _id_text(value)
 
 
 def _id_text(value: Any) -> str | None:
@@ -372,6 +382,8 @@ def _entries(
         seen.add(entry_id.lower())
         kind = str(entry["type"]) if entry.get("type") in ("story", "spike", "bug") else "story"
         title = scalar_text(entry.get("title")) or f"Entry {entry_id}"
+        after = entry.get("after")
+        named = after if isinstance(after, list) else [after] if after is not None else []
         tickets.append(
             V7Ticket(
                 epic_id,
@@ -381,6 +393,7 @@ def _entries(
                 f"{rel}:{line}" if line else rel,
                 epic_title,
                 epic_file,
+                after=tuple(i for i in (_after_text(v) for v in named[:100]) if i is not None),
             )
         )
     return tickets

@@ -1,0 +1,415 @@
+"""An epic's stories as CI jobs: a GitHub Actions workflow exported, its jobs' artifacts read
+back as run records.
+
+:func:`export_github` composes every story × phase (dev, then review) of the epic now, writes
+each prompt's exact files under ``.promptdeck/ci/epic-<N>/<story>/<phase>/`` (``system.md``,
+``user.md`` and the ``meta.json`` its record will carry) and a workflow
+``.github/workflows/promptdeck-epic-<N>.yml``: per wave of the overlap plan, a ``dev`` job and
+then a ``review`` job, each a matrix over the wave's stories, each step running the agent's
+action with promptdeck's system prompt and user message —
+
+- Claude Code: ``anthropics/claude-code-action@v1`` with ``prompt`` (the user message) and
+  ``claude_args: --append-system-prompt-file <system.md>``;
+- Codex: ``openai/codex-action@v1`` with ``prompt-file`` (the user message) and ``codex-home``
+  holding a ``config.toml`` whose ``developer_instructions`` is the system prompt (as
+  promptdeck's own Codex launch sends it).
+
+The dev job pushes the story's branch ``promptdeck/<story>``; the review job starts from it.
+Each job uploads ``promptdeck-<story>-<phase>``: the payload's ``meta.json``, the agent's output
+and ``ci.json`` (the job's conclusion). :func:`import_runs` reads such folders back: every file
+through the guarded reader, inside the folder given; a malformed, huge or linked-out record is
+one line and is not imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import UsageError
+from ..phases.outcome import ProcessEnd, decide_outcome, exit_code_for
+from ..phases.signals import deciding_signal, parse_text
+from ..project.textfiles import TextProblem, read_json_object, read_text
+from ..project.workspace import Workspace, ensure_inside
+from ..records.reader import load_run_dir
+from ..records.schema import RunMeta
+from ..records.writer import RunRecord
+from ..stories.catalog import load_catalog
+from .overlap import epic_overlap
+from .worktrees import slug
+
+CI_RELPATH = ".promptdeck/ci"
+WORKFLOWS = ".github/workflows"
+PHASES = ("dev", "review")
+ACTIONS = {
+    "claude": "anthropics/claude-code-action@v1",
+    "codex": "openai/codex-action@v1",
+}
+"""The action each agent's jobs use."""
+ACTION_INPUTS = {
+    "claude": ("prompt", "claude_args", "anthropic_api_key"),
+    "codex": ("prompt-file", "codex-home", "openai-api-key"),
+}
+"""The documented inputs the exported steps set, per action."""
+MARKER = "# Written by promptdeck export --ci github"
+_OUTPUT = {"claude": "execution.json", "codex": "output.txt"}
+_IMPORTED_LIMIT = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Export:
+    """What :func:`export_github` wrote: the workflow and each job's payload folder."""
+
+    workflow: Path
+    payloads: tuple[Path, ...]
+    waves: tuple[tuple[str, ...], ...]
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string, exact (every control character escaped)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\n")
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _write(root: Path, path: Path, text: str) -> None:
+    ensure_inside(root, path, "an exported file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_inside(root, path, "an exported file")
+    if path.is_symlink():
+        raise UsageError(f"{path.relative_to(root)}: a symlink; not written through")
+    path.write_text(text, encoding="utf-8")
+
+
+def export_github(workspace: Workspace, epic: str, agent: str) -> Export:
+    """Write the epic's workflow and payloads (see the module's description).
+
+    Raises:
+        UsageError: an agent with no action, a workflow file there that promptdeck did not
+            write (it is never overwritten), a path leading out of the project (exit 2).
+        StoryNotFound: the epic has no stories.
+    """
+    from ..prompt.compose import compose_prompt
+    from ..prompt.request import PromptRequest
+
+    if agent not in ACTIONS:
+        raise UsageError(f"export --ci github: agent {agent!r} has no action (claude or codex)")
+    root = workspace.root
+    workflow = root / WORKFLOWS / f"promptdeck-epic-{slug(epic)}.yml"
+    current = read_text(workflow, root.resolve())
+    if isinstance(current, str) and not current.startswith(MARKER):
+        raise UsageError(
+            f"{workflow.relative_to(root)} exists and promptdeck did not write it: not "
+            "overwritten; move it away first"
+        )
+    plan = epic_overlap(workspace, epic)
+    catalog = load_catalog(workspace)
+    done = {s.id for s in catalog.in_group(epic) if s.status == "done"}
+    base = f"{CI_RELPATH}/epic-{slug(epic)}"
+    payloads: list[Path] = []
+    waves = tuple(tuple(s for s in wave if s not in done) for wave in plan.waves)
+    waves = tuple(wave for wave in waves if wave)
+    for wave in waves:
+        for story_id in wave:
+            story = catalog.find(story_id)
+            for phase in PHASES:
+                prompt = compose_prompt(
+                    workspace,
+                    catalog,
+                    PromptRequest(story_id=story.id, phase=phase),
+                    count_tokens=False,
+                )
+                folder = root / base / slug(story.id) / phase
+                _write(root, folder / "system.md", prompt.system)
+                _write(root, folder / "user.md", prompt.user)
+                meta = RunMeta(
+                    run_id="",
+                    story=story.id,
+                    story_title=story.title,
+                    story_path=story.path,
+                    epic=story.group,
+                    phase=phase,
+                    mode="ci",
+                    agent=agent,
+                    signature=prompt.signature,
+                    system_bytes=len(prompt.system.encode("utf-8")),
+                    user_bytes=len(prompt.user.encode("utf-8")),
+                )
+                _write(root, folder / "meta.json", json.dumps(meta.to_dict(), indent=2) + "\n")
+                if agent == "codex":
+                    config = f"developer_instructions = {_toml_string(prompt.system)}\n"
+                    _write(root, folder / "codex-home" / "config.toml", config)
+                payloads.append(folder)
+    text = (
+        MARKER
+        + "\n"
+        + yaml.safe_dump(workflow_for(epic, waves, base, agent), sort_keys=False, width=100000)
+    )
+    _write(root, workflow, text)
+    return Export(workflow, tuple(payloads), waves)
+
+
+def _job_id(wave: int, phase: str) -> str:
+    return f"wave-{wave}-{phase}"
+
+
+def workflow_for(
+    epic: str, waves: tuple[tuple[str, ...], ...], base: str, agent: str
+) -> dict[str, Any]:
+    """The workflow as data: per wave a dev job and a review job, matrices over the wave's
+    stories; each wave's dev waits for the wave before it."""
+    jobs: dict[str, Any] = {}
+    previous: str | None = None
+    for number, wave in enumerate(waves, start=1):
+        for phase in PHASES:
+            job = _job_id(number, phase)
+            needs = [_job_id(number, "dev")] if phase == "review" else []
+            if phase == "dev" and previous is not None:
+                needs = [previous]
+            include = [
+                {"story": story, "dir": f"{base}/{slug(story)}/{phase}", "branch": slug(story)}
+                for story in wave
+            ]
+            body: dict[str, Any] = {
+                "name": f"wave {number} · {phase} · ${{{{ matrix.story }}}}",
+                "runs-on": "ubuntu-latest",
+                "timeout-minutes": 60,
+                "strategy": {"fail-fast": False, "matrix": {"include": include}},
+                "steps": _steps(phase, agent),
+            }
+            if needs:
+                body = {"needs": needs, **body}
+            jobs[job] = body
+        previous = _job_id(number, "review")
+    return {
+        "name": f"promptdeck epic {epic}",
+        "on": {"workflow_dispatch": {}},
+        "permissions": {"contents": "write"},
+        "jobs": jobs,
+    }
+
+
+def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
+    ref = "promptdeck/${{ matrix.branch }}" if phase == "review" else "${{ github.ref_name }}"
+    out = f"promptdeck-out/${{{{ matrix.branch }}}}-{phase}"
+    steps: list[dict[str, Any]] = [
+        {"uses": "actions/checkout@v4", "with": {"ref": ref, "fetch-depth": 0}},
+    ]
+    if agent == "claude":
+        steps.append(
+            {
+                "id": "payload",
+                "name": "Read promptdeck's user message",
+                "shell": "bash",
+                "run": (
+                    "{ echo 'user<<PROMPTDECK_EOF'; cat \"${{ matrix.dir }}/user.md\"; echo; "
+                    "echo 'PROMPTDECK_EOF'; } >> \"$GITHUB_OUTPUT\""
+                ),
+            }
+        )
+        steps.append(
+            {
+                "id": "agent",
+                "uses": ACTIONS["claude"],
+                "with": {
+                    "anthropic_api_key": "${{ secrets.ANTHROPIC_API_KEY }}",
+                    "prompt": "${{ steps.payload.outputs.user }}",
+                    "claude_args": "--append-system-prompt-file ${{ matrix.dir }}/system.md",
+                },
+            }
+        )
+        output = "${{ steps.agent.outputs.execution_file }}"
+    else:
+        steps.append(
+            {
+                "id": "agent",
+                "uses": ACTIONS["codex"],
+                "with": {
+                    "openai-api-key": "${{ secrets.OPENAI_API_KEY }}",
+                    "prompt-file": "${{ matrix.dir }}/user.md",
+                    "codex-home": "${{ matrix.dir }}/codex-home",
+                    "output-file": f"{out}/output.txt",
+                },
+            }
+        )
+        output = ""
+    name = _OUTPUT[agent]
+    steps.append(
+        {
+            "name": "Keep the run for promptdeck import-runs",
+            "if": "always()",
+            "shell": "bash",
+            "run": "\n".join(
+                [
+                    f'mkdir -p "{out}"',
+                    f'cp "${{{{ matrix.dir }}}}/meta.json" "{out}/meta.json"',
+                    *(
+                        [f'if [ -f "{output}" ]; then cp "{output}" "{out}/{name}"; fi']
+                        if output
+                        else []
+                    ),
+                    f'printf \'{{"conclusion": "%s", "run": "%s"}}\\n\' "${{{{ job.status }}}}" '
+                    f'"${{{{ github.run_id }}}}" > "{out}/ci.json"',
+                ]
+            ),
+        }
+    )
+    steps.append(
+        {
+            "name": "Push the story's branch",
+            "shell": "bash",
+            "run": "\n".join(
+                [
+                    'git config user.name "promptdeck"',
+                    'git config user.email "promptdeck@users.noreply.github.com"',
+                    "git add -A -- . ':!promptdeck-out'",
+                    f'git commit -q -m "promptdeck: {phase} of story ${{{{ matrix.story }}}}" '
+                    "|| true",
+                    'git push origin "HEAD:refs/heads/promptdeck/${{ matrix.branch }}"',
+                ]
+            ),
+        }
+    )
+    steps.append(
+        {
+            "if": "always()",
+            "uses": "actions/upload-artifact@v4",
+            "with": {"name": f"promptdeck-${{{{ matrix.branch }}}}-{phase}", "path": out},
+        }
+    )
+    return steps
+
+
+# -- import ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What :func:`import_runs` did: the run ids recorded and one line per folder refused."""
+
+    runs: tuple[str, ...]
+    refused: tuple[str, ...]
+
+
+def _output_text(folder: Path, base: Path) -> str | TextProblem:
+    """The agent's final text: Claude's execution file (its ``result`` messages) or Codex's
+    output file."""
+    for name in ("output.txt", "execution.json"):
+        text = read_text(folder / name, base, limit=_IMPORTED_LIMIT)
+        if isinstance(text, TextProblem) and text.reason == "missing":
+            continue
+        if isinstance(text, TextProblem) or name == "output.txt":
+            return text
+        try:
+            messages = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        parts = [
+            str(m.get("result"))
+            for m in (messages if isinstance(messages, list) else [])
+            if isinstance(m, dict) and m.get("type") == "result" and m.get("result")
+        ]
+        return "\n".join(parts) or text
+    return ""
+
+
+def import_runs(workspace: Workspace, path: Path) -> Imported:
+    """Read CI job artifacts under ``path`` (one folder per job, or one job's folder) back as
+    run records of ``workspace``."""
+    base = path.resolve()
+    if not base.is_dir():
+        raise UsageError(f"import-runs {path}: not a folder")
+    try:
+        folders = (
+            [base]
+            if (base / "meta.json").exists()
+            else sorted(
+                Path(entry.path)
+                for entry in os.scandir(base)
+                if entry.is_dir(follow_symlinks=False)
+            )
+        )
+    except OSError as exc:
+        raise UsageError(f"import-runs {path}: {exc.strerror}") from None
+    runs: list[str] = []
+    refused: list[str] = []
+    for folder in folders[:10_000]:
+        shown = folder.name if folder != base else path.name
+        outcome = _import_one(workspace, folder, base)
+        if isinstance(outcome, str) and outcome.startswith("refused: "):
+            refused.append(f"{shown}: {outcome.removeprefix('refused: ')}; not imported")
+        elif outcome:
+            runs.append(outcome)
+    return Imported(tuple(runs), tuple(refused))
+
+
+def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
+    meta_data = read_json_object(folder / "meta.json", base)
+    if isinstance(meta_data, TextProblem):
+        return f"refused: meta.json: {meta_data}"
+    meta = RunMeta.from_dict(meta_data)
+    if not meta.story or not meta.phase or meta.phase not in PHASES:
+        return "refused: meta.json names no story and phase promptdeck exported"
+    ci = read_json_object(folder / "ci.json", base)
+    if isinstance(ci, TextProblem):
+        return f"refused: ci.json: {ci}"
+    text = _output_text(folder, base)
+    if isinstance(text, TextProblem):
+        return f"refused: the agent's output: {text}"
+    conclusion = ci.get("conclusion")
+    signal = deciding_signal(parse_text(text), meta.phase)
+    outcome = decide_outcome(
+        ProcessEnd(
+            signal=signal.outcome if signal is not None else None,
+            returncode=0 if conclusion == "success" else 1,
+        )
+    )
+    record = RunRecord.create(workspace.root, meta.story, meta.phase, stream_format="text")
+    now = time.time()
+    kept = RunMeta.from_dict(
+        {
+            **meta.to_dict(),
+            "run_id": record.id,
+            "started_ts": now,
+            "started": None,
+            "ci_run": str(ci.get("run") or "")[:40],
+        }
+    )
+    record.write_meta(kept.to_dict())
+    record.write_stream(text.encode("utf-8"))
+    record.close()
+    result = {
+        "run_id": record.id,
+        "story": meta.story,
+        "phase": meta.phase,
+        "attempt": meta.attempt,
+        "mode": "ci",
+        "agent": meta.agent or "",
+        "outcome": outcome,
+        "exit_code": exit_code_for(outcome),
+        "process_exit": None,
+        "duration_s": 0,
+        "signal": signal.to_dict() if signal is not None else None,
+        "signals": 0,
+        "message": f"imported from CI ({conclusion}): "
+        + (signal.line if signal is not None else "no signal"),
+        "warnings": [],
+    }
+    record.write_result(result)
+    if load_run_dir(record.dir) is None:
+        return "refused: the record could not be read back"
+    return record.id
