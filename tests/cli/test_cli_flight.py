@@ -88,7 +88,10 @@ def test_inspect_cost_says_the_whole_phase_forecast_or_that_it_has_no_history(ro
     assert done.returncode == 0, done.stderr
     assert "first request only, no history" in done.stdout
     _twelve(root)
-    done = cli_in_process(root, "inspect", "1-2", "--cost", "--phases", "dev")
+    # The recorded runs used claude-sonnet-4-6: the forecast is of a run at that model.
+    done = cli_in_process(
+        root, "inspect", "1-2", "--cost", "--phases", "dev", "--model", "claude-sonnet-4-6"
+    )
     assert "dev whole phase (claude-sonnet-4-6, n=12 runs): cost p50" in done.stdout
 
 
