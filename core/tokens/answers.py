@@ -72,6 +72,12 @@ ENVIRONMENT = (
     "LANG",
     "LC_ALL",
     "LC_CTYPE",
+    # Which client is found (its version names the default model priced) and the clients' own
+    # model settings: a forecast answered from a copy made under another PATH would price
+    # another model.
+    "PATH",
+    "ANTHROPIC_MODEL",
+    "CODEX_HOME",
 )
 """Variables (besides every ``PROMPTDECK_*``) whose value is part of the key."""
 _PACKAGE = Path(__file__).resolve().parents[2]

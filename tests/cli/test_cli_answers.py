@@ -171,3 +171,21 @@ def test_an_answer_that_asked_about_a_process_is_never_remembered(tmp_path: Path
         os.kill(os.getpid(), 0)
     assert recorder.asked_processes and recorder.evidence() is None
     assert os.kill is real_kill  # put back
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("PATH", "/nowhere"), ("ANTHROPIC_MODEL", "claude-opus-4-8"), ("CODEX_HOME", "/elsewhere")],
+)
+def test_a_changed_client_setting_is_never_answered_from_the_old_copy(
+    tmp_path: Path, settled: Runs, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    """Which client is found and its own model setting decide the model a forecast prices:
+    a copy made under another PATH (no ``claude`` then, one now) would price another model."""
+    root = tmp_path / "ws"
+    _workspace(root)
+    argv = ("inspect", "1-1", "--cost", "--root", str(root))
+    assert settled(*argv)[3]
+    assert not settled(*argv)[3]  # answered
+    monkeypatch.setenv(name, value)
+    assert settled(*argv)[3], f"a changed {name} was answered from the old copy"
