@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agents import resolve_agent_name
-from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, UsageError
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
 from ..core.project import AGENTS, Workspace, check_images, check_trusted
 from ..core.prompt import (
@@ -285,12 +285,7 @@ def _dry_run(
     injection = prompt.injection
     if planned.prepared is None:
         # The same one line and exit code as a run refused for its size.
-        raise InjectionTooLarge(
-            injection.size_bytes,
-            injection.error_bytes,
-            injection.command_name,
-            injection.largest(None),
-        )
+        raise injection.too_large()
     return EXIT_OK
 
 

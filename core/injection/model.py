@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from ..errors import InjectionTooLarge
 from ..tokens.counter import Meter
 from ..vocabulary import COMPANION_KINDS, FileStatus, InjectionLevel
 
@@ -135,6 +136,14 @@ def largest_first(
     """``(path, bytes)`` pairs ranked largest first, ties by path; the first ``count`` (all
     when None). The one ranking of "the largest files" every size message shows."""
     return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
+
+
+def too_large(
+    size_bytes: int, error_bytes: int, command_name: str, sized: Iterable[tuple[str, int]]
+) -> InjectionTooLarge:
+    """The one refusal of an injection over its error line (exit 3): its size, the limit, the
+    command it is for and its ``(path, bytes)`` files, largest first. The caller raises it."""
+    return InjectionTooLarge(size_bytes, error_bytes, command_name, largest_first(sized))
 
 
 @dataclass(frozen=True)
@@ -262,6 +271,11 @@ class Injection:
         """The ``count`` largest files that make up the size (all when None), largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
         return largest_first(sized, count)
+
+    def too_large(self) -> InjectionTooLarge:
+        """This injection's refusal over its error line (:func:`too_large`)."""
+        sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
+        return too_large(self.size_bytes, self.error_bytes, self.command_name, sized)
 
     def toggle_notes(self) -> dict[str, str]:
         """What the discovery and tech-spec toggles would change, by category: ``no
