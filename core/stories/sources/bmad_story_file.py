@@ -3,7 +3,7 @@
 A file is a story's when its first heading is ``# Story <key>: <title>`` (or, for a file named
 after a sprint-status entry, whatever its heading says); only the head of a file is
 read until that heading shows it is one. Status words of older BMAD releases and hand-written
-files are mapped to the canonical ones here too (:func:`normalize_status`).
+files are read as the canonical ones (:func:`~promptdeck.core.stories.model.read_status`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ...project.textfiles import (
     read_text_head,
 )
 from ..keys import normalize_key
-from ..model import STATUS_LINE_MAX, SkippedFile, Task, read_status
+from ..model import STATUS_LINE_MAX, SkippedFile, Task
 from .markdown import (
     Heading,
     TaskNestingError,
@@ -62,13 +62,6 @@ _INFO_HEADING = re.compile(
 _EMPHASIS = "*_`"
 _STATUS_NOTE = re.compile(r"^(?P<status>[^()]*?)\s*\((?P<note>.*)\)\s*$")
 _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
-
-
-def normalize_status(raw: str) -> str | None:
-    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None when it
-    is not a known one (see :func:`~promptdeck.core.stories.model.read_status`)."""
-    reading = read_status(raw)
-    return reading.status if reading.known else None
 
 
 @dataclass(frozen=True)
