@@ -28,6 +28,7 @@ from typing import Any
 from ..core.agents import resolve_agent_name
 from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
+from ..core.plans import load_catalog
 from ..core.project import AGENTS, Workspace, check_images, check_trusted
 from ..core.prompt import (
     ComposedPrompt,
@@ -51,7 +52,7 @@ from ..core.run import (
     run_auto,
     start_run,
 )
-from ..core.stories import Story, StoryCatalog, load_catalog
+from ..core.stories import Story, StoryCatalog
 from ..core.vocabulary import SUCCESS
 from .common import (
     EventLog,

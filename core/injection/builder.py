@@ -34,13 +34,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..plans import openspec
+from ..plans.bmad_spec import context_reason
 from ..project.config import Config, load_config
 from ..project.workspace import Workspace
 from ..secrets.commits import drop_commit_hashes
 from ..secrets.scan import scan_text
 from ..stories.model import Story
-from ..stories.sources import openspec
-from ..stories.sources.bmad_spec import context_reason
 from ..tokens.counter import Meter, TokenCounter, get_counter
 from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel

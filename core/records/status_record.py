@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..plans.writeback import RECORD_NAME
 from ..project.textfiles import read_text_file
-from ..stories.writeback import RECORD_NAME
 
 
 def unwritten_status(run_dir: Path, root: Path) -> str | None:

@@ -126,7 +126,7 @@ class Story:
         epic_tech_spec: root-relative ``tech-spec-epic-<N>.md`` of the story's epic (BMAD
             v5's per-epic technical specification), None when the epic has none.
         searched: root-relative folders searched for story files (each with its subfolders,
-            down to :data:`~promptdeck.core.stories.sources.bmad.STORY_DEPTH` levels), so a
+            down to :data:`~promptdeck.core.plans.bmad.STORY_DEPTH` levels), so a
             story with no file can say where it was looked for; empty for other sources.
     """
 
@@ -314,7 +314,7 @@ PLAN_BOARD = {
 }
 """A v7 plan's statuses as BMAD's board shows them (``ready-for-dev``, ``in-progress`` and
 ``done`` are the story statuses themselves). ``blocked`` is not here: only a v7 plan's board
-shows it as in-progress (:func:`~promptdeck.core.stories.sources.bmad_v7.plan_status`);
+shows it as in-progress (:func:`~promptdeck.core.plans.bmad_v7.plan_status`);
 anywhere else BMAD shows the value as written, so it is kept verbatim and unknown."""
 
 V4_STATUSES = {

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
 ARTIFACTS = "_bmad-output/implementation-artifacts"

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from promptdeck.core.atomic import write_whole
 from promptdeck.core.project.acknowledged_notes import acknowledge, acknowledgements_path
 

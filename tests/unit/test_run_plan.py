@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
@@ -17,7 +18,6 @@ from promptdeck.core.run.plan import (
     discard_plan,
     plan_run,
 )
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.units import human_bytes, human_tokens
 
 PLAN = RunPlan(

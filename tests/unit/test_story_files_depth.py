@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.project.config import Config
-from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import (
+from promptdeck.core.plans import bmad, bmad_spec
+from promptdeck.core.plans.catalog import (
     group_notes,
     load_bmad_plan,
     load_catalog,
     load_story_catalog,
 )
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.stories.model import Story, StoryCatalog
-from promptdeck.core.stories.sources import bmad, bmad_spec
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"

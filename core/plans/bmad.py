@@ -15,7 +15,7 @@ Stories come from two places that usually agree:
   down to :data:`STORY_DEPTH` levels (``stories/``, ``epic19/stories/``; ``{project-root}``
   resolved inside the project; a location outside it, missing, or not a folder is one
   unreadable entry and is never read).
-* Companions (:mod:`..companions`): a story's context (``<stem>.context.xml``,
+* Companions (:mod:`promptdeck.core.stories.companions`): a story's context (``<stem>.context.xml``,
   ``<stem>-context.md``), reports, validations, reviews and proposals named for it. They may
   open like the story, but they are never its file and never give its status; they are
   listed on the story (``Story.companions``) when their name starts with its key. A file
@@ -44,12 +44,12 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from ...project.bmad_folders import split_where
-from ...project.listing import folder_names
-from ...project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
-from ...project.workspace import Workspace
-from ..companions import companion_kind, context_stem, says_context, sibling_companion
-from ..keys import (
+from ..project.bmad_folders import split_where
+from ..project.listing import folder_names
+from ..project.textfiles import DEFAULT_READ_LIMIT, TextProblem, printable_name, read_text_file
+from ..project.workspace import Workspace
+from ..stories.companions import companion_kind, context_stem, says_context, sibling_companion
+from ..stories.keys import (
     epic_tracks,
     grammar_note,
     is_story_entry,
@@ -61,7 +61,7 @@ from ..keys import (
     number_text,
     read_entry_keys,
 )
-from ..model import (
+from ..stories.model import (
     Companion,
     SecondClaim,
     SkippedFile,

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError
-from ...project.config import MAX_TOML_DEPTH, check_toml_shape
-from ...project.listing import folder_names
-from ...project.textfiles import LONG_NUMBER, TextProblem, read_text_file
-from ...project.workspace import Workspace
-from ..keys import normalize_key
-from ..model import SourceResult, Story, Task, UnreadableEntry, read_status
+from ..errors import ConfigError
+from ..project.config import MAX_TOML_DEPTH, check_toml_shape
+from ..project.listing import folder_names
+from ..project.textfiles import LONG_NUMBER, TextProblem, read_text_file
+from ..project.workspace import Workspace
+from ..stories.keys import normalize_key
+from ..stories.model import SourceResult, Story, Task, UnreadableEntry, read_status
 from .bmad_spec import ContextEntry, context_entries, output_folder
 from .markdown import (
     PlanYamlError,

@@ -16,7 +16,7 @@
   stories in build order: ``id``, ``title``, ``description``, never a status) and
   ``stories/<id>-<slug>.md`` — each a build spec, whose ``status`` is the story's.
 
-This module reads those files into plain records; :mod:`promptdeck.core.stories.catalog` joins them
+This module reads those files into plain records; :mod:`promptdeck.core.plans.catalog` joins them
 to the stories.
 """
 
@@ -31,13 +31,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ...processes import resolve_program, safe_git_environment, work_tree_of
-from ...project.listing import folder_names
-from ...project.textfiles import TextProblem, read_text_file, read_text_head
-from ...project.workspace import Workspace
-from ..companions import companion_kind
-from ..keys import leading_key, natural_key, normalize_key, number_text
-from ..model import (
+from ..processes import resolve_program, safe_git_environment, work_tree_of
+from ..project.listing import folder_names
+from ..project.textfiles import TextProblem, read_text_file, read_text_head
+from ..project.workspace import Workspace
+from ..stories.companions import companion_kind
+from ..stories.keys import leading_key, natural_key, normalize_key, number_text
+from ..stories.model import (
     SecondClaim,
     SourceResult,
     Story,

@@ -13,15 +13,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...project.textfiles import (
+from ..project.textfiles import (
     DEFAULT_READ_LIMIT,
     HEAD_BYTES,
     TextProblem,
     read_text_file,
     read_text_head,
 )
-from ..keys import normalize_key
-from ..model import STATUS_LINE_MAX, SkippedFile, Task
+from ..stories.keys import normalize_key
+from ..stories.model import STATUS_LINE_MAX, SkippedFile, Task
 from .markdown import (
     Heading,
     TaskNestingError,
@@ -79,7 +79,7 @@ class StoryFile:
     """A note written after the status (``Status: cancelled (superseded by 1-2)``)."""
     heading: str = ""
     """The file's first heading as written (``Story 9.16: Sync - Context``): what tells a
-    story from a companion that opens like one (:mod:`..companions`)."""
+    story from a companion that opens like one (:mod:`promptdeck.core.stories.companions`)."""
 
 
 def _story_heading(heading: Heading | None) -> re.Match[str] | None:
