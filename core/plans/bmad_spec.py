@@ -46,7 +46,7 @@ from ..stories.model import (
     read_status,
     relpath,
 )
-from .bmad import epic_of
+from .epic_titles import epic_of
 from .markdown import (
     PlanYamlError,
     TaskNestingError,

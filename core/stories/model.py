@@ -126,7 +126,7 @@ class Story:
         epic_tech_spec: root-relative ``tech-spec-epic-<N>.md`` of the story's epic (BMAD
             v5's per-epic technical specification), None when the epic has none.
         searched: root-relative folders searched for story files (each with its subfolders,
-            down to :data:`~promptdeck.core.plans.bmad.STORY_DEPTH` levels), so a
+            down to :data:`~promptdeck.core.plans.story_scan.STORY_DEPTH` levels), so a
             story with no file can say where it was looked for; empty for other sources.
     """
 

@@ -15,13 +15,13 @@ from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_injection, build_story_injection
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.plans import bmad
-from promptdeck.core.plans.bmad import clean_epic_title
 from promptdeck.core.plans.catalog import (
     group_notes,
     load_catalog,
     load_story_catalog,
     summary_lines,
 )
+from promptdeck.core.plans.epic_titles import clean_epic_title
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.run.flow import story_flow

@@ -13,7 +13,7 @@ import sys
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from promptdeck.core.plans.bmad import _may_be_story_file, story_file_names
+from promptdeck.core.plans.story_scan import _may_be_story_file, story_file_names
 from promptdeck.core.stories.keys import artifact_category, leading_key, leading_key_category
 
 _PIECES = st.one_of(

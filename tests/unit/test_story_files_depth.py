@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.plans import bmad, bmad_spec
+from promptdeck.core.plans import bmad, bmad_spec, story_scan
 from promptdeck.core.plans.catalog import (
     group_notes,
     load_bmad_plan,
@@ -125,7 +125,7 @@ def test_the_folder_cap_stops_the_search_with_one_line(
     files = {f"{ART}/sprint-status.yaml": "development_status:\n  1-1-a: ready-for-dev\n"}
     files.update({f"{ART}/f{n}/notes.txt": "x\n" for n in range(6)})
     ws = make_workspace(tmp_path, files)
-    monkeypatch.setattr(bmad, "FOLDER_LIMIT", 3)
+    monkeypatch.setattr(story_scan, "FOLDER_LIMIT", 3)
     catalog = load_catalog(ws)
     lines = [w for w in catalog.warnings if "search stopped" in w]
     assert lines == [
