@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..plans import openspec
-from ..plans.bmad_spec import context_reason
+from ..plans.context_files import context_reason
 from ..project.config import Config, load_config
 from ..project.workspace import Workspace
 from ..secrets.commits import drop_commit_hashes

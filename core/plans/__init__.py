@@ -2,12 +2,15 @@
 status written back to them.
 
 Each reader makes :mod:`promptdeck.core.stories` values from one kind of plan: :mod:`.bmad`
-(v4–v6 sprint status and story files, with :mod:`.bmad_story_file`, :mod:`.sprint_status` and
-:mod:`.markdown`), :mod:`.bmad_spec` (spec folders, build specs and epic contexts),
-:mod:`.bmad_v7` (the initiative ticket tree), :mod:`.openspec` (changes). :mod:`.catalog` puts
-the sources side by side and is the prompt's story gatherer (``gather_story``: the story and
-the stories its phase covers, loading only what the phase needs); :mod:`.writeback` writes a
-phase's status back to the plan through the guarded rewrite.
+(v4–v6: the sprint plan joined to the story files :mod:`.story_scan` finds, each read by
+:mod:`.bmad_story_file`; :mod:`.sprint_status`, :mod:`.markdown` and :mod:`.epic_titles`
+read the rest), :mod:`.bmad_spec` (build and quick specs), :mod:`.spec_folders` (bmad-spec
+folders), :mod:`.bmad_v7` (the initiative ticket tree), :mod:`.openspec` (changes);
+:mod:`.context_files` holds the files a plan asks the agent to load and the epic contexts.
+:mod:`.catalog` puts the sources side by side and is the prompt's story gatherer
+(``gather_story``: the story and the stories its phase covers, loading only what the phase
+needs); :mod:`.writeback` writes a phase's status back to the plan through the guarded
+rewrite.
 
 A floor above the stories room (it makes its values) and below every room that reads a plan.
 """

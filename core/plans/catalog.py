@@ -73,7 +73,8 @@ def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceR
 def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
     # The sources load with the first read of a plan: the app's screen, handed a catalog read
     # by its opening helper, needs this module's plan watch and notes only.
-    from . import bmad, bmad_spec, bmad_v7
+    from . import bmad, bmad_spec, bmad_v7, spec_folders
+    from .context_files import output_folder
 
     v7 = bmad_v7.load_stories(workspace)
     if v7 is not None and v7[1]:
@@ -82,9 +83,7 @@ def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
         artifacts = workspace.root / workspace.config.paths_artifacts
         if (
             artifacts.is_dir()
-            or (workspace.root / bmad_spec.output_folder(workspace))
-            .joinpath(bmad_v7.ARCHIVE_V6)
-            .is_dir()
+            or (workspace.root / output_folder(workspace)).joinpath(bmad_v7.ARCHIVE_V6).is_dir()
         ):
             notes = (
                 *notes,
@@ -99,7 +98,7 @@ def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
     v6 = bmad.load_stories(workspace, only_key=only_key)
     scan = bmad_spec.scan_artifacts(workspace)
     stories, unattached, problems, notes = bmad_spec.attach_specs(workspace, v6.stories, scan)
-    folders = bmad_spec.spec_folder_stories(workspace)
+    folders = spec_folders.spec_folder_stories(workspace)
     stories += folders.stories
     if only_key is not None:
         stories = tuple(s for s in stories if s.key == only_key)

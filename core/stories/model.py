@@ -407,6 +407,12 @@ class SourceResult:
     unattached: tuple[str, ...] = ()
 
 
+def source_line(path: str, line: int) -> str:
+    """Where a plan says something, as a story's ``status_source`` shows it: ``path:line``,
+    or the path alone when the line is unknown (0)."""
+    return f"{path}:{line}" if line else path
+
+
 def relpath(root: Path, path: Path) -> str:
     """``path`` relative to ``root`` with forward slashes, without resolving symlinks.
 

@@ -299,7 +299,7 @@ def test_a_partial_clone_never_starts_the_program_its_remote_names(tmp_path: Pat
 def test_the_staleness_of_an_epic_context_never_starts_a_program_of_a_partial_clone(
     tmp_path: Path,
 ) -> None:
-    from promptdeck.core.plans.bmad_spec import epic_context_newer
+    from promptdeck.core.plans.context_files import epic_context_newer
     from promptdeck.core.project.config import Config
     from promptdeck.core.project.workspace import Workspace
 

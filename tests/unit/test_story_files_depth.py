@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.plans import bmad, bmad_spec, story_scan
+from promptdeck.core.plans import bmad_spec, context_files, story_scan
 from promptdeck.core.plans.catalog import (
     group_notes,
     load_bmad_plan,
@@ -271,7 +271,7 @@ def test_a_fresh_clone_is_not_stale_whatever_the_checkout_order(tmp_path: Path) 
     os.utime(ws.root / PLANNING / "epics.md", (3_000_000, 3_000_000))
     assert _stale(ws) is None
     story = load_catalog(ws).find("1-1")
-    reason, flags = bmad_spec.context_reason(ws, story, f"{ART}/epic-1-context.md")
+    reason, flags = context_files.context_reason(ws, story, f"{ART}/epic-1-context.md")
     assert (reason, flags) == ("epic context of epic 1", ())
 
 
