@@ -36,12 +36,24 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..project.bmad_folders import BMAD_TOML_LAYERS
-from ..project.config import MAX_TOML_DEPTH, check_toml_shape
 from ..project.listing import folder_names
-from ..project.textfiles import LONG_NUMBER, TextProblem, read_text_file
+from ..project.textfiles import (
+    LONG_NUMBER,
+    MAX_TOML_DEPTH,
+    TextProblem,
+    check_toml_shape,
+    read_text_file,
+)
 from ..project.workspace import Workspace
 from ..stories.keys import normalize_key
-from ..stories.model import SourceResult, Story, Task, UnreadableEntry, read_status, source_line
+from ..stories.model import (
+    SourceResult,
+    Story,
+    Task,
+    UnreadableEntry,
+    plan_status,
+    source_line,
+)
 from .context_files import ContextEntry, context_entries, output_folder
 from .markdown import (
     PlanYamlError,
@@ -499,31 +511,6 @@ def load_tree(workspace: Workspace) -> V7Tree | None:
         return tree if tree.problems else None
     load_backlog(workspace, tree)
     return tree
-
-
-def plan_status(raw: str | None) -> tuple[str, bool]:
-    """``(status, known)`` for a plan's ``status`` on BMAD's board (see
-    :func:`~promptdeck.core.stories.model.read_status`): no plan at all, a draft and a plan
-    ready for dev are backlog, and ``dropped`` — work that will not be done — stays
-    ``dropped``."""
-    if raw is None:
-        return "backlog", True
-    word = raw.strip().lower()
-    if word == "dropped":
-        return "dropped", True
-    if word == "ready-for-dev":
-        # BMAD's board: a plan that is ready but not started is still backlog.
-        return "backlog", True
-    if word in _V7_BOARD:
-        return _V7_BOARD[word], True
-    reading = read_status(raw)
-    return reading.status, reading.known
-
-
-_V7_BOARD = {"blocked": "in-progress"}
-"""A v7 plan's own words its board shows as a story status: a blocked plan sits in
-in-progress there. Other plans keep ``blocked`` as written (see
-:data:`~promptdeck.core.stories.model.PLAN_BOARD`)."""
 
 
 def ticket_story(ticket: V7Ticket) -> Story:
