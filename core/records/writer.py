@@ -42,6 +42,7 @@ from .schema import finite_json
 
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
+"""A dry run's id; older versions kept its files in ``runs/dry-run``, never listed as a run."""
 GITIGNORE_RELPATH = ".promptdeck/.gitignore"
 GITIGNORE_LINES = ("runs/", "exports/", "locks/")
 
@@ -164,14 +165,13 @@ class RunRecord:
             return cls(folder, run_id, stream_format)
 
     @classmethod
-    def dry_run(cls, root: Path) -> RunRecord:
-        """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
-        folder = runs_dir(root) / DRY_RUN_DIR
-        ensure_inside(root, folder, "the runs folder")
-        state_dir(root, folder)
-        ensure_inside(root, folder, "the runs folder")
-        ensure_gitignore(root)
-        return cls(folder, DRY_RUN_DIR)
+    def dry_run(cls) -> RunRecord:
+        """A fresh temporary folder for ``--dry-run``'s prompt files, outside the project: a
+        dry run writes nothing into the project (``promptdeck-dry-run-…`` in the system's
+        temporary folder, private to the user, left for the user to read)."""
+        import tempfile
+
+        return cls(Path(tempfile.mkdtemp(prefix="promptdeck-dry-run-")), DRY_RUN_DIR)
 
     def discard(self) -> None:
         """Remove the run folder of a run that never started (its prompt files could not be

@@ -117,7 +117,7 @@ def prepare_run(
     story = prompt.story
     phase = prompt.request.phase
     if dry_run:
-        record = RunRecord.dry_run(workspace.root)
+        record = RunRecord.dry_run()
     else:
         record = RunRecord.create(
             workspace.root, story.id, phase, stream_format=backend.stream_format
