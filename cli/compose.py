@@ -199,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
                 "part": args.part,
                 "content": content,
                 "signature": prompt.signature,
+                "size": prompt.size().to_dict(),
             }
         )
     elif isinstance(content, str):

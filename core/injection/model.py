@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import InjectionTooLarge
 from ..tokens.counter import Meter
+from ..units import SENT_LABEL, UNREAD_LABEL
 from ..vocabulary import COMPANION_KINDS, FileStatus, InjectionLevel
 
 if TYPE_CHECKING:  # findings come made (unpickled, their module imported then): no scanner here
@@ -213,6 +214,14 @@ class InjectedFile:
         """True when the file's content is in the injection."""
         return self.status == INCLUDED
 
+    @property
+    def bytes_label(self) -> str | None:
+        """What :attr:`bytes` counts: ``sent to the agent`` (its text is in the prompt), ``on
+        disk, not read`` (a file measured but not sent), None when there is nothing."""
+        if self.included:
+            return SENT_LABEL
+        return UNREAD_LABEL if self.bytes else None
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of one ``inspect --json`` file row."""
         return {
@@ -220,6 +229,7 @@ class InjectedFile:
             "category": self.category,
             "status": self.status,
             "bytes": self.bytes,
+            "bytes_label": self.bytes_label,
             "tokens": self.tokens,
             "reason": self.reason,
             "why": self.why,
@@ -271,6 +281,11 @@ class Injection:
         """The ``count`` largest files that make up the size (all when None), largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
         return largest_first(sized, count)
+
+    @property
+    def unread_bytes(self) -> int:
+        """The size on disk of the files too large to read: in :attr:`size_bytes`, never sent."""
+        return sum(f.bytes for f in self.files if f.status == TOO_LARGE)
 
     def too_large(self) -> InjectionTooLarge:
         """This injection's refusal over its error line (:func:`too_large`)."""
