@@ -465,8 +465,8 @@ def section_corpus(rounds: int, verdicts: Verdicts) -> None:
 def section_stories(rounds: int, verdicts: Verdicts) -> None:
     print(f"\n== stories --json, 50,000 artifact files, fresh processes  [{load()}]", flush=True)
     root = Path(make_synthetic_workspace(WORK / "synthetic-50000", 50_000)["root"])
+    from promptdeck.core.plans.catalog import load_catalog
     from promptdeck.core.project.workspace import open_workspace
-    from promptdeck.core.stories.catalog import load_catalog
 
     artifacts = str(root / ARTIFACTS)
     catalog = load_catalog(open_workspace(root))

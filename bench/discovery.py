@@ -25,14 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 from synthetic import make_synthetic_workspace
 
 TARGET_MS = 300.0
 _COLD_SNIPPET = """
 import json, sys, time
-from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 workspace = open_workspace(sys.argv[1])
 start = time.perf_counter()

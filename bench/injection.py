@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import TokenCounter
 from synthetic import make_synthetic_workspace
 

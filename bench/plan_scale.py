@@ -30,8 +30,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 
 ART = "_bmad-output/implementation-artifacts"
 TARGET_RATIO = 2.0

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from promptdeck.core.guard import ScopeGuard, write_scope
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 
 BUDGET_MS = 100.0
 ROUNDS = 5

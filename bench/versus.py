@@ -194,10 +194,10 @@ def bar(value: float, top: float, width: int = 40) -> str:
 def section_in_process(root: Path, runs: int) -> None:
     from promptdeck.core.injection.builder import build_story_injection
     from promptdeck.core.injection.model import Selection
+    from promptdeck.core.plans.catalog import load_catalog
     from promptdeck.core.project.workspace import open_workspace
     from promptdeck.core.prompt.compose import compose_prompt
     from promptdeck.core.prompt.request import PromptRequest
-    from promptdeck.core.stories.catalog import load_catalog
     from promptdeck.core.tokens.counter import get_counter
 
     print(f"\n== warm rebuilds in one process (encoder built)  [{load()}]")
@@ -275,7 +275,7 @@ def section_in_process(root: Path, runs: int) -> None:
 
 DISCOVERY_CHILD = r"""
 import json, os, sys, time
-from promptdeck.core.stories.catalog import load_catalog
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 workspace = open_workspace(sys.argv[1])
 start = time.perf_counter()

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from ..core.agents import resolve_agent_name
 from ..core.errors import EXIT_OK, UsageError
 from ..core.phases import PHASE_NAMES
+from ..core.plans import load_catalog
 from ..core.project import check_images, check_trusted
 from ..core.prompt import PromptRequest, compose_prompt
 from ..core.records import RunResult
 from ..core.run import Session, start_run
-from ..core.stories import load_catalog
 from ..core.units import context_share
 from .common import (
     add_inclusion_options,

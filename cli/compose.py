@@ -117,10 +117,7 @@ def compose_from(args: argparse.Namespace, *, count_tokens: bool) -> ComposedPro
 
 def too_large(prompt: ComposedPrompt) -> InjectionTooLarge:
     """The error for an injection over its error line."""
-    injection = prompt.injection
-    return InjectionTooLarge(
-        injection.size_bytes, injection.error_bytes, injection.command_name, injection.largest()
-    )
+    return prompt.injection.too_large()
 
 
 def refuse_secrets(prompt: ComposedPrompt, allowed: bool) -> None:
@@ -202,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
                 "part": args.part,
                 "content": content,
                 "signature": prompt.signature,
+                "size": prompt.size().to_dict(),
             }
         )
     elif isinstance(content, str):

@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
     if args.now and args.new:
         raise UsageError("give a second RUN or --now, not both")
     if args.now:
+        from ..core.plans import load_catalog
         from ..core.prompt import compose_prompt
-        from ..core.stories import load_catalog
         from ..core.tokens import get_counter
 
         catalog = load_catalog(workspace)

@@ -15,14 +15,9 @@ import argparse
 import sys
 
 from ..core.errors import EXIT_OK
+from ..core.plans import group_notes, load_catalog, where_stories_come_from
 from ..core.project import Workspace
-from ..core.stories import (
-    Story,
-    StoryCatalog,
-    group_notes,
-    load_catalog,
-    where_stories_come_from,
-)
+from ..core.stories import Story, StoryCatalog
 from . import table
 from .common import add_workspace_options, print_json, workspace_from
 from .common import console as common_console

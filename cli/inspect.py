@@ -20,6 +20,7 @@ from ..core.project import Config, Workspace
 from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line
 from ..core.tokens import ARGV_LIMIT_BYTES, get_counter
+from ..core.units import SENT_LABEL, UNREAD_LABEL
 from . import table
 from .common import (
     add_inclusion_options,
@@ -138,6 +139,7 @@ def inspect_payload(prompt: ComposedPrompt, config: Config | None = None) -> dic
             "signature": prompt.signature,
             "system": prompt.system_meter.to_dict(),
             "user": prompt.user_meter.to_dict(),
+            "size": prompt.size().to_dict(),
             "argv_limit": ARGV_LIMIT_BYTES,
             "level": injection.level,
             "rules": None
@@ -273,7 +275,9 @@ def _print_report(
             item.status,
             _num(item.bytes),
             _num(item.tokens),
-            (f"{item.why}: " if item.why else "")
+            # A size that is not sent says so: the file was measured on disk, never read.
+            (f"{UNREAD_LABEL}: " if item.bytes_label == UNREAD_LABEL else "")
+            + (f"{item.why}: " if item.why else "")
             + item.reason
             + (f" [{', '.join(item.flags)}]" if item.flags else ""),
         ]
@@ -320,11 +324,21 @@ def _print_report(
         note = injection.toggle_note(category)
         if note:
             console.print(Text.assemble((f"{flag} ", "bold"), f"changes nothing: {note}"))
+    # Every size says what it counts: the bytes sent to the agent, or a size on disk unread.
+    size = prompt.size()
+    console.print(Text.assemble(("prompt ", "bold"), size.describe()))
     level_style = {"ok": "green", "warning": "yellow", "error": "red"}[injection.level]
+    unread = injection.unread_bytes
+    counted = (
+        f" ({injection.size_bytes - unread:,} B {SENT_LABEL} + {unread:,} B {UNREAD_LABEL})"
+        if unread
+        else f" {SENT_LABEL}"
+    )
     console.print(
         Text.assemble(
             ("injection ", "bold"),
-            (f"{injection.size_bytes:,} bytes", level_style),
+            (f"{injection.size_bytes:,} B", level_style),
+            counted,
             f" · warning line {injection.warn_bytes:,} · error line {injection.error_bytes:,}"
             f" · {injection.level}",
         )
@@ -334,14 +348,14 @@ def _print_report(
     console.print(
         Text.assemble(
             ("system prompt ", "bold"),
-            f"{system_bytes:,} bytes · {_num(prompt.system_meter.tokens)} tokens · "
+            f"{system_bytes:,} B {SENT_LABEL} · {_num(prompt.system_meter.tokens)} tokens · "
             f"{fits} the {ARGV_LIMIT_BYTES:,}-byte argv limit (one argument)",
         )
     )
     console.print(
         Text.assemble(
             ("user message ", "bold"),
-            f"{prompt.user_meter.bytes:,} bytes · {_num(prompt.user_meter.tokens)} tokens",
+            f"{prompt.user_meter.bytes:,} B {SENT_LABEL} · {_num(prompt.user_meter.tokens)} tokens",
         )
     )
     rules = prompt.rules

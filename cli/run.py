@@ -13,7 +13,12 @@ over the size limit; 130 Ctrl-C (128 + the signal for SIGTERM/SIGHUP).
 ``--with``, ``[flow] auto_<phase>``), and never lets them block: see
 :mod:`promptdeck.core.run.optional_phases`. It starts where the flow says, which, before any
 dev run is recorded, is where the story's tracked status says (review for a ``review`` story,
-dev for an ``in-progress`` one); ``--auto --dry-run`` shows that phase's confirmation and why.
+dev for an ``in-progress`` one); ``--auto --dry-run`` lists the phases it would run, in order
+and each with why (were each to succeed), then shows the first one's confirmation.
+
+``--dry-run`` writes nothing into the project: its prompt files go to a temporary folder the
+confirmation names, file choices given with it are not remembered, and with no agent installed
+it shows the run Claude Code would make, saying so.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.agents import resolve_agent_name
-from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, InjectionTooLarge, UsageError
+from ..core.errors import EXIT_NO_SIGNAL, EXIT_OK, NoAgentError, UsageError
 from ..core.phases import PHASE_NAMES
+from ..core.plans import load_catalog
 from ..core.project import AGENTS, Workspace, check_images, check_trusted
 from ..core.prompt import (
     ComposedPrompt,
@@ -40,10 +46,10 @@ from ..core.prompt import (
 from ..core.records import RunResult
 from ..core.run import (
     Suggestion,
+    auto_course,
     auto_plan,
     confirmation_blocks,
     describe_plan,
-    flow_for,
     holding,
     last_failure,
     parse_with,
@@ -51,7 +57,7 @@ from ..core.run import (
     run_auto,
     start_run,
 )
-from ..core.stories import Story, StoryCatalog, load_catalog
+from ..core.stories import Story, StoryCatalog
 from ..core.vocabulary import SUCCESS
 from .common import (
     EventLog,
@@ -108,8 +114,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="write the prompt files and print the confirmation the app shows; launch nothing "
-        "(with --auto: of the phase --auto would start with, and why)",
+        help="print the confirmation the app shows, its prompt files in a temporary folder; "
+        "launch nothing and write nothing into the project (with --auto: the phases --auto "
+        "would run, in order and why, then the first one's confirmation)",
     )
     parser.add_argument(
         "--mode",
@@ -221,15 +228,16 @@ _SPACED_BLOCKS = frozenset({"secrets", "refusal", "command"})
 """Blocks the confirmation screen sets off with a blank line (their ``margin-top``)."""
 
 
-def _first_request(
+def _auto_course(
     args: argparse.Namespace,
     workspace: Workspace,
     catalog: StoryCatalog,
     story: Story,
 ) -> tuple[PromptRequest, str] | None:
-    """The request ``--auto`` would run first for ``story`` (the same optional phases passed
-    over, the same variants) and why (the confirmation says it); None when the flow suggests
-    nothing for a done story (its note is printed).
+    """List the phases ``--auto`` would run for ``story``, in order and each with why, as its
+    own flow chooses them (the same optional phases passed over, the same variants), were
+    each to succeed; the request of the first and why. None when the flow suggests nothing for
+    a done story (its note is printed).
 
     Raises:
         UsageError: a story not done has nothing to run (the flow's note says why).
@@ -240,17 +248,42 @@ def _first_request(
         asked=parse_with(args.with_phases),
         standard=args.standard,
     )
-    flow = flow_for(workspace, catalog, story, skip=plan.skip)
-    suggestion = flow.suggestion
-    if suggestion is None:
+    first = None
+    if args.phase is not None:
+        given = _request(args, workspace, args.phase)
+        first = Suggestion(
+            given.phase, given.mode, given.retry_reason, given.failure, why="--phase"
+        )
+    course, flow = auto_course(workspace, catalog, story, first=first, skip=plan.skip)
+    if not course:
         if not flow.done:
             raise UsageError(f"run --auto: nothing to run for {story.id}: {flow.note}")
         print(f"promptdeck: {flow.note}", file=sys.stderr)
         return None
-    variant = plan.variants.get(suggestion.phase)
+    phases = [
+        {
+            "phase": step.phase,
+            "mode": step.mode,
+            "variant": plan.variants.get(step.phase, "standard"),
+            "why": step.why,
+        }
+        for step in course
+    ]
+    args.auto_course = {"phases": phases, "then": flow.note or None}
+    if not args.json:
+        print(f"--auto would run, were each phase to succeed ({plan.describe()}):")
+        for number, step in enumerate(phases, 1):
+            mode = f" ({step['mode']})" if step["mode"] != "create" else ""
+            party = " [party]" if step["variant"] == "party" else ""
+            print(f"  {number}. {step['phase']}{mode}{party} — {step['why']}")
+        print(f"  then: {flow.note}" if flow.note else "  then: the story is done")
+        print()
+    first_step = course[0]
     selection = request_from(argparse.Namespace(**{**vars(args), "phase": "dev"})).selection
-    request = replace(suggestion.request(story.id, selection), variant=variant)
-    return request, suggestion.why
+    request = replace(
+        first_step.request(story.id, selection), variant=plan.variants.get(first_step.phase)
+    )
+    return request, first_step.why if first is None else ""
 
 
 def _dry_run(
@@ -258,9 +291,9 @@ def _dry_run(
 ) -> int:
     """Print the run's confirmation exactly as the app shows it, and launch nothing.
 
-    The prompt files go to ``.promptdeck/runs/dry-run/`` (the run folder the confirmation
-    names). Over the error line nothing is written: the refusal, with what would bring the
-    injection under, is printed and the exit code is 3.
+    The prompt files go to a fresh temporary folder outside the project (the run folder the
+    confirmation names). Over the error line nothing is written: the refusal, with what would
+    bring the injection under, is printed and the exit code is 3.
     """
     if not prompt.counted:
         # The confirmation shows the system prompt's tokens, as the app's does; the run's own
@@ -277,6 +310,10 @@ def _dry_run(
     plan = describe_plan(workspace, planned, agent=args.agent, images=args.checked_images, why=why)
     if args.json:
         payload = plan.to_dict()
+        if getattr(args, "auto_course", None) is not None:
+            payload["auto"] = args.auto_course
+        if getattr(args, "agent_needed", None):
+            payload["agent_needed"] = args.agent_needed
         prepared = planned.prepared
         if prepared is not None:
             payload["launch"] = {
@@ -294,12 +331,7 @@ def _dry_run(
     injection = prompt.injection
     if planned.prepared is None:
         # The same one line and exit code as a run refused for its size.
-        raise InjectionTooLarge(
-            injection.size_bytes,
-            injection.error_bytes,
-            injection.command_name,
-            injection.largest(None),
-        )
+        raise injection.too_large()
     return EXIT_OK
 
 
@@ -350,8 +382,17 @@ def run(args: argparse.Namespace) -> int:
     from .resume import say_interrupted  # here: resume's module imports this one
 
     say_interrupted(workspace)
-    # Refuse before anything is composed or written: no agent is no run.
-    args.agent = resolve_agent_name(args.agent, workspace.config)
+    args.agent_needed = None
+    try:
+        # Refuse before anything is composed or written: no agent is no run.
+        args.agent = resolve_agent_name(args.agent, workspace.config)
+    except NoAgentError as exc:
+        if not args.dry_run:
+            raise
+        # The dry run launches nothing: it shows the run Claude Code would make, and says a
+        # run needs an agent.
+        args.agent, args.agent_needed = "claude", str(exc)
+        print(f"promptdeck: note: {exc}; the dry run shows Claude Code's run", file=sys.stderr)
     if not args.dry_run:  # the dry run shows what the config chooses, and starts nothing
         check_trusted(workspace, args.agent)
     catalog = load_catalog(workspace)
@@ -363,9 +404,10 @@ def run(args: argparse.Namespace) -> int:
     if args.auto and not args.dry_run:
         return _auto(args, workspace, story, printer)
     why = ""
-    if args.auto and args.phase is None:
-        # The dry run of --auto shows the phase --auto would start with, chosen as it chooses.
-        first = _first_request(args, workspace, catalog, story)
+    if args.auto:
+        # The dry run of --auto lists the phases --auto would run, chosen as it chooses, and
+        # shows the first one's confirmation.
+        first = _auto_course(args, workspace, catalog, story)
         if first is None:
             return EXIT_OK
         request, why = first
@@ -375,7 +417,16 @@ def run(args: argparse.Namespace) -> int:
         ignored = None if args.auto else ignored_variant_flags(args, request.phase)
         if ignored:
             print(f"promptdeck: warning: {ignored}", file=sys.stderr)
-    prompt = _compose(workspace, catalog, request, args.events, enforce=not args.dry_run, args=args)
+    # A dry run writes nothing into the project: the file choices given with it are shown, not
+    # remembered.
+    prompt = _compose(
+        workspace,
+        catalog,
+        request,
+        args.events,
+        enforce=not args.dry_run,
+        args=None if args.dry_run else args,
+    )
     if args.dry_run:
         return _dry_run(args, workspace, prompt, why)
     for warning in prompt.warnings:

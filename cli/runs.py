@@ -1,8 +1,10 @@
 """``promptdeck runs`` and ``promptdeck show``: the run records of the workspace.
 
 ``runs`` lists every run (story, phase, attempt, agent, outcome, signal and reason, duration,
-cost, tokens), oldest first; ``show RUN`` prints one run: its meta, result, signals and the
-paths of its files. ``RUN`` is a run id, a unique prefix of one, or ``last``.
+cost, tokens, the predicted and the actual cost and why the cache missed), oldest first; on a
+narrow terminal its cells abbreviate (``1.2M`` tokens, ``prefix`` for a changed prefix) before
+any column steps aside. ``show RUN`` prints one run: its meta, result, cost record, signals and
+the paths of its files. ``RUN`` is a run id, a unique prefix of one, or ``last``.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from ..core.errors import EXIT_OK
 from ..core.fleet import interrupted_runs, list_worktrees
 from ..core.records import RunInfo, load_run, scan_runs
 from ..core.terminal import printable_line
-from ..core.units import cost_label, tokens_total
+from ..core.units import cost_label, human_tokens, tokens_total
 from .common import add_workspace_options, print_json, warn, workspace_from
 from .common import console as common_console
 from .flight import add_turns_option, show_turns
-from .table import Column, print_records
+from .table import Cell, Column, print_records
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,31 +55,62 @@ RUN_COLUMNS = (
     Column("#", keep=3, right=True),
     Column("agent", keep=2),
     Column("outcome"),
-    Column("signal", keep=5, minimum=12),
+    Column("signal", keep=5, minimum=10),
     Column("time", keep=4, right=True),
     Column("cost", keep=1, right=True),
-    Column("tokens", keep=2, right=True),
-    Column("predicted", keep=1, right=True),
-    Column("actual", keep=1, right=True),
+    Column("tokens", keep=2, right=True, short_name="tok"),
+    Column("predicted", keep=1, right=True, short_name="pred"),
+    Column("actual", keep=1, right=True, short_name="act"),
     Column("miss", keep=1),
 )
-"""What ``runs`` shows; at 80 columns cost, tokens and agent step aside first."""
+"""What ``runs`` shows. Its cells abbreviate first (every column fits at 120 columns); at 80,
+cost, the predicted and actual cost and the miss step aside first, then tokens and agent."""
+
+MISS_ABBREVIATIONS = {
+    "ttl_expired": "ttl",
+    "prefix_changed": "prefix",
+    "model_switch": "model",
+    "below_minimum": "min",
+    "no_previous_run": "first run",
+}
+"""A named cache miss as a narrow ``runs`` shows it (``show`` and ``--json`` name it whole)."""
 
 
-def _tokens(usage: Usage | None) -> str:
+def _miss_cell(misses: tuple[str, ...]) -> Cell:
+    """The misses whole; then each changed prefix by its file's name; then each miss by its
+    name; then abbreviated (``ttl, prefix``)."""
+    if not misses:
+        return "-"
+    names = [miss.split("@", 1)[0] for miss in misses]
+    by_file = [
+        f"{name}@{miss.split('@', 1)[1].rsplit('/', 1)[-1]}" if "@" in miss else miss
+        for name, miss in zip(names, misses, strict=True)
+    ]
+    short = [MISS_ABBREVIATIONS.get(name, name) for name in names]
+    return tuple(dict.fromkeys(", ".join(form) for form in (misses, by_file, names, short)))
+
+
+def _money_cell(dollars: float | None) -> Cell:
+    """``$0.0412``, then ``$0.04`` (``unknown`` stays)."""
+    text = money(dollars)
+    return text if dollars is None or not text.startswith("$") else (text, f"${dollars:.2f}")
+
+
+def _tokens(usage: Usage | None) -> Cell:
     if usage is None:
         return "-"
     total, invalid = tokens_total(*usage.to_dict().values())
-    return " + ".join([f"{total:,}", *invalid])
+    full = " + ".join([f"{total:,}", *invalid])
+    return full if invalid else (full, human_tokens(total))
 
 
-def _cost_cells(record: CostRecord | None, simulation: bool = False) -> list[str]:
+def cost_cells(record: CostRecord | None, simulation: bool = False) -> list[Cell]:
     """Predicted and actual dollars and the named misses, from the run's cost record; a
     simulation (the replay agent) shows no dollars: its usage is invented, never a cost."""
     if record is None or simulation:
         return ["—", "—", "-"]
-    actual = money(record.actual) if record.reported else "—"
-    return [money(record.predicted), actual, ", ".join(record.misses) or "-"]
+    actual = _money_cell(record.actual) if record.reported else "—"
+    return [_money_cell(record.predicted), actual, _miss_cell(record.misses)]
 
 
 def _with_cost(run: RunInfo, root: Path) -> dict[str, Any]:
@@ -119,13 +152,17 @@ def run_list(args: argparse.Namespace) -> int:
                 run.story,
                 run.phase_label,
                 str(run.attempt),
-                agent_label(meta.agent or ""),
+                (agent_label(meta.agent or ""), meta.agent or "none"),
                 run.outcome,
                 signal,
-                f"{result.duration_s:.1f}s" if result is not None else "-",
+                (
+                    (f"{result.duration_s:.1f}s", f"{result.duration_s:.0f}s")
+                    if result is not None
+                    else "-"
+                ),
                 cost_label(result.cost_usd if result is not None else None),
                 _tokens(result.usage if result is not None else None),
-                *_cost_cells(read_cost(run.dir, workspace.root), meta.simulation),
+                *cost_cells(read_cost(run.dir, workspace.root), meta.simulation),
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
@@ -134,11 +171,12 @@ def run_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def show_payload(info: RunInfo) -> dict[str, Any]:
-    """The ``show --json`` shape."""
+def show_payload(info: RunInfo, root: Path) -> dict[str, Any]:
+    """The ``show --json`` shape: the run as ``runs --json`` lists it (its cost record
+    included), with its folder, files, meta, result and signals."""
     files = sorted(p.name for p in info.dir.iterdir() if p.is_file())
     return {
-        **info.to_dict(),
+        **_with_cost(info, root),
         "dir": str(info.dir),
         "files": files,
         "meta": dict(info.meta),
@@ -153,7 +191,7 @@ def run_show(args: argparse.Namespace) -> int:
     info = load_run(workspace.root, args.run_id)
     if getattr(args, "turns", False):
         return show_turns(args, workspace, info)
-    payload = show_payload(info)
+    payload = show_payload(info, workspace.root)
     if args.json:
         print_json(payload)
         return EXIT_OK
@@ -184,6 +222,11 @@ def run_show(args: argparse.Namespace) -> int:
             print("staged\n" + result.staged_stat)
         for warning in result.warnings:
             print(f"warning  {warning}")
+    # The cells `runs` shows, whole: the same record, read the same way.
+    cells = cost_cells(read_cost(info.dir, workspace.root), meta.simulation)
+    predicted, actual, miss = (cell if isinstance(cell, str) else cell[0] for cell in cells)
+    print(f"predicted {predicted} · actual {actual}")
+    print(f"miss     {miss}")
     for signal in info.signals:
         print(f"signal   {signal.get('at')} {signal.get('line')}")
     print(f"folder   {info.dir}")

@@ -6,14 +6,9 @@ import argparse
 import sys
 
 from ..core.errors import EXIT_OK
+from ..core.plans import group_notes, load_catalog, summary_lines, where_stories_come_from
 from ..core.project import Workspace
-from ..core.stories import (
-    StoryCatalog,
-    group_notes,
-    load_catalog,
-    summary_lines,
-    where_stories_come_from,
-)
+from ..core.stories import StoryCatalog
 from ..core.terminal import printable_line
 from . import table
 from .common import add_workspace_options, print_json, warn, workspace_from

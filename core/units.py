@@ -7,6 +7,8 @@ take them from here.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 KIB = 1024
 """Bytes in a kibibyte: sizes are binary (KiB, MiB), as the thresholds are configured."""
@@ -113,3 +115,55 @@ def context_share(tokens: object, window: object) -> float | None:
     if used is None or not size:
         return None
     return used / size
+
+
+SENT_LABEL = "sent to the agent"
+"""What a prompt's size counts on every face: the bytes the agent receives, the system prompt
+and the user message as composed (``system.md`` and ``user.md`` of its run, byte for byte)."""
+UNREAD_LABEL = "on disk, not read"
+"""What a file's size counts where the file is too large to read: its size on disk, never
+sent (the injection's size, which the warning and error lines judge, counts it)."""
+
+
+@dataclass(frozen=True)
+class PromptSize:
+    """One prompt's size, labelled the same on every face (``inspect``, ``compose --json``, the
+    app's meter and copy menu): the bytes sent, and apart, any bytes on disk left unread.
+
+    Attributes:
+        system_bytes: the composed system prompt, UTF-8.
+        user_bytes: the composed user message, UTF-8.
+        unread_bytes: the size on disk of the files too large to read (0 when none).
+    """
+
+    system_bytes: int
+    user_bytes: int
+    unread_bytes: int = 0
+
+    @property
+    def sent_bytes(self) -> int:
+        """The bytes the agent receives: system prompt and user message."""
+        return self.system_bytes + self.user_bytes
+
+    def describe(self) -> str:
+        """``10,138 B sent to the agent (system prompt 10,115 B + user message 23 B, as
+        composed)``, then ``; 174,592 B more on disk, not read`` when a file was too large."""
+        text = (
+            f"{self.sent_bytes:,} B {SENT_LABEL} (system prompt {self.system_bytes:,} B + "
+            f"user message {self.user_bytes:,} B, as composed)"
+        )
+        if self.unread_bytes:
+            text += f"; {self.unread_bytes:,} B more {UNREAD_LABEL}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``size`` of ``inspect --json`` and ``compose --json``."""
+        return {
+            "sent_bytes": self.sent_bytes,
+            "system_bytes": self.system_bytes,
+            "user_bytes": self.user_bytes,
+            "unread_bytes": self.unread_bytes,
+            "label": SENT_LABEL,
+            "unread_label": UNREAD_LABEL,
+            "text": self.describe(),
+        }

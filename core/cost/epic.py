@@ -25,10 +25,10 @@ from typing import Any
 from ..errors import PromptdeckError, StoryNotFound
 from ..injection.model import Selection
 from ..phases.table import get_phase
+from ..plans.catalog import load_catalog
 from ..project.textfiles import TextProblem, read_text_head, resolve_inside, stat_regular
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
-from ..stories.catalog import load_catalog
 from ..stories.model import Story
 from ..tokens import ARGV_LIMIT_BYTES
 from ..tokens.counter import TokenCounter, get_counter

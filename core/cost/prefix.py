@@ -27,10 +27,10 @@ from typing import Any
 from ..injection.model import Selection
 from ..layers.delivery import FILES_LABEL
 from ..layers.model import LAYER_TITLES
+from ..plans.catalog import load_catalog
 from ..project.workspace import Workspace
 from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest
-from ..stories.catalog import load_catalog
 from ..stories.model import StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
 

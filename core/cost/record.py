@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agent_names import is_simulation
+from ..atomic import write_whole
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
@@ -37,15 +36,7 @@ COST_MAX_BYTES = 256 * 1024
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".cost-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=2, ensure_ascii=False)
-            out.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_whole(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o600)
 
 
 def _read(run_dir: Path, root: Path) -> dict[str, Any] | None:

@@ -35,12 +35,12 @@ import yaml
 from ..errors import UsageError
 from ..phases.outcome import ProcessEnd, decide_outcome, exit_code_for
 from ..phases.signals import deciding_signal, parse_text
+from ..plans.catalog import load_catalog
 from ..project.textfiles import TextProblem, read_json_object, read_text
 from ..project.workspace import Workspace, ensure_inside
 from ..records.reader import load_run_dir
 from ..records.schema import RunMeta
 from ..records.writer import RunRecord
-from ..stories.catalog import load_catalog
 from .overlap import epic_overlap
 from .worktrees import slug
 

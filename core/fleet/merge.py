@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GitError
-from ..project.workspace import Workspace
-from ..run import gitops
-from ..stories.keys import story_entry_keys
-from ..stories.sources.sprint_status import (
+from ..plans.sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,
     parse_sprint_status,
 )
-from ..stories.writeback import set_sprint_status
+from ..plans.writeback import set_sprint_status
+from ..project.workspace import Workspace
+from ..run import gitops
+from ..stories.keys import story_entry_keys
 from .worktrees import StoryWorktree
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..plans.markdown import iter_headings, section_lines
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..records.reader import list_runs
 from ..stories.keys import normalize_key
 from ..stories.model import Story, Task
-from ..stories.sources.markdown import iter_headings, section_lines
 
 FOOTPRINT_SECTIONS = re.compile(r"\b(file list|code map|files? to (change|touch|create))\b", re.I)
 """Headings whose sections list the files a story touches."""
@@ -329,7 +329,7 @@ def plan_overlap(
 
 def v7_after(workspace: Workspace) -> dict[str, tuple[str, ...]]:
     """Each v7 story's prerequisites (its entry's ``after``), by story key, as story ids."""
-    from ..stories.sources.bmad_v7 import load_tree
+    from ..plans.bmad_v7 import load_tree
 
     tree = load_tree(workspace)
     if tree is None:
@@ -357,7 +357,7 @@ def epic_overlap(workspace: Workspace, epic: str) -> OverlapPlan:
         StoryNotFound: the epic has no stories (exit 2).
     """
     from ..errors import StoryNotFound
-    from ..stories.catalog import load_catalog
+    from ..plans.catalog import load_catalog
 
     catalog = load_catalog(workspace)
     stories = catalog.in_group(epic)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..agents.registry import resolve_agent_name
 from ..errors import PromptdeckError, SecretsInInjection, UsageError
+from ..plans.catalog import load_catalog
 from ..project.trust import check_trusted, config_trust, trust_config
 from ..project.workspace import Workspace, open_workspace
 from ..records.reader import list_runs
@@ -33,7 +34,6 @@ from ..run.flow import run_auto
 from ..run.locks import holding
 from ..run.optional_phases import auto_plan
 from ..run.runner import start_run
-from ..stories.catalog import load_catalog
 from . import worktrees
 from .merge import MergeOutcome, merge_story
 from .overlap import OverlapPlan, epic_overlap

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 from ..agents.base import is_session_id
 from ..errors import UsageError
 from ..phases.outcome import exit_code_for
+from ..plans.catalog import load_catalog
+from ..plans.writeback import RECORD_NAME, STATUS_AFTER
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_json_object, read_text
 from ..project.workspace import Workspace
 from ..records.reader import RunInfo, list_runs, load_run, load_run_dir
@@ -37,8 +39,6 @@ from ..records.writer import RunRecord
 from ..run import gitops
 from ..run.runner import CONTINUES_KEY, RESUME_FILE, SESSION_KEY, start_run
 from ..run.supervise import CANCEL_GRACE
-from ..stories.catalog import load_catalog
-from ..stories.writeback import RECORD_NAME, STATUS_AFTER
 from ..vocabulary import SUCCESS
 
 if TYPE_CHECKING:

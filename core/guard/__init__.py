@@ -2,7 +2,7 @@
 to that.
 
 promptdeck owns the plan's bookkeeping: it writes a story's status back after a phase
-(:mod:`promptdeck.core.stories.writeback`). An agent that rewrites the plan itself — reverts a
+(:mod:`promptdeck.core.plans.writeback`). An agent that rewrites the plan itself — reverts a
 status promptdeck wrote, rewrites a finished story, edits the epics — is stopped twice: where
 the client enforces it, the client refuses the edit (the run's launch names
 :attr:`WriteScope.protected`); and always, after the fact, :class:`ScopeGuard` puts back every

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ..injection.choices import CHOICES_FILE
+from ..plans.catalog import load_catalog
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from ..project.workspace import Workspace
 from ..prompt.learnings import learnings_path
-from ..stories.catalog import load_catalog
 from ..stories.model import Story
 from ..terminal import printable_line
 from .frozen import FROZEN_MARK

@@ -34,14 +34,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InjectionTooLarge
+from ..plans import openspec
+from ..plans.context_files import context_reason
 from ..project.config import Config, load_config
 from ..project.workspace import Workspace
 from ..secrets.commits import drop_commit_hashes
 from ..secrets.scan import scan_text
 from ..stories.model import Story
-from ..stories.sources import openspec
-from ..stories.sources.bmad_spec import context_reason
 from ..tokens.counter import Meter, TokenCounter, get_counter
 from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel
@@ -67,7 +66,7 @@ from .model import (
     Injection,
     Selection,
     envelope_pieces,
-    largest_first,
+    too_large,
 )
 from .plan_rows import story_plan_rows
 
@@ -240,9 +239,7 @@ def _build(
         sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
         on_disk = sum(size for _, size in sized)
         if on_disk > config.injection_error_bytes:
-            raise InjectionTooLarge(
-                on_disk, config.injection_error_bytes, command_name, largest_first(sized)
-            )
+            raise too_large(on_disk, config.injection_error_bytes, command_name, sized)
     mark_over_budget(candidates, config.injection_error_bytes)
     for candidate in candidates:
         if candidate.status == INCLUDED and not candidate.derived:
@@ -483,7 +480,5 @@ def build_prompt_system_append(
         scan_secrets=emit is not None,
     )
     if injection.level == "error":
-        raise InjectionTooLarge(
-            injection.size_bytes, injection.error_bytes, command_name, injection.largest()
-        )
+        raise injection.too_large()
     return injection.text

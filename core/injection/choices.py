@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_whole
 from ..errors import UsageError
 from ..project.state_folder import state_dir
 from ..project.textfiles import TextProblem, read_file_bytes
@@ -242,19 +243,7 @@ def write_state(root: Path, relative: str, text: str) -> None:
         raise OSError(str(exc)) from None
     if folder.is_symlink() or not folder.resolve().is_relative_to(root.resolve()):
         raise OSError(f"{folder} is not a folder of the project; nothing written")
-    temporary = folder / f".{target.name}.{os.getpid()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    with contextlib.suppress(FileNotFoundError):
-        temporary.unlink()
-    descriptor = os.open(temporary, flags, 0o644)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
+    write_whole(target, text)
 
 
 def chosen_selection(

@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from ..errors import InjectionTooLarge
 from ..tokens.counter import Meter
+from ..units import SENT_LABEL, UNREAD_LABEL
 from ..vocabulary import COMPANION_KINDS, FileStatus, InjectionLevel
 
 if TYPE_CHECKING:  # findings come made (unpickled, their module imported then): no scanner here
@@ -137,6 +139,14 @@ def largest_first(
     return sorted(sized, key=lambda item: (-item[1], item[0]))[:count]
 
 
+def too_large(
+    size_bytes: int, error_bytes: int, command_name: str, sized: Iterable[tuple[str, int]]
+) -> InjectionTooLarge:
+    """The one refusal of an injection over its error line (exit 3): its size, the limit, the
+    command it is for and its ``(path, bytes)`` files, largest first. The caller raises it."""
+    return InjectionTooLarge(size_bytes, error_bytes, command_name, largest_first(sized))
+
+
 @dataclass(frozen=True)
 class Selection:
     """What the user includes beyond the story's own files: the app's toggles, the CLI's flags."""
@@ -204,6 +214,14 @@ class InjectedFile:
         """True when the file's content is in the injection."""
         return self.status == INCLUDED
 
+    @property
+    def bytes_label(self) -> str | None:
+        """What :attr:`bytes` counts: ``sent to the agent`` (its text is in the prompt), ``on
+        disk, not read`` (a file measured but not sent), None when there is nothing."""
+        if self.included:
+            return SENT_LABEL
+        return UNREAD_LABEL if self.bytes else None
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of one ``inspect --json`` file row."""
         return {
@@ -211,6 +229,7 @@ class InjectedFile:
             "category": self.category,
             "status": self.status,
             "bytes": self.bytes,
+            "bytes_label": self.bytes_label,
             "tokens": self.tokens,
             "reason": self.reason,
             "why": self.why,
@@ -262,6 +281,16 @@ class Injection:
         """The ``count`` largest files that make up the size (all when None), largest first."""
         sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
         return largest_first(sized, count)
+
+    @property
+    def unread_bytes(self) -> int:
+        """The size on disk of the files too large to read: in :attr:`size_bytes`, never sent."""
+        return sum(f.bytes for f in self.files if f.status == TOO_LARGE)
+
+    def too_large(self) -> InjectionTooLarge:
+        """This injection's refusal over its error line (:func:`too_large`)."""
+        sized = [(f.path, f.bytes) for f in self.files if f.status in (INCLUDED, TOO_LARGE)]
+        return too_large(self.size_bytes, self.error_bytes, self.command_name, sized)
 
     def toggle_notes(self) -> dict[str, str]:
         """What the discovery and tech-spec toggles would change, by category: ``no

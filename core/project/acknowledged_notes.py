@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import write_whole
 from .textfiles import read_text_file
 from .user_dirs import state_folder
 
@@ -89,9 +90,7 @@ def acknowledge(
     path = acknowledgements_path(root, environ)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(json.dumps(digests) + "\n", encoding="utf-8")
-        temporary.replace(path)
+        write_whole(path, json.dumps(digests) + "\n")
     except OSError as exc:
         return f"{path}: cannot write ({exc.strerror}); the notes read will show again"
     return None

@@ -31,18 +31,12 @@ from __future__ import annotations
 import posixpath
 import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from .textfiles import LONG_NUMBER, TextProblem, read_text
-
-TomlGuard = Callable[[str, str], None]
-"""Refuses (raises :class:`~promptdeck.core.errors.ConfigError`) a TOML text nested too
-deeply to parse safely: the settings module's ``check_toml_shape``, passed in because that
-module reads this one."""
+from .textfiles import LONG_NUMBER, TextProblem, check_toml_shape, read_text
 
 BMAD_TOML_LAYERS = (
     "_bmad/custom/config.user.toml",
@@ -153,8 +147,8 @@ def _toml_line(text: str, setting: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
-def _toml_settings(text: str, guard: TomlGuard) -> dict[str, tuple[str, int]]:
-    guard(text, "")
+def _toml_settings(text: str) -> dict[str, tuple[str, int]]:
+    check_toml_shape(text, "")
     data = tomllib.loads(text)
     found: dict[str, tuple[str, int]] = {}
     for setting in _SETTINGS:
@@ -185,9 +179,7 @@ def _yaml_settings(text: str) -> dict[str, tuple[str, int]]:
     return found
 
 
-def _settings(
-    root: Path, guard: TomlGuard
-) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str]]]:
+def _settings(root: Path) -> tuple[dict[str, tuple[str, str]], list[tuple[str, str]]]:
     """Each setting with its value and the ``file:line`` it came from, and the files that
     could not be read."""
     found: dict[str, tuple[str, str]] = {}
@@ -201,7 +193,7 @@ def _settings(
                 problems.append((rel, f"BMAD's configuration could not be read ({text})"))
             continue
         try:
-            values = _toml_settings(text, guard) if rel.endswith(".toml") else _yaml_settings(text)
+            values = _toml_settings(text) if rel.endswith(".toml") else _yaml_settings(text)
         except (tomllib.TOMLDecodeError, ConfigError, RecursionError) as exc:
             problems.append((rel, f"BMAD's configuration is not valid TOML ({exc})"))
             continue
@@ -399,10 +391,10 @@ def _always_load(
     return tuple(kept), f"{V4_CONFIG}:{v4.always_load_line}"
 
 
-def read_bmad_folders(root: Path, guard: TomlGuard) -> BmadFolders:
-    """BMAD's configured folders for the project at ``root`` (see the module docstring);
-    ``guard`` checks each TOML text before it is parsed."""
-    found, problems = _settings(root, guard)
+def read_bmad_folders(root: Path) -> BmadFolders:
+    """BMAD's configured folders for the project at ``root`` (see the module docstring); each
+    TOML text is checked for its nesting before it is parsed."""
+    found, problems = _settings(root)
     v4, v4_problems = _read_v4(root)
     problems.extend(v4_problems)
     origins: list[str] = []

@@ -10,8 +10,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import posixpath
-import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import UnionType
@@ -25,7 +23,7 @@ from .bmad_folders import (
     has_bmad_config,
     read_bmad_folders,
 )
-from .textfiles import LONG_NUMBER, TextProblem, read_text
+from .textfiles import LONG_NUMBER, TextProblem, check_toml_shape, read_text
 
 CONFIG_RELPATH = ".promptdeck/config.toml"
 ENCODINGS = ("o200k_base", "cl100k_base")
@@ -415,66 +413,6 @@ def config_from_mapping(data: dict[str, Any], source: str) -> Config:
     return config
 
 
-MAX_TOML_DEPTH = 64
-"""Deeper nesting (arrays, inline tables, dotted keys, table headers) is refused before
-parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key's length, so
-a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
-
-
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-def _surely_shallow(text: str) -> bool:
-    """An upper bound of the nesting, in C-speed passes: the brackets alone (quotes ignored,
-    which can only count more) and the dots of the longest line. A plan's ``tickets.toml``
-    of thousands of entries passes here without the character-by-character walk."""
-    depth = deepest = 0
-    for char in _NOT_BRACKET.sub("", text):
-        depth = depth + 1 if char in "[{" else max(0, depth - 1)
-        deepest = max(deepest, depth)
-        if deepest > MAX_TOML_DEPTH:
-            return False
-    return max((line.count(".") for line in text.splitlines()), default=0) <= MAX_TOML_DEPTH
-
-
-def check_toml_shape(text: str, where: str) -> None:
-    """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
-
-    Counts bracket depth and the dots of a key outside quoted strings; a multi-line string
-    holding brackets can only make the count higher, never hide real nesting.
-
-    Raises:
-        ConfigError: too deep.
-    """
-    if _surely_shallow(text):
-        return
-    depth = dots = 0
-    quote = ""
-    for char in text:
-        if quote:
-            if char == quote or (quote == "#" and char == "\n"):
-                dots = 0 if quote == "#" else dots
-                quote = ""
-            continue
-        if char in "\"'#":
-            quote = char
-        elif char in "[{":
-            depth += 1
-            if depth > MAX_TOML_DEPTH:
-                break
-        elif char in "]}":
-            depth = max(0, depth - 1)
-        elif char == ".":
-            dots += 1
-            if dots > MAX_TOML_DEPTH:
-                break
-        elif char in "=,\n":
-            dots = 0  # a key ends at "=", a value at "," or the line's end
-    else:
-        return
-    raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")
-
-
 CONFIG_MAX_BYTES = 1024 * 1024
 """A larger ``config.toml`` is refused unread: a real one is a few hundred bytes."""
 
@@ -524,7 +462,7 @@ def with_bmad_folders(config: Config, root: Path, given: set[str]) -> Config:
     and why, :attr:`Config.plan_alternatives` the others. Nothing is searched when a
     configuration or the default names a folder that holds something.
     """
-    folders = read_bmad_folders(root, check_toml_shape) if has_bmad_config(root) else None
+    folders = read_bmad_folders(root) if has_bmad_config(root) else None
     context = config.paths_project_context
     output = folders.output if folders is not None else None
     artifacts = folders.artifacts if folders is not None else None
@@ -612,7 +550,7 @@ def _locate_plan(
     bmad = folders is not None
     if not bmad and (root / config.paths_openspec).is_dir():
         return _Located(None, "default", alternatives=tuple(passed))
-    from .plan_location import choose_plan, search_plans
+    from .plan_location import choose_plan, planning_beside, search_plans
 
     search = search_plans(root)
     # A plan inside a folder the configuration names (its output folder, or its artifacts
@@ -646,7 +584,7 @@ def _locate_plan(
     return _Located(
         artifacts,
         choice.origin,
-        planning=_planning_beside(root, chosen.folder, chosen.kind),
+        planning=planning_beside(root, chosen.folder, chosen.kind),
         openspec=choice.openspec.folder if choice.openspec else None,
         alternatives=alternatives,
     )
@@ -659,16 +597,3 @@ def _has_initiative(output: Path) -> bool:
             return any(e.name.startswith("initiative-") and e.is_dir() for e in entries)
     except (OSError, ValueError):
         return False
-
-
-def _planning_beside(root: Path, plan: str, kind: str) -> str | None:
-    """The planning folder of a plan found by search: ``planning-artifacts`` beside it, else
-    the folder above it (``docs/`` for ``docs/sprint-artifacts``) unless that is the root."""
-    if kind == "v7-initiative":
-        beside = f"{plan}/planning-artifacts"
-        return beside if (root / beside).is_dir() else None
-    parent = posixpath.dirname(plan)
-    beside = f"{parent}/planning-artifacts" if parent else "planning-artifacts"
-    if (root / beside).is_dir():
-        return beside
-    return parent or None

@@ -425,3 +425,16 @@ def choose_plan(search: PlanSearch, preferred: tuple[str, ...] = ()) -> PlanChoi
     if search.stopped:
         parts.append(search.stopped)
     return PlanChoice(chosen, openspec, "; ".join(parts), tuple(alternatives))
+
+
+def planning_beside(root: Path, plan: str, kind: str) -> str | None:
+    """The planning folder of a plan found by search: ``planning-artifacts`` beside it, else
+    the folder above it (``docs/`` for ``docs/sprint-artifacts``) unless that is the root."""
+    if kind == "v7-initiative":
+        beside = f"{plan}/planning-artifacts"
+        return beside if (root / beside).is_dir() else None
+    parent = posixpath.dirname(plan)
+    beside = f"{parent}/planning-artifacts" if parent else "planning-artifacts"
+    if (root / beside).is_dir():
+        return beside
+    return parent or None

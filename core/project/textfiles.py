@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
+
 DEFAULT_READ_LIMIT = 2 * 1024 * 1024
 """Largest file read whole when no limit is given (the ``[read] max_bytes`` default)."""
 
@@ -423,3 +425,63 @@ def parse_toml(text: str) -> dict[str, Any]:
     except ValueError:
         # tomllib's `int()` refuses a number past 4,300 digits with a bare ValueError.
         raise StructuredProblem(f"TOML holding {LONG_NUMBER}", long_number_line(text)) from None
+
+
+MAX_TOML_DEPTH = 64
+"""Deeper nesting (arrays, inline tables, dotted keys, table headers) is refused before
+parsing: ``tomllib`` recurses on nested arrays and is quadratic in a dotted key's length, so
+a hostile file 200,000 levels deep would otherwise crash it or exhaust memory."""
+
+
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _surely_shallow(text: str) -> bool:
+    """An upper bound of the nesting, in C-speed passes: the brackets alone (quotes ignored,
+    which can only count more) and the dots of the longest line. A plan's ``tickets.toml``
+    of thousands of entries passes here without the character-by-character walk."""
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", text):
+        depth = depth + 1 if char in "[{" else max(0, depth - 1)
+        deepest = max(deepest, depth)
+        if deepest > MAX_TOML_DEPTH:
+            return False
+    return max((line.count(".") for line in text.splitlines()), default=0) <= MAX_TOML_DEPTH
+
+
+def check_toml_shape(text: str, where: str) -> None:
+    """Refuse TOML nested more than :data:`MAX_TOML_DEPTH` levels, cheaply, before parsing.
+
+    Counts bracket depth and the dots of a key outside quoted strings; a multi-line string
+    holding brackets can only make the count higher, never hide real nesting.
+
+    Raises:
+        ConfigError: too deep.
+    """
+    if _surely_shallow(text):
+        return
+    depth = dots = 0
+    quote = ""
+    for char in text:
+        if quote:
+            if char == quote or (quote == "#" and char == "\n"):
+                dots = 0 if quote == "#" else dots
+                quote = ""
+            continue
+        if char in "\"'#":
+            quote = char
+        elif char in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                break
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == ".":
+            dots += 1
+            if dots > MAX_TOML_DEPTH:
+                break
+        elif char in "=,\n":
+            dots = 0  # a key ends at "=", a value at "," or the line's end
+    else:
+        return
+    raise ConfigError(where, None, f"valid TOML nested less deeply (at most {MAX_TOML_DEPTH})")

@@ -36,13 +36,13 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agent_names import CLAUDE_BIN_ENV, CODEX_BIN_ENV
+from ..atomic import write_whole
 from ..errors import UntrustedConfig, UsageError
 from ..terminal import printable_line
 from .config import CONFIG_RELPATH, Config
@@ -473,16 +473,8 @@ def check_trusted(workspace: Workspace, agent: str) -> None:
 def _write_store(path: Path, configs: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     payload: dict[str, Any] = {"format": _FORMAT, "configs": dict(sorted(configs.items()))}
-    fd, temporary = tempfile.mkstemp(prefix=".trusted-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, indent=2)
-            handle.write("\n")
-        os.replace(temporary, path)  # whole or not at all: a crash leaves the old file
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    # Whole or not at all: a crash leaves the old file. Private, as the user's trust is.
+    write_whole(path, json.dumps(payload, indent=2) + "\n", mode=0o600)
 
 
 def trust_config(workspace: Workspace) -> str | None:

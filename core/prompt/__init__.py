@@ -1,7 +1,7 @@
 """The prompt: what every face shows and every agent receives.
 
 :func:`compose_prompt` (in :mod:`.compose`) is one pass down the house, one named gatherer
-per room: the story (``stories.catalog.gather_story``), its injection (``injection.gather``;
+per room: the story (``plans.catalog.gather_story``), its injection (``injection.gather``;
 a retro's through its plan in :mod:`.retro`), the story context and the phase's transfers
 (:mod:`.parts`, over :mod:`.story` and the phase table), and the layers, delivered and
 measured (``layers.assembly.assemble_layers``). The request and the frozen

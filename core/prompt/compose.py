@@ -14,7 +14,7 @@ every story file of the epic (all its story keys and files in one injection).
 the caller decides (``compose`` and ``inspect`` exit 3, the app refuses to run).
 
 A compose is one pass down the house, one named gatherer per room: the story
-(:func:`~promptdeck.core.stories.catalog.gather_story`), its injection
+(:func:`~promptdeck.core.plans.catalog.gather_story`), its injection
 (:mod:`promptdeck.core.injection.gather`; a retro's through its retro plan), the story context
 and the phase's transfers (:mod:`.parts`), and the layers, delivered and measured
 (:func:`~promptdeck.core.layers.assembly.assemble_layers`). The request and the composed
@@ -37,8 +37,8 @@ from ..layers.model import signature
 from ..layers.rules import read_rules
 from ..layers.templates import TemplateSet
 from ..phases.table import Phase
+from ..plans.catalog import gather_story
 from ..project.workspace import Workspace
-from ..stories.catalog import gather_story
 from ..stories.model import Story, StoryCatalog
 from ..tokens.counter import TokenCounter, get_counter
 from ..vocabulary import RULES_LAYER

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..tokens.counter import ARGV_LIMIT_BYTES
+from ..units import UNREAD_LABEL
 from .request import ComposedPrompt
 
 FILLS = "█▓▒░"
@@ -93,7 +94,7 @@ def composition_of(prompt: ComposedPrompt, measure: str = "tokens") -> Compositi
                 # Files too large to read are not in the text, but they are why an injection
                 # is over its line: drawn with their size on disk, as if read.
                 parts.extend(
-                    Block(f"file {item.path} (too large: not read)", "unread", item.bytes)
+                    Block(f"file {item.path} (too large: {UNREAD_LABEL})", "unread", item.bytes)
                     for item in injection.files
                     if item.status == "too-large"
                 )

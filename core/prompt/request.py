@@ -19,6 +19,7 @@ from ..layers.rules import RulesFile
 from ..phases.table import Phase, get_phase
 from ..stories.model import Story
 from ..tokens.counter import Meter
+from ..units import PromptSize
 from .verify import Verification
 
 _FAILURE_SIGNALS = {"dev": "IMPLEMENTATION BLOCKED", "review": "REVIEW FAILED"}
@@ -121,6 +122,14 @@ class ComposedPrompt:
     def counted(self) -> bool:
         """True when token counts were made (``count_tokens=True``)."""
         return all(layer.tokens is not None for layer in self.layers)
+
+    def size(self) -> PromptSize:
+        """The prompt's size as every face labels it: the bytes sent to the agent, and apart
+        the bytes on disk of files too large to read
+        (:class:`~promptdeck.core.units.PromptSize`)."""
+        return PromptSize(
+            self.system_meter.bytes, self.user_meter.bytes, self.injection.unread_bytes
+        )
 
 
 def check_request(request: PromptRequest) -> Phase:

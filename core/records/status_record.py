@@ -1,6 +1,6 @@
 """What a run's ``status.json`` says about the story's status: written back, or left as it was.
 
-:func:`~promptdeck.core.stories.writeback.write_back` records what it did in the run folder. A
+:func:`~promptdeck.core.plans.writeback.write_back` records what it did in the run folder. A
 run that succeeded but changed no status line (no sprint-status entry, no ``Status:`` line, an
 unreadable file) leaves the story showing its old status; the app marks that story so the
 user is not left believing the tracking moved.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..plans.writeback import RECORD_NAME
 from ..project.textfiles import read_text_file
-from ..stories.writeback import RECORD_NAME
 
 
 def unwritten_status(run_dir: Path, root: Path) -> str | None:

@@ -22,7 +22,6 @@ reading records back is :mod:`promptdeck.core.records`.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -35,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..atomic import write_whole
 from ..project.state_folder import check_state_path, open_state_file, state_dir
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import ensure_inside
@@ -42,6 +42,7 @@ from .schema import finite_json
 
 RUNS_RELPATH = ".promptdeck/runs"
 DRY_RUN_DIR = "dry-run"
+"""A dry run's id; older versions kept its files in ``runs/dry-run``, never listed as a run."""
 GITIGNORE_RELPATH = ".promptdeck/.gitignore"
 GITIGNORE_LINES = ("runs/", "exports/", "locks/")
 
@@ -98,37 +99,15 @@ def new_run_id(story_id: str, phase: str, now: float | None = None) -> str:
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a fresh temporary file and a rename.
-
-    The temporary file is created exclusively and never through a symlink, and the rename
-    replaces a symlink at ``path`` rather than writing where it points: a link planted in a
-    run folder cannot make promptdeck overwrite a file elsewhere.
-    """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if exc.filename is None:  # a failed write names no file: name it for the one line
-            raise OSError(exc.errno, exc.strerror, str(path)) from None
-        raise
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+_write_atomic = write_whole
+"""The whole-file write under the name the capture memory imports it by."""
 
 
 def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     # An agent may report a cost of Infinity: the record stays JSON and keeps it as text.
     kept = finite_json(payload, keep_as_text=True)
     text = json.dumps(kept, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    _write_atomic(path, text.encode("utf-8"))
+    write_whole(path, text.encode("utf-8"))
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -186,14 +165,13 @@ class RunRecord:
             return cls(folder, run_id, stream_format)
 
     @classmethod
-    def dry_run(cls, root: Path) -> RunRecord:
-        """The reusable folder ``runs/dry-run`` for ``--dry-run`` (never listed as a run)."""
-        folder = runs_dir(root) / DRY_RUN_DIR
-        ensure_inside(root, folder, "the runs folder")
-        state_dir(root, folder)
-        ensure_inside(root, folder, "the runs folder")
-        ensure_gitignore(root)
-        return cls(folder, DRY_RUN_DIR)
+    def dry_run(cls) -> RunRecord:
+        """A fresh temporary folder for ``--dry-run``'s prompt files, outside the project: a
+        dry run writes nothing into the project (``promptdeck-dry-run-…`` in the system's
+        temporary folder, private to the user, left for the user to read)."""
+        import tempfile
+
+        return cls(Path(tempfile.mkdtemp(prefix="promptdeck-dry-run-")), DRY_RUN_DIR)
 
     def discard(self) -> None:
         """Remove the run folder of a run that never started (its prompt files could not be
@@ -209,8 +187,8 @@ class RunRecord:
     def write_prompt(self, system: str, user: str) -> tuple[Path, Path]:
         """Write ``system.md`` and ``user.md``: exactly these strings, UTF-8, nothing added."""
         system_path, user_path = self.dir / "system.md", self.dir / "user.md"
-        _write_atomic(system_path, system.encode("utf-8"))
-        _write_atomic(user_path, user.encode("utf-8"))
+        write_whole(system_path, system.encode("utf-8"))
+        write_whole(user_path, user.encode("utf-8"))
         return system_path, user_path
 
     def write_meta(self, meta: Mapping[str, Any]) -> None:
@@ -228,14 +206,14 @@ class RunRecord:
     def keep_story_before(self, content: bytes) -> Path:
         """Keep the story file's prior version as ``story.before.md``."""
         path = self.dir / "story.before.md"
-        _write_atomic(path, content)
+        write_whole(path, content)
         return path
 
     def keep_scope_violations(self, diff: str) -> Path:
         """Keep what the agent tried to change outside its write scope as
         ``scope-violations.diff`` (the files themselves were put back)."""
         path = self.dir / "scope-violations.diff"
-        _write_atomic(path, diff.encode("utf-8", errors="replace"))
+        write_whole(path, diff.encode("utf-8", errors="replace"))
         return path
 
     # -- files appended line by line ------------------------------------------------------

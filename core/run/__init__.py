@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .flow import StoryFlow, Suggestion, flow_for, last_failure, run_auto
+    from .flow import StoryFlow, Suggestion, auto_course, flow_for, last_failure, run_auto
     from .handle import RunHandle
     from .locks import holding
     from .optional_phases import auto_plan, parse_with
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "StoryFlow": ".flow",
+    "auto_course": ".flow",
     "Suggestion": ".flow",
     "flow_for": ".flow",
     "last_failure": ".flow",
@@ -68,6 +69,7 @@ __all__ = [
     "Session",
     "StoryFlow",
     "Suggestion",
+    "auto_course",
     "auto_plan",
     "confirmation_blocks",
     "describe_image",

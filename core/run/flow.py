@@ -25,7 +25,8 @@ beginning, as before (kickoff when offered, else dev).
 only when asked, see :mod:`.optional_phases`): the flow goes on as if they had been declined.
 
 :func:`story_flow` turns a story's runs into phase states and a :class:`Suggestion`;
-:func:`run_auto` (``run --auto``) follows the suggestions until the story is done or stuck.
+:func:`run_auto` (``run --auto``) follows the suggestions until the story is done or stuck;
+:func:`auto_course` (``run --auto --dry-run``) follows them over runs assumed to succeed.
 """
 
 from __future__ import annotations
@@ -516,3 +517,47 @@ def run_auto(
         flow = flow_for(workspace, catalog, story, skip=skip)
         suggestion = flow.suggestion
     return steps, flow
+
+
+def auto_course(
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    story: Story,
+    *,
+    first: Suggestion | None = None,
+    skip: frozenset[str] = frozenset(),
+    max_steps: int = MAX_AUTO_STEPS,
+) -> tuple[tuple[Suggestion, ...], StoryFlow]:
+    """The phases ``run --auto`` would run for ``story``, in order, each with why, were each to
+    end with success: :func:`run_auto`'s own suggestions, followed over assumed passing runs
+    added to the records read (nothing is run or written).
+
+    Args:
+        first: start with this instead of the first suggestion (``--phase`` given).
+        skip: optional phases not asked for (see :mod:`.optional_phases`).
+
+    Returns:
+        The phases, and the story's flow after the last (its note says what is left).
+    """
+    from ..records.reader import RunInfo, list_runs
+
+    runs = list(list_runs(workspace.root))
+    flow = flow_for(workspace, catalog, story, runs, skip=skip)
+    suggestion = first or flow.suggestion
+    course: list[Suggestion] = []
+    latest = max((run.started for run in runs), default=0.0)
+    while suggestion is not None and len(course) < max_steps:
+        course.append(suggestion)
+        latest += 1.0
+        meta = {
+            "story": story.id,
+            "phase": suggestion.phase,
+            "mode": suggestion.mode,
+            "attempt": suggestion.attempt,
+            "started_ts": latest,
+        }
+        assumed = f"assumed-{len(course)}"
+        runs.append(RunInfo(assumed, workspace.root, meta, {"outcome": SUCCESS}, ()))
+        flow = flow_for(workspace, catalog, story, runs, skip=skip)
+        suggestion = flow.suggestion
+    return tuple(course), flow

@@ -79,8 +79,8 @@ def plan_run(
         attempt: the attempt number (default: counted from the records, as ``start_run`` does).
         images: checked images sent with the user message (``--image``).
         replay_script: the replay agent's outcomes (``--replay-script``).
-        dry_run: write the prompt files to ``.promptdeck/runs/dry-run/`` (overwritten by the
-            next dry run, never listed as a run) rather than to a new run folder.
+        dry_run: write the prompt files to a fresh temporary folder outside the project
+            (never listed as a run) rather than to a new run folder.
 
     Raises:
         UsageError: an unknown agent or an unusable command template.
@@ -139,7 +139,8 @@ class RunPlan:
         images: the images sent with the user message, described (``--image``).
         choices: the files left out or taken in by the user's per-file choices, with why.
         attempt: the attempt number the run is recorded as.
-        run_folder: the run's folder, relative to the workspace.
+        run_folder: the run's folder, relative to the workspace (a dry run's temporary one,
+            outside it, whole).
         cost: the predicted cost of the run's prompt (see
         :mod:`~promptdeck.core.cost.prediction`);
             None when not predicted.
@@ -291,7 +292,9 @@ def describe_plan(
     folder = ""
     launch_warnings = planned.prepared.spec.warnings if planned.prepared is not None else ()
     if planned.prepared is not None:
-        folder = workspace.relative(planned.prepared.record.dir)
+        run_dir = planned.prepared.record.dir
+        # A dry run's folder is a temporary one outside the project: named whole.
+        folder = workspace.relative(run_dir) if workspace.contains(run_dir) else str(run_dir)
     model = run_model(workspace, agent)
     cost = run_prediction(workspace, prompt, model.model, model_source=model.source)[0]
     return RunPlan(

@@ -33,11 +33,11 @@ from ..phases.outcome import (
     settle_outcome,
 )
 from ..phases.signals import Signal, deciding_signal
+from ..plans.writeback import StatusUpdate, write_back
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..project.workspace import Workspace
 from ..records.schema import RunResult
 from ..stories.keys import normalize_key
-from ..stories.writeback import StatusUpdate, write_back
 from ..vocabulary import SUCCESS, Outcome
 from . import gitops
 from .plan import run_model

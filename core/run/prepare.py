@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from ..agents.base import Agent, LaunchRequest, LaunchSpec
 from ..agents.registry import get_agent, resolve_agent_name
-from ..errors import InjectionTooLarge
 from ..guard.scope import WriteScope, write_scope
 from ..processes import resolve_program
 from ..project.workspace import Workspace
@@ -49,12 +48,7 @@ def check_size(prompt: ComposedPrompt) -> None:
     """
     injection = prompt.injection
     if injection.level == "error":
-        raise InjectionTooLarge(
-            injection.size_bytes,
-            injection.error_bytes,
-            injection.command_name,
-            injection.largest(None),
-        )
+        raise injection.too_large()
 
 
 _IMAGE_SUFFIX = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -123,7 +117,7 @@ def prepare_run(
     story = prompt.story
     phase = prompt.request.phase
     if dry_run:
-        record = RunRecord.dry_run(workspace.root)
+        record = RunRecord.dry_run()
     else:
         record = RunRecord.create(
             workspace.root, story.id, phase, stream_format=backend.stream_format

@@ -40,6 +40,7 @@ from ..agents.base import is_session_id
 from ..agents.registry import resolve_agent_name
 from ..injection.choices import LEFT_OUT_REASON
 from ..layers.rules import note_rules_read
+from ..plans.writeback import write_start
 from ..project.textfiles import TextProblem, read_json_object
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
@@ -47,7 +48,6 @@ from ..prompt.learnings import learnings_path, start_learnings
 from ..records.reader import list_runs, next_attempt
 from ..records.schema import RunMeta
 from ..records.writer import iso_time, runs_dir
-from ..stories.writeback import write_start
 from . import gitops
 from .handle import RunControl, RunHandle, RunSupervisor
 from .locks import StoryLock

@@ -1,11 +1,10 @@
-"""Stories: the story model, story keys, the catalog of both sources (BMAD, OpenSpec), filtering
-for the tree, and the status written back to the plan.
+"""Stories: what a story is (the model of stories, epics, tasks and the catalog that holds them),
+the one key grammar every file match uses, a story's companions, and filtering for the tree.
 
-:mod:`.sources` reads the project's plan files; :mod:`.catalog` puts both sources side by side
-and is the prompt's story gatherer (``gather_story``: the story and the stories its phase
-covers, loading only what the phase needs);
-:mod:`.keys` holds the one key grammar every file match uses; :mod:`.companions` tells a
-story's companions (its context, retrospective, reports, reviews) from its own file.
+Reading the project's plan into stories, and writing a story's status back to it, is the plan
+room's (:mod:`promptdeck.core.plans`), one floor up: it makes these values.
+:mod:`.keys` holds the key grammar; :mod:`.companions` tells a story's companions (its context,
+retrospective, reports, reviews) from its own file.
 """
 
 from __future__ import annotations
@@ -15,30 +14,12 @@ from typing import TYPE_CHECKING
 from ..homes import lazy_names
 
 if TYPE_CHECKING:
-    from .catalog import (
-        WATCH_LIMIT,
-        PlanSnapshot,
-        group_notes,
-        load_catalog,
-        plan_paths,
-        summary_lines,
-        take_snapshot,
-        where_stories_come_from,
-    )
     from .companions import COMPANION_KINDS, companion_kind
     from .filter import STATUS_MARKS, filter_stories, group_stories, status_legend
     from .keys import normalize_key
     from .model import Companion, SkippedFile, Story, StoryCatalog, Task, UnreadableEntry
 
 _HOMES = {
-    "group_notes": ".catalog",
-    "load_catalog": ".catalog",
-    "plan_paths": ".catalog",
-    "PlanSnapshot": ".catalog",
-    "summary_lines": ".catalog",
-    "take_snapshot": ".catalog",
-    "WATCH_LIMIT": ".catalog",
-    "where_stories_come_from": ".catalog",
     "COMPANION_KINDS": ".companions",
     "companion_kind": ".companions",
     "filter_stories": ".filter",
@@ -60,9 +41,7 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 __all__ = [
     "COMPANION_KINDS",
     "STATUS_MARKS",
-    "WATCH_LIMIT",
     "Companion",
-    "PlanSnapshot",
     "SkippedFile",
     "Story",
     "StoryCatalog",
@@ -70,13 +49,7 @@ __all__ = [
     "UnreadableEntry",
     "companion_kind",
     "filter_stories",
-    "group_notes",
     "group_stories",
-    "load_catalog",
     "normalize_key",
-    "plan_paths",
     "status_legend",
-    "summary_lines",
-    "take_snapshot",
-    "where_stories_come_from",
 ]

@@ -76,9 +76,3 @@ def group_stories(stories: Sequence[Story]) -> tuple[StoryGroup, ...]:
         StoryGroup(source, group, titles[(source, group)], tuple(members[(source, group)]))
         for source, group in order
     )
-
-
-def story_label(story: Story) -> str:
-    """``✓ 1-2 Title`` — the status mark, the id and the title."""
-    mark = STATUS_MARKS.get(story.status, "?")
-    return f"{mark} {story.id} {story.title}"

@@ -126,7 +126,7 @@ class Story:
         epic_tech_spec: root-relative ``tech-spec-epic-<N>.md`` of the story's epic (BMAD
             v5's per-epic technical specification), None when the epic has none.
         searched: root-relative folders searched for story files (each with its subfolders,
-            down to :data:`~promptdeck.core.stories.sources.bmad.STORY_DEPTH` levels), so a
+            down to :data:`~promptdeck.core.plans.story_scan.STORY_DEPTH` levels), so a
             story with no file can say where it was looked for; empty for other sources.
     """
 
@@ -314,8 +314,33 @@ PLAN_BOARD = {
 }
 """A v7 plan's statuses as BMAD's board shows them (``ready-for-dev``, ``in-progress`` and
 ``done`` are the story statuses themselves). ``blocked`` is not here: only a v7 plan's board
-shows it as in-progress (:func:`~promptdeck.core.stories.sources.bmad_v7.plan_status`);
+shows it as in-progress (:func:`plan_status`);
 anywhere else BMAD shows the value as written, so it is kept verbatim and unknown."""
+
+
+def plan_status(raw: str | None) -> tuple[str, bool]:
+    """``(status, known)`` for a BMAD v7 plan's ``status`` on BMAD's board (see
+    :func:`read_status`): no plan at all, a draft and a plan ready for dev are backlog, and
+    ``dropped`` — work that will not be done — stays ``dropped``."""
+    if raw is None:
+        return "backlog", True
+    word = raw.strip().lower()
+    if word == "dropped":
+        return "dropped", True
+    if word == "ready-for-dev":
+        # BMAD's board: a plan that is ready but not started is still backlog.
+        return "backlog", True
+    if word in _V7_BOARD:
+        return _V7_BOARD[word], True
+    reading = read_status(raw)
+    return reading.status, reading.known
+
+
+_V7_BOARD = {"blocked": "in-progress"}
+"""A v7 plan's own words its board shows as a story status: a blocked plan sits in
+in-progress there. Other plans keep ``blocked`` as written (see
+:data:`PLAN_BOARD`)."""
+
 
 V4_STATUSES = {
     "draft": "backlog",
@@ -405,6 +430,12 @@ class SourceResult:
     warnings: tuple[str, ...] = ()
     unreadable: tuple[UnreadableEntry, ...] = ()
     unattached: tuple[str, ...] = ()
+
+
+def source_line(path: str, line: int) -> str:
+    """Where a plan says something, as a story's ``status_source`` shows it: ``path:line``,
+    or the path alone when the line is unknown (0)."""
+    return f"{path}:{line}" if line else path
 
 
 def relpath(root: Path, path: Path) -> str:

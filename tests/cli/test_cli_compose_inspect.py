@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
 ARTIFACTS = "_bmad-output/implementation-artifacts"
@@ -207,3 +207,41 @@ def test_every_phase_composes_for_both_sources(root: Path, phase: str) -> None:
         done = run(root, "compose", story, "--phase", phase, "--part", "layers")
         assert done.returncode == 0, done.stderr
         assert len(json.loads(done.stdout)) == 8
+
+
+def test_every_prompt_size_says_what_it_counts(root: Path) -> None:
+    """The bytes sent to the agent (system prompt + user message as composed) are one figure,
+    labelled; a file's size on disk is shown only where the file is not read, and says so."""
+    system = run(root, "compose", "1-2", "--part", "system").stdout
+    user = run(root, "compose", "1-2", "--part", "user").stdout
+    size = json.loads(run(root, "inspect", "1-2", "--json").stdout)["size"]
+    assert size["sent_bytes"] == len(system) + len(user)
+    assert (size["system_bytes"], size["user_bytes"]) == (len(system), len(user))
+    assert (size["label"], size["unread_bytes"]) == ("sent to the agent", 0)
+    composed_size = json.loads(run(root, "compose", "1-2", "--json").stdout)["size"]
+    assert composed_size == size
+    text = run(root, "inspect", "1-2").stdout.decode()
+    assert (
+        f"prompt {len(system) + len(user):,} B sent to the agent (system prompt "
+        f"{len(system):,} B + user message {len(user):,} B, as composed)"
+    ) in text.splitlines()
+    assert f"system prompt {len(system):,} B sent to the agent · " in text
+    # A file too large to read: its size on disk is named apart, never as sent.
+    big = root / "docs" / "big.md"
+    big.parent.mkdir()
+    big.write_text("x" * 200_000, encoding="utf-8")
+    done = run(root, "inspect", "1-2", "--json", "--include", "docs/big.md")
+    assert done.returncode == 3, done.stderr
+    answer = json.loads(done.stdout)
+    row = next(f for f in answer["files"] if f["path"] == "docs/big.md")
+    assert (row["status"], row["bytes"], row["bytes_label"]) == (
+        "too-large",
+        200_000,
+        "on disk, not read",
+    )
+    assert answer["size"]["unread_bytes"] == 200_000
+    assert answer["size"]["sent_bytes"] == answer["system"]["bytes"] + answer["user"]["bytes"]
+    shown = run(root, "inspect", "1-2", "--include", "docs/big.md").stdout.decode()
+    assert "; 200,000 B more on disk, not read" in shown
+    big_row = next(line for line in shown.splitlines() if line.startswith("file\tdocs/big.md"))
+    assert big_row.split("\t")[-1].startswith("on disk, not read: ")

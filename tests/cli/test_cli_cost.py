@@ -244,3 +244,27 @@ def test_plan_of_an_unknown_epic_is_one_line_and_exit_2(root: Path) -> None:
     assert done.returncode == 2
     assert b"no stories in epic '7'" in done.stderr
     assert b"Traceback" not in done.stderr
+
+
+def test_show_has_the_cost_record_runs_shows(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    done = run(root, "run", "1-2", "--phase", "dev", "--agent", "replay", "--no-git")
+    assert done.returncode == 0, done.stderr.decode()
+    listed = json.loads(run(root, "runs", "--json").stdout)["runs"][0]
+    shown = json.loads(run(root, "show", "last", "--json").stdout)
+    assert shown["cost_record"] == listed["cost_record"]
+    assert shown["cost_record"]["miss_cause"] == ["no_previous_run"]
+    # The replay's usage is invented: like `runs`, the text shows it no dollars.
+    text = run(root, "show", "last").stdout.decode()
+    assert "predicted — · actual —" in text and "miss     -" in text
+    # A real agent's run shows both figures and names the miss, as `runs` does.
+    meta_path = root / ".promptdeck" / "runs" / shown["id"] / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta_path.write_text(json.dumps({**meta, "simulation": False}), encoding="utf-8")
+    text = run(root, "show", "last").stdout.decode()
+    predicted = f"${shown['cost_record']['predicted_dollars']:.4f}"
+    actual = f"${shown['cost_record']['actual_dollars']:.4f}"
+    assert f"predicted {predicted} · actual {actual}" in text
+    assert "miss     no_previous_run" in text
+    piped = run(root, "runs").stdout.decode().splitlines()[0].split("\t")
+    assert piped[-3:] == [predicted, actual, "no_previous_run"]

@@ -113,8 +113,10 @@ def test_the_dry_run_confirmation_shows_the_choices(root: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "your file choices:" in done.stdout
     assert f"included by you: {DISCOVERY} (6.8 KiB)" in done.stdout
+    # A dry run writes nothing into the project: the choice is shown, not remembered.
     as_json = run(root, "run", "1-2", "--phase", "dev", "--dry-run", "--agent", "replay", "--json")
-    assert json.loads(as_json.stdout)["choices"] == [f"included by you: {DISCOVERY} (6.8 KiB)"]
+    assert json.loads(as_json.stdout)["choices"] == []
+    assert not (root / ".promptdeck/file-choices.json").exists()
 
 
 def test_inspect_fit_names_the_files_and_applying_them_gives_that_size(root: Path) -> None:

@@ -70,7 +70,11 @@ def test_the_auto_dry_run_starts_where_the_status_says(
     done = _dry_run(root, story)
     assert done.returncode == 0, done.stderr
     rows = done.stdout.splitlines()
-    assert rows[0].startswith(f"Run {phase} for story {story} (create, attempt 1)")
+    # The phases --auto would run come first, then the first one's confirmation.
+    assert rows[0].startswith("--auto would run, were each phase to succeed")
+    assert rows[1] == f"  1. {phase} — {why}"
+    title = next(row for row in rows if row.startswith("Run "))
+    assert title.startswith(f"Run {phase} for story {story} (create, attempt 1)")
     assert f"next: {phase} — {why}" in rows
     # The prompt files written are that phase's.
     meta = json.loads(_dry_run(root, story, "--json").stdout)

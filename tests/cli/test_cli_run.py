@@ -53,11 +53,15 @@ def test_dry_run_prints_the_confirmation_and_prompt_files_and_launches_nothing(
     root = workspace(tmp_path)
     done = cli(root, "run", "1.2", "--phase", "dev", "--agent", "claude", "--dry-run")
     assert done.returncode == 0, done.stderr
-    system = root / ".promptdeck" / "runs" / "dry-run" / "system.md"
     rows = done.stdout.splitlines()
     assert rows[0] == "Run dev for story 1-2 (create, attempt 1) with the claude agent"
     assert rows[1].startswith("system 7.") and " tok · user " in rows[1]
-    assert rows[-3:-1] == ["", "The command that will run (run folder .promptdeck/runs/dry-run):"]
+    assert rows[-3] == "" and rows[-2].startswith("The command that will run (run folder ")
+    # The prompt files go to a temporary folder it names, never into the project.
+    folder = Path(rows[-2].removeprefix("The command that will run (run folder ")[:-2])
+    assert folder.name.startswith("promptdeck-dry-run-") and not folder.is_relative_to(root)
+    assert not (root / ".promptdeck" / "runs").exists()
+    system = folder / "system.md"
     # The program as it will run: the absolute path PATH resolves it to, or its bare name with a
     # note when no absolute PATH entry holds it (whichever this machine has).
     program, arguments = rows[-1].split(" ", 1)
@@ -77,14 +81,13 @@ def test_dry_run_prints_the_confirmation_and_prompt_files_and_launches_nothing(
     listed = json.loads(cli(root, "runs", "--json").stdout)
     assert listed == {"runs": []}
     as_json = json.loads(cli(root, "run", "1.2", "--phase", "dev", "--dry-run", "--json").stdout)
-    assert (as_json["agent"], as_json["run_folder"], as_json["blocked"]) == (
-        "replay (simulation)",
-        ".promptdeck/runs/dry-run",
-        False,
-    )
+    assert (as_json["agent"], as_json["blocked"]) == ("replay (simulation)", False)
+    # Each dry run its own temporary folder.
+    again = Path(as_json["run_folder"]) / "system.md"
+    assert again.parent != folder and again.read_bytes() == system.read_bytes()
     launch = as_json["launch"]
     assert launch["agent"] == "replay" and launch["user_file"]["bytes"] > 0
-    assert launch["system_file"] == {"path": str(system), "bytes": system.stat().st_size}
+    assert launch["system_file"] == {"path": str(again), "bytes": system.stat().st_size}
 
 
 def test_run_success_then_runs_and_show(tmp_path: Path) -> None:
@@ -280,3 +283,84 @@ def test_an_openspec_run_appends_its_records_where_its_prompt_says_they_go(
     assert "## Dev Agent Record" in (tmp_path / record).read_text()
     # The change's shared task list is no story's record file.
     assert "Dev Agent Record" not in (change / "tasks.md").read_text()
+
+
+def _bare_project(root: Path) -> Path:
+    """A plan and nothing of promptdeck's: no ``.promptdeck/``, no agent named."""
+    folder = root / "_bmad-output" / "implementation-artifacts"
+    folder.mkdir(parents=True)
+    (folder / "sprint-status.yaml").write_text(
+        "development_status:\n  epic-1: in-progress\n  1-2-parse-lines: ready-for-dev\n"
+    )
+    (root / STORY_REL).write_text(STORY)
+    return root
+
+
+def test_a_dry_run_writes_nothing_into_the_project_and_needs_no_agent(tmp_path: Path) -> None:
+    import os
+
+    root = _bare_project(tmp_path / "project")
+    bin_dir = tmp_path / "bin"  # git only: neither claude nor codex is installed
+    bin_dir.mkdir()
+    git = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    (bin_dir / "git").symlink_to(git)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("PROMPTDECK_")},
+        "PATH": str(bin_dir),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    for extra in ((), ("--auto",), ("--json",)):
+        done = subprocess.run(
+            [*PROMPTDECK, "run", "1-2", *(("--phase", "dev") if not extra else ()), *extra]
+            + (["--phase", "dev"] if extra == ("--json",) else [])
+            + ["--dry-run", "--include", STORY_REL],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert done.returncode == 0, done.stderr
+        # It says which agent a run would need.
+        assert "no agent to run: Claude Code (`claude`) was not found" in done.stderr
+        assert "the dry run shows Claude Code's run" in done.stderr
+        assert not (root / ".promptdeck").exists()
+    payload = json.loads(done.stdout)
+    assert payload["agent_needed"].startswith("no agent to run")
+    folder = Path(payload["run_folder"])
+    assert folder.name.startswith("promptdeck-dry-run-") and (folder / "system.md").is_file()
+    # Without --dry-run the same command refuses in one line (exit 2).
+    refused = subprocess.run(
+        [*PROMPTDECK, "run", "1-2", "--phase", "dev"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert refused.returncode == 2 and "no agent to run" in refused.stderr
+
+
+def test_the_auto_dry_run_lists_the_phases_auto_would_run_in_order(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    done = cli(root, "run", "1-2", "--auto", "--with", "kickoff,retro", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    listed = rows[1 : rows.index("")]
+    assert listed == [
+        "  1. kickoff — a fresh story (kickoff is optional)",
+        "  2. dev — kickoff was run",
+        "  3. review — dev completed and its changes are staged",
+        "  4. uat — every story of the epic is done",
+        "  5. retro — UAT was run",
+        "  then: story and epic done",
+    ]
+    # The first phase's confirmation follows; the JSON carries the same list.
+    assert any(row.startswith("Run kickoff for story 1-2") for row in rows)
+    payload = json.loads(cli(root, "run", "1-2", "--auto", "--dry-run", "--json").stdout)
+    assert [p["phase"] for p in payload["auto"]["phases"]] == ["dev", "review", "uat"]
+    assert payload["auto"]["then"] == "story and epic done (retro not asked for)"
+    # Nothing was run: no record of the phases listed.
+    assert json.loads(cli(root, "runs", "--json").stdout)["runs"] == []

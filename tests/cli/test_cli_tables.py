@@ -16,7 +16,7 @@ from in_process import cli_in_process
 from promptdeck.cli import answers as answers_module
 from promptdeck.cli import main
 from promptdeck.cli import table as table_module
-from promptdeck.cli.table import Column, fit_columns, shorten
+from promptdeck.cli.table import Column, fit_columns, print_records, shorten
 from promptdeck.core.demo.bundle import prepare_demo
 
 PROMPTDECK = [
@@ -228,3 +228,70 @@ def test_piped_prose_lines_are_never_broken(demo: Path) -> None:
     system = next(line for line in lines if line.startswith("system prompt "))
     # One line, whole, however long: Rich's 80-column default would have broken it.
     assert system.endswith("(one argument)") and len(system) > 80
+
+
+def _runs_table(width: int) -> list[str]:
+    """``runs``'s table of two runs with long signals and misses, at a fixed width."""
+    import io
+
+    from promptdeck.cli.runs import RUN_COLUMNS, cost_cells
+    from promptdeck.core.cost import CostRecord
+    from rich.console import Console
+
+    misses = (
+        ("no_previous_run",),
+        ("ttl_expired", "prefix_changed@_bmad-output/implementation-artifacts/1-2-sign-up.md"),
+    )
+    rows = []
+    for attempt, miss in enumerate(misses, 1):
+        record = CostRecord("claude-sonnet-4-6", 0.0412, 0.0388, "", miss, True)
+        rows.append(
+            [
+                f"20251129-04192{attempt}-123456-dev-1-2-a1b2c3",
+                "1-2",
+                "review",
+                str(attempt),
+                ("claude", "claude"),
+                "no-signal",
+                "REVIEW CHANGES REQUESTED: the duplicate check ignores the currency of a row",
+                ("123.4s", "123s"),
+                "$0.1234",
+                ("1,234,567", "1.2M"),
+                *cost_cells(record),
+            ]
+        )
+    out = io.StringIO()
+    console = Console(file=out, width=width, no_color=True)
+    print_records(RUN_COLUMNS, rows, console=console, width=width, plain=False)
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("width", [200, 120])
+def test_runs_abbreviate_cells_before_any_column_steps_aside(width: int) -> None:
+    lines = _runs_table(width)
+    assert all(len(line) <= width for line in lines), max(lines, key=len)
+    assert not any("not shown at this width" in line for line in lines)
+    header = lines[0].split()
+    assert header[-1] == "miss" and len(header) == 13
+    first, second = lines[1], lines[2]
+    # The misses abbreviate, never cut: whole names at 200, their short forms at 120.
+    if width == 200:
+        assert first.endswith("no_previous_run")
+        assert "ttl_expired, prefix_changed" in second
+    else:
+        assert first.endswith("first run") and second.endswith("ttl, prefix")
+        assert "1.2M" in first and "$0.04" in first
+    assert "…" not in first.split("  ")[-1]
+
+
+def test_runs_at_80_columns_fit_and_say_what_stepped_aside() -> None:
+    lines = _runs_table(80)
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert any("not shown at this width" in line for line in lines)
+    assert lines[1].split()[0].startswith("20251129-041921")
+
+
+def test_a_cell_shows_its_longest_form_that_fits() -> None:
+    columns = [Column("a"), Column("b", keep=1)]
+    assert fit_columns(columns, [10, 30], 30, [None, 6]) == [10, 18]
+    assert fit_columns(columns, [10, 30], 16, [None, 6]) == [10, None]

@@ -14,9 +14,9 @@ from builders import make_workspace, write_files
 from promptdeck.core.injection.builder import build_injection, build_story_injection
 from promptdeck.core.injection.candidates import StoryContextFile
 from promptdeck.core.injection.model import SECRET_LIKE_REASON, Selection, is_secret_like
+from promptdeck.core.plans.catalog import load_catalog
+from promptdeck.core.plans.context_files import MAX_CONTEXT_ENTRIES
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.stories.sources.bmad_spec import MAX_CONTEXT_ENTRIES
 
 ART = "_bmad-output/implementation-artifacts"
 SPEC = f"{ART}/spec-1-1-probe.md"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from builders import make_workspace
 from promptdeck.core.cost import plan_epic
-from promptdeck.core.stories import catalog as catalog_module
+from promptdeck.core.plans import catalog as catalog_module
 
 ART = "_bmad-output/implementation-artifacts"
 STORIES = 40

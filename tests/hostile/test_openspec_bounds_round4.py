@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from _run_helpers import cli
 from builders import write_files
-from promptdeck.core.stories.sources.openspec import (
+from promptdeck.core.plans.openspec import (
     MAX_GLOB_CHARS,
     MAX_SCHEMA_ARTIFACTS,
     Glob,

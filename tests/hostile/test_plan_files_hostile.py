@@ -11,8 +11,8 @@ import pytest
 from builders import make_workspace
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import load_catalog
 
 ART = "_bmad-output/implementation-artifacts"
 

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 from builders import write_files
+from promptdeck.core.plans import load_catalog
 from promptdeck.core.project import load_config, open_workspace
 from promptdeck.core.project.plan_location import SEARCH_LIMIT, search_plans
-from promptdeck.core.stories import load_catalog
 from promptdeck.core.tokens import ReadRecorder
 
 PROMPTDECK = str(Path(sys.executable).parent / "promptdeck")
@@ -299,9 +299,9 @@ def test_a_partial_clone_never_starts_the_program_its_remote_names(tmp_path: Pat
 def test_the_staleness_of_an_epic_context_never_starts_a_program_of_a_partial_clone(
     tmp_path: Path,
 ) -> None:
+    from promptdeck.core.plans.context_files import epic_context_newer
     from promptdeck.core.project.config import Config
     from promptdeck.core.project.workspace import Workspace
-    from promptdeck.core.stories.sources.bmad_spec import epic_context_newer
 
     art = "_bmad-output/implementation-artifacts"
     files = {
@@ -409,7 +409,7 @@ def test_a_line_holding_a_megabyte_of_spaces_is_read_at_once(
 
 
 def test_writing_back_over_a_megabyte_status_line_changes_nothing(tmp_path: Path) -> None:
-    from promptdeck.core.stories.writeback import set_story_file_status
+    from promptdeck.core.plans.writeback import set_story_file_status
 
     for text in (
         f"# Story 1.1: First\n\nStatus: a{LONG_GAP}b\n\n## Tasks\n",

@@ -85,7 +85,7 @@ def test_a_record_never_holds_infinity(tmp_path: Path) -> None:
     from promptdeck.core.records.schema import RunResult
     from promptdeck.core.records.writer import RunRecord
 
-    record = RunRecord.dry_run(tmp_path)
+    record = RunRecord.dry_run()
     result = {"exit_code": 0, "outcome": "success", "cost_usd": float("inf")}
     record.write_result({**result, "usage": [float("nan")]})
     written = _strict((record.dir / "result.json").read_text(encoding="utf-8"))

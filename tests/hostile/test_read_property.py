@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 CHANGE = "openspec/changes/change"

@@ -17,8 +17,8 @@ from pathlib import Path
 from _run_helpers import agent_files, cli, cloned_workspace, git, run_folders
 from app_helpers import set_agent_settings
 from promptdeck.core.guard import VIOLATIONS_FILE, ScopeGuard, WriteScope, write_scope
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 OWN_REL = f"{ARTIFACTS}/1-1-parse-lines.md"

@@ -49,5 +49,5 @@ def test_eight_projects_trusted_at_once_all_stay_trusted(tmp_path: Path) -> None
         assert worker.exitcode == 0
     stored = json.loads((xdg / "promptdeck" / "trusted.json").read_text(encoding="utf-8"))
     assert sorted(stored["configs"]) == sorted(str(root.resolve()) for root in roots)
-    leftovers = [p.name for p in (xdg / "promptdeck").iterdir() if p.name.startswith(".trusted-")]
+    leftovers = [p.name for p in (xdg / "promptdeck").iterdir() if p.name.startswith(".trusted")]
     assert leftovers == []

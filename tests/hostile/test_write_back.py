@@ -93,8 +93,8 @@ PAUSED_WRITE_BACK = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from promptdeck.core.stories.catalog import load_catalog
-    from promptdeck.core.stories.writeback import write_back
+    from promptdeck.core.plans.catalog import load_catalog
+    from promptdeck.core.plans.writeback import write_back
     from promptdeck.core.project.workspace import open_workspace
 
     marker = Path(sys.argv[2])

@@ -18,8 +18,8 @@ WRITE_BACK = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from promptdeck.core.stories.catalog import load_catalog
-    from promptdeck.core.stories.writeback import write_back
+    from promptdeck.core.plans.catalog import load_catalog
+    from promptdeck.core.plans.writeback import write_back
     from promptdeck.core.project.workspace import open_workspace
 
     workspace = open_workspace(Path(sys.argv[1]))

@@ -31,8 +31,8 @@ FORBIDDEN = (
     "promptdeck.core.prompt.compose",
     "promptdeck.core.injection.builder",
     "promptdeck.core.layers.assembly",
-    *(f"promptdeck.core.stories.sources.{name}" for name in ("bmad", "bmad_v7", "openspec")),
-    "promptdeck.core.stories.sources.sprint_status",
+    *(f"promptdeck.core.plans.{name}" for name in ("bmad", "bmad_v7", "openspec")),
+    "promptdeck.core.plans.sprint_status",
     "promptdeck.core.stories.keys",
     # The dialogs and screens the first frame does not show, and a run's preparation.
     "promptdeck.tui.screens.confirm_run",

@@ -5,6 +5,7 @@ would bring an oversized story under the line, the run folder and the argv."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -16,7 +17,8 @@ from promptdeck.tui.screens.confirm_run import ArgvView, ConfirmRunScreen
 from textual.widgets import Static
 
 SECRET_NOTES = "_bmad-output/implementation-artifacts/1-1-ops-notes.md"
-DRY_RUN_FOLDER = ".promptdeck/runs/dry-run"
+DRY_RUN_FOLDER = re.compile(r"\(run folder (?P<folder>[^)]*promptdeck-dry-run-[^)]*)\):")
+"""The dry run's temporary folder, as its confirmation names it."""
 
 
 def _commit(root: Path, message: str) -> None:
@@ -53,7 +55,7 @@ def _cli_dry_run(root: Path, story: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _screen_rows(confirm: ConfirmRunScreen, root: Path) -> list[str]:
+def _screen_rows(confirm: ConfirmRunScreen, root: Path, dry_folder: str) -> list[str]:
     """The confirmation's text as the CLI prints it: a blank row where the screen leaves a
     margin, the argv shell-quoted on one row, the app's run folder named as the dry run's."""
     rows = [
@@ -71,14 +73,16 @@ def _screen_rows(confirm: ConfirmRunScreen, root: Path) -> list[str]:
     folder = confirm.plan.run_folder
     if not folder:
         return rows
-    # The app plans a numbered run folder, the dry run writes to its own: the one difference.
-    same = {str(root / folder): str(root / DRY_RUN_FOLDER), folder: DRY_RUN_FOLDER}
+    # The app plans a numbered run folder, the dry run a temporary one: the one difference.
+    same = {str(root / folder): dry_folder, folder: dry_folder}
     for old, new in same.items():
         rows = [row.replace(old, new) for row in rows]
     return rows
 
 
-async def _app_rows(root: Path, story_id: str) -> tuple[list[str], ConfirmRunScreen]:
+async def _app_rows(
+    root: Path, story_id: str, dry_folder: str
+) -> tuple[list[str], ConfirmRunScreen]:
     app = make_app(root)
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
@@ -94,7 +98,7 @@ async def _app_rows(root: Path, story_id: str) -> tuple[list[str], ConfirmRunScr
         confirm = app.screen
         assert isinstance(confirm, ConfirmRunScreen)
         await pilot.pause()
-        rows = _screen_rows(confirm, root)
+        rows = _screen_rows(confirm, root, dry_folder)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "the main screen")
     return rows, confirm
@@ -114,7 +118,11 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
             config.write(f"\n[budget]\ndev = {budget}\n")
     _commit(demo_root, "ops notes")
     done = _cli_dry_run(demo_root, story_id)
-    rows, confirm = await _app_rows(demo_root, story_id)
+    named = DRY_RUN_FOLDER.search(done.stdout)
+    dry_folder = named.group("folder") if named else "(no run folder)"
+    # A dry run writes nothing into the project.
+    assert not (demo_root / ".promptdeck" / "runs" / "dry-run").exists()
+    rows, confirm = await _app_rows(demo_root, story_id, dry_folder)
     plan = confirm.plan
 
     assert done.stdout.splitlines() == rows
@@ -137,7 +145,7 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
     elif story_id == "1-1":
         assert done.returncode == 0, done.stderr
         assert f"  • {SECRET_NOTES}:3: AWS Access Key" in rows
-        assert f"The command that will run (run folder {DRY_RUN_FOLDER}):" in rows
+        assert f"The command that will run (run folder {dry_folder}):" in rows
         assert "promptdeck.core.agents.replay_main" in rows[-1]
         assert not plan.blocked and plan.argv
     else:
@@ -148,4 +156,4 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
         # The story's own file alone is over: no advice names a drop that would not fit.
         assert any(row.startswith("  • no set of files it may leave out brings it") for row in rows)
         assert not any("leave out the project context" in row for row in rows)
-        assert not (demo_root / DRY_RUN_FOLDER / "system.md").exists()
+        assert not (demo_root / ".promptdeck" / "runs" / "dry-run").exists()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.format import delta_text
 from promptdeck.tui.screens.text_view import TextViewScreen
 from promptdeck.tui.widgets.files_table import FilesTable

@@ -13,9 +13,9 @@ import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from builders import write_files
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.units import human_bytes
 from promptdeck.tui.widgets.meter_line import MeterLine, MeterReading
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from app_helpers import run_async
 from builders import write_files
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens import ARGV_LIMIT_BYTES
 from promptdeck.core.units import human_bytes
 from promptdeck.tui.widgets.meter_line import MeterLine, meter_reading

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import run_async, wait_for
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
 from promptdeck.core.run.stream import RunEvent
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.widgets.phase_panel import PhaseLog, PhasePanel
 from textual import on

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.session.preview_composer import PreviewComposer
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from builders import write_files
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.widgets.preview_pane import NOTE_ROWS, notes_text
 
 

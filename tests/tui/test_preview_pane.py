@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 from app_helpers import NoticeList, deck_on, run_async, wait_for
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from app_helpers import deck_on
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.plan import discard_plan
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.session.run_confirmation import prepare_confirmation, stable_argv
 
 

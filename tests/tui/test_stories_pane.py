@@ -8,8 +8,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from app_helpers import run_async, wait_for
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.widgets.stories_pane import StoriesPane
 from promptdeck.tui.widgets.story_tree import StoryTree
 from rich.segment import Segment

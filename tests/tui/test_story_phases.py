@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.session.story_phases import PhaseChoice, PhaseRow, phases_title, read_flow
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.tui.session.story_phases import PhaseChoice, read_flow
 
 STATUS = "_bmad-output/implementation-artifacts/sprint-status.yaml"

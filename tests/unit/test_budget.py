@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from _prompt_workspace import make_workspace
 from promptdeck.core.errors import ConfigError, OverBudget
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config, config_from_mapping
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.prompt.budget import check_budget, enforce_budget, phase_budget
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 
 def _prompt(tmp_path: Path, config: Config):

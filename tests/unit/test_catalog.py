@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
+from promptdeck.core.plans.catalog import load_catalog, project_context_path
 from promptdeck.core.project.textfiles import TextProblem, read_text_file, read_text_head
-from promptdeck.core.stories.catalog import load_catalog, project_context_path
 from promptdeck.core.stories.keys import natural_key
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
@@ -196,8 +196,8 @@ def test_discovery_never_opens_files_that_cannot_be_stories(
 def test_names_that_are_not_utf8_are_skipped_not_fatal(tmp_path: Path) -> None:
     import os
 
+    from promptdeck.core.plans.catalog import load_catalog
     from promptdeck.core.project.workspace import open_workspace
-    from promptdeck.core.stories.catalog import load_catalog
 
     artifacts = tmp_path / "_bmad-output" / "implementation-artifacts"
     artifacts.mkdir(parents=True)

@@ -13,10 +13,10 @@ import yaml
 from promptdeck.core.errors import UsageError
 from promptdeck.core.fleet import export_github, import_runs
 from promptdeck.core.fleet.ci import ACTION_INPUTS, ACTIONS
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.records.reader import list_runs
-from promptdeck.core.stories.catalog import load_catalog
 from test_parallel import epic
 
 

@@ -26,12 +26,12 @@ from promptdeck.core.agents.codex_profile import (
 )
 from promptdeck.core.agents.codex_stream import CodexJsonParser
 from promptdeck.core.errors import ConfigError, UsageError
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config, config_from_mapping
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.runner import start_run
-from promptdeck.core.stories.catalog import load_catalog
 
 TRICKY = ' \tleading blanks, "quotes", back\\slash, \x7f DEL, \r\n CRLF, ü, 😀 and trailing  \n\n'
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
+from promptdeck.core.plans.catalog import group_notes, load_catalog, load_story_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import group_notes, load_catalog, load_story_catalog
 from promptdeck.core.stories.companions import COMPANION_KINDS, companion_kind
 from promptdeck.core.stories.model import Companion
 

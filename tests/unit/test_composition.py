@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.composition import apportion, chart_lines, composition_of
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import ARGV_LIMIT_BYTES, get_counter
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
-from promptdeck.core.stories.keys import is_story_entry, read_entry_keys, story_entry_keys
-from promptdeck.core.stories.sources.sprint_status import (
+from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
+from promptdeck.core.plans.sprint_status import (
     SprintStatusError,
     parse_plan_entries,
     parse_story_list,
 )
-from promptdeck.core.stories.writeback import set_sprint_status
+from promptdeck.core.plans.writeback import set_sprint_status
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.stories.keys import is_story_entry, read_entry_keys, story_entry_keys
 
 ART = "_bmad-output/implementation-artifacts"
 PLAN = f"{ART}/sprint-status.yaml"

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
+from promptdeck.core.plans.bmad_story_file import parse_story_text
+from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
 from promptdeck.core.stories.companions import companion_kind, sibling_companion
-from promptdeck.core.stories.model import Companion, read_status
-from promptdeck.core.stories.sources.bmad_story_file import parse_story_text
-from promptdeck.core.stories.sources.bmad_v7 import plan_status
+from promptdeck.core.stories.model import Companion, plan_status, read_status
 
 ART = "_bmad-output/implementation-artifacts"
 SPRINT = f"{ART}/sprint-status.yaml"

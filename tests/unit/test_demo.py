@@ -20,8 +20,8 @@ from promptdeck.core.demo.bundle import (
 )
 from promptdeck.core.errors import UsageError
 from promptdeck.core.layers.rules import find_rules_path
+from promptdeck.core.plans.catalog import load_catalog, project_context_path
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog, project_context_path
 from promptdeck.core.stories.keys import name_matches_key
 from promptdeck.core.stories.model import StoryCatalog
 

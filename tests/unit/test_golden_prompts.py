@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from promptdeck.core.demo.bundle import DEMO_SOURCE, installed_name
 from promptdeck.core.injection.model import render_envelope
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "prompts"
 UPDATE = os.environ.get("PROMPTDECK_UPDATE_GOLDEN") == "1"

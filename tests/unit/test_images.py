@@ -126,8 +126,9 @@ def test_the_cli_records_images_and_refuses_bad_ones(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     # Codex reads the run folder's copy of the confirmed bytes, never the project's file.
-    copy = root / ".promptdeck" / "runs" / "dry-run" / "image-1.png"
-    assert f"--image={copy}" in json.loads(done.stdout)["argv"]
+    planned = json.loads(done.stdout)
+    copy = Path(planned["run_folder"]) / "image-1.png"
+    assert f"--image={copy}" in planned["argv"]
     assert copy.read_bytes() == PNG
     done = _cli(root, "run", "1.2", "--phase", "dev", "--no-git", "--image", "docs/a.png")
     assert done.returncode == 0, done.stderr

@@ -460,3 +460,24 @@ def test_cached_listing_never_hides_an_added_or_removed_file(project: Path) -> N
     os.utime(folder, (an_hour_ago + 1, an_hour_ago + 1))
     third = build_injection(project, "dev", ["A-1"], include_project_context=False)
     assert included_paths(third) == [f"{ART}/sprint-A-1-more.md"]
+
+
+def test_one_refusal_names_every_file_of_an_injection_over_its_error_line(project: Path) -> None:
+    """Every face refuses an injection over its error line with the same error, built once
+    (``Injection.too_large``): all its files ranked largest first, the top three named."""
+    for name, kib in (("a", 30), ("b", 60), ("c", 40), ("d", 50)):
+        write(project, f"{ART}/sprint-A-1-{name}.md", name * (kib * 1024))
+    injection = build_injection(project, "dev", ["A-1"], include_project_context=False)
+    assert injection.level == "error"
+    err = injection.too_large()
+    assert isinstance(err, InjectionTooLarge)
+    ranked = [path for path, _ in err.largest]
+    assert [p for p in ranked if p.endswith(("-a.md", "-b.md", "-c.md", "-d.md"))] == [
+        f"{ART}/sprint-A-1-{name}.md" for name in ("b", "d", "c", "a")
+    ]
+    assert len(ranked) == len([f for f in injection.files if f.status in ("included", "too-large")])
+    assert (err.size_bytes, err.limit_bytes) == (injection.size_bytes, injection.error_bytes)
+    assert "sprint-A-1-a.md" not in str(err) and "sprint-A-1-b.md" in str(err)
+    with pytest.raises(InjectionTooLarge) as caught:
+        build_prompt_system_append(project, "dev", ["A-1"], include_project_context=False)
+    assert caught.value.largest == err.largest

@@ -15,8 +15,8 @@ from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.gather import epic_injection
 from promptdeck.core.injection.model import CATEGORIES, LISTED_COMPANIONS, Injection, Selection
 from promptdeck.core.phases.table import get_phase
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.stories.model import Companion, Story
 from promptdeck.core.tokens.counter import get_counter
 

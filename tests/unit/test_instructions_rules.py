@@ -11,11 +11,11 @@ from _prompt_workspace import make_workspace
 from promptdeck.core.errors import EXIT_USAGE, AssetMissing
 from promptdeck.core.layers.instructions import INSTRUCTIONS_SOURCE, load_instructions
 from promptdeck.core.layers.rules import RULES_CANDIDATES, read_rules
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 # --- Requirement 1: instructions ship with the package ------------------------------------------
 

@@ -14,19 +14,19 @@ from builders import make_workspace
 from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_injection, build_story_injection
 from promptdeck.core.injection.model import Selection
-from promptdeck.core.project.config import Config
-from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.run.flow import story_flow
-from promptdeck.core.stories.catalog import (
+from promptdeck.core.plans import bmad
+from promptdeck.core.plans.catalog import (
     group_notes,
     load_catalog,
     load_story_catalog,
     summary_lines,
 )
+from promptdeck.core.plans.epic_titles import clean_epic_title
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
+from promptdeck.core.run.flow import story_flow
 from promptdeck.core.stories.keys import read_entry_keys
 from promptdeck.core.stories.model import read_status
-from promptdeck.core.stories.sources import bmad
-from promptdeck.core.stories.sources.bmad import clean_epic_title
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"

@@ -12,10 +12,10 @@ from builders import commit_all
 from promptdeck.core.errors import UsageError
 from promptdeck.core.fleet import ParallelRequest, list_worktrees, run_epic
 from promptdeck.core.fleet.worktrees import create, seed
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.records.reader import list_runs
-from promptdeck.core.stories.catalog import load_catalog
 
 ART = "_bmad-output/implementation-artifacts"
 SPRINT = """development_status:

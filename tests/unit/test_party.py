@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from _prompt_workspace import STORY_1_2, make_workspace
 from promptdeck.core.errors import ComposeError, UsageError
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.party import PARTY_PHASES, default_variant, load_persona, party_for
 from promptdeck.core.prompt.request import ComposedPrompt, FailureInfo, PromptRequest
 from promptdeck.core.run.optional_phases import auto_plan, parse_with
-from promptdeck.core.stories.catalog import load_catalog
 
 
 @pytest.fixture()

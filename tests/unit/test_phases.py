@@ -8,10 +8,10 @@ import pytest
 from _prompt_workspace import CHANGE, STORY_1_2, make_workspace
 from promptdeck.core.errors import UsageError
 from promptdeck.core.phases.table import PHASE_NAMES, PHASES, SIGNAL_SPECS, get_phase, signal_specs
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, FailureInfo, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 
 def compose(root: Path, story: str, phase: str, **request: object) -> ComposedPrompt:

@@ -14,10 +14,10 @@ from pathlib import Path
 from builders import make_workspace
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Injection, Selection
+from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
+from promptdeck.core.plans.writeback import write_back
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 from promptdeck.core.stories.model import Story, StoryCatalog
-from promptdeck.core.stories.writeback import write_back
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ARTIFACTS = "_bmad-output/implementation-artifacts"

@@ -13,7 +13,6 @@ from builders import write_files
 from promptdeck.core.project import find_root, load_config
 from promptdeck.core.project import plan_location as plan_location_module
 from promptdeck.core.project.bmad_folders import read_bmad_folders
-from promptdeck.core.project.config import check_toml_shape
 from promptdeck.core.project.plan_location import choose_plan, search_plans
 from promptdeck.core.tokens import ReadRecorder
 
@@ -103,7 +102,7 @@ def test_v4_unsharded_prd_gives_its_folder_as_planning(tmp_path: Path) -> None:
 
 def test_v4_always_load_outside_the_project_is_a_problem_line_not_a_file(tmp_path: Path) -> None:
     text = "devLoadAlwaysFiles:\n  - docs/a.md\n  - ../secrets.md\n  - /etc/passwd\n"
-    folders = read_bmad_folders(v4_project(tmp_path, text), check_toml_shape)
+    folders = read_bmad_folders(v4_project(tmp_path, text))
     assert folders.always_load == ("docs/a.md",)
     assert folders.always_load_origin == ".bmad-core/core-config.yaml:1"
     wheres = [where for where, _ in folders.problems]

@@ -8,10 +8,10 @@ import os
 import shutil
 from pathlib import Path
 
+from promptdeck.core.plans.catalog import WATCH_LIMIT, load_catalog, plan_paths, take_snapshot
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.records.status_record import unwritten_status
-from promptdeck.core.stories.catalog import WATCH_LIMIT, load_catalog, plan_paths, take_snapshot
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"

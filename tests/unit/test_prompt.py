@@ -9,10 +9,10 @@ from _prompt_workspace import CHANGE, STORY_1_2, make_workspace
 from promptdeck.core.errors import StoryNotFound, UsageError
 from promptdeck.core.injection.model import Selection
 from promptdeck.core.layers.model import JOINER, LAYER_IDS, signature, system_text
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.stories.model import Story, StoryCatalog, Task
 from promptdeck.core.tokens.counter import TokenCounter
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 PHASES = ("kickoff", "dev", "review", "failure", "uat", "retro")

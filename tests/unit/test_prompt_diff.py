@@ -7,11 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.diff import PromptSide, compare, diff_text, side_of_prompt, split_layers
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.counter import get_counter
 
 STORY = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from builders import write_files
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.notes import no_story_file_note, notes_by_seriousness
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 STATUS = "_bmad-output/implementation-artifacts/sprint-status.yaml"
 

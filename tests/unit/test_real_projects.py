@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.flow import story_flow
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"

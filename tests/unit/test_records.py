@@ -50,7 +50,10 @@ def test_list_and_load_runs(tmp_path: Path) -> None:
     first = _record(tmp_path, "1-2", "dev", "failure")
     second = _record(tmp_path, "1-2", "dev", "success")
     other = _record(tmp_path, "1-3", "review", None)
-    RunRecord.dry_run(tmp_path).write_prompt("s", "u")
+    # An earlier version's dry-run folder left in the runs folder is never listed.
+    leftover = tmp_path / ".promptdeck" / "runs" / "dry-run"
+    leftover.mkdir()
+    (leftover / "system.md").write_text("s")
     runs = list_runs(tmp_path)
     assert [r.id for r in runs] == [first.id, second.id, other.id]
     assert [r.id for r in list_runs(tmp_path, "1-2")] == [first.id, second.id]
@@ -88,8 +91,7 @@ def test_a_symlink_planted_in_a_run_folder_is_replaced_not_written_through(
 ) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
-    project = tmp_path / "project"
-    record = RunRecord.dry_run(project)
+    record = RunRecord.dry_run()
     (record.dir / "system.md").symlink_to(victim)
     (record.dir / "session.log").symlink_to(victim)
     record.write_prompt("the prompt", "the task")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from _prompt_workspace import make_workspace
 from promptdeck.core.agents.replay_party import PartyContext, is_party, retro_targets
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 
 
 def _system(root: Path, phase: str, variant: str) -> str:

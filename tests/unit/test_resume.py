@@ -16,6 +16,7 @@ import pytest
 from builders import commit_all
 from promptdeck.core.errors import UsageError
 from promptdeck.core.fleet import interrupted_notice, interrupted_runs, resume_run
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
@@ -23,7 +24,6 @@ from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.records.reader import list_runs
 from promptdeck.core.run.locks import acquire, lock_path
 from promptdeck.core.run.runner import start_run
-from promptdeck.core.stories.catalog import load_catalog
 
 STORY = """# Story 1.2: Parse lines
 
@@ -67,7 +67,7 @@ CHILD = textwrap.dedent(
     from promptdeck.core.project.workspace import open_workspace
     from promptdeck.core.prompt.compose import compose_prompt
     from promptdeck.core.prompt.request import PromptRequest
-    from promptdeck.core.stories.catalog import load_catalog
+    from promptdeck.core.plans.catalog import load_catalog
     from promptdeck.core.run import runner, handle, gitops, policy
 
     root, phase, step = Path(sys.argv[1]), sys.argv[2], sys.argv[3]

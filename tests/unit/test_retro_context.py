@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from _prompt_workspace import ARTIFACTS, make_workspace
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.prompt.retro import section_of, summarise_story
-from promptdeck.core.stories.catalog import load_catalog
 
 EPICS = """\
 # Epic breakdown

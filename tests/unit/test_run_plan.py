@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
@@ -17,7 +18,6 @@ from promptdeck.core.run.plan import (
     discard_plan,
     plan_run,
 )
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.units import human_bytes, human_tokens
 
 PLAN = RunPlan(
@@ -133,22 +133,18 @@ def test_an_oversized_story_says_what_would_bring_it_under(demo: Workspace) -> N
     assert as_json["blocked"] and as_json["options"] == []
 
 
-def test_a_dry_run_plan_writes_the_dry_run_folder_and_counts_the_attempt(
+def test_a_dry_run_plan_writes_a_temporary_folder_and_counts_the_attempt(
     demo: Workspace,
 ) -> None:
     prompt = compose_prompt(demo, load_catalog(demo), PromptRequest("1-1", "dev"))
     planned = plan_run(demo, prompt, agent="replay", dry_run=True, replay_script="dev=fail")
     assert planned.prepared is not None
     folder = planned.prepared.record.dir
-    assert folder == demo.root / ".promptdeck" / "runs" / "dry-run"
+    assert folder.name.startswith("promptdeck-dry-run-") and not demo.contains(folder)
     assert (folder / "system.md").read_text(encoding="utf-8") == prompt.system
     assert "--outcome" in planned.argv and "fail" in planned.argv
     plan = describe_plan(demo, planned, agent="replay")
-    assert (plan.attempt, plan.run_folder, plan.argv) == (
-        1,
-        ".promptdeck/runs/dry-run",
-        planned.argv,
-    )
+    assert (plan.attempt, plan.run_folder, plan.argv) == (1, str(folder), planned.argv)
     assert set(plan.to_dict()) == {
         "story" if f.name == "story_id" else f.name for f in dataclasses.fields(RunPlan)
     } | {"blocked"}

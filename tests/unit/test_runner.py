@@ -13,6 +13,7 @@ import pytest
 from builders import commit_all
 from promptdeck.core.errors import GitError, InjectionTooLarge
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
@@ -21,7 +22,6 @@ from promptdeck.core.records.reader import list_runs
 from promptdeck.core.run.policy import story_rewritten
 from promptdeck.core.run.runner import start_run
 from promptdeck.core.run.stream import RunEvent
-from promptdeck.core.stories.catalog import load_catalog
 
 STORY = """# Story 1.2: Parse lines
 

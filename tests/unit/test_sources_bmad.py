@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
+from promptdeck.core.plans import bmad
+from promptdeck.core.plans.bmad_story_file import parse_story_text
+from promptdeck.core.plans.sprint_status import SprintStatusError, parse_sprint_status
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.model import Task
-from promptdeck.core.stories.sources import bmad
-from promptdeck.core.stories.sources.bmad_story_file import normalize_status, parse_story_text
-from promptdeck.core.stories.sources.sprint_status import SprintStatusError, parse_sprint_status
+from promptdeck.core.stories.model import Task, read_status
 
 ARTIFACTS = "_bmad-output/implementation-artifacts"
 PLANNING = "_bmad-output/planning-artifacts"
@@ -113,8 +113,9 @@ def test_empty_development_status_flow_mapping_is_accepted() -> None:
         ("shipped-ish", None),
     ],
 )
-def test_normalize_status(raw: str, expected: str | None) -> None:
-    assert normalize_status(raw) == expected
+def test_read_status(raw: str, expected: str | None) -> None:
+    reading = read_status(raw)
+    assert (reading.status if reading.known else None) == expected
 
 
 def test_stories_from_sprint_status_only(tmp_path: Path) -> None:
@@ -408,7 +409,7 @@ def test_duplicate_story_key_keeps_the_first_file(tmp_path: Path) -> None:
 
 
 def test_a_file_named_for_its_key_beats_one_that_only_claims_it(tmp_path: Path) -> None:
-    from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
+    from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
 
     ws = make_workspace(
         tmp_path,

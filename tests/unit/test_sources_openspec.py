@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import make_workspace
+from promptdeck.core.plans import openspec
+from promptdeck.core.plans.openspec import parse_requirements, status_from_tasks
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.stories.model import Scenario, Task
-from promptdeck.core.stories.sources import openspec
-from promptdeck.core.stories.sources.openspec import parse_requirements, status_from_tasks
 
 CHANGE = "openspec/changes/add-auth"
 

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import pytest
 from builders import commit_all
-from promptdeck.core.project.config import Config
-from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.prompt.compose import compose_prompt
-from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.core.run.runner import start_run
-from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.stories.writeback import (
+from promptdeck.core.plans.catalog import load_catalog
+from promptdeck.core.plans.writeback import (
     set_sprint_status,
     set_story_file_status,
     tick_group_tasks,
     write_back,
     write_start,
 )
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace, open_workspace
+from promptdeck.core.prompt.compose import compose_prompt
+from promptdeck.core.prompt.request import PromptRequest
+from promptdeck.core.run.runner import start_run
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ART = "_bmad-output/implementation-artifacts"

@@ -13,8 +13,8 @@ import sys
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from promptdeck.core.plans.story_scan import _may_be_story_file, story_file_names
 from promptdeck.core.stories.keys import artifact_category, leading_key, leading_key_category
-from promptdeck.core.stories.sources.bmad import _may_be_story_file, story_file_names
 
 _PIECES = st.one_of(
     st.sampled_from(["1", "2", "12", "0042", "12345", "a", "A", "ab", "abcd", "x", "10"]),

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
-from promptdeck.core.project.config import Config
-from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import (
+from promptdeck.core.plans import bmad_spec, context_files, story_scan
+from promptdeck.core.plans.catalog import (
     group_notes,
     load_bmad_plan,
     load_catalog,
     load_story_catalog,
 )
+from promptdeck.core.project.config import Config
+from promptdeck.core.project.workspace import Workspace
 from promptdeck.core.stories.model import Story, StoryCatalog
-from promptdeck.core.stories.sources import bmad, bmad_spec
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"
@@ -125,7 +125,7 @@ def test_the_folder_cap_stops_the_search_with_one_line(
     files = {f"{ART}/sprint-status.yaml": "development_status:\n  1-1-a: ready-for-dev\n"}
     files.update({f"{ART}/f{n}/notes.txt": "x\n" for n in range(6)})
     ws = make_workspace(tmp_path, files)
-    monkeypatch.setattr(bmad, "FOLDER_LIMIT", 3)
+    monkeypatch.setattr(story_scan, "FOLDER_LIMIT", 3)
     catalog = load_catalog(ws)
     lines = [w for w in catalog.warnings if "search stopped" in w]
     assert lines == [
@@ -271,7 +271,7 @@ def test_a_fresh_clone_is_not_stale_whatever_the_checkout_order(tmp_path: Path) 
     os.utime(ws.root / PLANNING / "epics.md", (3_000_000, 3_000_000))
     assert _stale(ws) is None
     story = load_catalog(ws).find("1-1")
-    reason, flags = bmad_spec.context_reason(ws, story, f"{ART}/epic-1-context.md")
+    reason, flags = context_files.context_reason(ws, story, f"{ART}/epic-1-context.md")
     assert (reason, flags) == ("epic context of epic 1", ())
 
 

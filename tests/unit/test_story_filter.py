@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptdeck.core.stories.filter import filter_stories, group_stories, story_label
+from promptdeck.core.stories.filter import filter_stories, group_stories
 from promptdeck.core.stories.model import Story
 
 STORIES = (
@@ -34,8 +34,3 @@ def test_groups_keep_first_appearance_order_and_sources_apart() -> None:
     assert groups[0].label == "Epic 1 · Foundations"
     assert groups[2].label == "change add-auth"
     assert [s.id for s in groups[0].stories] == ["1-1", "1-2"]
-
-
-def test_label_carries_status_mark() -> None:
-    assert story_label(STORIES[0]).startswith("✓ 1-1")
-    assert story_label(STORIES[2]).startswith("· 2-1")

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from promptdeck.core.demo.bundle import prepare_demo
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.tokens.cache import APPLICATION_ID, TokenCache, default_path
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.core.tokens.encoding import build_encoding

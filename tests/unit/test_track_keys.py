@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from builders import make_workspace
+from promptdeck.core.plans.catalog import group_notes, load_catalog, load_story_catalog
+from promptdeck.core.plans.epic_titles import clean_epic_title
 from promptdeck.core.project.config import Config
 from promptdeck.core.project.workspace import Workspace
-from promptdeck.core.stories.catalog import group_notes, load_catalog, load_story_catalog
 from promptdeck.core.stories.keys import epic_tracks, read_entry_keys
-from promptdeck.core.stories.sources.bmad import clean_epic_title
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 ART = "_bmad-output/implementation-artifacts"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import CATEGORIES, Injection, Selection
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.stories.model import read_status
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"

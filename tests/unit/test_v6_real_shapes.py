@@ -16,16 +16,15 @@ from builders import make_workspace, write_files
 from promptdeck.core.errors import StoryNotFound
 from promptdeck.core.injection.builder import build_story_injection
 from promptdeck.core.injection.model import Selection
+from promptdeck.core.plans import bmad
+from promptdeck.core.plans.bmad_story_file import clean_status
+from promptdeck.core.plans.catalog import load_catalog, load_story_catalog
+from promptdeck.core.plans.sprint_status import parse_sprint_status
+from promptdeck.core.plans.writeback import write_back
 from promptdeck.core.project.bmad_folders import read_bmad_folders
-from promptdeck.core.project.config import check_toml_shape
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog, load_story_catalog
 from promptdeck.core.stories.keys import epic_tracks, read_entry_keys
 from promptdeck.core.stories.model import Story
-from promptdeck.core.stories.sources import bmad
-from promptdeck.core.stories.sources.bmad_story_file import clean_status
-from promptdeck.core.stories.sources.sprint_status import parse_sprint_status
-from promptdeck.core.stories.writeback import write_back
 from test_plan_layouts import by_id, fixture
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
@@ -253,7 +252,7 @@ def test_a_configured_folder_that_cannot_be_used_is_one_line_and_never_read(
 def test_a_bmad_config_file_that_is_a_fifo_is_one_line_never_opened(tmp_path: Path) -> None:
     (tmp_path / "_bmad").mkdir()
     os.mkfifo(tmp_path / "_bmad" / "config.toml")
-    folders = read_bmad_folders(tmp_path, check_toml_shape)
+    folders = read_bmad_folders(tmp_path)
     assert folders.artifacts is None
     [(where, why)] = folders.problems
     assert where == "_bmad/config.toml" and "FIFO" in why

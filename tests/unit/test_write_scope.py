@@ -11,13 +11,13 @@ from promptdeck.core.errors import EXIT_SCOPE
 from promptdeck.core.guard import ScopeGuard, frozen_view, write_scope
 from promptdeck.core.guard import scope as scope_module
 from promptdeck.core.phases.outcome import exit_code_for, settle_outcome
+from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.trust import config_trust, program_files
 from promptdeck.core.project.workspace import Workspace, open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
 from promptdeck.core.run.plan import confirmation_blocks, describe_plan, plan_run
 from promptdeck.core.run.prepare import prepare_run
-from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.vocabulary import OUTCOMES
 
 ART = "_bmad-output/implementation-artifacts"

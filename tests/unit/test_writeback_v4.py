@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from promptdeck.core.plans.catalog import load_catalog
+from promptdeck.core.plans.writeback import set_story_file_status, write_back, write_start
 from promptdeck.core.project.workspace import Workspace, open_workspace
-from promptdeck.core.stories.catalog import load_catalog
-from promptdeck.core.stories.writeback import set_story_file_status, write_back, write_start
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "fixtures" / "layouts"
 STORIES = "docs/stories"
@@ -129,7 +129,7 @@ def test_a_fifo_in_place_of_a_v4_story_file_is_refused_without_waiting(tmp_path:
 
 
 def test_the_line_written_is_the_line_the_status_is_read_from() -> None:
-    from promptdeck.core.stories.sources.bmad_story_file import parse_story_text
+    from promptdeck.core.plans.bmad_story_file import parse_story_text
 
     # Front matter's `status:` is not the story's (the first `Status:` after the heading is):
     # write-back changes the line the status is read from, and only that one.

@@ -23,18 +23,17 @@ from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
 from promptdeck.core.layers import MODES
 from promptdeck.core.phases import PHASE_NAMES
-from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.stories import (
+from promptdeck.core.plans import (
     WATCH_LIMIT,
     PlanSnapshot,
-    Story,
-    StoryCatalog,
     group_notes,
     load_catalog,
     plan_paths,
     take_snapshot,
     where_stories_come_from,
 )
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+from promptdeck.core.stories import Story, StoryCatalog
 from promptdeck.core.vocabulary import RULES_LAYER
 from textual import events, on, work
 from textual.app import ComposeResult, SuspendNotSupported
@@ -86,7 +85,7 @@ when the titles need it (the preview keeps the rest)."""
 
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app (see
-:mod:`promptdeck.core.stories.catalog` for why this polls)."""
+:mod:`promptdeck.core.plans.catalog` for why this polls)."""
 
 OPENING_WAIT_SECONDS = 0.5
 """How long the screen waits, at start, for the catalog the opening helper reads beside it

@@ -31,9 +31,10 @@ from promptdeck.core.forked import Forked, fork_child, receive_message, send_mes
 from promptdeck.core.switches import ANSWER_CACHE, turned_off
 
 if TYPE_CHECKING:
+    from promptdeck.core.plans import PlanSnapshot
     from promptdeck.core.project import Workspace
     from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-    from promptdeck.core.stories import PlanSnapshot, StoryCatalog
+    from promptdeck.core.stories import StoryCatalog
 
     from .story_phases import FlowReading
 
@@ -73,8 +74,8 @@ def read_opening(
     Raises:
         PromptdeckError: the catalog cannot be read.
     """
+    from promptdeck.core.plans import load_catalog, plan_paths, take_snapshot
     from promptdeck.core.prompt import compose_prompt
-    from promptdeck.core.stories import load_catalog, plan_paths, take_snapshot
     from promptdeck.core.tokens import get_counter
 
     catalog = load_catalog(workspace)

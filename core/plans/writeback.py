@@ -30,10 +30,10 @@ from typing import Any
 from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
 from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace
-from .keys import story_entry_keys
-from .model import STATUS_LINE_MAX, Story, read_status
-from .sources.markdown import iter_headings, section_lines
-from .sources.sprint_status import (
+from ..stories.keys import story_entry_keys
+from ..stories.model import STATUS_LINE_MAX, Story, read_status
+from .markdown import iter_headings, section_lines
+from .sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,
     parse_sprint_status,

@@ -34,14 +34,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError
-from ...project.config import MAX_TOML_DEPTH, check_toml_shape
-from ...project.listing import folder_names
-from ...project.textfiles import LONG_NUMBER, TextProblem, read_text_file
-from ...project.workspace import Workspace
-from ..keys import normalize_key
-from ..model import SourceResult, Story, Task, UnreadableEntry, read_status
-from .bmad_spec import ContextEntry, context_entries, output_folder
+from ..errors import ConfigError
+from ..project.bmad_folders import BMAD_TOML_LAYERS
+from ..project.listing import folder_names
+from ..project.textfiles import (
+    LONG_NUMBER,
+    MAX_TOML_DEPTH,
+    TextProblem,
+    check_toml_shape,
+    read_text_file,
+)
+from ..project.workspace import Workspace
+from ..stories.keys import normalize_key
+from ..stories.model import (
+    SourceResult,
+    Story,
+    Task,
+    UnreadableEntry,
+    plan_status,
+    source_line,
+)
+from .context_files import ContextEntry, context_entries, output_folder
 from .markdown import (
     PlanYamlError,
     TaskNestingError,
@@ -51,13 +64,6 @@ from .markdown import (
     scalar_text,
 )
 
-CONFIG_LAYERS = (
-    "_bmad/custom/config.user.toml",
-    "_bmad/custom/config.toml",
-    "_bmad/config.user.toml",
-    "_bmad/config.toml",
-)
-"""BMAD's layered config, most specific first: the first that sets the initiative wins."""
 ARCHIVE_V6 = "archive-v6"
 _LEAF = re.compile(r"^(?P<type>story|spike|bug)-(?P<slug>.+?)(?P<plan>-plan)?\.md$")
 _TOML_LINE = re.compile(r"at line (?P<line>\d+)")
@@ -156,7 +162,8 @@ def active_initiatives(workspace: Workspace, tree: V7Tree) -> list[str]:
     root = workspace.root
     limit = workspace.config.read_max_bytes
     out = output_folder(workspace)
-    for layer in CONFIG_LAYERS:
+    # BMAD's layered config, most specific first: the first that sets the initiative wins.
+    for layer in BMAD_TOML_LAYERS:
         parsed = _toml(root / layer, layer, root, limit, tree.problems)
         if parsed is None:
             continue
@@ -519,35 +526,6 @@ def load_tree(workspace: Workspace) -> V7Tree | None:
     return tree
 
 
-def plan_status(raw: str | None) -> tuple[str, bool]:
-    """``(status, known)`` for a plan's ``status`` on BMAD's board (see
-    :func:`~promptdeck.core.stories.model.read_status`): no plan at all, a draft and a plan
-    ready for dev are backlog, and ``dropped`` — work that will not be done — stays
-    ``dropped``."""
-    if raw is None:
-        return "backlog", True
-    word = raw.strip().lower()
-    if word == "dropped":
-        return "dropped", True
-    if word == "ready-for-dev":
-        # BMAD's board: a plan that is ready but not started is still backlog.
-        return "backlog", True
-    if word in _V7_BOARD:
-        return _V7_BOARD[word], True
-    reading = read_status(raw)
-    return reading.status, reading.known
-
-
-_V7_BOARD = {"blocked": "in-progress"}
-"""A v7 plan's own words its board shows as a story status: a blocked plan sits in
-in-progress there. Other plans keep ``blocked`` as written (see
-:data:`~promptdeck.core.stories.model.PLAN_BOARD`)."""
-
-
-def _where(path: str, line: int) -> str:
-    return f"{path}:{line}" if line else path
-
-
 def ticket_story(ticket: V7Ticket) -> Story:
     """One ticket as a ``v7`` story: ``<epic id>-<entry id>`` (the entry id alone in an
     initiative with no epics, ``backlog:<slug>`` in the backlog)."""
@@ -561,7 +539,7 @@ def ticket_story(ticket: V7Ticket) -> Story:
     note = ""
     if plan is not None:
         status, known = plan_status(plan.raw_status)
-        source = _where(plan.path, plan.status_line)
+        source = source_line(plan.path, plan.status_line)
         written = (plan.raw_status or "").strip()
         if known and written and written.lower() != status:
             # The board's word is the status; the plan's own word stays in sight, with where.
@@ -573,7 +551,7 @@ def ticket_story(ticket: V7Ticket) -> Story:
     if leaf is not None and leaf.raw_status is not None:
         tracked, _ = plan_status(leaf.raw_status)
         if tracked != status:
-            where = _where(leaf.path, leaf.status_line)
+            where = source_line(leaf.path, leaf.status_line)
             drift = (f"{where} says tracker_status '{leaf.raw_status}'",)
     files = tuple(f.path for f in (leaf, plan) if f is not None)
     path = leaf.path if leaf is not None else plan.path if plan is not None else None

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...project.textfiles import TextProblem, printable_name, read_text_file
-from ...project.workspace import Workspace
-from ..keys import normalize_key
-from ..model import Requirement, Scenario, SkippedFile, SourceResult, Story, relpath
+from ..project.textfiles import TextProblem, printable_name, read_text_file
+from ..project.workspace import Workspace
+from ..stories.keys import normalize_key
+from ..stories.model import Requirement, Scenario, SkippedFile, SourceResult, Story, relpath
 from .markdown import (
     Heading,
     PlanYamlError,

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ...project.textfiles import LONG_NUMBER, long_number_line
-from ..model import Task
+from ..project.textfiles import LONG_NUMBER, long_number_line
+from ..stories.model import Task
 
 if TYPE_CHECKING:
     import yaml

@@ -3,7 +3,7 @@
 A file is a story's when its first heading is ``# Story <key>: <title>`` (or, for a file named
 after a sprint-status entry, whatever its heading says); only the head of a file is
 read until that heading shows it is one. Status words of older BMAD releases and hand-written
-files are mapped to the canonical ones here too (:func:`normalize_status`).
+files are read as the canonical ones (:func:`~promptdeck.core.stories.model.read_status`).
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...project.textfiles import (
+from ..project.textfiles import (
     DEFAULT_READ_LIMIT,
     HEAD_BYTES,
     TextProblem,
     read_text_file,
     read_text_head,
 )
-from ..keys import normalize_key
-from ..model import STATUS_LINE_MAX, SkippedFile, Task, read_status
+from ..stories.keys import normalize_key
+from ..stories.model import STATUS_LINE_MAX, SkippedFile, Task
 from .markdown import (
     Heading,
     TaskNestingError,
@@ -64,13 +64,6 @@ _STATUS_NOTE = re.compile(r"^(?P<status>[^()]*?)\s*\((?P<note>.*)\)\s*$")
 _TASKS_HEADING = re.compile(r"^Tasks\b", re.IGNORECASE)
 
 
-def normalize_status(raw: str) -> str | None:
-    """The canonical status for ``raw`` (``In Progress`` → ``in-progress``), or None when it
-    is not a known one (see :func:`~promptdeck.core.stories.model.read_status`)."""
-    reading = read_status(raw)
-    return reading.status if reading.known else None
-
-
 @dataclass(frozen=True)
 class StoryFile:
     """What a story file says about its story."""
@@ -86,7 +79,7 @@ class StoryFile:
     """A note written after the status (``Status: cancelled (superseded by 1-2)``)."""
     heading: str = ""
     """The file's first heading as written (``Story 9.16: Sync - Context``): what tells a
-    story from a companion that opens like one (:mod:`..companions`)."""
+    story from a companion that opens like one (:mod:`promptdeck.core.stories.companions`)."""
 
 
 def _story_heading(heading: Heading | None) -> re.Match[str] | None:

@@ -1,13 +1,13 @@
 """The story catalog: both sources side by side.
 
-:func:`load_catalog` asks each adapter (``sources/bmad.py``, ``sources/openspec.py``) for its
+:func:`load_catalog` asks each reader (:mod:`.bmad`, :mod:`.openspec`, …) for its
 stories and the files it passed over, and returns them as one :class:`StoryCatalog`: BMAD
 stories first, in natural key order (``1-10`` after ``1-9``), then OpenSpec changes
 alphabetically with their task groups in ``tasks.md`` order.
 
-The text-file checks the sources share live in :mod:`promptdeck.core.project.textfiles`; the
-result type, paths and sort order they share in :mod:`.model` and :mod:`.keys`, so the sources
-never import this module.
+The text-file checks the readers share live in :mod:`promptdeck.core.project.textfiles`; the
+result type, paths and sort order they share in the stories room (its model and keys), so the
+readers never import this module.
 
 The plan snapshot (:class:`PlanSnapshot`, :func:`take_snapshot`) is what the project's plan
 files look like on disk now, to tell when the story tree is stale. The plan is a handful of
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace
-from .model import SourceResult, Story, StoryCatalog, relpath
+from ..stories.model import SourceResult, Story, StoryCatalog, relpath
 
 
 def project_context_path(workspace: Workspace) -> str | None:
@@ -73,7 +73,8 @@ def load_bmad_plan(workspace: Workspace, only_key: str | None = None) -> SourceR
 def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
     # The sources load with the first read of a plan: the app's screen, handed a catalog read
     # by its opening helper, needs this module's plan watch and notes only.
-    from .sources import bmad, bmad_spec, bmad_v7
+    from . import bmad, bmad_spec, bmad_v7, spec_folders
+    from .context_files import output_folder
 
     v7 = bmad_v7.load_stories(workspace)
     if v7 is not None and v7[1]:
@@ -82,9 +83,7 @@ def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
         artifacts = workspace.root / workspace.config.paths_artifacts
         if (
             artifacts.is_dir()
-            or (workspace.root / bmad_spec.output_folder(workspace))
-            .joinpath(bmad_v7.ARCHIVE_V6)
-            .is_dir()
+            or (workspace.root / output_folder(workspace)).joinpath(bmad_v7.ARCHIVE_V6).is_dir()
         ):
             notes = (
                 *notes,
@@ -99,7 +98,7 @@ def _load_bmad_plan(workspace: Workspace, only_key: str | None) -> SourceResult:
     v6 = bmad.load_stories(workspace, only_key=only_key)
     scan = bmad_spec.scan_artifacts(workspace)
     stories, unattached, problems, notes = bmad_spec.attach_specs(workspace, v6.stories, scan)
-    folders = bmad_spec.spec_folder_stories(workspace)
+    folders = spec_folders.spec_folder_stories(workspace)
     stories += folders.stories
     if only_key is not None:
         stories = tuple(s for s in stories if s.key == only_key)
@@ -123,7 +122,7 @@ def load_catalog(workspace: Workspace) -> StoryCatalog:
         BMAD stories (natural key order), then OpenSpec stories (changes alphabetically,
         groups in ``tasks.md`` order), with the skipped files and warnings of both sources.
     """
-    from .sources import openspec
+    from . import openspec
 
     bmad_result = load_bmad_plan(workspace)
     openspec_result = openspec.load_stories(workspace)
@@ -176,8 +175,8 @@ def load_story_catalog(workspace: Workspace, story_id: str) -> StoryCatalog:
     answer and its errors are the full catalog's. This keeps one-story commands (``inspect``,
     ``compose``, ``run``) from reading every story of a large workspace.
     """
-    from .keys import normalize_key
-    from .sources import openspec
+    from ..stories.keys import normalize_key
+    from . import openspec
 
     wanted = story_id.strip()
     if ":" in wanted:
@@ -288,7 +287,7 @@ def group_notes(catalog: StoryCatalog, run_warnings: Sequence[str] = ()) -> list
 def _unattached_line(path: str) -> str:
     """Why a spec is tied to no story: no key in its name, or a key no story of the plan has
     (``tech-spec-ui-3-panels.md``, ``spec-mvp-2-launch.md``)."""
-    from .keys import leading_key
+    from ..stories.keys import leading_key
 
     name = path.rsplit("/", 1)[-1]
     rest = name.removeprefix("tech-spec-").removeprefix("spec-")
@@ -353,7 +352,7 @@ def plan_paths(workspace: Workspace, catalog: StoryCatalog) -> list[str]:
     listing shows a new story or change, then each story's file (once each)."""
     # Here, not at import: the app's screen imports this module, but its first catalog comes
     # read by the opening helper, and the plan readers' key patterns take some 6 ms to compile.
-    from .sources.sprint_status import SPRINT_STATUS_NAME
+    from .sprint_status import SPRINT_STATUS_NAME
 
     config = workspace.config
     artifacts = config.paths_artifacts.rstrip("/")

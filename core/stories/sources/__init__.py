@@ -1,1 +1,0 @@
-"""Story sources: BMAD and OpenSpec adapters."""
