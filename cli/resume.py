@@ -9,11 +9,9 @@ as a new run linked to the first — in the agent's own session when one was rec
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..core.errors import EXIT_OK, UsageError
 from ..core.fleet import (
-    interrupted_notice,
     interrupted_runs,
     list_worktrees,
     remove_worktree,
@@ -55,13 +53,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
-
-
-def say_interrupted(workspace: Workspace) -> None:
-    """One line on stderr when runs were interrupted and no run has resumed them."""
-    waiting = interrupted_notice(workspace.root)
-    if waiting:
-        print(f"promptdeck: {printable_line(waiting)}", file=sys.stderr)
 
 
 def _clean(workspace: Workspace, story: str) -> int:

@@ -70,7 +70,7 @@ from .common import (
     workspace_from,
 )
 from .compose import add_delivery_option, refuse_secrets, request_from
-from .run_output import Printer, raise_if_interrupted, wait_interruptibly
+from .run_output import Printer, raise_if_interrupted, say_interrupted, wait_interruptibly
 from .variants import add_variant_options, ignored_variant_flags, party_phases
 
 
@@ -379,8 +379,6 @@ def run(args: argparse.Namespace) -> int:
     if asked and not args.auto:
         raise UsageError("run: --with needs --auto (it says which optional phases --auto runs)")
     workspace = workspace_from(args)
-    from .resume import say_interrupted  # here: resume's module imports this one
-
     say_interrupted(workspace)
     args.agent_needed = None
     try:

@@ -17,6 +17,7 @@ from typing import TextIO, assert_never
 from ..core.agents import agent_label
 from ..core.errors import Interrupted
 from ..core.phases import match_line
+from ..core.project import Workspace
 from ..core.records import RunResult
 from ..core.run import RunEvent, RunHandle
 from ..core.terminal import printable, printable_line
@@ -150,3 +151,13 @@ def raise_if_interrupted(handle: RunHandle, result: RunResult) -> None:
         f"interrupted ({name}): run {result.run_id} ended {result.outcome}",
         int(handle.interrupted_by),
     )
+
+
+def say_interrupted(workspace: Workspace) -> None:
+    """One line on stderr when runs were interrupted and no run has resumed them (``run`` and
+    ``resume`` both say it, so it lives beside what both print)."""
+    from ..core.fleet import interrupted_notice  # only when a run starts: the room is heavy
+
+    waiting = interrupted_notice(workspace.root)
+    if waiting:
+        print(f"promptdeck: {printable_line(waiting)}", file=sys.stderr)

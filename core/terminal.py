@@ -59,11 +59,6 @@ _CONTROLS = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_FORMAT_CLASS}]")
 _SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
 
-def has_controls(text: str) -> bool:
-    """True when ``text`` holds a character :func:`printable` would replace."""
-    return _CONTROLS.search(text) is not None
-
-
 def printable(text: str) -> str:
     """``text`` with every control character but newline and tab made visible.
 

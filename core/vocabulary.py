@@ -91,7 +91,6 @@ FILE_STATUSES: Final[tuple[FileStatus, ...]] = get_args(FileStatus)
 
 InjectionLevel = Literal["ok", "warning", "error"]
 """How the injection's size stands against the configured thresholds."""
-INJECTION_LEVELS: Final[tuple[InjectionLevel, ...]] = get_args(InjectionLevel)
 
 PhaseState = Literal["pending", "suggested", "running", "done", "failed", "skipped"]
 """What a phase can be for a story."""
@@ -100,7 +99,6 @@ PHASE_STATES: Final[tuple[PhaseState, ...]] = get_args(PhaseState)
 RunEventKind = Literal["line", "signal", "usage", "session", "notice", "end"]
 """What the runner tells its listener: an output line, a signal, a usage update, the
 agent's session id, one of promptdeck's own notices, or the end of the run."""
-RUN_EVENT_KINDS: Final[tuple[RunEventKind, ...]] = get_args(RunEventKind)
 
 Stream = Literal["stdout", "stderr", "promptdeck"]
 """Where a run event's text came from."""

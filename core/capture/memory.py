@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..atomic import write_whole
 from ..project.textfiles import TextProblem, read_text_file
 from ..project.user_dirs import cache_folder, foreign_file
-from ..records.writer import _write_atomic
 from .loopback import CapturedRequest
 from .model import PART_KINDS, Capture, DuplicateText, RequestPart, compact_json
 
@@ -111,7 +111,7 @@ def remember_capture(capture: Capture, environ: Mapping[str, str] | None = None)
         # Private when made here, as the other caches (a capture holds the project's text).
         cache_folder(environ).mkdir(mode=0o700, parents=True, exist_ok=True)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _write_atomic(path, compact_json(_record(capture)).encode("utf-8", "surrogateescape"))
+        write_whole(path, compact_json(_record(capture)).encode("utf-8", "surrogateescape"))
     except OSError as exc:
         return f"capture not kept: {path}: {exc.strerror or exc}"
     _prune(capture.client, path.parent)

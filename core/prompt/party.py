@@ -14,7 +14,7 @@ after it (focus, communication style, an ``**Icon**``) are injected as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -216,8 +216,3 @@ def party_for(workspace: Workspace | None, phase: str) -> Party:
     members = PARTICIPANTS[phase]
     personas = tuple(load_persona(workspace, key) for key, _ in members)
     return Party(phase, personas, tuple(brief for _, brief in members))
-
-
-def variant_flags(phases: Sequence[str] = PARTY_PHASES) -> tuple[str, ...]:
-    """The CLI flags, ``--party-kickoff`` …, in phase order."""
-    return tuple(f"--party-{phase}" for phase in phases)

@@ -99,8 +99,6 @@ def new_run_id(story_id: str, phase: str, now: float | None = None) -> str:
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
-_write_atomic = write_whole
-"""The whole-file write under the name the capture memory imports it by."""
 
 
 def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:

@@ -174,16 +174,6 @@ class StreamProcessor:
         self.record.log(text)
         self.emit(RunEvent("notice", text, stream="promptdeck", at=time.time()))
 
-    def stdout_line(self, raw: bytes) -> None:
-        """One raw stdout line (with or without its newline)."""
-        self.record.append_stream(raw)
-        self._parse_stdout(raw, 0)
-
-    def stderr_line(self, raw: bytes) -> None:
-        """One raw stderr line: recorded and shown, never read for signals."""
-        self.record.append_stderr(raw)
-        self._show_stderr(raw, 0)
-
     def stdout_chunk(self, raw: bytes) -> None:
         """Raw stdout bytes as read: recorded as they are at once (a partial last line
         included), parsed line by line with at most :data:`LINE_CAP` bytes of a line held."""

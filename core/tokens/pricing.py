@@ -22,7 +22,6 @@ from ..project.workspace import Workspace
 
 BUNDLED_PRICES = Path(__file__).resolve().parent.parent / "assets" / "prices.toml"
 PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
-TTLS = ("5m", "1h")
 TTL_SECONDS = {"5m": 300, "1h": 3600}
 PRICES_MAX_BYTES = 256 * 1024
 PRICE_CEILING = 10_000.0
