@@ -293,7 +293,7 @@ def run_in_worktree(root: Path, run_id: str) -> StoryWorktree | None:
 
 def worktree_interrupted(root: Path) -> list[tuple[StoryWorktree, InterruptedRun]]:
     """The interrupted runs not yet resumed in the story worktrees not in use."""
-    found = []
+    found: list[tuple[StoryWorktree, InterruptedRun]] = []
     for worktree in worktrees.list_worktrees(root):
         if worktree.state == "running" or not worktree.path.is_dir():
             continue
