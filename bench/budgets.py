@@ -9,6 +9,8 @@ printed with every section.
 * ``inspect 7-7 --json --discovery --tech-spec`` (150 KiB story), caches warm: ≤ 0.35× the
   floor; the same with nothing cached (a new, empty cache folder each run): ≤ 1.1× the floor;
   the same, caches warm, against repomix (o200k counts): ≥ 2.5× faster;
+* ``inspect --cache --cost``, a capture kept, caches warm: ≤ 1.2× the cached ``inspect`` and
+  ≤ 0.42× the floor, with no run of the client (``cache_budget.py``);
 * the app's first paint with token meters, 150 KiB story, caches warm (tmux, fresh process;
   the counts, the scans and the app's remembered opening): ≤ 2× a trivial Textual app's first
   paint; printed beside it, not gated, the same with the opening read afresh
@@ -555,7 +557,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (default 7)")
     parser.add_argument("--quick", action="store_true", help="3 rounds")
-    sections = ("inspect", "app", "stories", "version")
+    sections = ("inspect", "cache", "app", "stories", "version")
     parser.add_argument("--only", choices=sections, action="append", help="run these only")
     parser.add_argument(
         "--before",
@@ -583,6 +585,10 @@ def main() -> int:
     if "inspect" in only:
         before = args.before.resolve() if args.before else None
         section_inspect(root, list(manifest["big_story_files"]), rounds, verdicts, before)
+    if "cache" in only:
+        from cache_budget import section_cache
+
+        section_cache(root, list(manifest["big_story_files"]), rounds, verdicts)
     if "version" in only:
         section_version(rounds, verdicts)
     if "stories" in only:

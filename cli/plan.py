@@ -10,6 +10,7 @@ import argparse
 
 from ..core.cost import DEFAULT_SEQUENCE, EpicPlan, money, plan_epic
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE
+from ..core.flight import EpicForecast, epic_forecast
 from ..core.tokens import get_counter
 from . import table
 from .common import add_workspace_options, console, encoding_from, print_json, warn, workspace_from
@@ -73,12 +74,14 @@ PLAN_COLUMNS = (
     Column("user tokens", keep=3, right=True),
     Column("shared prefix", keep=4, right=True),
     Column("dollars", right=True),
+    Column("whole phase", keep=5, minimum=14),
     Column("flags", keep=2, minimum=12),
 )
 
 
-def print_plan(plan: EpicPlan) -> None:
-    """The plan as one table, its totals and what to fix first."""
+def print_plan(plan: EpicPlan, forecast: EpicForecast) -> None:
+    """The plan as one table (each row with its phase's whole-phase forecast from recorded
+    runs), its totals and what to fix first."""
     rows = [
         [
             "row",
@@ -89,9 +92,10 @@ def print_plan(plan: EpicPlan) -> None:
             number(row.user_tokens),
             f"{row.shared_prefix_bytes:,}",
             money(row.cost.dollars),
+            whole.cell(),
             ", ".join(row.flags),
         ]
-        for row in plan.rows
+        for row, whole in zip(plan.rows, forecast.rows, strict=True)
     ]
     totals = plan.totals
     rows.append(
@@ -104,6 +108,9 @@ def print_plan(plan: EpicPlan) -> None:
             number(totals.user_tokens),
             f"{totals.shared_prefix_bytes:,}",
             money(totals.dollars),
+            ""
+            if forecast.p50 is None
+            else f"p50 {money(forecast.p50)} · p90 {money(forecast.p90)}",
             "",
         ]
     )
@@ -120,6 +127,7 @@ def print_plan(plan: EpicPlan) -> None:
     )
     print(f"model\t{plan.model or 'unknown'}: from {plan.model_source}")
     print(f"basis\t{plan.basis}")
+    print(f"whole-phase\t{forecast.describe()}")
     if not plan.model or any(row.cost.dollars is None for row in plan.rows):
         reason = next((row.cost.unknown for row in plan.rows if row.cost.unknown), "")
         if reason:
@@ -164,8 +172,9 @@ def run(args: argparse.Namespace) -> int:
     )
     for problem in plan.problems:
         warn(problem)
+    forecast = epic_forecast(workspace.root.resolve(), plan)
     if args.json:
-        print_json(plan.to_dict())
+        print_json({**plan.to_dict(), "forecast": forecast.to_dict()})
     else:
-        print_plan(plan)
+        print_plan(plan, forecast)
     return EXIT_TOO_LARGE if any(row.too_large for row in plan.rows) else EXIT_OK

@@ -1,9 +1,11 @@
 """``promptdeck resume``: the runs promptdeck did not see end, listed or continued.
 
-``resume`` alone lists every interrupted run not yet resumed, with its session. ``resume RUN``
-settles one: when git and the plan already show the phase succeeded (its commit, its status
-written back) the run is recorded as succeeded and nothing starts; otherwise the phase goes on
-as a new run linked to the first — in the agent's own session when one was recorded.
+``resume`` alone lists every interrupted run not yet resumed, with its session (those of a
+parallel epic's story worktrees too). ``resume RUN`` settles one, in its story's worktree
+when a parallel run left it there: when git and the plan already show the phase succeeded
+(its commit, its status written back) the run is recorded as succeeded and nothing starts;
+otherwise the phase goes on as a new run linked to the first — in the agent's own session when
+one was recorded.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from ..core.fleet import (
     list_worktrees,
     remove_worktree,
     resume_run,
+    settle_worktree,
+    worktree_interrupted,
 )
 from ..core.project import AGENTS, Workspace
 from ..core.records import list_runs
@@ -74,19 +78,25 @@ def run(args: argparse.Namespace) -> int:
         return _clean(workspace, args.clean)
     if args.run_id is None:
         waiting = interrupted_runs(list_runs(workspace.root))
+        inside = worktree_interrupted(workspace.root)
         left = [w for w in list_worktrees(workspace.root) if w.state != "running"]
         if args.json:
             print_json(
                 {
-                    "interrupted": [item.to_dict() for item in waiting],
+                    "interrupted": [
+                        *(item.to_dict() for item in waiting),
+                        *({**item.to_dict(), "worktree": w.story} for w, item in inside),
+                    ],
                     "worktrees": [worktree.to_dict() for worktree in left],
                 }
             )
             return EXIT_OK
-        if not waiting:
+        if not waiting and not inside:
             print("No interrupted runs.")
         for item in waiting:
             print(printable_line(item.describe()))
+        for worktree, item in inside:
+            print(printable_line(f"{item.describe()} (in story {worktree.story}'s worktree)"))
         for worktree in left:
             print(
                 printable_line(
@@ -111,7 +121,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"resumed": done.interrupted.to_dict(), "result": done.recorded.to_dict()})
         return done.recorded.exit_code
-    result = wait_interruptibly(done.handle)
+    try:
+        result = wait_interruptibly(done.handle)
+    finally:
+        settle_worktree(workspace, done)
     if printer is not None:
         printer.summary(result)
     else:

@@ -28,7 +28,6 @@ from .claude import StreamJsonParser
 OUTCOMES = ("ok", "blocked", "fail", "nosignal", "quoted", "crash", "hang", "hang-hard")
 PHASES = ("kickoff", "dev", "review", "failure", "uat", "retro", "chat")
 ENTRY_MODULE = "promptdeck.core.agents.replay_main"
-CONTEXT_WINDOW = 200_000
 
 
 def parse_script(script: str) -> dict[str, tuple[str, int | None]]:
@@ -117,5 +116,7 @@ class ReplayAgent:
         )
 
     def output_parser(self) -> StreamJsonParser:
-        """Replay prints Claude Code's stream-json, so it shares that parser."""
-        return StreamJsonParser(CONTEXT_WINDOW)
+        """Replay prints Claude Code's stream-json, so it shares that parser and its window
+        (``agent.claude_context_window``, whose default is Claude's in
+        :data:`~promptdeck.core.client_loads.CLIENT_WINDOWS`)."""
+        return StreamJsonParser(self.config.agent_claude_context_window)

@@ -7,11 +7,12 @@ runs one capture; :mod:`.parts` splits the request into the client's system text
 the rules files it loaded, promptdeck's eight layers, the user turn and the envelope (the
 parts summing to the request) and finds text that arrives twice; :mod:`.memory` keeps the last
 capture per client and version in the user's cache folder, for the app's meters
-(:func:`remembered_capture`, :func:`capture_summary`); :mod:`.user_config` reads the user's own
-client configuration (read only) so a capture sees what a run sees; :mod:`.cache` lays the
-captured request out as the provider caches it and predicts what each phase reads of the one
-before (:func:`client_cache`). What each client loads by itself and its windows live in
-:mod:`promptdeck.core.client_loads`.
+(:func:`remembered_capture`, :func:`capture_summary`), and :mod:`.versions` the installed
+client's version per program file (so a forecast does not start the client each time);
+:mod:`.user_config` reads the user's own client configuration (read only) so a capture
+sees what a run sees; :mod:`.cache` lays the captured request out as the provider caches it
+and predicts what each phase reads of the one before (:func:`client_cache`). What each client
+loads by itself and its windows live in :mod:`promptdeck.core.client_loads`.
 """
 
 from __future__ import annotations

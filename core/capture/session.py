@@ -56,6 +56,7 @@ from .loopback import CapturedRequest, LoopbackCapture
 from .model import Capture
 from .parts import duplicated_text, request_streams, split_request
 from .user_config import place_user_config, read_user_config
+from .versions import remember_version, remembered_version
 
 CAPTURE_TIMEOUT = 120.0
 """Seconds the client may take before the capture stops (the process is killed)."""
@@ -104,7 +105,7 @@ def client_path(program: str, client: str, root: Path | None) -> str:
 
 def client_version(program: str, client: str, env: dict[str, str], timeout: float) -> str:
     """``program --version``'s version number; ``program`` is an absolute path
-    (:func:`client_path`).
+    (:func:`client_path`). The answer is remembered for the program file (:mod:`.versions`).
 
     Raises:
         CaptureError: missing, hung, or no version said.
@@ -127,6 +128,7 @@ def client_version(program: str, client: str, env: dict[str, str], timeout: floa
     version = parse_version(out)
     if version is None:
         raise CaptureError(f"the {client} CLI said no version number (--version); capture stopped")
+    remember_version(program, version)  # a capture's ask answers the next forecast's
     return version
 
 
@@ -147,7 +149,8 @@ def installed_version(
     """The version of ``client`` as a run would start it (its ``--version``, run as a capture
     runs the client: a temporary home, no host but a closed loopback port reachable); None
     when it is missing, hangs or says no version. With :func:`~.memory.remembered_capture`,
-    this tells whether a kept capture is of the installed version."""
+    this tells whether a kept capture is of the installed version. The answer is remembered
+    per program file (:mod:`.versions`): an unchanged client is not started again."""
     with tempfile.TemporaryDirectory(prefix="promptdeck-version-") as scratch:
         folder = Path(scratch)
         for home in ("home", "codex"):
@@ -155,7 +158,7 @@ def installed_version(
         env = client_env(client, folder, _CLOSED_PORT)
         try:
             program = client_path(client_program(config, client), client, root)
-            return client_version(program, client, env, timeout)
+            return remembered_version(program) or client_version(program, client, env, timeout)
         except CaptureError:
             return None
 

@@ -549,10 +549,14 @@ def composed_measure(
 
 
 def default_fit(
-    workspace: Workspace, prompt: ComposedPrompt, counter: TokenCounter | None = None
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    counter: TokenCounter | None = None,
+    captured_window: int | None = None,
 ) -> FitAnswer:
     """The app's fit key: against the phase's token budget when one is set, else the
-    injection's error line when it is over it, else the default agent's whole window.
+    injection's error line when it is over it, else the default agent's whole window (the
+    window a kept capture of the client reported, ``captured_window``, when given).
 
     Blocking (composes the prompt again for each check): call it from a worker thread.
     """
@@ -562,7 +566,7 @@ def default_fit(
     elif prompt.injection.level == "error":
         target = error_line_target(prompt)
     else:
-        target = parse_target("100%", agent_window(workspace.config))
+        target = parse_target("100%", agent_window(workspace.config, captured_window))
     counted = target.unit == "tokens"
     if counted and not prompt.counted:
         prompt = compose_prompt(workspace, None, prompt.request, counter=counter)

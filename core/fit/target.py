@@ -10,6 +10,7 @@ from typing import Literal
 
 from ..errors import UsageError
 from ..project.config import Config
+from ..tokens.context_window import context_window_of
 from ..units import KIB, human_bytes
 
 Unit = Literal["bytes", "tokens"]
@@ -44,12 +45,14 @@ class FitTarget:
         return amount if amount == self.given else f"{amount} ({self.given})"
 
 
-def agent_window(config: Config) -> int:
+def agent_window(config: Config, captured: int | None = None) -> int:
     """The context window a ``%`` target is a share of: the default agent's (Claude's when
-    none is set)."""
-    if config.agent_default == "codex":
-        return config.agent_codex_context_window
-    return config.agent_claude_context_window
+    none is set), as :func:`~promptdeck.core.tokens.context_window.context_use` takes it —
+    the window a kept capture of the client reported (``captured``) wins over the configured
+    one, whose default is the client's in :data:`~promptdeck.core.client_loads.CLIENT_WINDOWS`.
+    """
+    agent = "codex" if config.agent_default == "codex" else "claude"
+    return captured or context_window_of(config, agent)
 
 
 def parse_target(text: str, window_tokens: int) -> FitTarget:

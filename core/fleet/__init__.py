@@ -27,6 +27,8 @@ if TYPE_CHECKING:
         phase_evidence,
         resume_run,
         session_of,
+        settle_worktree,
+        worktree_interrupted,
     )
     from .worktrees import StoryWorktree, list_worktrees, remove_worktree
 
@@ -57,6 +59,8 @@ _HOMES = {
     "phase_evidence": ".resume",
     "resume_run": ".resume",
     "session_of": ".resume",
+    "settle_worktree": ".resume",
+    "worktree_interrupted": ".resume",
 }
 """Each public name and the module of this room that defines it (imported on first use)."""
 
@@ -89,4 +93,6 @@ __all__ = [
     "resume_run",
     "run_epic",
     "session_of",
+    "settle_worktree",
+    "worktree_interrupted",
 ]

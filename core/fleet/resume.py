@@ -15,11 +15,19 @@ and ``resume.json``, once the agent reported it, its ``session_id``
   the agent's session when one was recorded (Claude Code ``--resume`` with the same system
   prompt file again, Codex ``exec resume``), or from the start with the same prompt files
   when the agent never reported one.
+
+A run of a parallel epic lives in its story's worktree (:mod:`.worktrees`) until the flow ends
+and its records are copied back. :func:`resume_run` finds an interrupted run there too, when
+that worktree is not in use: it is settled or resumed inside the worktree (with the project's
+trust, as the parallel run had it), the worktree is held while it runs, and
+:func:`settle_worktree` then copies its records back and leaves the worktree for the next
+``run --epic N --parallel K`` to take up the story's flow.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -32,7 +40,8 @@ from ..phases.outcome import exit_code_for
 from ..plans.catalog import load_catalog
 from ..plans.writeback import RECORD_NAME, STATUS_AFTER
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_json_object, read_text
-from ..project.workspace import Workspace
+from ..project.trust import check_trusted, config_trust, trust_config
+from ..project.workspace import Workspace, open_workspace
 from ..records.reader import RunInfo, list_runs, load_run, load_run_dir
 from ..records.schema import RunResult
 from ..records.writer import RunRecord
@@ -40,6 +49,8 @@ from ..run import gitops
 from ..run.runner import CONTINUES_KEY, RESUME_FILE, SESSION_KEY, start_run
 from ..run.supervise import CANCEL_GRACE
 from ..vocabulary import SUCCESS
+from . import worktrees
+from .worktrees import StoryWorktree
 
 if TYPE_CHECKING:
     from ..run.handle import RunHandle
@@ -253,12 +264,61 @@ class Resumption:
         note: one line: what was done, and why.
         recorded: the result recorded from evidence (nothing was started), or None.
         handle: the resumed run, started; None when the result was recorded.
+        worktree: the story worktree the run was resumed in (a parallel epic's), held until
+            :func:`settle_worktree`; None for a run of the project itself.
     """
 
     interrupted: InterruptedRun
     note: str
     recorded: RunResult | None = None
     handle: RunHandle | None = None
+    worktree: StoryWorktree | None = None
+
+
+def run_in_worktree(root: Path, run_id: str) -> StoryWorktree | None:
+    """The story worktree not in use whose own records hold the run ``run_id`` names (an id
+    or a unique prefix; ``last`` is the project's own), or None."""
+    if run_id == "last":
+        return None
+    for worktree in worktrees.list_worktrees(root):
+        if worktree.state == "running" or not worktree.path.is_dir():
+            continue
+        try:
+            load_run(worktree.path, run_id)
+        except UsageError:
+            continue
+        return worktree
+    return None
+
+
+def worktree_interrupted(root: Path) -> list[tuple[StoryWorktree, InterruptedRun]]:
+    """The interrupted runs not yet resumed in the story worktrees not in use."""
+    found: list[tuple[StoryWorktree, InterruptedRun]] = []
+    for worktree in worktrees.list_worktrees(root):
+        if worktree.state == "running" or not worktree.path.is_dir():
+            continue
+        found.extend((worktree, item) for item in interrupted_runs(list_runs(worktree.path)))
+    return found
+
+
+def release_worktree(workspace: Workspace, worktree: StoryWorktree, run_id: str) -> None:
+    """Copy a story worktree's records back to the project and leave the worktree for the
+    next parallel run to take up the story's flow."""
+    worktrees.collect_runs(workspace, worktree)
+    note = (
+        f"run {run_id} resumed here; `promptdeck run --epic N --parallel K` goes on with the "
+        "story's flow"
+    )
+    worktrees.save(
+        workspace.root, dataclasses.replace(worktree, state="interrupted", pid=None, note=note)
+    )
+
+
+def settle_worktree(workspace: Workspace, resumption: Resumption) -> None:
+    """After a run resumed in a story worktree ended: :func:`release_worktree` (nothing for a
+    run of the project itself)."""
+    if resumption.worktree is not None:
+        release_worktree(workspace, resumption.worktree, resumption.interrupted.run_id)
 
 
 def resumable(root: Path, run_id: str) -> tuple[RunInfo, InterruptedRun]:
@@ -294,12 +354,49 @@ def resume_run(
     replay_script: str | None = None,
     cancel_grace: tuple[float, float] = CANCEL_GRACE,
 ) -> Resumption:
-    """Settle or continue the interrupted run ``run_id`` (see the module's description).
+    """Settle or continue the interrupted run ``run_id`` (see the module's description): in
+    the story worktree not in use whose records hold it, when one does (call
+    :func:`settle_worktree` once its handle has ended).
 
     Raises:
         UsageError: not an interrupted run, its story is gone, or its prompt files cannot be
             read (exit 2); and whatever :func:`promptdeck.core.run.start_run` raises.
     """
+    worktree = run_in_worktree(workspace.root, run_id)
+    if worktree is not None:
+        here = open_workspace(worktree.path)
+        # The config the user trusted in the project was copied in: trusted here too.
+        chosen = agent or load_run(here.root, run_id).run_meta.agent or ""
+        if not config_trust(workspace, chosen).needed and config_trust(here, chosen).needed:
+            trust_config(here)
+        check_trusted(here, chosen)
+        held = worktrees.save(
+            workspace.root, dataclasses.replace(worktree, state="running", pid=os.getpid())
+        )
+        try:
+            done = _resume_here(here, run_id, agent, listener, timeout, replay_script, cancel_grace)
+        except BaseException:
+            release_worktree(workspace, held, run_id)
+            raise
+        done = dataclasses.replace(
+            done, worktree=held, note=f"{done.note} (in story {held.story}'s worktree)"
+        )
+        if done.handle is None:
+            settle_worktree(workspace, done)
+        return done
+    return _resume_here(workspace, run_id, agent, listener, timeout, replay_script, cancel_grace)
+
+
+def _resume_here(
+    workspace: Workspace,
+    run_id: str,
+    agent: str | None,
+    listener: Listener | None,
+    timeout: float | None,
+    replay_script: str | None,
+    cancel_grace: tuple[float, float],
+) -> Resumption:
+    """:func:`resume_run` for a run of ``workspace``'s own records."""
     from ..prompt.compose import compose_prompt
     from ..prompt.request import PromptRequest
 

@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from .forecast import (
         NO_HISTORY,
         Backtest,
+        EpicForecast,
         PhaseForecast,
         Range,
         backtest,
+        epic_forecast,
         phase_forecast,
     )
     from .model import Addition, Request, Subagent, ToolCall, TurnList
@@ -33,6 +35,8 @@ _HOMES = {
     "Spend": ".attribution",
     "NO_HISTORY": ".forecast",
     "Backtest": ".forecast",
+    "EpicForecast": ".forecast",
+    "epic_forecast": ".forecast",
     "PhaseForecast": ".forecast",
     "Range": ".forecast",
     "backtest": ".forecast",
@@ -59,6 +63,7 @@ __all__ = [
     "TURNS_FILE",
     "Addition",
     "Backtest",
+    "EpicForecast",
     "FlightReport",
     "PhaseForecast",
     "Range",
@@ -70,6 +75,7 @@ __all__ = [
     "TurnList",
     "backtest",
     "build_turns",
+    "epic_forecast",
     "flight_report",
     "phase_forecast",
     "read_turns",

@@ -1,8 +1,11 @@
 """Where a phase's spend went, and what in it looks wasted.
 
 Each request's prompt is what the one before it carried plus what it added. The first
-request's prompt is promptdeck's layers (``system.md`` and ``user.md``, their tokens
-estimated from bytes) and the client's own overhead (the rest); each later request adds the
+request's prompt is promptdeck's layers and the client's own overhead: where a capture of the
+run's client version is kept, the overhead is what that capture measured (the client's system
+text, tools, rules files and envelope) and the layers the rest; with none kept, the layers are
+``system.md`` and ``user.md`` (their tokens estimated from bytes) and the overhead whatever of
+the first request is left, and :attr:`Spend.overhead_from` says which; each later request adds the
 previous answer (model output) and its tool results: the files the agent read (per file),
 other tool output, subagents' answers; growth with nothing added is the client's overhead. A
 request's input dollars are split by those shares, its output is model output, and a subagent's
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..client_loads import CLIENT_WINDOWS
 from ..tokens.pricing import ModelPrice
 from .model import Addition, Request, TurnList
 
@@ -103,6 +107,8 @@ class Spend:
         flags: one line per thing that looks wasted.
         basis: how the split inside a request was made.
         unknown: requests whose usage is unknown (not summed in).
+        overhead_from: where the client overhead's share of the first request comes from: a
+            kept capture of the client's version, or the first request's rest, labelled.
     """
 
     categories: tuple[Share, ...]
@@ -114,6 +120,7 @@ class Spend:
     flags: tuple[str, ...]
     basis: str
     unknown: int = 0
+    overhead_from: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape (``show --turns --json``'s ``spend``)."""
@@ -127,6 +134,7 @@ class Spend:
             "flags": list(self.flags),
             "basis": self.basis,
             "unknown_requests": self.unknown,
+            "overhead_from": self.overhead_from,
         }
 
 
@@ -142,6 +150,9 @@ class SpendInput:
         price: the model's prices; None leaves dollars unknown.
         ttl: the cache TTL priced (``5m`` or ``1h``).
         window: the model's context window in tokens.
+        overhead_tokens: the client's own overhead as a kept capture of its version measured
+            it; None takes the first request's rest.
+        overhead_from: where ``overhead_tokens`` comes from (the capture, said for a person).
     """
 
     prompt_bytes: int
@@ -150,7 +161,20 @@ class SpendInput:
     root: Path
     price: ModelPrice | None
     ttl: str = "5m"
-    window: int = 200_000
+    window: int = CLIENT_WINDOWS["claude"]
+    overhead_tokens: int | None = None
+    overhead_from: str = ""
+
+    @property
+    def overhead_basis(self) -> str:
+        """Where the client overhead's share of the first request comes from, labelled."""
+        if self.overhead_tokens is not None:
+            return f"client overhead {self.overhead_tokens:,} tokens from {self.overhead_from}"
+        why = f" ({self.overhead_from})" if self.overhead_from else ""
+        return (
+            "client overhead: whatever of the first request is not promptdeck's prompt, "
+            f"no capture of this client version kept{why}"
+        )
 
 
 class _Ledger:
@@ -212,6 +236,18 @@ def _grow(
         shares[key] = shares.get(key, 0.0) + rest * weight / total
 
 
+def _first(given: SpendInput, context: float, sub: bool) -> dict[tuple[str, str], float]:
+    """The first request's split: a kept capture's measured overhead and the layers the rest,
+    else the layers from their bytes and the overhead the rest (a subagent's is all overhead)."""
+    if sub:
+        return {(LAYERS, ""): 0.0, (OVERHEAD, ""): context}
+    if given.overhead_tokens is not None:
+        overhead = min(context, float(given.overhead_tokens))
+        return {(LAYERS, ""): context - overhead, (OVERHEAD, ""): overhead}
+    layers = min(context, given.prompt_bytes / BYTES_PER_TOKEN)
+    return {(LAYERS, ""): layers, (OVERHEAD, ""): context - layers}
+
+
 def _flag_write(ledger: _Ledger, request: Request, before: Request, where: str) -> None:
     written = request.cache_write_tokens or 0
     added = (request.context_tokens or 0) - (before.context_tokens or 0)
@@ -241,10 +277,7 @@ def _thread(ledger: _Ledger, requests: tuple[Request, ...], path: str, sub: bool
             continue
         context = request.context_tokens or 0
         if before is None:
-            layers = (
-                0.0 if sub else min(float(context), ledger.given.prompt_bytes / BYTES_PER_TOKEN)
-            )
-            shares = {(LAYERS, ""): layers, (OVERHEAD, ""): context - layers}
+            shares = _first(ledger.given, float(context), sub)
         else:
             _grow(ledger, shares, request, before)
             _flag_write(ledger, request, before, where)
@@ -333,7 +366,8 @@ def spend(turns: TurnList, given: SpendInput) -> Spend:
         flags=tuple(ledger.flags),
         basis=(
             "totals are the requests' reported usage; the split inside a request is estimated "
-            f"from bytes (~{BYTES_PER_TOKEN:.0f} bytes a token)"
+            f"from bytes (~{BYTES_PER_TOKEN:.0f} bytes a token); {given.overhead_basis}"
         ),
         unknown=ledger.unknown,
+        overhead_from=given.overhead_basis,
     )

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..cost.epic import EpicPlan
 from ..cost.prediction import money
 from ..cost.record import read_cost
 from ..records.reader import RunInfo, list_runs
@@ -107,6 +108,15 @@ class PhaseForecast:
         runs = "run" if self.n == 1 else "runs"
         return f"{self.phase} whole phase ({self.model}, n={self.n} {runs}): " + "; ".join(parts)
 
+    def cell(self) -> str:
+        """A table cell: ``p50 $0.30 · p90 $0.46 (n=5)``, or ``first request only, no
+        history``."""
+        if self.n == 0:
+            return NO_HISTORY
+        if self.cost is None:
+            return f"cost unknown (n={self.n})"
+        return f"p50 {money(self.cost.p50)} · p90 {money(self.cost.p90)} (n={self.n})"
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape."""
         return {
@@ -156,8 +166,9 @@ def samples(root: Path, runs: Iterable[RunInfo] | None = None) -> list[Sample]:
 def forecast_from(
     history: Sequence[Sample], phase: str, model: str, first_request: float | None = None
 ) -> PhaseForecast:
-    """The forecast for ``phase`` on ``model`` from ``history`` (other models' runs not used)."""
-    same = [s for s in history if s.phase == phase and s.model == model]
+    """The forecast for ``phase`` on ``model`` from ``history`` (other models' runs not used;
+    an unknown model, ``""``, learns from none)."""
+    same = [s for s in history if model and s.phase == phase and s.model == model]
     return PhaseForecast(
         phase,
         model,
@@ -174,6 +185,76 @@ def phase_forecast(
 ) -> PhaseForecast:
     """The forecast for ``phase`` on ``model`` from this project's finished real runs."""
     return forecast_from(samples(root), phase, model, first_request)
+
+
+@dataclass(frozen=True)
+class EpicForecast:
+    """An epic plan's rows, each with its phase's whole-phase forecast, and the total's range.
+
+    Attributes:
+        rows: one forecast per row of the plan, in its order (a row's first request is its
+            own predicted cost).
+        p50: the sum of the p50 cost of the rows that can be sent and have history; None
+            when none has.
+        p90: the same of their p90 (a sum of p90s: wider than the p90 of the sum).
+        with_history: how many rows that can be sent have a recorded history.
+        sendable: how many rows can be sent (the plan's total counts these).
+    """
+
+    rows: tuple[PhaseForecast, ...]
+    p50: float | None
+    p90: float | None
+    with_history: int
+    sendable: int
+
+    def describe(self) -> str:
+        """One line for the epic's total: its range where history exists, else why none."""
+        if self.p50 is None or self.p90 is None:
+            return f"whole phases: no recorded run of these phases on this model ({NO_HISTORY})"
+        rest = self.sendable - self.with_history
+        tail = f"; {rest} row(s) without history: {NO_HISTORY}" if rest else ""
+        return (
+            f"whole phases p50 {money(self.p50)} · p90 {money(self.p90)} "
+            f"over the {self.with_history} of {self.sendable} rows with recorded runs "
+            f"(each row's p50 and p90 added){tail}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape (``plan --epic --json``'s ``forecast``)."""
+        return {
+            "rows": [row.to_dict() for row in self.rows],
+            "total": {
+                "p50": self.p50,
+                "p90": self.p90,
+                "rows_with_history": self.with_history,
+                "rows_sendable": self.sendable,
+                "label": self.describe(),
+            },
+        }
+
+
+def epic_forecast(
+    root: Path, plan: EpicPlan, history: Sequence[Sample] | None = None
+) -> EpicForecast:
+    """Each row of ``plan`` with its phase's whole-phase forecast on the plan's model, learned
+    once from this project's finished real runs (``history`` when given)."""
+    known = samples(root) if history is None else history
+    by_phase: dict[str, PhaseForecast] = {}
+    rows = []
+    for row in plan.rows:
+        found = by_phase.get(row.phase)
+        if found is None:
+            found = by_phase[row.phase] = forecast_from(known, row.phase, plan.model)
+        rows.append(replace(found, first_request=row.cost.dollars))
+    sendable = [(row, f) for row, f in zip(plan.rows, rows, strict=True) if not row.too_large]
+    ranged = [f.cost for _, f in sendable if f.cost is not None]
+    return EpicForecast(
+        tuple(rows),
+        sum(r.p50 for r in ranged) if ranged else None,
+        sum(r.p90 for r in ranged) if ranged else None,
+        len(ranged),
+        len(sendable),
+    )
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""A run's flight report: its turn list and where its spend went, from its record alone."""
+"""A run's flight report: its turn list and where its spend went, from its record alone and,
+for the client's own overhead and window, the capture kept for the run's client version."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..capture.memory import remembered_capture
+from ..capture.model import Capture, capture_summary
 from ..cost.record import read_cost
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
@@ -46,6 +49,27 @@ def _size(path: Path, root: Path) -> tuple[int, str]:
     return len(text.encode("utf-8")), text
 
 
+def client_version(turns: TurnList) -> str | None:
+    """The client version the run's stream states (the last word of its format), or None."""
+    word = turns.format.rsplit(" ", 1)[-1] if turns.format else ""
+    return word if word and word[0].isdigit() else None
+
+
+def kept_capture(
+    agent: str, version: str | None, environ: Mapping[str, str] | None = None
+) -> tuple[Capture | None, str]:
+    """The capture kept for ``agent`` at exactly ``version`` (a capture of another version
+    measured another client), or None and why not."""
+    if agent not in ("claude", "codex"):
+        return None, f"the {agent or 'unknown'} agent runs no client"
+    if version is None:
+        return None, "the run's stream states no client version"
+    found = remembered_capture(agent, version, environ=environ)
+    if found is None or found.client_version != version:
+        return None, f"promptdeck capture keeps one for {agent} {version}"
+    return found, ""
+
+
 def flight_report(
     workspace: Workspace, run: RunInfo, environ: Mapping[str, str] | None = None
 ) -> FlightReport:
@@ -59,11 +83,15 @@ def flight_report(
     cost = read_cost(run.dir, root)
     model = cost.model if cost is not None and cost.model else priced_model(workspace, agent)
     result = run.run_result
+    capture, why = kept_capture(agent, client_version(turns), environ)
+    # The window the client reported for the run wins; then the capture's, as context_use.
     window = (
         result.context_window
         if result is not None and result.context_window
-        else context_window_of(workspace.config, agent)
+        else (capture.window if capture is not None else 0)
+        or context_window_of(workspace.config, agent)
     )
+    overhead = capture_summary(capture).overhead_tokens if capture is not None else None
     given = SpendInput(
         prompt_bytes=system_bytes + user_bytes,
         injected=injected_files(system_text),
@@ -72,5 +100,7 @@ def flight_report(
         price=load_prices(workspace).find(model),
         ttl=workspace.config.pricing_ttl,
         window=window,
+        overhead_tokens=overhead,
+        overhead_from=(f"the kept capture of {capture.origin()}" if capture is not None else why),
     )
     return FlightReport(run.id, model, turns, spend(turns, given))

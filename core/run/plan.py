@@ -24,6 +24,7 @@ from ..cost.client_model import ResolvedModel, resolve_model
 from ..cost.prediction import PhaseCost, cost_line
 from ..cost.relation import run_prediction
 from ..fit.advice import SizeOption, size_options
+from ..flight.forecast import PhaseForecast, phase_forecast
 from ..guard.scope import WriteScope
 from ..injection.choices import LEFT_OUT_REASON, TAKEN_IN_REASON
 from ..project.images import ImageFile
@@ -151,6 +152,10 @@ class RunPlan:
             when the user named the phase.
         scope: what the agent may not change in the plan (checked and put back after it
             ends); None when the run cannot start.
+        forecast: the whole phase's cost, requests and peak context from this project's
+            finished real runs of the phase on this model (p50/p90 with n), or the first
+            request's estimate alone, labelled so (see :mod:`~promptdeck.core.flight.forecast`);
+            None when not forecast.
     """
 
     story_id: str
@@ -180,6 +185,7 @@ class RunPlan:
     why: str = ""
     scope: WriteScope | None = None
     model: ResolvedModel | None = None
+    forecast: PhaseForecast | None = None
 
     @property
     def blocked(self) -> bool:
@@ -226,6 +232,7 @@ class RunPlan:
             "cost": None if self.cost is None else self.cost.to_dict(),
             "model": None if self.model is None else self.model.to_dict(),
             "scope": None if self.scope is None else self.scope.to_dict(),
+            "forecast": None if self.forecast is None else self.forecast.to_dict(),
             "blocked": self.blocked,
         }
 
@@ -297,6 +304,12 @@ def describe_plan(
         folder = workspace.relative(run_dir) if workspace.contains(run_dir) else str(run_dir)
     model = run_model(workspace, agent)
     cost = run_prediction(workspace, prompt, model.model, model_source=model.source)[0]
+    forecast = phase_forecast(
+        workspace.root.resolve(),
+        request.phase,
+        model.model,
+        cost.dollars if cost is not None else None,
+    )
     return RunPlan(
         story_id=prompt.story.id,
         phase=request.phase,
@@ -325,6 +338,7 @@ def describe_plan(
         choices=file_choice_lines(prompt),
         why=why,
         scope=planned.prepared.scope if planned.prepared is not None else None,
+        forecast=forecast,
     )
 
 
@@ -427,6 +441,19 @@ def _title(plan: RunPlan) -> ConfirmationBlock:
     return ConfirmationBlock("title", ("".join(text for text, _ in parts),), parts)
 
 
+def _cost_lines(plan: RunPlan) -> tuple[str, ...]:
+    """The first request's predicted cost, then the whole phase's forecast: its p50/p90 with n
+    from recorded runs, or, with none, the first request's estimate labelled as all there is."""
+    lines = []
+    if plan.cost is not None:
+        lines.append(cost_line(plan.cost, plan.model))
+    forecast = plan.forecast
+    # With no history and no priced first request, the forecast would say nothing new.
+    if forecast is not None and (forecast.n or forecast.first_request is not None):
+        lines.append(printable_line(forecast.describe()))
+    return tuple(lines)
+
+
 def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
     """The confirmation of ``plan``, block by block, in the order it reads.
 
@@ -451,8 +478,9 @@ def confirmation_blocks(plan: RunPlan) -> tuple[ConfirmationBlock, ...]:
         blocks.append(
             ConfirmationBlock("why", (printable_line(f"next: {plan.phase} — {plan.why}"),))
         )
-    if plan.cost is not None:
-        blocks.append(ConfirmationBlock("cost", (cost_line(plan.cost, plan.model),)))
+    cost = _cost_lines(plan)
+    if cost:
+        blocks.append(ConfirmationBlock("cost", cost))
     if plan.budget:
         blocks.append(ConfirmationBlock("budget", (printable_line(plan.budget),)))
     if plan.images:
