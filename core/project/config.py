@@ -16,6 +16,7 @@ from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..agent_names import AGENT_NAMES
+from ..client_loads import CLIENT_WINDOWS
 from ..errors import ConfigError
 from .bmad_folders import (
     DEFAULT_OUTPUT_FOLDER,
@@ -117,7 +118,7 @@ class Config:
     """``--model`` for Claude Code; empty leaves the CLI's default."""
     agent_claude_args: tuple[str, ...] = ("--permission-mode", "acceptEdits")
     """Extra arguments for Claude Code (permission flags)."""
-    agent_claude_context_window: int = 200_000
+    agent_claude_context_window: int = CLIENT_WINDOWS["claude"]
     """Context window used for the context-use gauge."""
     agent_claude_stable_prefix: bool = False
     """Start Claude Code with ``--exclude-dynamic-system-prompt-sections`` (2.1.98 and later):
@@ -131,7 +132,7 @@ class Config:
     """``codex exec -s``: ``workspace-write`` lets a dev phase edit the workspace (Codex keeps
     ``.git`` read-only); ``read-only`` or ``danger-full-access``; empty leaves Codex's own
     default (read-only). A ``-s`` in ``codex_args`` wins."""
-    agent_codex_context_window: int = 272_000
+    agent_codex_context_window: int = CLIENT_WINDOWS["codex"]
     """Context window for the gauge when Codex's session record does not name one."""
     agent_command_argv: tuple[str, ...] = ()
     """argv template for the ``command`` backend: {system_file} {user_file} {story} {phase}."""
