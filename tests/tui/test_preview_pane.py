@@ -18,7 +18,7 @@ from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
-from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.notices import Notice
 from promptdeck.tui.widgets import preview_pane
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable

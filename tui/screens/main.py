@@ -61,6 +61,7 @@ from ..widgets.stories_pane import StoriesPane
 from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
+from .run_dialogs import RunDialogs
 
 if TYPE_CHECKING:
     from promptdeck.core.capture import Capture
@@ -158,7 +159,7 @@ class MainScreen(Screen[None]):
         self._cache_measuring = False
         """True while the cache row's worker runs (it measures the latest request)."""
         self.runs = SessionRuns(
-            self, context, panel, started=self._run_started, failed=self._show_error
+            RunDialogs(self), context, panel, started=self._run_started, failed=self._show_error
         )
         """The session's runs: plan, confirm, start, cancel, quit."""
 
