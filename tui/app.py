@@ -21,8 +21,8 @@ from ..core.terminal import printable, printable_line
 from .bindings import MAIN_BINDINGS, binding_ids, ids_of
 from .commands import PromptdeckCommands
 from .context import DeckContext
-from .screens.main import MainScreen
 from .notices import KindedNote, Notice, as_notices
+from .screens.main import MainScreen
 from .session.opening import OpeningHelper
 from .settings import LoadedSettings, load_settings, save_settings
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -26,11 +27,13 @@ from promptdeck.core.vocabulary import SUCCESS
 from ..context import DeckContext
 
 if TYPE_CHECKING:
+    from promptdeck.core.injection import Selection
     from promptdeck.core.project import ImageFile
     from promptdeck.core.records import RunResult
     from promptdeck.core.run import PlannedRun, RunEvent, RunHandle, RunPlan
 
     from .run_confirmation import Confirmation
+    from .story_phases import PhaseChoice
 
 # The run's preparation is imported by the step that needs it: the first frame shows none of
 # it (tests/tui/test_app_imports.py).
@@ -283,3 +286,35 @@ class SessionRuns:
         from promptdeck.core.run import describe_image
 
         self._host.notify(f"image attached: {describe_image(image)}")
+
+
+@dataclass(frozen=True)
+class SuggestedRun:
+    """What ``n`` runs: the flow's suggested phase, its request and why.
+
+    Attributes:
+        phase: the phase suggested.
+        mode: its mode.
+        request: the flow's own request (it carries the retry reason and the failure).
+        why: the flow's reason, shown in the confirmation.
+        moved: the phase on screen was another one: the screen moves to this one first.
+    """
+
+    phase: str
+    mode: str
+    request: PromptRequest
+    why: str
+    moved: bool
+
+
+def suggested_run(
+    choice: PhaseChoice, story_id: str, shown: tuple[str, str], selection: Selection
+) -> SuggestedRun | str:
+    """The run ``n`` starts for ``story_id`` (``shown``: the phase and mode on screen), or one
+    line saying why the flow suggests none."""
+    suggestion = choice.suggestion
+    if suggestion is None:
+        return choice.why_nothing_suggested()
+    target = (suggestion.phase, suggestion.mode)
+    request = choice.request(story_id, suggestion.phase, suggestion.mode, selection)
+    return SuggestedRun(*target, request, suggestion.why, moved=shown != target)

@@ -31,6 +31,7 @@ from textual.worker import Worker
 
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
+from ..session.views import capture_origin, kept_capture
 from ..workers import report_failure
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
@@ -41,7 +42,7 @@ from .tab_row import TabRow
 
 if TYPE_CHECKING:
     # Types only: the fit and capture rooms load when their rows are first measured.
-    from promptdeck.core.capture import CaptureSummary
+    from promptdeck.core.capture import Capture, CaptureSummary
     from promptdeck.core.fit import CutLine
 
     from .composition_chart import CompositionChart
@@ -256,6 +257,25 @@ class PreviewPane(Vertical):
         yield Static(CACHE_MEASURING, id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
+
+    @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
+    def load_kept_capture(self) -> None:
+        """The session client's capture kept in the user's cache folder (read off the UI
+        loop, never waited for): its overhead replaces the estimate."""
+        capture, notes = kept_capture(self._deck.agent)
+        if notes:
+            self.app.call_from_thread(self._deck.board.add_notices, "kept capture", notes)
+        if capture is not None:
+            self.app.call_from_thread(self.show_capture, capture)
+
+    def show_capture(self, capture: Capture) -> None:
+        """The session client's ``capture``: its overhead replaces the estimate."""
+        if capture.client != self._deck.agent:
+            return
+        from promptdeck.core.capture import capture_summary
+
+        self.capture_origin = capture_origin(capture, stable=self._deck.stable)
+        self.client_capture = capture_summary(capture)
 
     def watch_prompt(self, prompt: ComposedPrompt | None) -> None:
         """Paint a new prompt: tables, meter, notes, title and the open text tab."""
