@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for_preview
 from promptdeck.core.tokens.counter import ARGV_LIMIT_BYTES
-from promptdeck.tui.screens.main import STORIES_SHARE
 from promptdeck.tui.widgets.meter_line import MeterLine
-from promptdeck.tui.widgets.stories_pane import StoriesPane
+from promptdeck.tui.widgets.stories_pane import STORIES_SHARE, StoriesPane
 
 
 @pytest.mark.parametrize("size", [(120, 40), (200, 50)])

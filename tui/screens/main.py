@@ -1,29 +1,20 @@
 """The main screen: Stories (left), Preview (centre), Phases (right).
 
-The screen wires: it lays out the three regions (each a widget of its own, fed by reactives and
-telling the screen what the user did by messages), routes each key to a plain controller of
-``tui/session/`` and lays out what it answers. The controllers decide:
-:class:`~promptdeck.tui.session.story_shelf.StoryShelf` (the catalog and the story shown),
-:class:`~promptdeck.tui.session.last_place.PlaceKeeper` (where the app reopens),
-:class:`~promptdeck.tui.session.preview_composer.PreviewComposer` (debounce, delta, compose),
-:class:`~promptdeck.tui.session.inclusion.InclusionChoices` (what is included),
-:class:`~promptdeck.tui.session.file_actions.FileActions` (editor and copy),
-:class:`~promptdeck.tui.session.views.CacheRow` and the fit and capture views, and
-:class:`~promptdeck.tui.session.runs.SessionRuns` (plan, confirm, start, cancel, quit).
-Core does the work.
+The screen wires: it lays out the three regions (each a widget fed by reactives, telling the
+screen what the user did by messages), routes each key to a plain controller of
+``tui/session/`` — the story shelf, the place kept, the preview composer, the inclusion
+choices, the file actions, the views, the runs — and lays out what it answers. Core does the
+work.
 """
 
 from __future__ import annotations
 
-import asyncio
 from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import Selection
-from promptdeck.core.layers import MODES
-from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import Story, StoryCatalog, where_stories_come_from
 from textual import events, on, work
@@ -32,19 +23,18 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive, var
 from textual.screen import Screen
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from .. import startup
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
-from ..session.file_actions import FileActions, Pointed, run_editor
+from ..session.file_actions import FileActions, Pointed
 from ..session.inclusion import COMPOSING, Answer, InclusionChoices
 from ..session.last_place import NOTICE_SOURCE, LastPlace, PlaceKeeper, load_last_place
 from ..session.opening import OpeningHelper, opening_request
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns, suggested_run
-from ..session.story_shelf import Loaded, Plan, StoryShelf
-from ..session.views import CacheRow
+from ..session.story_shelf import PROMPT_WAIT_SECONDS, Loaded, StoryShelf
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -56,7 +46,7 @@ from ..widgets.view_bar import ViewBar, ViewState, shown_regions
 from ..widgets.workspace_header import WorkspaceHeader, header_info
 from ..workers import report_failure
 from .main_dialogs import MainDialogs
-from .run_dialogs import RunDialogs
+from .screen_host import ScreenHost
 
 if TYPE_CHECKING:
     from promptdeck.core.records import RunResult
@@ -65,22 +55,11 @@ if TYPE_CHECKING:
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
-STORIES_SHARE = (0.21, 0.30)
-"""The Stories region's share of a wide terminal: at least the first, widening up to the second
-when the titles need it (the preview keeps the rest)."""
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app."""
 OPENING_WAIT_SECONDS = 0.5
 """How long the screen waits, at start, for the catalog the opening helper reads beside it
 before its first frame (the tree then reaches the screen in the first frame)."""
-PROMPT_WAIT_SECONDS = 0.25
-"""How long the catalog, once read, waits for the opening story's prompt composed beside it:
-the tree and the preview with its meters are then painted in one frame."""
-CACHE_ROW_DELAY_SECONDS = 0.5
-"""How long the preview rests before the cacheable-prefix row is measured (it composes every
-phase of the sequence, many times the work of one preview)."""
-
-PHASES = PHASE_NAMES
 VIEWS = ("all", "stories", "preview", "phases")
 
 
@@ -104,24 +83,22 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.context = context
         """The session this screen works in."""
-        self._helper = opening
-        """The opening read beside the app's start, if a helper was started (taken once)."""
+        self._helper = opening  # the opening read beside the app's start (taken once)
         workspace = context.workspace
         self.set_reactive(MainScreen.delivery, workspace.config.delivery)
         place, note = load_last_place(workspace.root)
         self.shelf = StoryShelf(place, note)
         """The catalog and the story shown."""
         self._places = PlaceKeeper(workspace.root, kept=place)
+        # The opening story's flow read with the catalog at start, and the request of the
+        # first prompt shown with it (each used once).
         self._opening: FlowReading | None = None
-        """The opening story's flow, read with the catalog at start (used once)."""
         self._opening_shown: PromptRequest | None = None
-        """The request of the first prompt, shown with the catalog (until the flow's change)."""
         self._resumed = False
         self.preview = PreviewPane(context, id="preview")
         self._composer = PreviewComposer()
         self._inclusion = InclusionChoices(workspace.root)
         self._files = FileActions(workspace)
-        self._cache = CacheRow()
         self.stories_pane = StoriesPane(id="stories")
         panel = PhasePanel(
             context_window=workspace.config.agent_claude_context_window,
@@ -131,8 +108,10 @@ class MainScreen(Screen[None]):
         self.phases = PhasesPane(context, panel, id="phases")
         self.dialogs = MainDialogs(self, context)
         """The screens this one opens over itself."""
+        host = ScreenHost(self)
+        self.shelf.host(host, context, self._catalog_loaded, self._show_error)
         self.runs = SessionRuns(
-            RunDialogs(self), context, panel, started=self._run_started, failed=self._show_error
+            host, context, panel, started=self._run_started, failed=self._show_error
         )
         """The session's runs: plan, confirm, start, cancel, quit."""
 
@@ -200,8 +179,8 @@ class MainScreen(Screen[None]):
                 self._catalog_loaded(loaded)
                 helper = None
         if helper is not None or self.catalog is None:
-            self._load_catalog(helper=helper)
-        self.set_interval(PLAN_POLL_SECONDS, self._poll_plan, name="plan-poll")
+            self.shelf.load(helper=helper, opening=self._open_first)
+        self.set_interval(PLAN_POLL_SECONDS, self.shelf.poll, name="plan-poll")
         # After the first frame: the capture room is no part of it.
         self.call_after_refresh(self.preview.load_kept_capture)
 
@@ -212,18 +191,8 @@ class MainScreen(Screen[None]):
         self._show_view_bar()
 
     def _fit_stories(self) -> None:
-        # Wide: the tree widens to its titles, up to a share of the screen; narrow (or alone
-        # on screen): the stylesheet's widths hold.
-        styles = self.stories_pane.styles
-        total = self.size.width
-        if self.has_class("-narrow") or self.view != "all" or total == 0:
-            styles.clear_rule("width")
-            styles.clear_rule("max_width")
-            return
-        least, most = (round(total * share) for share in STORIES_SHARE)
-        width = max(least, min(self.stories_pane.natural_width(), most))
-        styles.width = width
-        styles.max_width = width
+        shared = not self.has_class("-narrow") and self.view == "all"
+        self.stories_pane.fit_width(self.size.width, shared=shared)
 
     def _show_view_bar(self) -> None:
         suggestion = self.phases.choice.suggestion
@@ -255,23 +224,6 @@ class MainScreen(Screen[None]):
 
     # ---------------------------------------------------------------- stories
 
-    @work(thread=True, exclusive=True, group="catalog", exit_on_error=False, description="Stories")
-    def _load_catalog(
-        self,
-        follow_flow: bool = False,
-        finished: RunResult | None = None,
-        helper: OpeningHelper | None = None,
-    ) -> None:
-        loaded = None if helper is None else StoryShelf.from_helper(helper, PROMPT_WAIT_SECONDS)
-        try:
-            loaded = loaded or self.shelf.read(
-                self.context.workspace, follow_flow, finished, self._open_first, _within
-            )
-        except PromptdeckError as exc:
-            self.app.call_from_thread(self._show_error, str(exc))
-            return
-        self.app.call_from_thread(self._catalog_loaded, loaded)
-
     def _open_first(self, catalog: StoryCatalog) -> tuple[FlowReading, Future[ComposedPrompt]]:
         # Off the UI thread: the opening story's flow, and its prompt composed beside the tree
         # being built, so the preview's first frame does not wait for the tree's.
@@ -286,13 +238,8 @@ class MainScreen(Screen[None]):
         shelved = self.shelf.shelve(loaded, self.story, self.stories_pane.flags)
         for source, lines in shelved.notices:
             self.context.board.add_notices(source, lines)  # type: ignore[arg-type]
-        if shelved.flags is not None:
-            self.stories_pane.set_reactive(StoriesPane.flags, shelved.flags)
         chosen = shelved.chosen
-        # The cursor's story first: the tree is rebuilt with the cursor on it.
-        self.stories_pane.current = chosen.id if chosen else None
-        self.stories_pane.unreadable = catalog.unreadable
-        self.stories_pane.stories = catalog.stories
+        self.stories_pane.show_catalog(catalog, chosen.id if chosen else None, shelved.flags)
         self._fit_stories()
         if chosen is None:
             # Nothing to compose: the preview says what promptdeck looks for instead.
@@ -314,26 +261,6 @@ class MainScreen(Screen[None]):
                 self._composer.drop_prepared()
                 self._show_prompt(ready, True, "")
                 self._opening_shown = ready.request
-
-    def _poll_plan(self) -> None:
-        # One check at a time, and none while the catalog is read: a check is never cancelled
-        # half-way (someone may be waiting on it), a slow one just skips a beat.
-        groups = ("catalog", "plan-watch")
-        busy = any(w.group in groups and not w.is_finished for w in self.app.workers)
-        if self.shelf.plan is not None and not busy:
-            self._check_plan(self.shelf.plan)
-
-    @work(thread=True, group="plan-watch", exit_on_error=False, description="Plan files")
-    def _check_plan(self, plan: Plan) -> None:
-        changed = StoryShelf.plan_changed(self.context.workspace, plan)
-        if changed is not None and changed[1]:
-            self.app.call_from_thread(self._plan_refused, *changed)
-        elif changed is not None:
-            self.app.call_from_thread(self._load_catalog)
-
-    def _plan_refused(self, plan: Plan, refused: list[str]) -> None:
-        line = self.shelf.refused(plan, refused)
-        self.context.board.add_notices("watching the plan", [line])
 
     def action_filter(self) -> None:
         """Open the filter box."""
@@ -383,21 +310,6 @@ class MainScreen(Screen[None]):
         self.notify(f"delivery: {self.delivery}", timeout=2)
         self.request_compose()
 
-    @work(group="cache", exit_on_error=False, description="Cache")
-    async def _measure_cache(self) -> None:
-        deck = self.context
-
-        async def measure(request: PromptRequest) -> str:
-            from promptdeck.core.cost import cache_row  # once the preview has rested
-
-            args = (deck.workspace, request, deck.agent, deck.counter)
-            return await asyncio.to_thread(cache_row, *args)
-
-        await self._cache.follow(measure, self._show_cache_line, CACHE_ROW_DELAY_SECONDS)
-
-    def _show_cache_line(self, line: str) -> None:
-        self.preview.cache_line = line
-
     def request_compose(self, *, story_changed: bool = False) -> None:
         """Recompose the preview (debounced when changes come in a burst)."""
         request = self.current_request()
@@ -429,31 +341,13 @@ class MainScreen(Screen[None]):
         self.preview.prompt = prompt
         self._keep_place(request)
         if counted:
-            clear, start = self._cache.shown(request)
-            if clear:
-                # The row of another state is never left standing beside this one.
-                self.preview.cache_line = ""
-            if start:
-                self._measure_cache()
-            # After the frame that shows the prompt: the fit room and the clients' rules files
-            # are no part of it.
-            self.call_after_refresh(self._measure_cut_lines, prompt)
+            self.preview.measure(prompt)
 
     def _keep_place(self, request: PromptRequest) -> None:
         place = LastPlace(request.story_id, request.phase, request.mode)
         problem = self._places.moved(place)
         if problem:
             self.context.board.add_notices(NOTICE_SOURCE, [problem])
-
-    @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
-    def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
-        # The clients' rules files are read (guarded, bounded): off the UI loop, only the
-        # latest prompt's. The fit room loads here, after the first frame.
-        from promptdeck.core.fit import cut_lines
-
-        lines = tuple(cut_lines(prompt, self.context.workspace.root))
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(setattr, self.preview, "cut_lines", lines)
 
     def _show_error(self, message: str) -> None:
         self.preview.error = message
@@ -512,29 +406,21 @@ class MainScreen(Screen[None]):
 
     # ---------------------------------------------------------------- views
 
-    def action_fit(self) -> None:
-        """``f``: the fewest files to leave out so the prompt fits, and the clients' cuts."""
+    def _composed(self) -> ComposedPrompt | None:
+        """The prompt shown; None, and the user told so, while it is being composed."""
         if self.prompt is None:
             self.notify(COMPOSING, severity="warning")
-            return
-        self._fit(self.prompt)
+        return self.prompt
 
-    @work(exclusive=True, group="fit", exit_on_error=False, description="Fitting")
-    async def _fit(self, prompt: ComposedPrompt) -> None:
-        from ..session.views import FIT_SUBTITLE, FIT_TITLE, fit_report
-
-        deck = self.context
-        text = await asyncio.to_thread(fit_report, deck.workspace, prompt, deck.counter)
-        self.dialogs.text(FIT_TITLE, text, FIT_SUBTITLE)
+    def action_fit(self) -> None:
+        """``f``: the fewest files to leave out so the prompt fits, and the clients' cuts."""
+        if prompt := self._composed():
+            self.dialogs.fit(prompt)
 
     def action_capture(self) -> None:
         """``C``: run the real client once offline on the prompt; show its whole request."""
-        if self.prompt is None:
-            self.notify(COMPOSING, severity="warning")
-            return
-        self.dialogs.capture(
-            self.prompt, lambda capture: capture and self.preview.show_capture(capture)
-        )
+        if prompt := self._composed():
+            self.dialogs.capture(prompt, lambda kept: kept and self.preview.show_capture(kept))
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
@@ -548,24 +434,22 @@ class MainScreen(Screen[None]):
 
     def action_prompt_diff(self) -> None:
         """``D``: the prompt about to be sent against the last run's of this phase."""
-        if self.prompt is None or self.story is None:
-            self.notify(COMPOSING, severity="warning")
-            return
-        self.preview.compare_with_last_run(self.prompt)
+        if prompt := self._composed():
+            self.preview.compare_with_last_run(prompt)
 
     # ---------------------------------------------------------------- phase, mode, variant
 
     def action_previous_phase(self) -> None:
         """``[``: the previous phase."""
-        self.phases.phase = PHASES[(PHASES.index(self.phase) - 1) % len(PHASES)]
+        self.phases.step_phase(-1)
 
     def action_next_phase(self) -> None:
         """``]``: the next phase."""
-        self.phases.phase = PHASES[(PHASES.index(self.phase) + 1) % len(PHASES)]
+        self.phases.step_phase(1)
 
     def action_toggle_mode(self) -> None:
         """``m``: create ↔ optimize."""
-        self.phases.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
+        self.phases.toggle_mode()
 
     @on(PhasesPane.Changed)
     def _phases_changed(self, event: PhasesPane.Changed) -> None:
@@ -577,16 +461,9 @@ class MainScreen(Screen[None]):
 
     def action_toggle_variant(self) -> None:
         """``v``: the selected phase's standard ↔ party variant."""
-        variant = self.phases.choice.toggle_variant(self.phase)
-        if variant is None:
-            from promptdeck.core.prompt import PARTY_PHASES
-
-            party = ", ".join(PARTY_PHASES)
-            message = f"the {self.phase} phase has no party variant (party phases: {party})"
-            self.notify(message, severity="warning")
-            return
-        self.notify(f"{self.phase}: {variant} variant", timeout=3)
-        self.request_compose()
+        message, changed = self.phases.choice.variant_toggled(self.phase)
+        severity = "information" if changed else "warning"
+        self._answered(Answer(message, severity, changed, timeout=3 if changed else None))
 
     # ---------------------------------------------------------------- runs
 
@@ -620,7 +497,7 @@ class MainScreen(Screen[None]):
         # The run changed files and records: reload the stories, then (in that order, so the
         # preview settles once and the same way every time) follow the flow to what is next.
         self.shelf.finished_pending = event.result
-        self._load_catalog(follow_flow=True, finished=event.result)
+        self.shelf.load(follow_flow=True, finished=event.result)
 
     def _run_started(self) -> None:
         self.phases.status_kept = False
@@ -662,14 +539,9 @@ class MainScreen(Screen[None]):
 
     def action_open_in_editor(self) -> None:
         """``o``: the selected file in ``$EDITOR``; the app resumes on the same story."""
-        argv = self._files.editor_command(self.selected_file())
         # The editor owns the terminal while it runs: the app is suspended, not racing it.
-        problem = (
-            argv
-            if isinstance(argv, str)
-            else run_editor(argv, self.app.suspend, SuspendNotSupported)
-        )
-        if problem:
+        target = self.selected_file()
+        if problem := self._files.open_in_editor(target, self.app.suspend, SuspendNotSupported):
             self.notify(problem, severity="warning")
 
     def copy_choices(self) -> list[tuple[str, str]]:
@@ -717,12 +589,3 @@ class MainScreen(Screen[None]):
         """``?``: every key, as the user's keymap made them."""
         active = (active.binding for active in self.active_bindings.values())
         self.dialogs.help(MAIN_BINDINGS, active)
-
-
-def _within(composing: Future[ComposedPrompt]) -> ComposedPrompt | None:
-    """The compose's prompt if it lands within :data:`PROMPT_WAIT_SECONDS`; None if it is
-    slower or failed (the preview's own compose then takes it over and reports a failure)."""
-    try:
-        return composing.result(timeout=PROMPT_WAIT_SECONDS)
-    except Exception:  # FutureTimeout, or the compose's own error
-        return None

@@ -4,6 +4,7 @@ help — each imported when first opened (the first frame shows none of them).""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,21 @@ class MainDialogs:
         from .copy_menu import CopyMenuScreen
 
         self._screen.app.push_screen(CopyMenuScreen(choices), chosen)
+
+    def fit(self, prompt: ComposedPrompt) -> None:
+        """The fit report of ``prompt`` (composed in a worker: it composes the prompt again
+        without files), then shown as a text."""
+        from ..session.views import FIT_SUBTITLE, FIT_TITLE, fit_report
+
+        deck = self._deck
+
+        async def report() -> None:
+            text = await asyncio.to_thread(fit_report, deck.workspace, prompt, deck.counter)
+            self.text(FIT_TITLE, text, FIT_SUBTITLE)
+
+        self._screen.run_worker(
+            report, group="fit", exclusive=True, exit_on_error=False, description="Fitting"
+        )
 
     def capture(self, prompt: ComposedPrompt, closed: Callable[[Capture | None], None]) -> None:
         """The real client run once offline on ``prompt``; ``closed`` is told its capture."""

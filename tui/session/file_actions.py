@@ -121,6 +121,17 @@ class FileActions:
             return Copied(prompt.system, f"system prompt ({size})")
         return None
 
+    def open_in_editor(
+        self,
+        target: str,
+        suspend: Callable[[], AbstractContextManager[object]],
+        unsuspendable: type[Exception],
+    ) -> str | None:
+        """Open ``target`` (a :meth:`selected_file` answer) in ``$EDITOR`` and wait for it
+        (see :func:`run_editor`); None when it ended well, else one line saying why not."""
+        argv = self.editor_command(target)
+        return argv if isinstance(argv, str) else run_editor(argv, suspend, unsuspendable)
+
     def editor_command(self, target: str) -> list[str] | str:
         """The argv opening ``target`` (a :meth:`selected_file` answer) in ``$EDITOR``, or one
         line saying why there is none."""

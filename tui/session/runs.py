@@ -25,6 +25,7 @@ from promptdeck.core.terminal import printable_line
 from promptdeck.core.vocabulary import SUCCESS
 
 from ..context import DeckContext
+from ..workers import WorkerHost
 
 if TYPE_CHECKING:
     from promptdeck.core.injection import Selection
@@ -42,15 +43,9 @@ QUIT_WAIT_SECONDS = 15.0
 """How long quitting waits for a cancelled phase to stop before leaving anyway."""
 
 
-class RunHost(Protocol):
+class RunHost(WorkerHost, Protocol):
     """What the runs need of the screen that hosts them: workers, the UI thread, toasts and
     the two questions."""
-
-    def worker(self, step: Callable[[], None], group: str, description: str) -> None:
-        """Take ``step`` in an exclusive thread worker of ``group``."""
-
-    def on_ui(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Call ``callback`` on the UI thread (from a worker's thread)."""
 
     def notify(self, message: str, *, severity: str = ..., timeout: float | None = ...) -> None:
         """Tell the user ``message`` in a toast."""

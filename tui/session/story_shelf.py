@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
+from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.stories import (
     WATCH_LIMIT,
     PlanSnapshot,
@@ -26,6 +28,8 @@ from promptdeck.core.stories import (
     take_snapshot,
 )
 
+from ..context import DeckContext
+from ..workers import WorkerHost
 from .last_place import NOTICE_SOURCE, LastPlace, place_in
 
 if TYPE_CHECKING:
@@ -36,8 +40,16 @@ if TYPE_CHECKING:
     from .opening import OpeningHelper
     from .story_phases import FlowReading
 
+PROMPT_WAIT_SECONDS = 0.25
+"""How long the catalog, once read, waits for the opening story's prompt composed beside it:
+the tree and the preview with its meters are then painted in one frame (a slower count goes
+the preview's own way, byte meters first)."""
+
 Plan = tuple[list[str], PlanSnapshot]
 """The plan paths watched and how they looked when the catalog was last read."""
+
+OpenFirst = Callable[[StoryCatalog], tuple["FlowReading", Future["ComposedPrompt"]]]
+"""Starts, beside the first catalog read, the opening story's flow and prompt."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,10 @@ class StoryShelf:
     """
 
     def __init__(self, place: LastPlace | None = None, place_note: str = "") -> None:
+        self._host: WorkerHost | None = None
+        self._deck: DeckContext | None = None
+        self._shown: Callable[[Loaded], None] = lambda _: None
+        self._failed: Callable[[str], None] = lambda _: None
         self.catalog: StoryCatalog | None = None
         """The stories, once read."""
         self.plan: Plan | None = None
@@ -101,18 +117,79 @@ class StoryShelf:
         self._place_note = place_note
         self._bound_said = False
 
+    def host(
+        self,
+        host: WorkerHost,
+        deck: DeckContext,
+        shown: Callable[[Loaded], None],
+        failed: Callable[[str], None],
+    ) -> None:
+        """Read in ``host``'s workers for ``deck``'s workspace: ``shown`` is handed each
+        catalog read (on the UI thread), ``failed`` the message of a read that failed."""
+        self._host, self._deck, self._shown, self._failed = host, deck, shown, failed
+
+    def load(
+        self,
+        follow_flow: bool = False,
+        finished: RunResult | None = None,
+        helper: OpeningHelper | None = None,
+        opening: OpenFirst | None = None,
+    ) -> None:
+        """Read the catalog in a worker (a newer read replaces an older one): the helper's
+        answer when there is a helper and it answers, else read here (``opening``: how the
+        first read starts the opening story beside it)."""
+        assert self._host is not None, "host() first"
+        step = partial(self._load, follow_flow, finished, helper, opening)
+        self._host.worker(step, "catalog", "Loading stories")
+
+    def _load(
+        self,
+        follow_flow: bool,
+        finished: RunResult | None,
+        helper: OpeningHelper | None,
+        opening: OpenFirst | None,
+    ) -> None:
+        assert self._host is not None and self._deck is not None
+        loaded = None if helper is None else self.from_helper(helper, PROMPT_WAIT_SECONDS)
+        try:
+            workspace = self._deck.workspace
+            loaded = loaded or self.read(workspace, follow_flow, finished, opening)
+        except PromptdeckError as exc:
+            self._host.on_ui(self._failed, str(exc))
+            return
+        self._host.on_ui(self._shown, loaded)
+
+    def poll(self) -> None:
+        """Look for plan files changed outside the app, in a worker: one look at a time and
+        none while the catalog is read (a look is never cancelled half-way; a slow one skips
+        a beat)."""
+        host = self._host
+        if host is None or self.plan is None or host.busy(("catalog", "plan-watch")):
+            return
+        host.worker(partial(self._look, self.plan), "plan-watch", "Checking the plan files")
+
+    def _look(self, plan: Plan) -> None:
+        assert self._host is not None and self._deck is not None
+        changed = self.plan_changed(self._deck.workspace, plan)
+        if changed is not None and changed[1]:
+            self._host.on_ui(self._refused, *changed)
+        elif changed is not None:
+            self._host.on_ui(self.load)
+
+    def _refused(self, plan: Plan, refused: list[str]) -> None:
+        assert self._deck is not None
+        self._deck.board.add_notices("watching the plan", [self.refused(plan, refused)])
+
     def read(
         self,
         workspace: Workspace,
         follow_flow: bool = False,
         finished: RunResult | None = None,
-        open_first: Callable[[StoryCatalog], tuple[FlowReading, Future[ComposedPrompt]]]
-        | None = None,
-        wait: Callable[[Future[ComposedPrompt]], ComposedPrompt | None] | None = None,
+        open_first: OpenFirst | None = None,
     ) -> Loaded:
         """Read the catalog (blocking). At the app's start (no catalog yet, no run),
-        ``open_first`` starts the opening story's flow and prompt beside it and ``wait`` takes
-        the prompt if it comes soon.
+        ``open_first`` starts the opening story's flow and prompt beside it, and the prompt is
+        taken if it comes within :data:`PROMPT_WAIT_SECONDS`.
 
         Raises:
             PromptdeckError: the catalog cannot be read.
@@ -131,7 +208,7 @@ class StoryShelf:
             except Exception:  # the screen reads the flow and composes on its own
                 opening = None
             else:
-                ready = wait(composing) if wait is not None else None
+                ready = prompt_within(composing, PROMPT_WAIT_SECONDS)
         paths = plan_paths(workspace, catalog)
         plan = (paths, take_snapshot(workspace, paths))
         unwritten = None
@@ -209,3 +286,12 @@ class StoryShelf:
         self.plan = plan
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
         return f"{refused[0]}{more}; the tree keeps its last good state"
+
+
+def prompt_within(composing: Future[ComposedPrompt], seconds: float) -> ComposedPrompt | None:
+    """The compose's prompt if it lands within ``seconds``; None if it is slower or failed (the
+    preview's own compose then takes it over and reports a failure)."""
+    try:
+        return composing.result(timeout=seconds)
+    except Exception:  # FutureTimeout, or the compose's own error
+        return None

@@ -9,6 +9,7 @@ message: Enter on a layer or a file (and ``D``, the diff with the last run) post
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 from collections.abc import Sequence
@@ -17,9 +18,9 @@ from typing import TYPE_CHECKING
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
-from promptdeck.core.project import Config, read_text_file
-from promptdeck.core.prompt import ComposedPrompt, check_budget, notes_by_seriousness
-from promptdeck.core.tokens import context_use, rules_read_twice
+from promptdeck.core.project import read_text_file
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+from promptdeck.core.tokens import context_use
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,11 +28,12 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
-from ..session.views import capture_origin, kept_capture
+from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
+from ..session.views import CacheRow, capture_origin, kept_capture
 from ..workers import report_failure
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
@@ -48,6 +50,10 @@ if TYPE_CHECKING:
     from .composition_chart import CompositionChart
     from .text_viewer import TextViewer
 
+CACHE_ROW_DELAY_SECONDS = 0.5
+"""How long the preview rests before the cacheable-prefix row is measured (it composes every
+phase of the sequence, many times the work of one preview)."""
+
 CACHE_MEASURING = "cache · measuring…"
 """The cache row while the prompt shown has not been measured yet."""
 
@@ -59,71 +65,6 @@ PREVIEW_TABS = (
     ("tab-composition", "Composition"),
 )
 """The preview's tabs: each one's id (its pane's too) and label."""
-
-
-NOTE_ROWS = 2
-"""Warning rows under the flags line (the notes are three rows high, one line each)."""
-
-
-def notes_text(
-    prompt: ComposedPrompt, config: Config, agent: str = "", rows: int | None = NOTE_ROWS
-) -> str:
-    """The notes under the tabs: what is included (and the key that changes it), the token
-    budget when one is set, then every warning of the compose once, the most serious first
-    (a missing story file, then an injection over the error line; see
-    :func:`~promptdeck.core.prompt.notes_by_seriousness`), and a rules file ``agent`` would
-    read twice.
-
-    ``rows``: the warning rows there is room for (None: all). When there are more, the last
-    row counts the rest (``+3 more``): the less serious notes are the ones left out."""
-    selection = prompt.request.selection
-    # A toggle with no candidate file says so instead of looking merely switched off.
-    none = prompt.injection.toggle_notes()
-    flags = [
-        f"[p] project {'on' if selection.project_context else 'off'}",
-        f"[d] discovery {'on' if selection.discovery else 'off'}"
-        + (f" ({none['discovery']})" if none["discovery"] else ""),
-        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}"
-        + (f" ({none['tech-spec']})" if none["tech-spec"] else ""),
-    ]
-    # A toggle with nothing to switch says so, rather than looking like a choice.
-    for index, (key, category) in enumerate((("d", "discovery"), ("t", "tech-spec")), start=1):
-        if prompt.injection.toggle_note(category):
-            flags[index] = f"[{key}] no {category} files"
-    if selection.additional_files:
-        flags.append(f"[a] +{len(selection.additional_files)} added")
-    if prompt.variant == "party":
-        flags.append("[v] party")
-    budget = check_budget(prompt, config)
-    if budget.budget:
-        used = "…" if budget.tokens is None else f"{budget.tokens:,}"
-        flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
-    rules = prompt.rules
-    twice = rules_read_twice(rules.path, agent) if rules and rules.status == "ok" else None
-    warnings = [
-        printable_line(w) for w in notes_by_seriousness(prompt, config, [twice] if twice else [])
-    ]
-    if rows is not None and len(warnings) > rows:
-        left = len(warnings) - max(rows - 1, 0)
-        warnings = [*warnings[: max(rows - 1, 0)], f"+{left} more (all in the tooltip)"]
-    line = "  ".join(flags)
-    if warnings:
-        line += "\n⚠ " + "\n⚠ ".join(warnings)
-    return line
-
-
-def preview_title(prompt: ComposedPrompt, why: str = "") -> str:
-    """``Preview · review (next) · 1-2 · create`` (`` · party`` for the party variant).
-
-    The phase and why it is the one shown come first, so a narrow terminal that cuts the title
-    short still says them (``why``: ``next``, ``last run``, ``done``, ``setting``, ``chosen``;
-    ``next: status 'review', sprint-status.yaml:12`` when the story's tracked status chose it).
-    """
-    request = prompt.request
-    party = " · party" if prompt.variant == "party" else ""
-    # ``why`` may name a file of the project (the status's source): shown printable.
-    phase = f"{request.phase} ({printable_line(why)})" if why else request.phase
-    return f"Preview · {phase} · {prompt.story.id} · {request.mode}{party}"
 
 
 _settled = False
@@ -235,6 +176,7 @@ class PreviewPane(Vertical):
     def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._deck = deck
+        self._cache = CacheRow()
         self._composition_chart: CompositionChart | None = None
         self._viewers: dict[str, TextViewer] = {}
         """The text tabs' viewers made so far, by tab (mounted, or being mounted)."""
@@ -257,6 +199,46 @@ class PreviewPane(Vertical):
         yield Static(CACHE_MEASURING, id="cache-line", markup=False)
 
     # ---------------------------------------------------------------- data down
+
+    def measure(self, prompt: ComposedPrompt) -> None:
+        """Measure what the counted ``prompt`` shown needs beyond itself: the cache row once the
+        preview has rested, the clients' cut lines after the frame that shows it."""
+        clear, start = self._cache.shown(prompt.request)
+        if clear:
+            # The row of another state is never left standing beside this one.
+            self.cache_line = ""
+        if start:
+            self._measure_cache()
+        # After the frame that shows the prompt: the fit room and the clients' rules files
+        # are no part of it.
+        self.call_after_refresh(self._measure_cut_lines, prompt)
+
+    @work(group="cache", exit_on_error=False, description="Cache")
+    async def _measure_cache(self) -> None:
+        # Composing every phase of the sequence takes far longer than the preview: measured
+        # once the preview has rested, one thread at a time (a thread cannot be stopped).
+        deck = self._deck
+
+        async def measure(request: PromptRequest) -> str:
+            from promptdeck.core.cost import cache_row  # once the preview has rested
+
+            args = (deck.workspace, request, deck.agent, deck.counter)
+            return await asyncio.to_thread(cache_row, *args)
+
+        await self._cache.follow(measure, self._show_cache_line, CACHE_ROW_DELAY_SECONDS)
+
+    def _show_cache_line(self, line: str) -> None:
+        self.cache_line = line
+
+    @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
+    def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
+        # The clients' rules files are read (guarded, bounded): off the UI loop, only the
+        # latest prompt's. The fit room loads here, after the first frame.
+        from promptdeck.core.fit import cut_lines
+
+        lines = tuple(cut_lines(prompt, self._deck.workspace.root))
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(setattr, self, "cut_lines", lines)
 
     @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
     def load_kept_capture(self) -> None:

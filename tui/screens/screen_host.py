@@ -1,9 +1,9 @@
-"""The main screen as the runs' host: their workers, toasts and the two questions (start the
-run? quit while it runs?) as this floor's dialogs."""
+"""The main screen as its controllers' host: their workers, toasts, and the runs' two
+questions (start the run? quit while it runs?) as this floor's dialogs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from textual.screen import Screen
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from promptdeck.core.run import RunPlan
 
 
-class RunDialogs:
+class ScreenHost:
     """The :class:`~promptdeck.tui.session.runs.RunHost` of a screen.
 
     Args:
@@ -36,6 +36,11 @@ class RunDialogs:
     def on_ui(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         """Call ``callback`` on the UI thread."""
         self._screen.app.call_from_thread(callback, *args, **kwargs)
+
+    def busy(self, groups: Iterable[str]) -> bool:
+        """A worker of one of ``groups`` has not finished."""
+        wanted = set(groups)
+        return any(w.group in wanted and not w.is_finished for w in self._screen.app.workers)
 
     def notify(
         self, message: str, *, severity: str = "information", timeout: float | None = None
