@@ -75,6 +75,9 @@ def load_last_place(
     path = last_place_path(root, environ)
     if not os.path.lexists(path):
         return None, ""
+    if path.is_symlink():
+        # The guarded reader follows a link when no project root bounds it: refused here.
+        return None, _unused(path, "a symlink, not promptdeck's own file")
     text = read_text_file(path, root=None, limit=READ_LIMIT)
     if isinstance(text, TextProblem):
         return None, _unused(path, str(text))
