@@ -55,6 +55,8 @@ if TYPE_CHECKING:
 
 NARROW_WIDTH = 130
 """Below this many columns the phase region folds away unless asked for (key 3)."""
+SHORT_HEIGHT = 30
+"""Below this many rows the rows under the preview's tables fold, so its files show."""
 PLAN_POLL_SECONDS = 1.0
 """How often the plan files are checked for changes made outside the app."""
 OPENING_WAIT_SECONDS = 0.5
@@ -187,6 +189,7 @@ class MainScreen(Screen[None]):
     def on_resize(self) -> None:
         """Fold the phase region away on narrow terminals."""
         self.set_class(self.size.width < NARROW_WIDTH, "-narrow")
+        self.preview.short = self.size.height < SHORT_HEIGHT
         self._fit_stories()
         self._show_view_bar()
 
@@ -215,6 +218,7 @@ class MainScreen(Screen[None]):
         self._fit_stories()
         self._show_view_bar()
         self.phases.solo = view == "phases"
+        self.preview.alone = view == "preview"
         if view == "stories":
             self.stories_pane.focus_tree()
         elif view == "preview":

@@ -32,6 +32,7 @@ from textual.worker import Worker, get_current_worker
 
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
+from ..session.cache_cells import fitted_cache_row
 from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
 from ..session.views import CacheRow, capture_origin, kept_capture
 from ..workers import report_failure
@@ -132,6 +133,15 @@ class PreviewPane(Vertical):
             background: $panel;
             color: $text-muted;
         }
+        /* A short terminal: the rows under the tables fold first, so the files table keeps
+           rows of its own (the clients' gauges go to the meter's tooltip, the two meters share
+           one row, one warning row is left); alone on screen, the cache row folds too. */
+        &.-short {
+            & > #preview-notes { height: 2; }
+            & > MeterLine { height: 1; }
+            & > CutLinesMeter.-shown { display: none; }
+        }
+        &.-short.-alone > #cache-line { display: none; }
     }
     """
 
@@ -160,6 +170,10 @@ class PreviewPane(Vertical):
     estimate."""
     capture_origin: var[str] = var("", init=False)
     """Which capture :attr:`client_capture` is (client version, when)."""
+    short: var[bool] = var(False, init=False)
+    """The terminal is short: the rows under the tables fold (see the stylesheet)."""
+    alone: var[bool] = var(False, init=False)
+    """The preview is the only region shown."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -267,19 +281,9 @@ class PreviewPane(Vertical):
         injection = prompt.injection
         self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
         self._show_meter()
-        notes = self.query_one("#preview-notes", Static)
-        notes.remove_class("-error")
+        self._show_notes(prompt)
         # Fixed-height regions: repaint without a relayout of the screen, and only what reads
         # differently (a toggle leaves the title as it was).
-        config, agent = self._deck.workspace.config, self._deck.agent
-        shown = notes_text(prompt, config, agent)
-        # Notes filling every row get one line each, cut at the width, so the most serious
-        # stay in view and the count of the rest is never pushed out; a lone note may wrap
-        # into the free row. The tooltip reads every note whole.
-        notes.set_class(shown.count("\n") >= NOTE_ROWS, "-listed")
-        _show_text(notes, shown)
-        every = notes_text(prompt, config, agent, rows=None)
-        notes.tooltip = every.split("\n", 1)[1] if "\n" in every else None
         _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
         # The open text tab follows the frame that shows the new meter: reloading and wrapping
         # 150 KiB of text takes many times that frame, and the meter need not wait for it.
@@ -288,6 +292,31 @@ class PreviewPane(Vertical):
         if self.counted:
             self.call_after_refresh(collect_young_garbage)
 
+    def _show_notes(self, prompt: ComposedPrompt) -> None:
+        notes = self.query_one("#preview-notes", Static)
+        notes.remove_class("-error")
+        config, agent = self._deck.workspace.config, self._deck.agent
+        rows = NOTE_ROWS - 1 if self.short else NOTE_ROWS
+        shown = notes_text(prompt, config, agent, rows)
+        # Notes filling every row get one line each, cut at the width, so the most serious
+        # stay in view and the count of the rest is never pushed out; a lone note may wrap
+        # into the free row. The tooltip reads every note whole.
+        notes.set_class(shown.count("\n") >= rows, "-listed")
+        _show_text(notes, shown)
+        every = notes_text(prompt, config, agent, rows=None)
+        notes.tooltip = every.split("\n", 1)[1] if "\n" in every else None
+
+    def watch_short(self, short: bool) -> None:
+        """Fold the rows under the tables on a short terminal, or unfold them."""
+        self.set_class(short, "-short")
+        notes = self.query_one("#preview-notes", Static)
+        if self.prompt is not None and not notes.has_class("-error"):
+            self._show_notes(self.prompt)
+
+    def watch_alone(self, alone: bool) -> None:
+        """Alone on screen, a short terminal folds the cache row too."""
+        self.set_class(alone, "-alone")
+
     def watch_cut_lines(self, lines: tuple[CutLine, ...]) -> None:
         """Draw the clients' lines: gauges under the meter, and the meter's tooltip names the
         lines on its own system bar."""
@@ -295,10 +324,23 @@ class PreviewPane(Vertical):
         on_meter = tuple(line for line in lines if line.on_system_scale)
         self.query_one(MeterLine).tooltip = legend(on_meter) if on_meter else None
 
-    def watch_cache_line(self, line: str) -> None:
+    def watch_cache_line(self) -> None:
         """Show the cacheable-prefix row (``measuring…`` while there is none)."""
-        shown = printable_line(line) if line else CACHE_MEASURING
-        self.query_one("#cache-line", Static).update(shown, layout=False)
+        self._show_cache_line_fitted()
+
+    def on_resize(self) -> None:
+        """The cache row's cells are shortened to the new width."""
+        self._show_cache_line_fitted()
+
+    def _show_cache_line_fitted(self) -> None:
+        row = self.query_one("#cache-line", Static)
+        line = printable_line(self.cache_line)
+        # Every part stays in view: its cells take shorter forms as the width shrinks; the
+        # tooltip reads the row whole.
+        width = row.content_region.width or self.size.width - 2
+        shown = fitted_cache_row(line, width) if line else CACHE_MEASURING
+        row.tooltip = line or None
+        _show_text(row, shown)
 
     def watch_counted(self) -> None:
         """Tokens counted (or not yet): the meter says so."""
