@@ -29,7 +29,7 @@ from .. import startup
 from ..bindings import FOOTER_PRIORITY, MAIN_BINDINGS
 from ..context import DeckContext
 from ..session.file_actions import FileActions, Pointed
-from ..session.inclusion import COMPOSING, Answer, InclusionChoices
+from ..session.inclusion import COMPOSING, Answer, InclusionChoices, Severity
 from ..session.last_place import NOTICE_SOURCE, LastPlace, PlaceKeeper, load_last_place
 from ..session.opening import OpeningHelper, opening_request
 from ..session.preview_composer import PreviewComposer
@@ -241,7 +241,7 @@ class MainScreen(Screen[None]):
         catalog = loaded.catalog
         shelved = self.shelf.shelve(loaded, self.story, self.stories_pane.flags)
         for source, lines in shelved.notices:
-            self.context.board.add_notices(source, lines)  # type: ignore[arg-type]
+            self.context.board.add_notices(source, lines)
         chosen = shelved.chosen
         self.stories_pane.show_catalog(catalog, chosen.id if chosen else None, shelved.flags)
         self._fit_stories()
@@ -365,7 +365,7 @@ class MainScreen(Screen[None]):
     def _answered(self, answer: Answer) -> None:
         """Lay out what a controller answered: the toast, the new selection, a recompose."""
         if answer.message:
-            self.notify(answer.message, severity=answer.severity, timeout=answer.timeout)  # type: ignore[arg-type]
+            self.notify(answer.message, severity=answer.severity, timeout=answer.timeout)
         if answer.selection is not None:
             self.selection = answer.selection
         if answer.recompose:
@@ -424,11 +424,11 @@ class MainScreen(Screen[None]):
     def action_capture(self) -> None:
         """``C``: run the real client once offline on the prompt; show its whole request."""
         if prompt := self._composed():
-            self.dialogs.capture(prompt, lambda kept: kept and self.preview.show_capture(kept))
+            self.dialogs.capture(prompt, self.preview.show_capture)
 
     def action_attach_image(self) -> None:
         """``i``: pick an image of the project to send with the next run (again: detach)."""
-        self.dialogs.pick_file(lambda path: path and self.runs.toggle_image(path))
+        self.dialogs.pick_file(self.runs.toggle_image)
 
     def action_composition(self) -> None:
         """``b``: the composition tab; pressed there, it switches tokens and bytes."""
@@ -466,7 +466,7 @@ class MainScreen(Screen[None]):
     def action_toggle_variant(self) -> None:
         """``v``: the selected phase's standard ↔ party variant."""
         message, changed = self.phases.choice.variant_toggled(self.phase)
-        severity = "information" if changed else "warning"
+        severity: Severity = "information" if changed else "warning"
         self._answered(Answer(message, severity, changed, timeout=3 if changed else None))
 
     # ---------------------------------------------------------------- runs

@@ -30,11 +30,15 @@ class MainDialogs:
         self._screen = screen
         self._deck = deck
 
-    def pick_file(self, chosen: Callable[[str | None], None]) -> None:
-        """The project's files; ``chosen`` is told the one picked (None: none)."""
+    def pick_file(self, chosen: Callable[[str], None]) -> None:
+        """The project's files; ``chosen`` is told the one picked (nothing when none is)."""
         from .file_picker import FilePickerScreen
 
-        self._screen.app.push_screen(FilePickerScreen(self._deck.workspace), chosen)
+        def picked(path: str | None) -> None:
+            if path:
+                chosen(path)
+
+        self._screen.app.push_screen(FilePickerScreen(self._deck.workspace), picked)
 
     def text(self, title: str, text: str, subtitle: str = "") -> None:
         """A text to read (and search)."""
@@ -62,12 +66,17 @@ class MainDialogs:
             self.text(FIT_TITLE, text, FIT_SUBTITLE)
 
         self._screen.run_worker(
-            report, group="fit", exclusive=True, exit_on_error=False, description="Fitting"
+            report(), group="fit", exclusive=True, exit_on_error=False, description="Fitting"
         )
 
-    def capture(self, prompt: ComposedPrompt, closed: Callable[[Capture | None], None]) -> None:
-        """The real client run once offline on ``prompt``; ``closed`` is told its capture."""
+    def capture(self, prompt: ComposedPrompt, kept: Callable[[Capture], None]) -> None:
+        """The real client run once offline on ``prompt``; ``kept`` is told its capture (if
+        one was taken)."""
         from .capture_view import CaptureScreen, capture_client
+
+        def closed(capture: Capture | None) -> None:
+            if capture is not None:
+                kept(capture)
 
         client = capture_client(self._deck.agent)
         self._screen.app.push_screen(CaptureScreen(self._deck, prompt, client), closed)

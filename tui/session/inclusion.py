@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from promptdeck.core.injection import Selection
 from promptdeck.core.vocabulary import RULES_LAYER
@@ -28,6 +28,9 @@ TOGGLES = ("project_context", "discovery", "tech_spec")
 COMPOSING = "the prompt is still being composed"
 """What a key that needs the prompt says before there is one."""
 
+Severity = Literal["information", "warning", "error"]
+"""How serious a toast is (the app's notification levels)."""
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -42,7 +45,7 @@ class Answer:
     """
 
     message: str = ""
-    severity: str = "information"
+    severity: Severity = "information"
     recompose: bool = False
     selection: Selection | None = None
     timeout: float | None = None
@@ -66,7 +69,12 @@ class InclusionChoices:
         """``part`` (one of :data:`TOGGLES`) switched on or off."""
         if part not in TOGGLES:
             raise ValueError(f"not a toggle of the injection: {part}")
-        flipped = replace(selection, **{part: not getattr(selection, part)})
+        if part == "project_context":
+            flipped = replace(selection, project_context=not selection.project_context)
+        elif part == "discovery":
+            flipped = replace(selection, discovery=not selection.discovery)
+        else:
+            flipped = replace(selection, tech_spec=not selection.tech_spec)
         return Answer(recompose=True, selection=flipped)
 
     def added(self, selection: Selection, path: str | None) -> Answer:

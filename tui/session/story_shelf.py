@@ -89,7 +89,7 @@ class Shelved:
     chosen: Story | None
     kept: bool = False
     flags: dict[str, str] | None = None
-    notices: list[tuple[str, list[object]]] = field(default_factory=list)
+    notices: list[tuple[str, list[str]]] = field(default_factory=list)
 
 
 class StoryShelf:
@@ -234,7 +234,7 @@ class StoryShelf:
         first = self.catalog is None
         catalog = self.catalog = loaded.catalog
         self.plan = loaded.plan
-        notices: list[tuple[str, list[object]]] = []
+        notices: list[tuple[str, list[str]]] = []
         plan = loaded.plan
         if plan is not None and plan[1].left_out and not self._bound_said:
             self._bound_said = True
