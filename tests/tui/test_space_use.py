@@ -49,7 +49,8 @@ async def test_at_80_columns_the_meter_keeps_its_bars_and_marks_a_crossed_line(
     demo_root: Path,
 ) -> None:
     app = make_app(demo_root, stable=True)
-    async with app.run_test(size=(80, 24)) as pilot:
+    # Tall enough to keep the meter's two rows (a short terminal folds them into one).
+    async with app.run_test(size=(80, 30)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         meter = screen.query_one(MeterLine)
         injection, system = str(meter.render()).splitlines()

@@ -225,6 +225,11 @@ class MeterLine(Widget):
         parts = self._parts(reading, compact=False)
         cells = width - parts.heads - parts.tails
         if cells < MIN_BAR_CELLS:
+            # Narrower: the labels whole, the limits bare, while the bars keep some room.
+            parts = self._parts(reading, compact=False, bare=True)
+            cells = width - parts.heads - parts.tails
+            cells = cells if cells >= 2 * MIN_BAR_CELLS else -1
+        if cells < MIN_BAR_CELLS:
             # Narrow: short words and bare limits, so the bars stay (they say more at a glance
             # than the figures do).
             parts = self._parts(reading, compact=True)
@@ -280,7 +285,7 @@ class MeterLine(Widget):
         scale = max(ARGV_LIMIT_BYTES, size) * 1.1
         return self._bar(size, (ARGV_LIMIT_BYTES,), scale, cells, level)
 
-    def _parts(self, reading: MeterReading, *, compact: bool) -> _MeterParts:
+    def _parts(self, reading: MeterReading, *, compact: bool, bare: bool = False) -> _MeterParts:
         level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
         error_style = self.get_component_rich_style("meter-line--error")
         words = COMPACT_LEVEL_WORDS if compact else LEVEL_WORDS
@@ -291,7 +296,8 @@ class MeterLine(Widget):
             (words.get(reading.level, reading.level), level_style),
             " ",
         )
-        if compact:
+        bare = bare or compact
+        if bare:
             injection_tail = Text(" warn·error", style="dim")
         else:
             injection_tail = Text(
@@ -309,7 +315,7 @@ class MeterLine(Widget):
             (reading.tokens_text, "bold"),
             (" tok ", "dim"),
         )
-        argv = " argv" if compact else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
+        argv = " argv" if bare else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
         if reading.over_argv:
             system_tail = Text(" over" + argv, style=error_style)
         else:
@@ -317,9 +323,9 @@ class MeterLine(Widget):
         if reading.unread_bytes:
             # Not in the prompt: named with where the figure comes from, never added to it.
             unread = human_bytes(reading.unread_bytes)
-            apart = f" {unread} unread" if compact else f" · {unread} on disk, not read"
+            apart = f" {unread} unread" if bare else f" · {unread} on disk, not read"
             system_tail.append(apart, style=level_style)
-        if reading.delta and not compact:
+        if reading.delta and not bare:
             system_tail.append("  Δ ", style="dim")
             system_tail.append(
                 reading.delta, style=self.get_component_rich_style("meter-line--delta")

@@ -10,7 +10,6 @@ message: Enter on a layer or a file (and ``D``, the diff with the last run) post
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -35,6 +34,7 @@ from ..context import DeckContext
 from ..session.cache_cells import fitted_cache_row
 from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
 from ..session.views import CacheRow, capture_origin, kept_capture
+from ..startup import collect_young_garbage
 from ..workers import report_failure
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
@@ -66,37 +66,6 @@ PREVIEW_TABS = (
     ("tab-composition", "Composition"),
 )
 """The preview's tabs: each one's id (its pane's too) and label."""
-
-
-_settled = False
-
-
-def collect_young_garbage() -> None:
-    """Collect the collector's two young generations now, once a prompt is on screen; after
-    the first one, also settle what the start left (once per process).
-
-    A compose and its paint leave thousands of new objects; left to the collector's own
-    thresholds, the pass over them (3–7 ms at load for the older of the two) fell inside the
-    next toggle, between the key and its frame. Here it runs while the user reads.
-
-    The start leaves far more: the modules, Textual's screen and the catalog, alive for the
-    whole session. A full collection walks all of them (150–360 ms seen under load, landing in
-    a toggle now and then), so after the first counted prompt they move to the permanent
-    generation (``gc.freeze``, which takes no time): later full collections walk only what
-    came since. Not collected fully first (that pause would follow the first frame): what the
-    start left in cycles stays, once. Once per process, so a test process that opens many
-    apps freezes only the first one's objects.
-
-    Nothing while the collector is off: the launch holds it until the first frame, and
-    settles the start itself then (:mod:`promptdeck.tui.startup`); a collection now would
-    walk everything the start made."""
-    global _settled
-    if not gc.isenabled():
-        return
-    gc.collect(1)
-    if not _settled:
-        _settled = True
-        gc.freeze()
 
 
 def _show_text(static: Static, text: str) -> None:
@@ -134,8 +103,8 @@ class PreviewPane(Vertical):
             color: $text-muted;
         }
         /* A short terminal: the rows under the tables fold first, so the files table keeps
-           rows of its own (the clients' gauges go to the meter's tooltip, the two meters share
-           one row, one warning row is left); alone on screen, the cache row folds too. */
+           rows (the gauges are named in the meter's tooltip, the two meters share one row,
+           one warning row is left); alone on screen, the cache row folds too. */
         &.-short {
             & > #preview-notes { height: 2; }
             & > MeterLine { height: 1; }
@@ -309,6 +278,7 @@ class PreviewPane(Vertical):
     def watch_short(self, short: bool) -> None:
         """Fold the rows under the tables on a short terminal, or unfold them."""
         self.set_class(short, "-short")
+        self.watch_cut_lines(self.cut_lines)
         notes = self.query_one("#preview-notes", Static)
         if self.prompt is not None and not notes.has_class("-error"):
             self._show_notes(self.prompt)
@@ -321,8 +291,9 @@ class PreviewPane(Vertical):
         """Draw the clients' lines: gauges under the meter, and the meter's tooltip names the
         lines on its own system bar."""
         self.query_one(CutLinesMeter).lines = drawn_here(lines)
-        on_meter = tuple(line for line in lines if line.on_system_scale)
-        self.query_one(MeterLine).tooltip = legend(on_meter) if on_meter else None
+        # Folded away on a short terminal, the gauges are named on the meter with its own.
+        named = lines if self.short else tuple(line for line in lines if line.on_system_scale)
+        self.query_one(MeterLine).tooltip = legend(named) if named else None
 
     def watch_cache_line(self) -> None:
         """Show the cacheable-prefix row (``measuring…`` while there is none)."""
