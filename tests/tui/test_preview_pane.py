@@ -20,7 +20,7 @@ from promptdeck.core.tokens.counter import TokenCounter
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.notices import Notice
 from promptdeck.tui.session.preview_words import notes_text
-from promptdeck.tui.widgets import preview_pane
+from promptdeck.tui import startup
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.fitted_table import HEADER_LINES, ColumnSpec, FittedTable
@@ -388,7 +388,7 @@ async def test_young_garbage_is_collected_once_a_counted_prompt_is_on_screen(
 ) -> None:
     collected: list[int] = []
     monkeypatch.setattr(
-        preview_pane,
+        startup,
         "gc",
         SimpleNamespace(collect=collected.append, isenabled=lambda: True, freeze=lambda: None),
     )
