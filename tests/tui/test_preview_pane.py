@@ -17,10 +17,10 @@ from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
 from promptdeck.core.stories.catalog import load_catalog
 from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.tui import startup
 from promptdeck.tui.context import DeckContext
 from promptdeck.tui.notices import Notice
 from promptdeck.tui.session.preview_words import notes_text
-from promptdeck.tui import startup
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.fitted_table import HEADER_LINES, ColumnSpec, FittedTable
