@@ -142,3 +142,15 @@ async def test_a_place_gone_opens_the_first_story_with_one_note(demo_root: Path)
         assert screen.story is not None and screen.story.id == "1-1"
         notes = [n for n in app.notices if n.source == NOTICE_SOURCE]
         assert len(notes) == 1 and "9-9" in notes[0].text
+
+
+def test_a_state_folder_that_cannot_be_written_is_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocker))
+    keeper = PlaceKeeper(tmp_path)
+    problem = keeper.moved(LastPlace("1-1", "dev"))
+    assert problem is not None and "cannot write" in problem and "\n" not in problem
+    assert keeper.moved(LastPlace("1-2", "dev")) is None  # one note, not one per move
