@@ -224,7 +224,7 @@ async def bench_first_paint_in_process(root: Path, settings_dir: Path) -> dict[s
 SOCKET = f"promptdeck-bench-{os.getpid()}"
 """A tmux server of the bench's own: other users' sessions never meet its sessions."""
 FIRST_STORY = "0-1"
-_TOKENS_SHOWN = re.compile(r"\bsys(?:tem)? \S+ \S+\s+[\d.]+k? tok")
+_TOKENS_SHOWN = re.compile(r"\bsys(?:tem)? \S+ \S+(?: sent)?\s+[\d.]+k? tok")
 """The system meter with its token count, in full or compact words (``sys`` at narrow widths)."""
 
 

@@ -18,11 +18,11 @@ from textual.notifications import SeverityLevel
 from textual.theme import Theme
 
 from ..core.terminal import printable, printable_line
-from .bindings import binding_ids, known_binding_ids
+from .bindings import MAIN_BINDINGS, binding_ids, ids_of
 from .commands import PromptdeckCommands
 from .context import DeckContext
+from .notices import KindedNote, Notice, as_notices
 from .screens.main import MainScreen
-from .screens.notices import KindedNote, Notice, as_notices
 from .session.opening import OpeningHelper
 from .settings import LoadedSettings, load_settings, save_settings
 
@@ -277,3 +277,23 @@ class PromptdeckApp(App[None]):
             self.notify(problem, severity="warning")
             return
         self._settings = LoadedSettings(remembered, loaded.path)
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id of the screens a ``[keymap]`` may rebind: the main screen's and the
+    dialogs' (the app adds its own)."""
+    # The dialogs are imported here, when a keymap is checked, not with the main screen's keys:
+    # the first frame shows none of them.
+    from .screens.confirm_run import ConfirmRunScreen
+    from .screens.help import HelpScreen
+    from .screens.notices import NoticesScreen
+    from .screens.quit_confirm import QuitConfirmScreen
+    from .screens.text_view import TextViewScreen
+
+    return ids_of(MAIN_BINDINGS) | binding_ids(
+        ConfirmRunScreen,
+        HelpScreen,
+        NoticesScreen,
+        QuitConfirmScreen,
+        TextViewScreen,
+    )

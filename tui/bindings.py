@@ -237,23 +237,3 @@ def binding_ids(*owners: type[DOMNode]) -> set[str]:
     for owner in owners:
         ids |= ids_of(owner.BINDINGS)
     return ids
-
-
-def known_binding_ids() -> set[str]:
-    """Every binding id of the screens a ``[keymap]`` may rebind: the main screen's and the
-    dialogs' (the app adds its own)."""
-    # The dialogs are imported here, when a keymap is checked, not with the main screen's keys:
-    # the first frame shows none of them.
-    from .screens.confirm_run import ConfirmRunScreen
-    from .screens.help import HelpScreen
-    from .screens.notices import NoticesScreen
-    from .screens.quit_confirm import QuitConfirmScreen
-    from .screens.text_view import TextViewScreen
-
-    return ids_of(MAIN_BINDINGS) | binding_ids(
-        ConfirmRunScreen,
-        HelpScreen,
-        NoticesScreen,
-        QuitConfirmScreen,
-        TextViewScreen,
-    )

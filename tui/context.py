@@ -14,7 +14,7 @@ from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter
 
 from .format import duration_text
-from .screens.notices import KindedNote, Notice
+from .notices import KindedNote, Notice
 
 
 class NoticeBoard(Protocol):

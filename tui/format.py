@@ -106,3 +106,13 @@ def wrap_argv(argv: list[str] | tuple[str, ...], width: int, indent: int = 4) ->
     if current:
         lines.append(current)
     return lines
+
+
+SENT = "sent"
+"""The word after a prompt's size wherever the app shows it: the composed bytes the agent
+receives (the meter, the copy menu, the toasts), never a file's size on disk."""
+
+
+def sent_size(size: int) -> str:
+    """A composed part's size as every surface of the app shows it: ``38.2 KiB sent``."""
+    return f"{human_bytes(size)} {SENT}"

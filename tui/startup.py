@@ -41,3 +41,34 @@ def first_frame_painted() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
+
+
+_settled = False
+
+
+def collect_young_garbage() -> None:
+    """Collect the collector's two young generations now, once a prompt is on screen; after
+    the first one, also settle what the start left (once per process).
+
+    A compose and its paint leave thousands of new objects; left to the collector's own
+    thresholds, the pass over them (3–7 ms at load for the older of the two) fell inside the
+    next toggle, between the key and its frame. Here it runs while the user reads.
+
+    The start leaves far more: the modules, Textual's screen and the catalog, alive for the
+    whole session. A full collection walks all of them (150–360 ms seen under load, landing in
+    a toggle now and then), so after the first counted prompt they move to the permanent
+    generation (``gc.freeze``, which takes no time): later full collections walk only what
+    came since. Not collected fully first (that pause would follow the first frame): what the
+    start left in cycles stays, once. Once per process, so a test process that opens many
+    apps freezes only the first one's objects.
+
+    Nothing while the collector is off: the launch holds it until the first frame, and
+    settles the start itself then (:mod:`promptdeck.tui.startup`); a collection now would
+    walk everything the start made."""
+    global _settled
+    if not gc.isenabled():
+        return
+    gc.collect(1)
+    if not _settled:
+        _settled = True
+        gc.freeze()

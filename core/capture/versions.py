@@ -23,9 +23,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..atomic import write_whole
 from ..project.textfiles import TextProblem, read_text_file
 from ..project.user_dirs import cache_folder, foreign_file
-from ..records.writer import _write_atomic
 
 FILE = "client-versions.json"
 FORMAT = "promptdeck-client-versions"
@@ -100,4 +100,4 @@ def remember_version(program: str, version: str, environ: Mapping[str, str] | No
     record = json.dumps({"format": FORMAT, "entries": kept}, separators=(",", ":"))
     with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        _write_atomic(path, record.encode("utf-8"))
+        write_whole(path, record.encode("utf-8"))

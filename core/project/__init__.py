@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         trust_config,
         trust_store_path,
     )
-    from .user_dirs import config_folder
+    from .user_dirs import config_folder, user_state_folder
     from .workspace import Workspace, find_root, open_workspace
 
 _HOMES = {
@@ -53,6 +53,7 @@ _HOMES = {
     "trust_config": ".trust",
     "trust_store_path": ".trust",
     "config_folder": ".user_dirs",
+    "user_state_folder": ".user_dirs",
     "find_root": ".workspace",
     "open_workspace": ".workspace",
     "Workspace": ".workspace",
@@ -87,4 +88,5 @@ __all__ = [
     "read_text_file",
     "trust_config",
     "trust_store_path",
+    "user_state_folder",
 ]

@@ -73,3 +73,8 @@ def foreign_file(path: Path, is_own: Callable[[bytes], bool], *, head: int = 409
 def state_folder(environ: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/promptdeck``, else ``~/.local/state/promptdeck``."""
     return _user_folder("XDG_STATE_HOME", ".local/state", environ)
+
+
+user_state_folder = state_folder
+""":func:`state_folder` by the name the room's face gives it (``state_folder`` names a module of
+the room too)."""

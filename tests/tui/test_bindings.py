@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from promptdeck.tui.app import PromptdeckApp
+from promptdeck.tui.app import PromptdeckApp, known_binding_ids
 from promptdeck.tui.bindings import (
     FOOTER_PRIORITY,
     MAIN_BINDINGS,
     binding_ids,
     ids_of,
-    known_binding_ids,
 )
 from promptdeck.tui.screens.confirm_run import ConfirmRunScreen
 from promptdeck.tui.screens.main import MainScreen

@@ -9,7 +9,7 @@ import promptdeck.tui.screens as screens_package
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.tokens.counter import get_counter
 from promptdeck.tui.context import DeckContext
-from promptdeck.tui.screens.notices import Notice
+from promptdeck.tui.notices import Notice
 
 
 class Board:

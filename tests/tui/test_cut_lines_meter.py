@@ -11,7 +11,7 @@ from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.tui.widgets.cut_lines_meter import CutLinesMeter
 from promptdeck.tui.widgets.meter_line import MeterLine
 
-SIZES = [(80, 24), (120, 40), (200, 50)]
+SIZES = [(80, 30), (120, 40), (200, 50)]
 
 
 def _agents_and_claude(root: Path) -> None:
@@ -75,3 +75,19 @@ async def test_the_row_is_hidden_until_there_is_a_line(demo_root: Path) -> None:
         row.lines = ()
         await pilot.pause()
         assert not row.display
+
+
+@run_async
+async def test_on_a_short_terminal_the_gauges_fold_and_are_named_on_the_meter(
+    demo_root: Path,
+) -> None:
+    _agents_and_claude(demo_root)
+    app = make_app(demo_root, stable=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_preview(pilot, "1-1")
+        row = screen.query_one(CutLinesMeter)
+        await wait_for(pilot, lambda: len(row.lines) >= 3, "the cut lines")
+        await pilot.pause()
+        assert not row.display
+        tooltip = str(screen.query_one(MeterLine).tooltip)
+        assert all(line.name in tooltip for line in row.lines)

@@ -12,9 +12,9 @@ from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import PromptRequest, compose_prompt
 from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.text_view import TextViewScreen
+from promptdeck.tui.session.preview_words import notes_text
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.layers_table import LayersTable
-from promptdeck.tui.widgets.preview_pane import notes_text
 
 CONTEXT = "_bmad-output/planning-artifacts/sprint-project-context.md"
 STORY = "_bmad-output/implementation-artifacts/1-1-parse-csv-statement-rows.md"

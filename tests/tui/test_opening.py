@@ -247,3 +247,28 @@ def test_an_opening_with_a_run_in_progress_is_read_at_every_start(
     )
     first = _answered(demo_root)
     assert _answered(demo_root) == first and len(reads) == 2
+
+
+@run_async
+async def test_the_helper_opens_where_the_app_was_left(
+    demo_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptdeck.tui.session.last_place import LastPlace, remember_last_place
+
+    remember_last_place(demo_root, LastPlace("2-1", "review"))
+    monkeypatch.setattr(main_screen, "OPENING_WAIT_SECONDS", 60.0)
+    monkeypatch.setattr(main_screen, "PROMPT_WAIT_SECONDS", 60.0)
+    helper = _helper(demo_root)
+    app = make_app(demo_root, opening=helper)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await wait_for(
+            pilot,
+            lambda: any(isinstance(s, MainScreen) and s.is_mounted for s in app.screen_stack),
+            "the main screen",
+        )
+        screen = next(s for s in app.screen_stack if isinstance(s, MainScreen))
+        # The helper's prompt is the place's, shown in the first frame, not composed again.
+        assert screen.prompt is not None and screen.prompt_counted
+        assert (screen.prompt.story.id, screen.prompt.request.phase) == ("2-1", "review")
+        assert screen.story is not None and screen.story.id == "2-1"
+        assert not [w for w in app.workers if w.group in ("catalog", "compose")]

@@ -12,7 +12,7 @@ from promptdeck.core.plans.catalog import load_catalog
 from promptdeck.core.project.workspace import open_workspace
 from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import PromptRequest
-from promptdeck.tui.widgets.preview_pane import NOTE_ROWS, notes_text
+from promptdeck.tui.session.preview_words import NOTE_ROWS, notes_text
 
 
 def test_the_missing_story_file_and_the_error_line_take_the_rows(tmp_path: Path) -> None:

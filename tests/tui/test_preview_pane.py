@@ -17,15 +17,16 @@ from promptdeck.core.prompt.compose import compose_prompt
 from promptdeck.core.prompt.request import ComposedPrompt, PromptRequest
 from promptdeck.core.terminal import printable
 from promptdeck.core.tokens.counter import TokenCounter
+from promptdeck.tui import startup
 from promptdeck.tui.context import DeckContext
-from promptdeck.tui.screens.notices import Notice
-from promptdeck.tui.widgets import preview_pane
+from promptdeck.tui.notices import Notice
+from promptdeck.tui.session.preview_words import notes_text
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from promptdeck.tui.widgets.files_table import FilesTable
 from promptdeck.tui.widgets.fitted_table import HEADER_LINES, ColumnSpec, FittedTable
 from promptdeck.tui.widgets.layers_table import LayersTable
 from promptdeck.tui.widgets.meter_line import MeterLine
-from promptdeck.tui.widgets.preview_pane import PreviewPane, notes_text
+from promptdeck.tui.widgets.preview_pane import PreviewPane
 from promptdeck.tui.widgets.tab_row import TabRow
 from promptdeck.tui.widgets.text_viewer import TextViewer
 from rich.console import Console
@@ -387,7 +388,7 @@ async def test_young_garbage_is_collected_once_a_counted_prompt_is_on_screen(
 ) -> None:
     collected: list[int] = []
     monkeypatch.setattr(
-        preview_pane,
+        startup,
         "gc",
         SimpleNamespace(collect=collected.append, isenabled=lambda: True, freeze=lambda: None),
     )

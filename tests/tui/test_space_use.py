@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, run_async, wait_for_preview
 from promptdeck.core.tokens.counter import ARGV_LIMIT_BYTES
-from promptdeck.tui.screens.main import STORIES_SHARE
 from promptdeck.tui.widgets.meter_line import MeterLine
-from promptdeck.tui.widgets.stories_pane import StoriesPane
+from promptdeck.tui.widgets.stories_pane import STORIES_SHARE, StoriesPane
 
 
 @pytest.mark.parametrize("size", [(120, 40), (200, 50)])
@@ -50,7 +49,8 @@ async def test_at_80_columns_the_meter_keeps_its_bars_and_marks_a_crossed_line(
     demo_root: Path,
 ) -> None:
     app = make_app(demo_root, stable=True)
-    async with app.run_test(size=(80, 24)) as pilot:
+    # Tall enough to keep the meter's two rows (a short terminal folds them into one).
+    async with app.run_test(size=(80, 30)) as pilot:
         screen = await wait_for_preview(pilot, "1-1")
         meter = screen.query_one(MeterLine)
         injection, system = str(meter.render()).splitlines()

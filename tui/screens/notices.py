@@ -5,9 +5,7 @@ under a line with their count."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,52 +14,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..notices import KindedNote, Notice, as_notices
 
-@dataclass(frozen=True)
-class Notice:
-    """One message worth reading again.
-
-    Attributes:
-        source: where it came from (``stories``, ``run 1-1 dev``, ``settings``).
-        text: the message, as plain text.
-        severity: ``information``, ``warning`` or ``error``.
-        kind: what sort of note it is (``skipped``, ``unknown-status`` …), when its sender
-            says; notes of one kind are listed together.
-    """
-
-    source: str
-    text: str
-    severity: str = "warning"
-    kind: str = ""
-
-
-@runtime_checkable
-class KindedNote(Protocol):
-    """A note that says what kind it is (a loading note grouped by kind, with a summary)."""
-
-    @property
-    def kind(self) -> str:
-        """What sort of note it is."""
-
-    @property
-    def summary(self) -> str:
-        """The note as one line."""
-
-
-def as_notices(
-    source: str, messages: Sequence[str | KindedNote], severity: str = "warning"
-) -> list[Notice]:
-    """``messages`` (plain lines or kinded notes) as notices, each text once, empty ones left
-    out."""
-    notices: dict[str, Notice] = {}
-    for message in messages:
-        if isinstance(message, str):
-            notice = Notice(source, message, severity)
-        else:
-            notice = Notice(source, message.summary, severity, message.kind)
-        if notice.text and notice.text not in notices:
-            notices[notice.text] = notice
-    return list(notices.values())
+__all__ = ["SEVERITY_MARKS", "KindedNote", "Notice", "NoticesScreen", "as_notices", "notices_text"]
 
 
 SEVERITY_MARKS = {"information": "·", "warning": "⚠", "error": "✗"}

@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from promptdeck.core.plans import PlanSnapshot
     from promptdeck.core.project import Workspace
     from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+    from promptdeck.core.records import OpeningPhase
     from promptdeck.core.stories import StoryCatalog
 
+    from .last_place import LastPlace
     from .story_phases import FlowReading
 
 
@@ -64,9 +66,11 @@ def read_opening(
     open_phase: str | None,
     delivery: str,
     catalog_read: Callable[[Opening], None] | None = None,
+    place: LastPlace | None = None,
 ) -> Opening:
     """Read the catalog, the first story's flow, and compose the prompt the screen opens on
-    (the default inclusion, ``delivery``, counted with ``encoding``).
+    (the default inclusion, ``delivery``, counted with ``encoding``; the story and phase of
+    ``place`` when it names them).
 
     ``catalog_read`` is handed the opening without its prompt as soon as the catalog and the
     flow are read (composing, with counts to make, takes longer).
@@ -83,7 +87,7 @@ def read_opening(
     plan = (paths, take_snapshot(workspace, paths))
     if not catalog.stories:
         return Opening(catalog, plan)
-    reading, request = opening_request(workspace, catalog, open_phase, delivery)
+    reading, request = opening_request(workspace, catalog, open_phase, delivery, place)
     if catalog_read is not None:
         catalog_read(Opening(catalog, plan, reading))
     try:
@@ -96,21 +100,42 @@ def read_opening(
 
 
 def opening_request(
-    workspace: Workspace, catalog: StoryCatalog, open_phase: str | None, delivery: str
+    workspace: Workspace,
+    catalog: StoryCatalog,
+    open_phase: str | None,
+    delivery: str,
+    place: LastPlace | None = None,
 ) -> tuple[FlowReading, PromptRequest]:
-    """The first story's flow (blocking: it reads the run records) and the request the screen
-    opens on: the phase the flow opens on, the default inclusion, ``delivery``."""
+    """The opening story's flow (blocking: it reads the run records) and the request the
+    screen opens on: the phase the flow opens on, the default inclusion, ``delivery``.
+
+    The opening story is the one ``place`` names (where the user left the app), else the
+    first; it opens on the place's phase unless the user's ``open_phase`` setting names one.
+    """
     from promptdeck.core.injection import Selection
 
+    from .last_place import RESUMED, place_in
     from .story_phases import PhaseChoice, read_flow
 
-    story = catalog.stories[0]
-    reading = read_flow(workspace, catalog, story, open_phase)
+    story, _ = place_in(catalog, place)
+    reading = read_flow(workspace, catalog, story or catalog.stories[0], open_phase)
+    if story is not None and place is not None and open_phase is None:
+        reading = replace(reading, opening=opening_at(reading.opening, place, RESUMED))
     choice = PhaseChoice(workspace.config, open_phase)
     choice.reading = reading
     opening = reading.opening
-    request = choice.request(story.id, opening.phase, opening.mode, Selection())
+    request = choice.request(reading.story_id, opening.phase, opening.mode, Selection())
     return reading, replace(request, delivery=delivery)
+
+
+def opening_at(opening: OpeningPhase, place: LastPlace, why: str) -> OpeningPhase:
+    """``opening`` moved to the phase and mode of ``place``, for ``why``; as it was when it
+    is there already (its own reason kept)."""
+    from promptdeck.core.records import OpeningPhase
+
+    if (opening.phase, opening.mode) == (place.phase, place.mode):
+        return opening
+    return OpeningPhase(place.phase, place.mode, why)
 
 
 _ROOM = 1 << 20
@@ -156,8 +181,13 @@ class OpeningHelper:
         Call it before any thread is started: the helper is a copy of this process.
         """
 
+        # Read before the fork: the helper opens where the screen will (it reads it too).
+        from .last_place import load_last_place
+
+        place, _ = load_last_place(workspace.root)
+
         def work(_requests: int | None, replies: int) -> None:
-            _answer(replies, workspace, encoding, open_phase, delivery)
+            _answer(replies, workspace, encoding, open_phase, delivery, place)
 
         try:
             child = fork_child(work, requests=False, close_inherited=True, reply_room=_ROOM)
@@ -204,7 +234,8 @@ class OpeningHelper:
             if not isinstance(prompt, ComposedPrompt) or not stories:
                 return None
             # Pickled apart from the catalog: the story shown is the catalog's own.
-            return replace(prompt, story=stories[0])
+            story = next((s for s in stories if s.id == prompt.story.id), None)
+            return replace(prompt, story=story) if story is not None else None
         finally:
             self.close()
 
@@ -231,7 +262,11 @@ MEMORY_KIND = "app-opening"
 
 
 def opening_key(
-    workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+    workspace: Workspace,
+    encoding: str,
+    open_phase: str | None,
+    delivery: str,
+    place: LastPlace | None = None,
 ) -> bytes:
     """What a remembered opening is filed under: the workspace and its settings (read before
     the helper starts, so no recorded path covers them), what the screen opens with, the
@@ -241,11 +276,16 @@ def opening_key(
     from promptdeck.core.tokens import inputs_key
 
     words = ["app opening", str(workspace.root), repr(workspace.config), encoding]
-    return inputs_key([*words, repr(open_phase), delivery, sys.version])
+    return inputs_key([*words, repr(open_phase), delivery, repr(place), sys.version])
 
 
 def _answer(
-    replies: int, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+    replies: int,
+    workspace: Workspace,
+    encoding: str,
+    open_phase: str | None,
+    delivery: str,
+    place: LastPlace | None = None,
 ) -> None:  # pragma: no cover - runs in the forked helper (tests see what it sends)
     """The helper's work: the catalog's part as soon as it is read, then the prompt's.
 
@@ -262,7 +302,7 @@ def _answer(
         remembered_parts,
     )
 
-    key = opening_key(workspace, encoding, open_phase, delivery)
+    key = opening_key(workspace, encoding, open_phase, delivery, place)
     memory = not turned_off(ANSWER_CACHE)  # off with the CLI's remembered answers
     try:
         remembered = remembered_parts(MEMORY_KIND, key) if memory else None
@@ -294,7 +334,7 @@ def _answer(
     recorder = ReadRecorder(own_cache_files())
     try:
         with recorder.recording():
-            opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read)
+            opening = read_opening(workspace, encoding, open_phase, delivery, catalog_read, place)
     except Exception:
         send(None)
     else:

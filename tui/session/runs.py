@@ -3,48 +3,87 @@ cancel, and quitting while a phase runs.
 
 :class:`SessionRuns` holds the run state (the handle, what runs, how the last run ended, the
 images attached to the next ones) and takes each step: the blocking ones (composing the plan,
-starting the agent, waiting for a cancelled run before quitting) in thread workers of the
-screen that hosts it, the questions as dialogs. The phase panel shows the run; the screen is
-told when one starts and handles the panel's
-:class:`~promptdeck.tui.widgets.phase_panel.PhasePanel.RunFinished`.
+starting the agent, waiting for a cancelled run before quitting) in thread workers its host
+starts, the questions through its host (the screen's dialogs). The panel shows the run; the
+screen is told when one starts and handles the panel's ``RunFinished``. Neither the host nor
+the panel is a type of this floor: both are the protocols below, so that the controller can
+be driven in a test without a screen.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.terminal import printable_line
 from promptdeck.core.vocabulary import SUCCESS
-from textual.screen import Screen
 
 from ..context import DeckContext
-from ..widgets.phase_panel import PhasePanel
+from ..workers import WorkerHost
 
 if TYPE_CHECKING:
+    from promptdeck.core.injection import Selection
     from promptdeck.core.project import ImageFile
     from promptdeck.core.records import RunResult
-    from promptdeck.core.run import PlannedRun, RunHandle
+    from promptdeck.core.run import PlannedRun, RunEvent, RunHandle, RunPlan
 
     from .run_confirmation import Confirmation
+    from .story_phases import PhaseChoice
 
-# The dialogs and the run's preparation are imported by the step that needs them: the first
-# frame shows none of them (tests/tui/test_app_imports.py).
+# The run's preparation is imported by the step that needs it: the first frame shows none of
+# it (tests/tui/test_app_imports.py).
 
 QUIT_WAIT_SECONDS = 15.0
 """How long quitting waits for a cancelled phase to stop before leaving anyway."""
+
+
+class RunHost(WorkerHost, Protocol):
+    """What the runs need of the screen that hosts them: workers, the UI thread, toasts and
+    the two questions."""
+
+    def notify(self, message: str, *, severity: str = ..., timeout: float | None = ...) -> None:
+        """Tell the user ``message`` in a toast."""
+
+    def ask_start(self, plan: RunPlan, answered: Callable[[bool | None], None]) -> None:
+        """Show the run's plan and ask whether to start it."""
+
+    def ask_quit(self, running: str, answered: Callable[[bool | None], None]) -> None:
+        """Ask whether to quit while ``running`` runs."""
+
+    def tell_quit_question(self, outcome: str) -> None:
+        """The run ended with ``outcome``: an open quit question says so."""
+
+    def exit(self) -> None:
+        """Leave the app."""
+
+
+class RunPanel(Protocol):
+    """What the runs need of the panel that shows them."""
+
+    def forget_feed(self) -> None:
+        """Drop the last run's output before a new run."""
+
+    def listen(self, event: RunEvent) -> None:
+        """Take one event of the running phase (from the run's thread)."""
+
+    def begin_run(self, status: str) -> None:
+        """A run has started: show ``status``."""
+
+    def show_status(self, text: str, tone: str = "") -> None:
+        """Show ``text`` as the run's status."""
 
 
 class SessionRuns:
     """One phase run at a time, from the question to the end.
 
     Args:
-        host: the screen whose workers take the blocking steps (its worker-failure handler
+        host: the workers, toasts and questions of the screen (its worker-failure handler
             reports a step that fails unexpectedly).
         deck: the session.
         panel: the phase panel that shows the run.
@@ -54,9 +93,9 @@ class SessionRuns:
 
     def __init__(
         self,
-        host: Screen[Any],
+        host: RunHost,
         deck: DeckContext,
-        panel: PhasePanel,
+        panel: RunPanel,
         *,
         started: Callable[[], None],
         failed: Callable[[str], None],
@@ -85,17 +124,10 @@ class SessionRuns:
         return ""
 
     def _worker(self, step: Callable[[], None], group: str, description: str) -> None:
-        self._host.run_worker(
-            step,
-            thread=True,
-            exclusive=True,
-            group=group,
-            exit_on_error=False,
-            description=description,
-        )
+        self._host.worker(step, group, description)
 
     def _on_ui(self, callback: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        self._host.app.call_from_thread(callback, *args, **kwargs)
+        self._host.on_ui(callback, *args, **kwargs)
 
     # ---------------------------------------------------------------- plan, confirm, start
 
@@ -127,8 +159,6 @@ class SessionRuns:
     def _confirm(self, confirmation: Confirmation) -> None:
         from promptdeck.core.run import discard_plan
 
-        from ..screens.confirm_run import ConfirmRunScreen
-
         plan, planned = confirmation.plan, confirmation.planned
 
         def answered(start: bool | None) -> None:
@@ -140,7 +170,7 @@ class SessionRuns:
             else:
                 discard_plan(planned)
 
-        self._host.app.push_screen(ConfirmRunScreen(plan), answered)
+        self._host.ask_start(plan, answered)
 
     def _start(self, planned: PlannedRun, trust: bool = False) -> None:
         from promptdeck.core.run import discard_plan, start_run
@@ -180,14 +210,10 @@ class SessionRuns:
     def finished(self, result: RunResult) -> None:
         """The run has ended: keep how, tell an open quit question, and leave its warnings
         on the notice board."""
-        from ..screens.quit_confirm import QuitConfirmScreen
-
         self.handle = None
         self.running = None
         self.last_result = result
-        for screen in self._host.app.screen_stack:
-            if isinstance(screen, QuitConfirmScreen):
-                screen.run_finished(result.outcome)
+        self._host.tell_quit_question(result.outcome)
         if result.outcome in ("status-failed", "scope-violated"):
             # The phase's work is done but the story's status is not: say it where it is seen.
             self._host.notify(printable_line(result.message), severity="error", timeout=10)
@@ -211,23 +237,21 @@ class SessionRuns:
 
     def quit(self) -> None:
         """Quit; while a phase runs, ask first and cancel it cleanly."""
-        from ..screens.quit_confirm import QuitConfirmScreen
-
-        app = self._host.app
+        host = self._host
         if self.handle is None:
-            app.exit()
+            host.exit()
             return
 
         def answered(quit_now: bool | None) -> None:
             if quit_now and self.handle is None:
                 # The run ended while the question was open: nothing to cancel.
-                app.exit()
+                host.exit()
             elif quit_now:
                 self._panel.show_status("cancelling before quitting…", "running")
                 self._worker(self._cancel_and_exit, "quit", "Cancelling before quitting")
 
         story, phase = self.running or ("", "a phase")
-        app.push_screen(QuitConfirmScreen(f"{phase} of {story}"), answered)
+        host.ask_quit(f"{phase} of {story}", answered)
 
     def _cancel_and_exit(self) -> None:
         handle = self.handle
@@ -235,7 +259,7 @@ class SessionRuns:
             handle.cancel()
             with contextlib.suppress(TimeoutError):
                 handle.wait(QUIT_WAIT_SECONDS)
-        self._on_ui(self._host.app.exit)
+        self._on_ui(self._host.exit)
 
     # ---------------------------------------------------------------- images
 
@@ -257,3 +281,35 @@ class SessionRuns:
         from promptdeck.core.run import describe_image
 
         self._host.notify(f"image attached: {describe_image(image)}")
+
+
+@dataclass(frozen=True)
+class SuggestedRun:
+    """What ``n`` runs: the flow's suggested phase, its request and why.
+
+    Attributes:
+        phase: the phase suggested.
+        mode: its mode.
+        request: the flow's own request (it carries the retry reason and the failure).
+        why: the flow's reason, shown in the confirmation.
+        moved: the phase on screen was another one: the screen moves to this one first.
+    """
+
+    phase: str
+    mode: str
+    request: PromptRequest
+    why: str
+    moved: bool
+
+
+def suggested_run(
+    choice: PhaseChoice, story_id: str, shown: tuple[str, str], selection: Selection
+) -> SuggestedRun | str:
+    """The run ``n`` starts for ``story_id`` (``shown``: the phase and mode on screen), or one
+    line saying why the flow suggests none."""
+    suggestion = choice.suggestion
+    if suggestion is None:
+        return choice.why_nothing_suggested()
+    target = (suggestion.phase, suggestion.mode)
+    request = choice.request(story_id, suggestion.phase, suggestion.mode, selection)
+    return SuggestedRun(*target, request, suggestion.why, moved=shown != target)

@@ -112,6 +112,15 @@ class PhaseChoice:
         self.variants[phase] = "standard" if self.variant_of(phase) == "party" else "party"
         return self.variants[phase]
 
+    def variant_toggled(self, phase: str) -> tuple[str, bool]:
+        """``v`` on ``phase``: the toast's words, and whether the variant changed (a phase
+        without a party variant keeps its own)."""
+        variant = self.toggle_variant(phase)
+        if variant is None:
+            party = ", ".join(PARTY_PHASES)
+            return f"the {phase} phase has no party variant (party phases: {party})", False
+        return f"{phase}: {variant} variant", True
+
     def why_shown(self, phase: str, mode: str) -> str:
         """Why the preview shows ``phase`` in ``mode``: the opening's reason while it is the
         phase the story opened on, else ``chosen`` (the user moved to it)."""

@@ -19,6 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from ...core.units import human_bytes, human_tokens
+from ..format import SENT
 
 if TYPE_CHECKING:
     from promptdeck.core.prompt import ComposedPrompt
@@ -219,8 +220,15 @@ class MeterLine(Widget):
         if reading is None:
             return Text(self.placeholder, style="dim")
         width = max(self.size.width - 2, 30)
+        if self.size.height == 1:
+            return self._folded(reading, width)
         parts = self._parts(reading, compact=False)
         cells = width - parts.heads - parts.tails
+        if cells < MIN_BAR_CELLS:
+            # Narrower: the labels whole, the limits bare, while the bars keep some room.
+            parts = self._parts(reading, compact=False, bare=True)
+            cells = width - parts.heads - parts.tails
+            cells = cells if cells >= 2 * MIN_BAR_CELLS else -1
         if cells < MIN_BAR_CELLS:
             # Narrow: short words and bare limits, so the bars stay (they say more at a glance
             # than the figures do).
@@ -229,30 +237,55 @@ class MeterLine(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append_text(parts.injection_head)
         if cells >= MIN_BAR_CELLS // 2:
-            text.append_text(
-                self._bar(
-                    reading.injection_bytes,
-                    (reading.warn_bytes, reading.error_bytes),
-                    max(reading.error_bytes, reading.injection_bytes) * 1.1,
-                    cells,
-                    reading.level,
-                )
-            )
+            text.append_text(self._injection_bar(reading, cells))
         text.append_text(parts.injection_tail)
         text.append("\n")
         text.append_text(parts.system_head)
         if cells >= MIN_BAR_CELLS // 2:
-            size = reading.system_bytes
-            level = "error" if reading.over_argv else "ok"
-            text.append_text(
-                self._bar(
-                    size, (ARGV_LIMIT_BYTES,), max(ARGV_LIMIT_BYTES, size) * 1.1, cells, level
-                )
-            )
+            text.append_text(self._system_bar(reading, cells))
         text.append_text(parts.system_tail)
         return merged_spans(text)
 
-    def _parts(self, reading: MeterReading, *, compact: bool) -> _MeterParts:
+    def _folded(self, reading: MeterReading, width: int) -> Text:
+        """Both measures on one row (a short terminal): the compact words, each bar in half
+        the room left, or no bars when that is too little."""
+        parts = self._parts(reading, compact=True)
+        heads = [parts.injection_head.copy(), parts.system_head.copy()]
+        for head in heads:
+            head.rstrip()
+            head.append(" ")
+        tails = (parts.injection_tail, parts.system_tail)
+        gap = " │ "
+        fixed = sum(t.cell_len for t in (*heads, *tails)) + len(gap)
+        cells = (width - fixed) // 2
+        if cells < MIN_BAR_CELLS // 2:
+            # No room for bars: the words naming their marks go too, what warns stays.
+            warns = reading.over_argv or reading.unread_bytes
+            tails = (Text(), parts.system_tail if warns else Text())
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append_text(heads[0])
+        if cells >= MIN_BAR_CELLS // 2:
+            text.append_text(self._injection_bar(reading, cells))
+        text.append_text(tails[0])
+        text.append(gap if tails[0] else gap.lstrip(), style="dim")
+        text.append_text(heads[1])
+        if cells >= MIN_BAR_CELLS // 2:
+            text.append_text(self._system_bar(reading, cells))
+        text.append_text(tails[1])
+        return merged_spans(text)
+
+    def _injection_bar(self, reading: MeterReading, cells: int) -> Text:
+        scale = max(reading.error_bytes, reading.injection_bytes) * 1.1
+        lines = (reading.warn_bytes, reading.error_bytes)
+        return self._bar(reading.injection_bytes, lines, scale, cells, reading.level)
+
+    def _system_bar(self, reading: MeterReading, cells: int) -> Text:
+        size = reading.system_bytes
+        level = "error" if reading.over_argv else "ok"
+        scale = max(ARGV_LIMIT_BYTES, size) * 1.1
+        return self._bar(size, (ARGV_LIMIT_BYTES,), scale, cells, level)
+
+    def _parts(self, reading: MeterReading, *, compact: bool, bare: bool = False) -> _MeterParts:
         level_style = self.get_component_rich_style(f"meter-line--{reading.level}")
         error_style = self.get_component_rich_style("meter-line--error")
         words = COMPACT_LEVEL_WORDS if compact else LEVEL_WORDS
@@ -263,7 +296,8 @@ class MeterLine(Widget):
             (words.get(reading.level, reading.level), level_style),
             " ",
         )
-        if compact:
+        bare = bare or compact
+        if bare:
             injection_tail = Text(" warn·error", style="dim")
         else:
             injection_tail = Text(
@@ -277,11 +311,11 @@ class MeterLine(Widget):
         system_head = Text.assemble(
             ("sys " if compact else "system ", "dim"),
             (human_bytes(reading.system_bytes), "bold"),
-            " ",
+            (f" {SENT} ", "dim"),
             (reading.tokens_text, "bold"),
             (" tok ", "dim"),
         )
-        argv = " argv" if compact else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
+        argv = " argv" if bare else f" argv {human_bytes(ARGV_LIMIT_BYTES)}"
         if reading.over_argv:
             system_tail = Text(" over" + argv, style=error_style)
         else:
@@ -289,9 +323,9 @@ class MeterLine(Widget):
         if reading.unread_bytes:
             # Not in the prompt: named with where the figure comes from, never added to it.
             unread = human_bytes(reading.unread_bytes)
-            apart = f" {unread} unread" if compact else f" · {unread} on disk, not read"
+            apart = f" {unread} unread" if bare else f" · {unread} on disk, not read"
             system_tail.append(apart, style=level_style)
-        if reading.delta and not compact:
+        if reading.delta and not bare:
             system_tail.append("  Δ ", style="dim")
             system_tail.append(
                 reading.delta, style=self.get_component_rich_style("meter-line--delta")

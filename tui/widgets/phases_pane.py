@@ -11,6 +11,8 @@ followed — goes up as :class:`PhasesPane.Changed`.
 
 from __future__ import annotations
 
+from promptdeck.core.layers import MODES
+from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.run import StoryFlow
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
@@ -113,6 +115,15 @@ class PhasesPane(Vertical):
         self.set_reactive(PhasesPane.phase, phase)
         self.set_reactive(PhasesPane.mode, mode)
         self._show()
+
+    def step_phase(self, step: int) -> None:
+        """Move ``step`` phases on (back, when negative), round the list."""
+        here = PHASE_NAMES.index(self.phase)
+        self.phase = PHASE_NAMES[(here + step) % len(PHASE_NAMES)]
+
+    def toggle_mode(self) -> None:
+        """create ↔ optimize."""
+        self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
 
     def watch_phase(self) -> None:
         """A new phase: show it selected; the preview follows."""

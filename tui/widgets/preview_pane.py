@@ -9,7 +9,7 @@ message: Enter on a layer or a file (and ``D``, the diff with the last run) post
 
 from __future__ import annotations
 
-import gc
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from promptdeck.core.errors import PromptdeckError
 from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
-from promptdeck.core.project import Config, read_text_file
-from promptdeck.core.prompt import ComposedPrompt, check_budget, notes_by_seriousness
-from promptdeck.core.tokens import context_use, rules_read_twice
+from promptdeck.core.project import read_text_file
+from promptdeck.core.prompt import ComposedPrompt, PromptRequest
+from promptdeck.core.tokens import context_use
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,10 +27,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
+from ..session.cache_cells import fitted_cache_row
+from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
+from ..session.views import CacheRow, capture_origin, kept_capture
+from ..startup import collect_young_garbage
 from ..workers import report_failure
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
@@ -41,11 +45,15 @@ from .tab_row import TabRow
 
 if TYPE_CHECKING:
     # Types only: the fit and capture rooms load when their rows are first measured.
-    from promptdeck.core.capture import CaptureSummary
+    from promptdeck.core.capture import Capture, CaptureSummary
     from promptdeck.core.fit import CutLine
 
     from .composition_chart import CompositionChart
     from .text_viewer import TextViewer
+
+CACHE_ROW_DELAY_SECONDS = 0.5
+"""How long the preview rests before the cacheable-prefix row is measured (it composes every
+phase of the sequence, many times the work of one preview)."""
 
 CACHE_MEASURING = "cache · measuring…"
 """The cache row while the prompt shown has not been measured yet."""
@@ -58,102 +66,6 @@ PREVIEW_TABS = (
     ("tab-composition", "Composition"),
 )
 """The preview's tabs: each one's id (its pane's too) and label."""
-
-
-NOTE_ROWS = 2
-"""Warning rows under the flags line (the notes are three rows high, one line each)."""
-
-
-def notes_text(
-    prompt: ComposedPrompt, config: Config, agent: str = "", rows: int | None = NOTE_ROWS
-) -> str:
-    """The notes under the tabs: what is included (and the key that changes it), the token
-    budget when one is set, then every warning of the compose once, the most serious first
-    (a missing story file, then an injection over the error line; see
-    :func:`~promptdeck.core.prompt.notes_by_seriousness`), and a rules file ``agent`` would
-    read twice.
-
-    ``rows``: the warning rows there is room for (None: all). When there are more, the last
-    row counts the rest (``+3 more``): the less serious notes are the ones left out."""
-    selection = prompt.request.selection
-    # A toggle with no candidate file says so instead of looking merely switched off.
-    none = prompt.injection.toggle_notes()
-    flags = [
-        f"[p] project {'on' if selection.project_context else 'off'}",
-        f"[d] discovery {'on' if selection.discovery else 'off'}"
-        + (f" ({none['discovery']})" if none["discovery"] else ""),
-        f"[t] tech-spec {'on' if selection.tech_spec else 'off'}"
-        + (f" ({none['tech-spec']})" if none["tech-spec"] else ""),
-    ]
-    # A toggle with nothing to switch says so, rather than looking like a choice.
-    for index, (key, category) in enumerate((("d", "discovery"), ("t", "tech-spec")), start=1):
-        if prompt.injection.toggle_note(category):
-            flags[index] = f"[{key}] no {category} files"
-    if selection.additional_files:
-        flags.append(f"[a] +{len(selection.additional_files)} added")
-    if prompt.variant == "party":
-        flags.append("[v] party")
-    budget = check_budget(prompt, config)
-    if budget.budget:
-        used = "…" if budget.tokens is None else f"{budget.tokens:,}"
-        flags.append(f"budget {used}/{budget.budget:,} tok" + (" OVER" if budget.over else ""))
-    rules = prompt.rules
-    twice = rules_read_twice(rules.path, agent) if rules and rules.status == "ok" else None
-    warnings = [
-        printable_line(w) for w in notes_by_seriousness(prompt, config, [twice] if twice else [])
-    ]
-    if rows is not None and len(warnings) > rows:
-        left = len(warnings) - max(rows - 1, 0)
-        warnings = [*warnings[: max(rows - 1, 0)], f"+{left} more (all in the tooltip)"]
-    line = "  ".join(flags)
-    if warnings:
-        line += "\n⚠ " + "\n⚠ ".join(warnings)
-    return line
-
-
-def preview_title(prompt: ComposedPrompt, why: str = "") -> str:
-    """``Preview · review (next) · 1-2 · create`` (`` · party`` for the party variant).
-
-    The phase and why it is the one shown come first, so a narrow terminal that cuts the title
-    short still says them (``why``: ``next``, ``last run``, ``done``, ``setting``, ``chosen``;
-    ``next: status 'review', sprint-status.yaml:12`` when the story's tracked status chose it).
-    """
-    request = prompt.request
-    party = " · party" if prompt.variant == "party" else ""
-    # ``why`` may name a file of the project (the status's source): shown printable.
-    phase = f"{request.phase} ({printable_line(why)})" if why else request.phase
-    return f"Preview · {phase} · {prompt.story.id} · {request.mode}{party}"
-
-
-_settled = False
-
-
-def collect_young_garbage() -> None:
-    """Collect the collector's two young generations now, once a prompt is on screen; after
-    the first one, also settle what the start left (once per process).
-
-    A compose and its paint leave thousands of new objects; left to the collector's own
-    thresholds, the pass over them (3–7 ms at load for the older of the two) fell inside the
-    next toggle, between the key and its frame. Here it runs while the user reads.
-
-    The start leaves far more: the modules, Textual's screen and the catalog, alive for the
-    whole session. A full collection walks all of them (150–360 ms seen under load, landing in
-    a toggle now and then), so after the first counted prompt they move to the permanent
-    generation (``gc.freeze``, which takes no time): later full collections walk only what
-    came since. Not collected fully first (that pause would follow the first frame): what the
-    start left in cycles stays, once. Once per process, so a test process that opens many
-    apps freezes only the first one's objects.
-
-    Nothing while the collector is off: the launch holds it until the first frame, and
-    settles the start itself then (:mod:`promptdeck.tui.startup`); a collection now would
-    walk everything the start made."""
-    global _settled
-    if not gc.isenabled():
-        return
-    gc.collect(1)
-    if not _settled:
-        _settled = True
-        gc.freeze()
 
 
 def _show_text(static: Static, text: str) -> None:
@@ -190,6 +102,15 @@ class PreviewPane(Vertical):
             background: $panel;
             color: $text-muted;
         }
+        /* A short terminal: the rows under the tables fold first, so the files table keeps
+           rows (the gauges are named in the meter's tooltip, the two meters share one row,
+           one warning row is left); alone on screen, the cache row folds too. */
+        &.-short {
+            & > #preview-notes { height: 2; }
+            & > MeterLine { height: 1; }
+            & > CutLinesMeter.-shown { display: none; }
+        }
+        &.-short.-alone > #cache-line { display: none; }
     }
     """
 
@@ -218,6 +139,10 @@ class PreviewPane(Vertical):
     estimate."""
     capture_origin: var[str] = var("", init=False)
     """Which capture :attr:`client_capture` is (client version, when)."""
+    short: var[bool] = var(False, init=False)
+    """The terminal is short: the rows under the tables fold (see the stylesheet)."""
+    alone: var[bool] = var(False, init=False)
+    """The preview is the only region shown."""
     no_stories: var[tuple[str, ...]] = var((), init=False)
     """Where promptdeck looks for stories and how to start, shown in place of a prompt in a
     workspace that has none (the first line is kept on the notice board)."""
@@ -234,6 +159,7 @@ class PreviewPane(Vertical):
     def __init__(self, deck: DeckContext, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._deck = deck
+        self._cache = CacheRow()
         self._composition_chart: CompositionChart | None = None
         self._viewers: dict[str, TextViewer] = {}
         """The text tabs' viewers made so far, by tab (mounted, or being mounted)."""
@@ -257,6 +183,65 @@ class PreviewPane(Vertical):
 
     # ---------------------------------------------------------------- data down
 
+    def measure(self, prompt: ComposedPrompt) -> None:
+        """Measure what the counted ``prompt`` shown needs beyond itself: the cache row once the
+        preview has rested, the clients' cut lines after the frame that shows it."""
+        clear, start = self._cache.shown(prompt.request)
+        if clear:
+            # The row of another state is never left standing beside this one.
+            self.cache_line = ""
+        if start:
+            self._measure_cache()
+        # After the frame that shows the prompt: the fit room and the clients' rules files
+        # are no part of it.
+        self.call_after_refresh(self._measure_cut_lines, prompt)
+
+    @work(group="cache", exit_on_error=False, description="Cache")
+    async def _measure_cache(self) -> None:
+        # Composing every phase of the sequence takes far longer than the preview: measured
+        # once the preview has rested, one thread at a time (a thread cannot be stopped).
+        deck = self._deck
+
+        async def measure(request: PromptRequest) -> str:
+            from promptdeck.core.cost import cache_row  # once the preview has rested
+
+            args = (deck.workspace, request, deck.agent, deck.counter)
+            return await asyncio.to_thread(cache_row, *args)
+
+        await self._cache.follow(measure, self._show_cache_line, CACHE_ROW_DELAY_SECONDS)
+
+    def _show_cache_line(self, line: str) -> None:
+        self.cache_line = line
+
+    @work(thread=True, exclusive=True, group="cut-lines", exit_on_error=False, description="Cuts")
+    def _measure_cut_lines(self, prompt: ComposedPrompt) -> None:
+        # The clients' rules files are read (guarded, bounded): off the UI loop, only the
+        # latest prompt's. The fit room loads here, after the first frame.
+        from promptdeck.core.fit import cut_lines
+
+        lines = tuple(cut_lines(prompt, self._deck.workspace.root))
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(setattr, self, "cut_lines", lines)
+
+    @work(thread=True, group="kept-capture", exit_on_error=False, description="Kept capture")
+    def load_kept_capture(self) -> None:
+        """The session client's capture kept in the user's cache folder (read off the UI
+        loop, never waited for): its overhead replaces the estimate."""
+        capture, notes = kept_capture(self._deck.agent)
+        if notes:
+            self.app.call_from_thread(self._deck.board.add_notices, "kept capture", notes)
+        if capture is not None:
+            self.app.call_from_thread(self.show_capture, capture)
+
+    def show_capture(self, capture: Capture) -> None:
+        """The session client's ``capture``: its overhead replaces the estimate."""
+        if capture.client != self._deck.agent:
+            return
+        from promptdeck.core.capture import capture_summary
+
+        self.capture_origin = capture_origin(capture, stable=self._deck.stable)
+        self.client_capture = capture_summary(capture)
+
     def watch_prompt(self, prompt: ComposedPrompt | None) -> None:
         """Paint a new prompt: tables, meter, notes, title and the open text tab."""
         if prompt is None:
@@ -265,19 +250,9 @@ class PreviewPane(Vertical):
         injection = prompt.injection
         self.query_one(FilesTable).show_files(injection.files, injection.total.bytes)
         self._show_meter()
-        notes = self.query_one("#preview-notes", Static)
-        notes.remove_class("-error")
+        self._show_notes(prompt)
         # Fixed-height regions: repaint without a relayout of the screen, and only what reads
         # differently (a toggle leaves the title as it was).
-        config, agent = self._deck.workspace.config, self._deck.agent
-        shown = notes_text(prompt, config, agent)
-        # Notes filling every row get one line each, cut at the width, so the most serious
-        # stay in view and the count of the rest is never pushed out; a lone note may wrap
-        # into the free row. The tooltip reads every note whole.
-        notes.set_class(shown.count("\n") >= NOTE_ROWS, "-listed")
-        _show_text(notes, shown)
-        every = notes_text(prompt, config, agent, rows=None)
-        notes.tooltip = every.split("\n", 1)[1] if "\n" in every else None
         _show_text(self.query_one("#preview-title", Static), preview_title(prompt, self.why))
         # The open text tab follows the frame that shows the new meter: reloading and wrapping
         # 150 KiB of text takes many times that frame, and the meter need not wait for it.
@@ -286,17 +261,57 @@ class PreviewPane(Vertical):
         if self.counted:
             self.call_after_refresh(collect_young_garbage)
 
+    def _show_notes(self, prompt: ComposedPrompt) -> None:
+        notes = self.query_one("#preview-notes", Static)
+        notes.remove_class("-error")
+        config, agent = self._deck.workspace.config, self._deck.agent
+        rows = NOTE_ROWS - 1 if self.short else NOTE_ROWS
+        shown = notes_text(prompt, config, agent, rows)
+        # Notes filling every row get one line each, cut at the width, so the most serious
+        # stay in view and the count of the rest is never pushed out; a lone note may wrap
+        # into the free row. The tooltip reads every note whole.
+        notes.set_class(shown.count("\n") >= rows, "-listed")
+        _show_text(notes, shown)
+        every = notes_text(prompt, config, agent, rows=None)
+        notes.tooltip = every.split("\n", 1)[1] if "\n" in every else None
+
+    def watch_short(self, short: bool) -> None:
+        """Fold the rows under the tables on a short terminal, or unfold them."""
+        self.set_class(short, "-short")
+        self.watch_cut_lines(self.cut_lines)
+        notes = self.query_one("#preview-notes", Static)
+        if self.prompt is not None and not notes.has_class("-error"):
+            self._show_notes(self.prompt)
+
+    def watch_alone(self, alone: bool) -> None:
+        """Alone on screen, a short terminal folds the cache row too."""
+        self.set_class(alone, "-alone")
+
     def watch_cut_lines(self, lines: tuple[CutLine, ...]) -> None:
         """Draw the clients' lines: gauges under the meter, and the meter's tooltip names the
         lines on its own system bar."""
         self.query_one(CutLinesMeter).lines = drawn_here(lines)
-        on_meter = tuple(line for line in lines if line.on_system_scale)
-        self.query_one(MeterLine).tooltip = legend(on_meter) if on_meter else None
+        # Folded away on a short terminal, the gauges are named on the meter with its own.
+        named = lines if self.short else tuple(line for line in lines if line.on_system_scale)
+        self.query_one(MeterLine).tooltip = legend(named) if named else None
 
-    def watch_cache_line(self, line: str) -> None:
+    def watch_cache_line(self) -> None:
         """Show the cacheable-prefix row (``measuring…`` while there is none)."""
-        shown = printable_line(line) if line else CACHE_MEASURING
-        self.query_one("#cache-line", Static).update(shown, layout=False)
+        self._show_cache_line_fitted()
+
+    def on_resize(self) -> None:
+        """The cache row's cells are shortened to the new width."""
+        self._show_cache_line_fitted()
+
+    def _show_cache_line_fitted(self) -> None:
+        row = self.query_one("#cache-line", Static)
+        line = printable_line(self.cache_line)
+        # Every part stays in view: its cells take shorter forms as the width shrinks; the
+        # tooltip reads the row whole.
+        width = row.content_region.width or self.size.width - 2
+        shown = fitted_cache_row(line, width) if line else CACHE_MEASURING
+        row.tooltip = line or None
+        _show_text(row, shown)
 
     def watch_counted(self) -> None:
         """Tokens counted (or not yet): the meter says so."""

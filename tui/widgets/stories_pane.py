@@ -8,7 +8,7 @@ Enter, or once the cursor has rested on a story for :data:`FOLLOW_CURSOR_SECONDS
 
 from __future__ import annotations
 
-from promptdeck.core.stories import Story, UnreadableEntry, filter_stories
+from promptdeck.core.stories import Story, StoryCatalog, UnreadableEntry, filter_stories
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -23,6 +23,10 @@ from .story_tree import StoryTree, short_id
 TREE_CHROME = 9
 """Columns a story row needs besides its id and title: guide, status mark, spaces, scrollbar
 and the region's border."""
+
+STORIES_SHARE = (0.21, 0.30)
+"""The region's share of a wide terminal: at least the first, widening up to the second when
+the titles need it (the preview keeps the rest)."""
 
 FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
@@ -107,6 +111,30 @@ class StoriesPane(Vertical):
             return 0
         longest = max(len(short_id(story)) + 1 + len(story.title) for story in self.stories)
         return longest + TREE_CHROME
+
+    def show_catalog(
+        self, catalog: StoryCatalog, current: str | None, flags: dict[str, str] | None
+    ) -> None:
+        """Show ``catalog``'s stories with the cursor on ``current`` (``flags``: new marks;
+        None keeps them)."""
+        if flags is not None:
+            self.set_reactive(StoriesPane.flags, flags)
+        # The cursor's story first: the tree is rebuilt with the cursor on it.
+        self.current = current
+        self.unreadable = catalog.unreadable
+        self.stories = catalog.stories
+
+    def fit_width(self, total: int, *, shared: bool) -> None:
+        """Beside the other regions (``shared``) of a ``total``-column screen, widen to the
+        titles, up to a share of it; otherwise (narrow, or alone) the stylesheet's widths
+        hold."""
+        styles = self.styles
+        if not shared or total == 0:
+            styles.clear_rule("width")
+            styles.clear_rule("max_width")
+            return
+        least, most = (round(total * share) for share in STORIES_SHARE)
+        styles.width = styles.max_width = max(least, min(self.natural_width(), most))
 
     def focus_tree(self) -> None:
         """Put the focus on the story tree."""

@@ -34,6 +34,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.terminal import printable_line
+from .story_nodes import StoryNode, short_id
+
+__all__ = ["GUIDE_DEPTH", "StoryNode", "StoryTree", "short_id"]
 
 _STATUS_COMPONENT = {
     "done": "story-tree--done",
@@ -50,109 +53,6 @@ tree draws it at this depth; bold and double-underlined guide styles take their 
 
 TOGGLE_STYLE = Style.from_meta({"toggle": True})
 """Marks a group's icon: a click on it folds the group without selecting it."""
-
-
-class StoryNode:
-    """One line of the tree: a group (an epic, a change, the entries that could not be read),
-    or a story or an unreadable entry under it.
-
-    Attributes:
-        label: the text drawn (a group's title; a story's id and title, a flag after it).
-        data: the story (None for a group or an unreadable entry).
-        parent: the group over it (the root for a group).
-        children: the lines under a group.
-        allow_expand: a group, which folds.
-        is_expanded: a group shows its children.
-        line: the node's line in the tree as laid out (-1 while folded away).
-    """
-
-    __slots__ = (
-        "_tree",
-        "allow_expand",
-        "children",
-        "data",
-        "index",
-        "is_expanded",
-        "label",
-        "line",
-        "parent",
-        "segments",
-    )
-
-    def __init__(
-        self,
-        tree: StoryTree,
-        label: Text,
-        data: Story | None = None,
-        parent: StoryNode | None = None,
-        *,
-        allow_expand: bool = False,
-    ) -> None:
-        self._tree = tree
-        self.label = label
-        self.data = data
-        self.parent = parent
-        self.children: list[StoryNode] = []
-        self.allow_expand = allow_expand
-        self.is_expanded = allow_expand
-        self.line = -1
-        self.index = 0
-        """Its place among its parent's children."""
-        self.segments: list[Segment] | None = None
-        """The label drawn in its own styles, once drawn."""
-
-    @property
-    def is_collapsed(self) -> bool:
-        """A group folded away."""
-        return not self.is_expanded
-
-    @property
-    def is_last(self) -> bool:
-        """The last child of its parent."""
-        return self.parent is None or self.index == len(self.parent.children) - 1
-
-    @property
-    def siblings(self) -> list[StoryNode]:
-        """Its parent's children, itself included."""
-        return self.parent.children if self.parent is not None else [self]
-
-    @property
-    def next_sibling(self) -> StoryNode | None:
-        """The node after it under the same parent, if any."""
-        siblings = self.siblings
-        return siblings[self.index + 1] if self.index + 1 < len(siblings) else None
-
-    @property
-    def previous_sibling(self) -> StoryNode | None:
-        """The node before it under the same parent, if any."""
-        return self.siblings[self.index - 1] if self.index > 0 else None
-
-    def add(self, label: Text, data: Story | None = None, *, group: bool = False) -> StoryNode:
-        """A new child (a group when ``group``); the tree is laid out again by the caller."""
-        node = StoryNode(self._tree, label, data, self, allow_expand=group)
-        node.index = len(self.children)
-        self.children.append(node)
-        return node
-
-    def expand(self) -> None:
-        """Show the group's children."""
-        self._fold(True)
-
-    def collapse(self) -> None:
-        """Fold the group's children away."""
-        self._fold(False)
-
-    def toggle(self) -> None:
-        """Fold an open group, open a folded one."""
-        self._fold(not self.is_expanded)
-
-    def _fold(self, expanded: bool) -> None:
-        if self.allow_expand and self.is_expanded != expanded:
-            self.is_expanded = expanded
-            self._tree._lay_out()
-
-    def __repr__(self) -> str:
-        return f"StoryNode({self.label.plain!r})"
 
 
 class _Pass:
@@ -300,7 +200,7 @@ class StoryTree(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.root = StoryNode(self, Text("Stories"), allow_expand=True)
+        self.root = StoryNode(self._lay_out, Text("Stories"), allow_expand=True)
         """The groups are its children (the root itself is never drawn)."""
         self._lines: list[StoryNode] = []
         self._story_nodes: dict[str, StoryNode] = {}
@@ -324,7 +224,7 @@ class StoryTree(ScrollView, can_focus=True):
         follow, greyed, each with its ``file:line`` and why (never silently dropped)."""
         flags = flags or {}
         under = self._cursor_node.data if self._cursor_node is not None else None
-        self.root = StoryNode(self, self.root.label, allow_expand=True)
+        self.root = StoryNode(self._lay_out, self.root.label, allow_expand=True)
         self._story_nodes = {}
         for group in group_stories(stories):
             title = Text(printable_line(group.label), style="bold")
@@ -683,11 +583,3 @@ class StoryTree(ScrollView, can_focus=True):
         else:
             self.cursor_line = line
             await self.run_action("select_cursor")
-
-
-def short_id(story: Story) -> str:
-    """The id as shown under its group: ``1-2``; ``:2`` for an OpenSpec task group (the change
-    is the node above it)."""
-    if story.source == "openspec" and ":" in story.id:
-        return ":" + story.id.rsplit(":", 1)[1]
-    return story.id
