@@ -100,7 +100,6 @@ def new_run_id(story_id: str, phase: str, now: float | None = None) -> str:
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-
 def _write_json_atomic(path: Path, payload: Mapping[str, Any]) -> None:
     # An agent may report a cost of Infinity: the record stays JSON and keeps it as text.
     kept = finite_json(payload, keep_as_text=True)
