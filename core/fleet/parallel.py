@@ -27,7 +27,6 @@ from ..agents.registry import resolve_agent_name
 from ..errors import PromptdeckError, SecretsInInjection, UsageError
 from ..project.trust import check_trusted, config_trust, trust_config
 from ..project.workspace import Workspace, open_workspace
-from ..records.reader import list_runs
 from ..records.schema import RunResult
 from ..run.flow import run_auto
 from ..run.locks import holding
@@ -37,7 +36,7 @@ from ..stories.catalog import load_catalog
 from . import worktrees
 from .merge import MergeOutcome, merge_story
 from .overlap import OverlapPlan, epic_overlap
-from .resume import interrupted_runs, resume_run
+from .resume import pending_runs, resume_run
 from .worktrees import StoryWorktree
 
 if TYPE_CHECKING:
@@ -246,7 +245,7 @@ def _flow(
     check_trusted(here, agent)
     plan = auto_plan(here.config)
     # A run its promptdeck did not see end (kill -9): settled or resumed before the flow goes on.
-    for waiting in interrupted_runs(list_runs(here.root)):
+    for waiting in pending_runs(here.root):
         resumed = resume_run(
             here,
             waiting.run_id,
