@@ -69,6 +69,7 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr
 _NO_LIMIT = 1 << 62
 _EXPORTED_META = ("story", "phase", "mode", "agent", "signature", "system_bytes", "user_bytes")
 """The keys of an artifact's ``meta.json`` an import keeps: the ones the export decides."""
+_CONCLUSIONS = ("success", "failure", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -442,6 +443,8 @@ def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
     meta = RunMeta.from_dict({k: v for k, v in meta_data.items() if k in _EXPORTED_META})
     if not meta.story or not meta.phase or meta.phase not in PHASES:
         return "refused: meta.json names no story and phase promptdeck exported"
+    if meta.agent not in ACTIONS:
+        return "refused: meta.json names no agent promptdeck exports for (claude or codex)"
     try:
         story = load_catalog(workspace).find(meta.story)
     except UsageError:
@@ -455,7 +458,9 @@ def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
     text = _output_text(folder, base)
     if isinstance(text, TextProblem):
         return f"refused: the agent's output: {text}"
+    # A job's status is one of GitHub's words; anything else (megabytes, escapes) is unknown.
     conclusion = ci.get("conclusion")
+    conclusion = conclusion if conclusion in _CONCLUSIONS else "unknown"
     signal = deciding_signal(parse_text(text), meta.phase)
     outcome = decide_outcome(
         ProcessEnd(

@@ -158,7 +158,7 @@ def test_an_artifact_cannot_claim_to_resume_another_run(tmp_path: Path) -> None:
 
 def test_an_artifact_for_a_story_the_plan_does_not_have_is_refused(tmp_path: Path) -> None:
     ws = epic(tmp_path)
-    _artifact(tmp_path / "artifacts" / "job", {"story": "9-9", "phase": "dev"})
+    _artifact(tmp_path / "artifacts" / "job", {"story": "9-9", "phase": "dev", "agent": "claude"})
     done = import_runs(ws, tmp_path / "artifacts")
     assert done.runs == () and len(done.refused) == 1
     assert "9-9" in done.refused[0]
@@ -170,3 +170,18 @@ def test_an_archive_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     archive.write_bytes(b"PK\x03\x04")
     with pytest.raises(UsageError, match="not a folder"):
         import_runs(ws, archive)
+
+
+def test_an_artifacts_agent_and_conclusion_are_only_known_words(tmp_path: Path) -> None:
+    ws = epic(tmp_path)
+    _artifact(tmp_path / "artifacts" / "a", {"story": "1-1", "phase": "dev", "agent": "x" * 9999})
+    good = tmp_path / "artifacts" / "b"
+    _artifact(good, {"story": "1-1", "phase": "dev", "agent": "codex"})
+    (good / "ci.json").write_text(json.dumps({"conclusion": "\x1b[8m" + "s" * 3_000_000}))
+    done = import_runs(ws, tmp_path / "artifacts")
+    assert len(done.refused) == 1 and done.refused[0].startswith("a: ")
+    [imported] = done.runs
+    [run] = [r for r in list_runs(tmp_path) if r.id == imported]
+    assert run.run_result is not None
+    assert run.run_result.message.startswith("imported from CI (unknown)")
+    assert len(run.run_result.message) < 200
