@@ -142,6 +142,9 @@ def merge_story(workspace: Workspace, worktree: StoryWorktree, title: str = "") 
         return MergeOutcome(story, True, note=f"story {story}: nothing new on {worktree.branch}")
     in_the_way = _make_way(repo, workspace.root, tip)
     message = f"promptdeck: merge story {story}" + (f": {title}" if title else "")
+    # Cut as a phase's commit message is: a title is plan text, and an argument of over
+    # 128 KiB is one the system refuses to pass to git.
+    message = message[: gitops.MOST_COMMIT_MESSAGE]
     try:
         gitops.run_git(repo, "merge", "--no-ff", "--no-verify", "-m", message, worktree.branch)
     except GitError as refused:

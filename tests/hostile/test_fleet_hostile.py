@@ -187,3 +187,21 @@ def test_an_untracked_file_that_differs_is_never_removed(tmp_path: Path) -> None
     assert ".promptdeck/.gitignore" in story.merge.note  # git's own words: the file in the way
     assert ignore.read_text().endswith("my-own-line\n")
     assert git(tmp_path, "status", "--porcelain") == "?? .promptdeck/.gitignore"
+
+
+def test_a_huge_story_title_merges_with_a_bounded_message(tmp_path: Path) -> None:
+    from promptdeck.core.fleet.merge import merge_story
+
+    (tmp_path / "a.txt").write_text("a\n")
+    commit_all(tmp_path)
+    git(tmp_path, "checkout", "-q", "-b", "promptdeck/1-1")
+    (tmp_path / "b.txt").write_text("b\n")
+    git(tmp_path, "add", "b.txt")
+    git(tmp_path, "commit", "-q", "-m", "b")
+    git(tmp_path, "checkout", "-q", "-")
+    ws = open_workspace(tmp_path)
+    worktree = StoryWorktree("1-1", worktrees_dir(tmp_path) / "1-1", "promptdeck/1-1", "0" * 40)
+    # A plan's heading of 300 KB: one argument over the system's 128 KiB was refused (OSError).
+    done = merge_story(ws, worktree, title="T" * 300_000)
+    assert done.merged and done.commit is not None
+    assert len(git(tmp_path, "log", "-1", "--format=%B")) < 20_000
