@@ -205,3 +205,25 @@ def test_a_huge_story_title_merges_with_a_bounded_message(tmp_path: Path) -> Non
     done = merge_story(ws, worktree, title="T" * 300_000)
     assert done.merged and done.commit is not None
     assert len(git(tmp_path, "log", "-1", "--format=%B")) < 20_000
+
+
+def test_a_config_its_agent_changed_in_a_worktree_is_not_trusted_on_take_up(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+
+    from promptdeck.core.fleet.worktrees import create, save
+    from promptdeck.core.project.trust import config_trust
+
+    one_story_epic(tmp_path)
+    ws = open_workspace(tmp_path)
+    made, _ = create(ws, "1-1")
+    # The agent of an interrupted flow widened its own powers in the worktree's config.
+    config = made.path / ".promptdeck" / "config.toml"
+    config.write_text(config.read_text() + '\n[scope]\nallow = ["**"]\n')
+    save(tmp_path, dataclasses.replace(made, state="running", pid=2**22 + 7))
+    done = run_the_epic(tmp_path)
+    assert not done.complete
+    [story] = done.stories
+    assert not story.done and "trust" in story.note
+    assert config_trust(open_workspace(made.path), "replay").needed  # still not trusted
