@@ -35,7 +35,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import UsageError
+from ..errors import SecretsInInjection, UsageError
 from ..phases.outcome import ProcessEnd, decide_outcome, exit_code_for
 from ..phases.signals import deciding_signal, parse_text
 from ..project.state_folder import STATE_DIRNAME, open_state_file, state_dir
@@ -151,12 +151,19 @@ def _check_foreign_workflow(root: Path, workflow: Path) -> None:
         )
 
 
-def export_github(workspace: Workspace, epic: str, agent: str) -> Export:
-    """Write the epic's workflow and payloads (see the module's description).
+def export_github(
+    workspace: Workspace, epic: str, agent: str, *, allow_secrets: bool = False
+) -> Export:
+    """Write the epic's workflow and payloads (see the module's description). Every prompt is
+    composed before anything is written.
 
     Raises:
         UsageError: an agent with no action, a workflow file there that promptdeck did not
-            write (it is never overwritten), a path leading out of the project (exit 2).
+            write (it is never overwritten), a path leading out of the project, two stories
+            with one folder name (exit 2).
+        SecretsInInjection: a prompt's injected files hold likely credentials and
+            ``allow_secrets`` is not given: the payloads are committed and pushed to run,
+            so nothing is written (exit 8).
         StoryNotFound: the epic has no stories.
     """
     from ..prompt.compose import compose_prompt
@@ -171,40 +178,48 @@ def export_github(workspace: Workspace, epic: str, agent: str) -> Export:
     catalog = load_catalog(workspace)
     done = {s.id for s in catalog.in_group(epic) if s.status == "done"}
     base = f"{CI_RELPATH}/epic-{slug(epic)}"
-    payloads: list[Path] = []
     waves = tuple(tuple(s for s in wave if s not in done) for wave in plan.waves)
     waves = tuple(wave for wave in waves if wave)
-    for wave in waves:
-        for story_id in wave:
-            story = catalog.find(story_id)
-            for phase in PHASES:
-                prompt = compose_prompt(
-                    workspace,
-                    catalog,
-                    PromptRequest(story_id=story.id, phase=phase),
-                    count_tokens=False,
-                )
-                folder = root / base / slug(story.id) / phase
-                _write(root, folder / "system.md", prompt.system)
-                _write(root, folder / "user.md", prompt.user)
-                meta = RunMeta(
-                    run_id="",
-                    story=story.id,
-                    story_title=story.title,
-                    story_path=story.path,
-                    epic=story.group,
-                    phase=phase,
-                    mode="ci",
-                    agent=agent,
-                    signature=prompt.signature,
-                    system_bytes=len(prompt.system.encode("utf-8")),
-                    user_bytes=len(prompt.user.encode("utf-8")),
-                )
-                _write(root, folder / "meta.json", json.dumps(meta.to_dict(), indent=2) + "\n")
-                if agent == "codex":
-                    config = f"developer_instructions = {_toml_string(prompt.system)}\n"
-                    _write(root, folder / "codex-home" / "config.toml", config)
-                payloads.append(folder)
+    named: dict[str, str] = {}
+    composed = []
+    for story_id in (s for wave in waves for s in wave):
+        story = catalog.find(story_id)
+        other = named.setdefault(slug(story.id), story.id)
+        if other != story.id:
+            raise UsageError(
+                f"stories {other} and {story.id} have one folder name {slug(story.id)!r}: "
+                "their payloads would overwrite each other; not exported"
+            )
+        for phase in PHASES:
+            request = PromptRequest(story_id=story.id, phase=phase)
+            prompt = compose_prompt(workspace, catalog, request, count_tokens=False)
+            composed.append((story, phase, prompt))
+    secrets = [str(f) for _, _, prompt in composed for f in prompt.injection.secrets]
+    if secrets and not allow_secrets:
+        raise SecretsInInjection(secrets)
+    payloads: list[Path] = []
+    for story, phase, prompt in composed:
+        folder = root / base / slug(story.id) / phase
+        _write(root, folder / "system.md", prompt.system)
+        _write(root, folder / "user.md", prompt.user)
+        meta = RunMeta(
+            run_id="",
+            story=story.id,
+            story_title=story.title,
+            story_path=story.path,
+            epic=story.group,
+            phase=phase,
+            mode="ci",
+            agent=agent,
+            signature=prompt.signature,
+            system_bytes=len(prompt.system.encode("utf-8")),
+            user_bytes=len(prompt.user.encode("utf-8")),
+        )
+        _write(root, folder / "meta.json", json.dumps(meta.to_dict(), indent=2) + "\n")
+        if agent == "codex":
+            config = f"developer_instructions = {_toml_string(prompt.system)}\n"
+            _write(root, folder / "codex-home" / "config.toml", config)
+        payloads.append(folder)
     text = (
         MARKER
         + "\n"

@@ -185,3 +185,44 @@ def test_an_artifacts_agent_and_conclusion_are_only_known_words(tmp_path: Path) 
     assert run.run_result is not None
     assert run.run_result.message.startswith("imported from CI (unknown)")
     assert len(run.run_result.message) < 200
+
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+
+
+def test_a_prompt_carrying_a_secret_is_not_exported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptdeck.cli import main
+    from promptdeck.core.errors import SecretsInInjection
+
+    ws = epic(tmp_path)
+    (tmp_path / ART / "1-1-ops-notes.md").write_text(f"# Ops notes\n\naws: {AWS_KEY}\n")
+    # The payloads are committed and pushed for the workflow to read: a secret would go too.
+    with pytest.raises(SecretsInInjection):
+        export_github(ws, "1", "claude")
+    assert not (tmp_path / ".promptdeck" / "ci").exists()
+    assert not (tmp_path / WORKFLOW).exists()
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", "--ci", "github", "--epic", "1", "--agent", "claude"]) == 8
+    assert AWS_KEY not in capsys.readouterr().err
+    assert (
+        main(["export", "--ci", "github", "--epic", "1", "--agent", "claude", "--allow-secrets"])
+        == 0
+    )
+    assert AWS_KEY in (tmp_path / ".promptdeck/ci/epic-1/1-1/dev/system.md").read_text()
+
+
+def test_two_stories_with_one_folder_name_are_not_exported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = epic(tmp_path)
+    (tmp_path / ART / "sprint-status.yaml").write_text(SPRINT + "  1-2-logout: ready-for-dev\n")
+    (tmp_path / ART / "1-2-logout.md").write_text(
+        "# Story 1.2: Logout\n\nStatus: ready-for-dev\n\n## Tasks / Subtasks\n\n- [ ] `src/b.py`\n"
+    )
+    # Two plan names that read as one folder name (a key's punctuation, its case).
+    monkeypatch.setattr("promptdeck.core.fleet.ci.slug", lambda story: "same")
+    with pytest.raises(UsageError, match="one folder name"):
+        export_github(ws, "1", "claude")
+    assert not (tmp_path / ".promptdeck" / "ci").exists()
