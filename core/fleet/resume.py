@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..agents.base import is_session_id
 from ..errors import GitError, UsageError
 from ..phases.outcome import exit_code_for
+from ..project.state_folder import check_state_path
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_json_object, read_text
 from ..project.workspace import Workspace
 from ..records.reader import RunInfo, list_runs, load_run, load_run_dir
@@ -308,6 +309,8 @@ def resumable(root: Path, run_id: str) -> tuple[RunInfo, InterruptedRun]:
         )
     if run.outcome != "interrupted":
         raise UsageError(f"run {run.id} ended {run.outcome}: nothing to resume")
+    # Settling a run writes in its folder: never through a link (to a folder of the project).
+    check_state_path(root.resolve(), runs_dir(root.resolve()) / run.dir.name / RESUME_FILE)
     if run.id in committed_runs(root):
         raise UsageError(
             f"run {run.id}: its record is committed to the repository, not one promptdeck "

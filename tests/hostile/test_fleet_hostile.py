@@ -227,3 +227,21 @@ def test_a_config_its_agent_changed_in_a_worktree_is_not_trusted_on_take_up(
     [story] = done.stories
     assert not story.done and "trust" in story.note
     assert config_trust(open_workspace(made.path), "replay").needed  # still not trusted
+
+
+def test_a_linked_run_folder_is_not_settled_or_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project(tmp_path)
+    run_id = _forged_interrupted_run(tmp_path)
+    runs = tmp_path / ".promptdeck" / "runs"
+    moved = tmp_path / "docs" / "records"
+    moved.parent.mkdir()
+    (runs / run_id).rename(moved)
+    (runs / run_id).symlink_to(moved)  # a folder of the project, reached through a link
+    before = sorted(p.name for p in moved.iterdir())
+    monkeypatch.chdir(tmp_path)
+    assert main(["resume", run_id]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    assert sorted(p.name for p in moved.iterdir()) == before
+    assert len(list_runs(tmp_path)) == 1  # no run was started
