@@ -415,7 +415,7 @@ def _output_text(folder: Path, base: Path) -> str | TextProblem:
             for m in (messages if isinstance(messages, list) else [])
             if isinstance(m, dict) and m.get("type") == "result" and m.get("result")
         ]
-        return "\n".join(parts) or text
+        return "\n".join(parts).encode("utf-8", "replace").decode("utf-8") or text
     return ""
 
 
@@ -449,10 +449,22 @@ def import_runs(workspace: Workspace, path: Path) -> Imported:
     return Imported(tuple(runs), tuple(refused))
 
 
+def _valid_text(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every lone surrogate a JSON ``\\udXXX`` escape made (a string no UTF-8
+    file can hold, so no record could be written with it) shown as ``?``."""
+    try:
+        text = json.dumps(data, ensure_ascii=False).encode("utf-8", "replace").decode("utf-8")
+        loaded: dict[str, Any] = json.loads(text)
+    except (ValueError, RecursionError):  # nested past what is read back: nothing kept
+        return {}
+    return loaded
+
+
 def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
     meta_data = read_json_object(folder / "meta.json", base)
     if isinstance(meta_data, TextProblem):
         return f"refused: meta.json: {meta_data}"
+    meta_data = _valid_text(meta_data)
     # Only what the export wrote is kept: an artifact is a file anyone can forge, and a key
     # such as ``continues`` or ``pid`` would make it another run's resumption, or running.
     meta = RunMeta.from_dict({k: v for k, v in meta_data.items() if k in _EXPORTED_META})
@@ -470,6 +482,7 @@ def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
     ci = read_json_object(folder / "ci.json", base)
     if isinstance(ci, TextProblem):
         return f"refused: ci.json: {ci}"
+    ci = _valid_text(ci)
     text = _output_text(folder, base)
     if isinstance(text, TextProblem):
         return f"refused: the agent's output: {text}"

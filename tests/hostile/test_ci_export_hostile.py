@@ -226,3 +226,16 @@ def test_two_stories_with_one_folder_name_are_not_exported(
     with pytest.raises(UsageError, match="one folder name"):
         export_github(ws, "1", "claude")
     assert not (tmp_path / ".promptdeck" / "ci").exists()
+
+
+def test_an_artifact_with_lone_surrogates_is_imported_not_a_traceback(tmp_path: Path) -> None:
+    ws = epic(tmp_path)
+    job = tmp_path / "artifacts" / "job"
+    _artifact(job, {"story": "1-1", "phase": "dev", "agent": "claude", "signature": "\udc80"})
+    (job / "output.txt").unlink()
+    (job / "execution.json").write_text('[{"type": "result", "result": "done \\udc80"}]')
+    (job / "ci.json").write_text('{"conclusion": "success", "run": "\\udc80"}')
+    done = import_runs(ws, tmp_path / "artifacts")
+    [imported] = done.runs
+    stream = (tmp_path / ".promptdeck/runs" / imported / "stream.log").read_text()
+    assert stream == "done ?"
