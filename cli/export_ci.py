@@ -34,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--agent", choices=("claude", "codex"), help="the agent's action (default: config)"
     )
+    parser.add_argument(
+        "--allow-secrets",
+        action="store_true",
+        help="write the payloads even when injected files hold likely credentials (the "
+        "payloads are committed and pushed for the workflow to read them)",
+    )
     add_workspace_options(parser)
     parser.set_defaults(handler=run)
 
@@ -42,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``promptdeck export``."""
     workspace = workspace_from(args)
     agent = args.agent or resolve_agent_name(None, workspace.config)
-    written = export_github(workspace, args.epic, agent)
+    written = export_github(workspace, args.epic, agent, allow_secrets=args.allow_secrets)
     root = workspace.root
     if args.json:
         print_json(

@@ -72,33 +72,39 @@ def _request_lines(requests: Sequence[Request], prefix: str, depth: int) -> list
     return lines
 
 
+def _say(line: str) -> None:
+    print(printable_line(line))
+
+
 def print_report(report: FlightReport) -> None:
-    """The turn list and the spend as text."""
+    """The turn list and the spend as text; every line made printable whole (a kept
+    ``turns.json`` or ``cost.json`` is a file a repository can ship: no colour or other
+    sequence of its own reaches the terminal)."""
     turns, spend = report.turns, report.spend
-    print(f"run      {report.run_id}")
-    print(f"format   {turns.format} · from {' + '.join(turns.sources)}")
-    print(f"requests {turns.request_count} · peak context {_count(turns.peak_context)} tokens")
+    _say(f"run      {report.run_id}")
+    _say(f"format   {turns.format} · from {' + '.join(turns.sources)}")
+    _say(f"requests {turns.request_count} · peak context {_count(turns.peak_context)} tokens")
     for line in _request_lines(turns.requests, "", 0):
-        print(line)
-    print(f"spend    ({report.model}; {spend.basis})")
+        _say(line)
+    _say(f"spend    ({report.model}; {spend.basis})")
     for share in spend.categories:
-        print(f"  {share.name:<18} {share.tokens:>12,} tokens  {money(share.dollars)}")
+        _say(f"  {share.name:<18} {share.tokens:>12,} tokens  {money(share.dollars)}")
     for read in spend.reads:
-        print(
+        _say(
             f"    read {printable_line(read.name)[:50]:<50} {read.tokens:>10,}"
             f"  {money(read.dollars)}"
         )
     reported = _count(spend.reported_tokens)
-    print(
+    _say(
         f"  {'total':<18} {spend.total_tokens:>12,} tokens  {money(spend.total_dollars)}"
         f"  (main thread {spend.main_tokens:,}; the client reported {reported} at its end)"
     )
     if spend.unknown:
-        print(f"  {spend.unknown} request(s) with unknown usage, not summed in")
+        _say(f"  {spend.unknown} request(s) with unknown usage, not summed in")
     for flag in spend.flags:
-        print(f"flag     {printable_line(flag)}")
+        _say(f"flag     {printable_line(flag)}")
     for note in turns.notes:
-        print(f"note     {printable_line(note)}")
+        _say(f"note     {printable_line(note)}")
 
 
 def show_turns(args: argparse.Namespace, workspace: Workspace, info: RunInfo) -> int:

@@ -14,15 +14,14 @@ import argparse
 
 from ..core.errors import EXIT_OK, UsageError
 from ..core.fleet import (
-    interrupted_runs,
     list_worktrees,
+    pending_runs,
     remove_worktree,
     resume_run,
     settle_worktree,
     worktree_interrupted,
 )
 from ..core.project import AGENTS, Workspace
-from ..core.records import list_runs
 from ..core.terminal import printable_line
 from .common import add_workspace_options, print_json, workspace_from
 from .run import seconds
@@ -77,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if args.clean is not None:
         return _clean(workspace, args.clean)
     if args.run_id is None:
-        waiting = interrupted_runs(list_runs(workspace.root))
+        waiting = pending_runs(workspace.root)
         inside = worktree_interrupted(workspace.root)
         left = [w for w in list_worktrees(workspace.root) if w.state != "running"]
         if args.json:

@@ -37,7 +37,13 @@ from ..client_loads import (
     rule_paths,
     user_folder,
 )
-from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text_file
+from ..project.textfiles import (
+    StructuredProblem,
+    TextProblem,
+    parse_toml,
+    printable_name,
+    read_text_file,
+)
 from ..terminal import printable_line
 from .parts import RulesText
 
@@ -101,10 +107,20 @@ def _json(path: Path, bound: Path, notes: list[str], limit: int = SETTINGS_LIMIT
     return data
 
 
-def _rules_folder(folder: Path, bound: Path, label: str, why: str, notes: list[str]) -> list[Any]:
+def _shown(text: str) -> str:
+    """A file name or a value of a file as one printable line: a rules file's name and its
+    ``paths:`` are shown in the capture's parts and notes, and may hold escapes or bytes that
+    are not UTF-8."""
+    return printable_line(printable_name(text))
+
+
+def _rules_folder(
+    folder: Path, bound: Path, label: str, why: str, notes: list[str]
+) -> list[tuple[str, RulesText]]:
     """The ``*.md`` files under ``folder`` (links not followed), each with why it loads, or
-    why it waits (a rule scoped to ``paths:`` loads only when a matching file is touched)."""
-    found: list[RulesText] = []
+    why it waits (a rule scoped to ``paths:`` loads only when a matching file is touched); each
+    with its real path under ``folder``, its shown name printable."""
+    found: list[tuple[str, RulesText]] = []
     if not folder.is_dir() or folder.is_symlink():
         return found
     names: list[Path] = []
@@ -118,12 +134,14 @@ def _rules_folder(folder: Path, bound: Path, label: str, why: str, notes: list[s
         text = _read(path, bound, MEMORY_LIMIT, notes)
         if text is None or not text.strip():
             continue
-        name = f"{label}/{path.relative_to(folder).as_posix()}"
+        relative = path.relative_to(folder).as_posix()
+        name = f"{label}/{_shown(relative)}"
         globs = rule_paths(text)
         if rule_applies(globs, "."):
-            found.append(RulesText(name, text, why))
+            found.append((relative, RulesText(name, text, why)))
         else:
-            notes.append(f"{name}: not loaded at the start (it applies to {', '.join(globs)})")
+            applies = _shown(", ".join(globs))
+            notes.append(f"{name}: not loaded at the start (it applies to {applies})")
     return found
 
 
@@ -154,8 +172,10 @@ def _claude_user(
     if memory is not None and memory.strip():
         copies.append((".claude/CLAUDE.md", memory))
         rules.append(RulesText("~/.claude/CLAUDE.md", memory, "the user's memory"))
-    for rule in _rules_folder(folder / "rules", home, "~/.claude/rules", "a user rule", notes):
-        copies.append((".claude/rules/" + rule.path.split("/", 3)[-1], rule.text))
+    for relative, rule in _rules_folder(
+        folder / "rules", home, "~/.claude/rules", "a user rule", notes
+    ):
+        copies.append((".claude/rules/" + relative, rule.text))
         rules.append(rule)
     for name in CLAUDE_USER_SETTINGS:
         settings = _json(folder / name, home, notes)
@@ -176,11 +196,14 @@ def _claude_project_rules(root: Path, notes: list[str]) -> list[RulesText]:
                 continue
             text = _read(folder / name, folder, MEMORY_LIMIT, notes)
             if text is not None and text.strip():
-                label = os.path.relpath(folder / name, root).replace(os.sep, "/")
+                label = _shown(os.path.relpath(folder / name, root).replace(os.sep, "/"))
                 why = "memory of a folder above the project" if above else "project memory"
                 rules.append(RulesText(label, text, why))
     rules.extend(
-        _rules_folder(root / ".claude/rules", root, ".claude/rules", "a project rule", notes)
+        rule
+        for _, rule in _rules_folder(
+            root / ".claude/rules", root, ".claude/rules", "a project rule", notes
+        )
     )
     local = _read(root / "CLAUDE.local.md", root, MEMORY_LIMIT, notes)
     if local is not None and local.strip():
@@ -199,7 +222,7 @@ def _codex(folder: Path | None, root: Path, notes: list[str]) -> UserConfig:
     chain = [(path, text) for path, text in texts if text is not None and text.strip()]
     kept = codex_kept([len(text.encode("utf-8")) for _, text in chain])
     for (path, text), keep in zip(chain, kept, strict=True):
-        label = os.path.relpath(path, root).replace(os.sep, "/")
+        label = _shown(os.path.relpath(path, root).replace(os.sep, "/"))
         if keep == 0:
             notes.append(f"{label}: not sent, Codex's 32 KiB AGENTS.md budget ran out before it")
             continue
@@ -270,7 +293,7 @@ def read_user_config(
         found.rules,
         found.mcp_servers,
         found.mcp_config if with_mcp and found.mcp_servers else {},
-        tuple(notes),
+        tuple(_shown(note) for note in notes),
     )
 
 

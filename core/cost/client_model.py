@@ -190,12 +190,35 @@ def _read_setting(
     return data
 
 
+MODEL_NAME_MAX = 200
+"""The longest value taken as a model name."""
+
+
+def is_model_name(value: object) -> bool:
+    """Whether ``value`` can be a model id: a printable string of at most
+    :data:`MODEL_NAME_MAX` characters (a setting is a file or a config a repository can ship:
+    an escape sequence or megabytes are never shown or priced as a model)."""
+    return (
+        isinstance(value, str)
+        and bool(value.strip())
+        and value.isprintable()
+        and len(value) <= MODEL_NAME_MAX
+    )
+
+
+def _configured(agent: str, model: str, source: str) -> ResolvedModel:
+    """The model a promptdeck setting names, or unknown when that is not a model name."""
+    if is_model_name(model):
+        return ResolvedModel(agent, model.strip(), source)
+    return ResolvedModel(agent, "", f"{source}, which is not a model name")
+
+
 def _model_in(data: dict[str, Any] | None, shown: str, notes: list[str]) -> str | None:
     if data is None or "model" not in data:
         return None
     model = data["model"]
-    if isinstance(model, str) and model.strip() and model.isprintable() and len(model) <= 200:
-        return model.strip()
+    if is_model_name(model):
+        return str(model).strip()
     notes.append(f"{shown}: model is not a model name; it is not used")
     return None
 
@@ -209,8 +232,10 @@ def _claude_settings(
     workspace: Workspace, environ: Mapping[str, str], notes: list[str]
 ) -> tuple[str, str] | None:
     model = environ.get("ANTHROPIC_MODEL", "").strip()
-    if model:
+    if model and is_model_name(model):
         return model, "ANTHROPIC_MODEL in the environment"
+    if model:
+        notes.append("ANTHROPIC_MODEL in the environment is not a model name; it is not used")
     for name in CLAUDE_SETTINGS:
         found = _model_in(
             _read_setting(workspace.root / name, workspace.root, name, notes), name, notes
@@ -290,7 +315,7 @@ def resolve_model(
     if requested:
         return ResolvedModel(agent, requested, "--model")
     if config.pricing_model:
-        return ResolvedModel(
+        return _configured(
             agent, config.pricing_model, "[pricing] model in .promptdeck/config.toml"
         )
     client = CLIENT_OF.get(agent)
@@ -299,17 +324,17 @@ def resolve_model(
     notes: list[str] = []
     if client == "claude":
         if config.agent_claude_model:
-            return ResolvedModel(agent, config.agent_claude_model, "[agent] claude_model")
+            return _configured(agent, config.agent_claude_model, "[agent] claude_model")
         flagged = flag_value(config.agent_claude_args, ("--model",))
         if flagged:
-            return ResolvedModel(agent, flagged, "[agent] claude_args: --model")
+            return _configured(agent, flagged, "[agent] claude_args: --model")
         found = _claude_settings(workspace, env, notes)
     else:
         flagged = flag_value(config.agent_codex_args, ("-m", "--model")) or _codex_setting(
             config.agent_codex_args
         )
         if flagged:
-            return ResolvedModel(agent, flagged, "[agent] codex_args: model")
+            return _configured(agent, flagged, "[agent] codex_args: model")
         found = _codex_settings(workspace, env, notes)
     if found is not None:
         return ResolvedModel(agent, found[0], found[1], tuple(notes))

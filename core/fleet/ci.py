@@ -23,8 +23,11 @@ one line and is not imported.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,11 +35,12 @@ from typing import Any
 
 import yaml
 
-from ..errors import UsageError
+from ..errors import SecretsInInjection, UsageError
 from ..phases.outcome import ProcessEnd, decide_outcome, exit_code_for
 from ..phases.signals import deciding_signal, parse_text
 from ..plans.catalog import load_catalog
-from ..project.textfiles import TextProblem, read_json_object, read_text
+from ..project.state_folder import STATE_DIRNAME, open_state_file, state_dir
+from ..project.textfiles import TextProblem, read_json_object, read_text, read_text_head
 from ..project.workspace import Workspace, ensure_inside
 from ..records.reader import load_run_dir
 from ..records.schema import RunMeta
@@ -60,6 +64,12 @@ ACTION_INPUTS = {
 MARKER = "# Written by promptdeck export --ci github"
 _OUTPUT = {"claude": "execution.json", "codex": "output.txt"}
 _IMPORTED_LIMIT = 4 * 1024 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+_NO_LIMIT = 1 << 62
+_EXPORTED_META = ("story", "phase", "mode", "agent", "signature", "system_bytes", "user_bytes")
+"""The keys of an artifact's ``meta.json`` an import keeps: the ones the export decides."""
+_CONCLUSIONS = ("success", "failure", "cancelled")
 
 
 @dataclass(frozen=True)
@@ -87,20 +97,73 @@ def _toml_string(text: str) -> str:
 
 
 def _write(root: Path, path: Path, text: str) -> None:
+    """Write an exported file: under ``.promptdeck/`` through the state-folder rules, the
+    workflow through real folders; never through a link, never into a FIFO or a device."""
     ensure_inside(root, path, "an exported file")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ensure_inside(root, path, "an exported file")
-    if path.is_symlink():
-        raise UsageError(f"{path.relative_to(root)}: a symlink; not written through")
-    path.write_text(text, encoding="utf-8")
+    if path.relative_to(root).parts[0] == STATE_DIRNAME:
+        state_dir(root, path.parent)
+        descriptor = open_state_file(root, path, _WRITE_FLAGS)
+    else:
+        _real_folders(root, path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _real_folders(root, path.parent)
+        try:
+            descriptor = os.open(path, _WRITE_FLAGS | _NOFOLLOW, 0o644)
+        except OSError as exc:
+            raise UsageError(
+                f"{path.relative_to(root)}: {exc.strerror or exc}; not written"
+            ) from None
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise UsageError(f"{path.relative_to(root)}: not a regular file; not written")
+        handle.truncate(0)
+        handle.write(text)
 
 
-def export_github(workspace: Workspace, epic: str, agent: str) -> Export:
-    """Write the epic's workflow and payloads (see the module's description).
+def _real_folders(root: Path, folder: Path) -> None:
+    """Refuse ``folder`` when it, or a folder on the way from ``root``, is a symlink."""
+    current = root
+    for part in folder.relative_to(root).parts:
+        current = current / part
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                raise UsageError(
+                    f"{current.relative_to(root)}: a symlink; promptdeck does not write through it"
+                )
+
+
+def _check_foreign_workflow(root: Path, workflow: Path) -> None:
+    """Refuse a workflow file there that promptdeck did not write: anything but a regular
+    file starting with :data:`MARKER` (a big, binary or unreadable one included)."""
+    shown = workflow.relative_to(root)
+    try:
+        info = os.lstat(workflow)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"{shown}: {exc.strerror or exc}; not overwritten") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{shown} exists and is not a regular file: not overwritten")
+    head = read_text_head(workflow, len(MARKER) + 1, root=root.resolve(), limit=_NO_LIMIT)
+    if isinstance(head, TextProblem) or not head[0].startswith(MARKER):
+        raise UsageError(
+            f"{shown} exists and promptdeck did not write it: not overwritten; move it away first"
+        )
+
+
+def export_github(
+    workspace: Workspace, epic: str, agent: str, *, allow_secrets: bool = False
+) -> Export:
+    """Write the epic's workflow and payloads (see the module's description). Every prompt is
+    composed before anything is written.
 
     Raises:
         UsageError: an agent with no action, a workflow file there that promptdeck did not
-            write (it is never overwritten), a path leading out of the project (exit 2).
+            write (it is never overwritten), a path leading out of the project, two stories
+            with one folder name (exit 2).
+        SecretsInInjection: a prompt's injected files hold likely credentials and
+            ``allow_secrets`` is not given: the payloads are committed and pushed to run,
+            so nothing is written (exit 8).
         StoryNotFound: the epic has no stories.
     """
     from ..prompt.compose import compose_prompt
@@ -110,50 +173,53 @@ def export_github(workspace: Workspace, epic: str, agent: str) -> Export:
         raise UsageError(f"export --ci github: agent {agent!r} has no action (claude or codex)")
     root = workspace.root
     workflow = root / WORKFLOWS / f"promptdeck-epic-{slug(epic)}.yml"
-    current = read_text(workflow, root.resolve())
-    if isinstance(current, str) and not current.startswith(MARKER):
-        raise UsageError(
-            f"{workflow.relative_to(root)} exists and promptdeck did not write it: not "
-            "overwritten; move it away first"
-        )
+    _check_foreign_workflow(root, workflow)
     plan = epic_overlap(workspace, epic)
     catalog = load_catalog(workspace)
     done = {s.id for s in catalog.in_group(epic) if s.status == "done"}
     base = f"{CI_RELPATH}/epic-{slug(epic)}"
-    payloads: list[Path] = []
     waves = tuple(tuple(s for s in wave if s not in done) for wave in plan.waves)
     waves = tuple(wave for wave in waves if wave)
-    for wave in waves:
-        for story_id in wave:
-            story = catalog.find(story_id)
-            for phase in PHASES:
-                prompt = compose_prompt(
-                    workspace,
-                    catalog,
-                    PromptRequest(story_id=story.id, phase=phase),
-                    count_tokens=False,
-                )
-                folder = root / base / slug(story.id) / phase
-                _write(root, folder / "system.md", prompt.system)
-                _write(root, folder / "user.md", prompt.user)
-                meta = RunMeta(
-                    run_id="",
-                    story=story.id,
-                    story_title=story.title,
-                    story_path=story.path,
-                    epic=story.group,
-                    phase=phase,
-                    mode="ci",
-                    agent=agent,
-                    signature=prompt.signature,
-                    system_bytes=len(prompt.system.encode("utf-8")),
-                    user_bytes=len(prompt.user.encode("utf-8")),
-                )
-                _write(root, folder / "meta.json", json.dumps(meta.to_dict(), indent=2) + "\n")
-                if agent == "codex":
-                    config = f"developer_instructions = {_toml_string(prompt.system)}\n"
-                    _write(root, folder / "codex-home" / "config.toml", config)
-                payloads.append(folder)
+    named: dict[str, str] = {}
+    composed = []
+    for story_id in (s for wave in waves for s in wave):
+        story = catalog.find(story_id)
+        other = named.setdefault(slug(story.id), story.id)
+        if other != story.id:
+            raise UsageError(
+                f"stories {other} and {story.id} have one folder name {slug(story.id)!r}: "
+                "their payloads would overwrite each other; not exported"
+            )
+        for phase in PHASES:
+            request = PromptRequest(story_id=story.id, phase=phase)
+            prompt = compose_prompt(workspace, catalog, request, count_tokens=False)
+            composed.append((story, phase, prompt))
+    secrets = [str(f) for _, _, prompt in composed for f in prompt.injection.secrets]
+    if secrets and not allow_secrets:
+        raise SecretsInInjection(secrets)
+    payloads: list[Path] = []
+    for story, phase, prompt in composed:
+        folder = root / base / slug(story.id) / phase
+        _write(root, folder / "system.md", prompt.system)
+        _write(root, folder / "user.md", prompt.user)
+        meta = RunMeta(
+            run_id="",
+            story=story.id,
+            story_title=story.title,
+            story_path=story.path,
+            epic=story.group,
+            phase=phase,
+            mode="ci",
+            agent=agent,
+            signature=prompt.signature,
+            system_bytes=len(prompt.system.encode("utf-8")),
+            user_bytes=len(prompt.user.encode("utf-8")),
+        )
+        _write(root, folder / "meta.json", json.dumps(meta.to_dict(), indent=2) + "\n")
+        if agent == "codex":
+            config = f"developer_instructions = {_toml_string(prompt.system)}\n"
+            _write(root, folder / "codex-home" / "config.toml", config)
+        payloads.append(folder)
     text = (
         MARKER
         + "\n"
@@ -203,9 +269,21 @@ def workflow_for(
     }
 
 
+_MATRIX_ENV = {
+    "PROMPTDECK_STORY": "${{ matrix.story }}",
+    "PROMPTDECK_DIR": "${{ matrix.dir }}",
+    "PROMPTDECK_BRANCH": "${{ matrix.branch }}",
+}
+"""What a ``run`` script reads of its job. An expression is never written into a script: a
+story id or a path comes from the plan, files a pull request can change, and an expression
+is pasted into the script before the shell reads it (script injection); an environment
+variable is data."""
+
+
 def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
     ref = "promptdeck/${{ matrix.branch }}" if phase == "review" else "${{ github.ref_name }}"
     out = f"promptdeck-out/${{{{ matrix.branch }}}}-{phase}"
+    shell_out = f'promptdeck-out/"$PROMPTDECK_BRANCH"-{phase}'
     steps: list[dict[str, Any]] = [
         {"uses": "actions/checkout@v4", "with": {"ref": ref, "fetch-depth": 0}},
     ]
@@ -215,9 +293,12 @@ def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
                 "id": "payload",
                 "name": "Read promptdeck's user message",
                 "shell": "bash",
+                "env": dict(_MATRIX_ENV),
+                # A delimiter of the job's own: a line of the message can never end it early.
                 "run": (
-                    "{ echo 'user<<PROMPTDECK_EOF'; cat \"${{ matrix.dir }}/user.md\"; echo; "
-                    "echo 'PROMPTDECK_EOF'; } >> \"$GITHUB_OUTPUT\""
+                    "eof=\"PROMPTDECK_EOF_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \\n')\"\n"
+                    '{ echo "user<<$eof"; cat "$PROMPTDECK_DIR/user.md"; echo; '
+                    'echo "$eof"; } >> "$GITHUB_OUTPUT"'
                 ),
             }
         )
@@ -248,22 +329,33 @@ def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
         )
         output = ""
     name = _OUTPUT[agent]
+    keep_env = {
+        **_MATRIX_ENV,
+        "PROMPTDECK_STATUS": "${{ job.status }}",
+        "PROMPTDECK_RUN": "${{ github.run_id }}",
+    }
+    if output:
+        keep_env["PROMPTDECK_OUTPUT"] = output
     steps.append(
         {
             "name": "Keep the run for promptdeck import-runs",
             "if": "always()",
             "shell": "bash",
+            "env": keep_env,
             "run": "\n".join(
                 [
-                    f'mkdir -p "{out}"',
-                    f'cp "${{{{ matrix.dir }}}}/meta.json" "{out}/meta.json"',
+                    f"mkdir -p {shell_out}",
+                    f'cp "$PROMPTDECK_DIR/meta.json" {shell_out}/meta.json',
                     *(
-                        [f'if [ -f "{output}" ]; then cp "{output}" "{out}/{name}"; fi']
+                        [
+                            'if [ -n "$PROMPTDECK_OUTPUT" ] && [ -f "$PROMPTDECK_OUTPUT" ]; then '
+                            f'cp "$PROMPTDECK_OUTPUT" {shell_out}/{name}; fi'
+                        ]
                         if output
                         else []
                     ),
-                    f'printf \'{{"conclusion": "%s", "run": "%s"}}\\n\' "${{{{ job.status }}}}" '
-                    f'"${{{{ github.run_id }}}}" > "{out}/ci.json"',
+                    'printf \'{"conclusion": "%s", "run": "%s"}\\n\' "$PROMPTDECK_STATUS" '
+                    f'"$PROMPTDECK_RUN" > {shell_out}/ci.json',
                 ]
             ),
         }
@@ -272,14 +364,14 @@ def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
         {
             "name": "Push the story's branch",
             "shell": "bash",
+            "env": dict(_MATRIX_ENV),
             "run": "\n".join(
                 [
                     'git config user.name "promptdeck"',
                     'git config user.email "promptdeck@users.noreply.github.com"',
                     "git add -A -- . ':!promptdeck-out'",
-                    f'git commit -q -m "promptdeck: {phase} of story ${{{{ matrix.story }}}}" '
-                    "|| true",
-                    'git push origin "HEAD:refs/heads/promptdeck/${{ matrix.branch }}"',
+                    f'git commit -q -m "promptdeck: {phase} of story $PROMPTDECK_STORY" || true',
+                    'git push origin "HEAD:refs/heads/promptdeck/$PROMPTDECK_BRANCH"',
                 ]
             ),
         }
@@ -323,7 +415,7 @@ def _output_text(folder: Path, base: Path) -> str | TextProblem:
             for m in (messages if isinstance(messages, list) else [])
             if isinstance(m, dict) and m.get("type") == "result" and m.get("result")
         ]
-        return "\n".join(parts) or text
+        return "\n".join(parts).encode("utf-8", "replace").decode("utf-8") or text
     return ""
 
 
@@ -357,20 +449,46 @@ def import_runs(workspace: Workspace, path: Path) -> Imported:
     return Imported(tuple(runs), tuple(refused))
 
 
+def _valid_text(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with every lone surrogate a JSON ``\\udXXX`` escape made (a string no UTF-8
+    file can hold, so no record could be written with it) shown as ``?``."""
+    try:
+        text = json.dumps(data, ensure_ascii=False).encode("utf-8", "replace").decode("utf-8")
+        loaded: dict[str, Any] = json.loads(text)
+    except (ValueError, RecursionError):  # nested past what is read back: nothing kept
+        return {}
+    return loaded
+
+
 def _import_one(workspace: Workspace, folder: Path, base: Path) -> str:
     meta_data = read_json_object(folder / "meta.json", base)
     if isinstance(meta_data, TextProblem):
         return f"refused: meta.json: {meta_data}"
-    meta = RunMeta.from_dict(meta_data)
+    meta_data = _valid_text(meta_data)
+    # Only what the export wrote is kept: an artifact is a file anyone can forge, and a key
+    # such as ``continues`` or ``pid`` would make it another run's resumption, or running.
+    meta = RunMeta.from_dict({k: v for k, v in meta_data.items() if k in _EXPORTED_META})
     if not meta.story or not meta.phase or meta.phase not in PHASES:
         return "refused: meta.json names no story and phase promptdeck exported"
+    if meta.agent not in ACTIONS:
+        return "refused: meta.json names no agent promptdeck exports for (claude or codex)"
+    try:
+        story = load_catalog(workspace).find(meta.story)
+    except UsageError:
+        return f"refused: meta.json names the story {meta.story[:80]!r}, not one of this plan"
+    meta = dataclasses.replace(
+        meta, story=story.id, story_title=story.title, story_path=story.path, epic=story.group
+    )
     ci = read_json_object(folder / "ci.json", base)
     if isinstance(ci, TextProblem):
         return f"refused: ci.json: {ci}"
+    ci = _valid_text(ci)
     text = _output_text(folder, base)
     if isinstance(text, TextProblem):
         return f"refused: the agent's output: {text}"
+    # A job's status is one of GitHub's words; anything else (megabytes, escapes) is unknown.
     conclusion = ci.get("conclusion")
+    conclusion = conclusion if conclusion in _CONCLUSIONS else "unknown"
     signal = deciding_signal(parse_text(text), meta.phase)
     outcome = decide_outcome(
         ProcessEnd(

@@ -12,6 +12,8 @@ checkout is as it was. HEAD moves only when a merge commit is made.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from ..plans.sprint_status import (
     parse_sprint_status,
 )
 from ..plans.writeback import set_sprint_status
+from ..project.state_folder import STATE_DIRNAME
 from ..project.workspace import Workspace
 from ..run import gitops
 from ..stories.keys import story_entry_keys
@@ -82,6 +85,37 @@ def _settle_status(repo: Any, path: str) -> bool:
     return True
 
 
+def _make_way(repo: Any, root: Path, tip: str) -> list[str]:
+    """Remove each untracked file of ``.promptdeck/`` that the branch adds with the very same
+    bytes (its ``.gitignore``, made by promptdeck in the checkout and in the worktree alike):
+    git refuses a merge that would overwrite an untracked file, and the merge puts it back as
+    it was. A file that differs is left, and returned: the merge stops on it."""
+    left: list[str] = []
+    top = Path(str(repo.working_tree_dir))
+    state = str(root.resolve() / STATE_DIRNAME)
+    try:
+        added = gitops.run_git(
+            repo, "diff", "--name-only", "-z", "--diff-filter=A", f"HEAD...{tip}", "--", state
+        )
+        untracked = set(
+            gitops.run_git(
+                repo, "ls-files", "-z", "--others", "--exclude-standard", "--", state
+            ).split("\0")
+        )
+        for path in (p for p in added.split("\0") if p and p in untracked):
+            local = top / path
+            if not stat.S_ISREG(os.lstat(local).st_mode):
+                continue
+            mine = gitops.run_git(repo, "hash-object", "--no-filters", "--", path).strip()
+            if mine == gitops.run_git(repo, "rev-parse", f"{tip}:{path}").strip():
+                local.unlink()
+            else:
+                left.append(path)
+    except (GitError, OSError):
+        return left
+    return left
+
+
 def merge_story(workspace: Workspace, worktree: StoryWorktree, title: str = "") -> MergeOutcome:
     """Merge the story's branch into the checked-out branch (see the module's description)."""
     story = worktree.story
@@ -106,10 +140,30 @@ def merge_story(workspace: Workspace, worktree: StoryWorktree, title: str = "") 
     tip = gitops.run_git(repo, "rev-parse", "--verify", f"refs/heads/{worktree.branch}").strip()
     if gitops.run_git(repo, "merge-base", head or tip, tip).strip() == tip:
         return MergeOutcome(story, True, note=f"story {story}: nothing new on {worktree.branch}")
+    in_the_way = _make_way(repo, workspace.root, tip)
     message = f"promptdeck: merge story {story}" + (f": {title}" if title else "")
+    # Cut as a phase's commit message is: a title is plan text, and an argument of over
+    # 128 KiB is one the system refuses to pass to git.
+    message = message[: gitops.MOST_COMMIT_MESSAGE]
     try:
         gitops.run_git(repo, "merge", "--no-ff", "--no-verify", "-m", message, worktree.branch)
-    except GitError:
+    except GitError as refused:
+        if not _merging(repo):  # git refused before it began (an untracked file in the way)
+            return MergeOutcome(
+                story,
+                False,
+                waiting=True,
+                note=(
+                    f"story {story} not merged: "
+                    + (
+                        f"your untracked {', '.join(in_the_way[:3])} is in the way (the branch "
+                        "adds it): move it away, then run the epic again"
+                        if in_the_way
+                        else str(refused)
+                    )
+                    + f"; its branch {worktree.branch} is left as it is"
+                ),
+            )
         conflicts = _unmerged(repo)
         status_name = f"/{SPRINT_STATUS_NAME}"
         settled = conflicts and all(
@@ -132,6 +186,14 @@ def merge_story(workspace: Workspace, worktree: StoryWorktree, title: str = "") 
         gitops.run_git(repo, "commit", "-q", "--no-verify", "--no-edit")
     commit = gitops.head_sha(repo)
     return MergeOutcome(story, True, commit, note=f"story {story} merged: {str(commit)[:10]}")
+
+
+def _merging(repo: Any) -> bool:
+    try:
+        gitops.run_git(repo, "rev-parse", "-q", "--verify", "MERGE_HEAD")
+    except GitError:
+        return False
+    return True
 
 
 def _abort(repo: Any) -> None:

@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ..agents.registry import resolve_agent_name
 from ..errors import PromptdeckError, SecretsInInjection, UsageError
 from ..plans.catalog import load_catalog
-from ..project.trust import check_trusted, config_trust, trust_config
+from ..project.trust import check_trusted, config_trust, trust_config, trust_digest
 from ..project.workspace import Workspace, open_workspace
-from ..records.reader import list_runs
 from ..records.schema import RunResult
 from ..run.flow import run_auto
 from ..run.locks import holding
@@ -37,7 +36,7 @@ from ..run.runner import start_run
 from . import worktrees
 from .merge import MergeOutcome, merge_story
 from .overlap import OverlapPlan, epic_overlap
-from .resume import interrupted_runs, resume_run
+from .resume import pending_runs, resume_run
 from .worktrees import StoryWorktree
 
 if TYPE_CHECKING:
@@ -236,17 +235,33 @@ def _worktree_for(workspace: Workspace, story_id: str, log: Log) -> StoryWorktre
     )
 
 
+def _same_trust(project: Workspace, here: Workspace) -> bool:
+    """Whether the worktree's config, the programs it names and the client settings are the
+    project's, byte for byte (what trusting either records is the same)."""
+    try:
+        mine = trust_digest(project)
+        return mine is not None and trust_digest(here) == mine
+    except PromptdeckError:  # too many files beside a named script: nothing is taken as same
+        return False
+
+
 def _flow(
     workspace: Workspace, worktree: StoryWorktree, request: ParallelRequest, agent: str
 ) -> tuple[list[RunResult], bool, str]:
     here = open_workspace(worktree.path)
-    # The same config the user trusted in the project, copied in: trusted here too.
-    if not config_trust(workspace, agent).needed and config_trust(here, agent).needed:
+    # The same config the user trusted in the project, copied in: trusted here too. Only the
+    # same: a worktree taken up again holds what its agent wrote, and a config (or a program
+    # it names) changed there is the user's to trust, never promptdeck's.
+    if (
+        not config_trust(workspace, agent).needed
+        and config_trust(here, agent).needed
+        and _same_trust(workspace, here)
+    ):
         trust_config(here)
     check_trusted(here, agent)
     plan = auto_plan(here.config)
     # A run its promptdeck did not see end (kill -9): settled or resumed before the flow goes on.
-    for waiting in interrupted_runs(list_runs(here.root)):
+    for waiting in pending_runs(here.root):
         resumed = resume_run(
             here,
             waiting.run_id,

@@ -35,16 +35,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agents.base import is_session_id
-from ..errors import UsageError
+from ..errors import GitError, UsageError
 from ..phases.outcome import exit_code_for
 from ..plans.catalog import load_catalog
 from ..plans.writeback import RECORD_NAME, STATUS_AFTER
+from ..project.state_folder import check_state_path
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_json_object, read_text
 from ..project.trust import check_trusted, config_trust, trust_config
 from ..project.workspace import Workspace, open_workspace
 from ..records.reader import RunInfo, list_runs, load_run, load_run_dir
 from ..records.schema import RunResult
-from ..records.writer import RunRecord
+from ..records.writer import RunRecord, runs_dir
 from ..run import gitops
 from ..run.runner import CONTINUES_KEY, RESUME_FILE, SESSION_KEY, start_run
 from ..run.supervise import CANCEL_GRACE
@@ -144,9 +145,42 @@ def interrupted_runs(runs: list[RunInfo], *, pending: bool = True) -> tuple[Inte
     return tuple(found)
 
 
+def committed_runs(root: Path) -> frozenset[str]:
+    """The ids of the run folders git tracks: records that came with the repository (a clone
+    can ship ``.promptdeck/runs/``), never runs promptdeck recorded here. Resumed, such a
+    record's ``system.md`` would replace promptdeck's system prompt."""
+    repo = gitops.open_repo(root)
+    if repo is None:
+        return frozenset()
+    runs = runs_dir(root.resolve())
+    try:
+        listed = gitops.run_git(repo, "ls-files", "-z", "--full-name", "--", str(runs))
+    except GitError:
+        return frozenset()
+    top = Path(str(repo.working_tree_dir)).resolve()
+    found: set[str] = set()
+    for name in listed.split("\0"):
+        try:
+            parts = (top / name).relative_to(runs).parts
+        except ValueError:
+            continue
+        if len(parts) > 1:
+            found.add(parts[0])
+    return frozenset(found)
+
+
+def pending_runs(root: Path) -> tuple[InterruptedRun, ...]:
+    """The interrupted runs of ``root`` no run has resumed, those recorded here only."""
+    waiting = interrupted_runs(list_runs(root))
+    if not waiting:
+        return waiting
+    committed = committed_runs(root)
+    return tuple(item for item in waiting if item.run_id not in committed)
+
+
 def interrupted_notice(root: Path) -> str | None:
     """The one line said at start when runs were interrupted and are not yet resumed."""
-    waiting = interrupted_runs(list_runs(root))
+    waiting = pending_runs(root)
     if not waiting:
         return None
     first = waiting[-1]
@@ -335,6 +369,13 @@ def resumable(root: Path, run_id: str) -> tuple[RunInfo, InterruptedRun]:
         )
     if run.outcome != "interrupted":
         raise UsageError(f"run {run.id} ended {run.outcome}: nothing to resume")
+    # Settling a run writes in its folder: never through a link (to a folder of the project).
+    check_state_path(root.resolve(), runs_dir(root.resolve()) / run.dir.name / RESUME_FILE)
+    if run.id in committed_runs(root):
+        raise UsageError(
+            f"run {run.id}: its record is committed to the repository, not one promptdeck "
+            "recorded here: it is not resumed"
+        )
     found = next(i for i in interrupted_runs(runs, pending=False) if i.run_id == run.id)
     if found.continued_by is not None:
         raise UsageError(

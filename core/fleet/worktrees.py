@@ -16,6 +16,7 @@ import fnmatch
 import json
 import os
 import shutil
+import stat
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -122,8 +123,14 @@ def _read(root: Path, path: Path) -> StoryWorktree | None:
         )
     except (KeyError, TypeError, ValueError):
         return None
-    # A record names its own folder only: one under the worktrees folder, by its story.
-    if found.path != worktrees_dir(root) / slug(found.story) or found.state not in STATES:
+    # A record names its own folder and branch only: the ones promptdeck makes for its story.
+    # (A state file is a file a repository can ship: another branch named there would be the
+    # one the merge lane merges and ``resume --clean`` deletes.)
+    if (
+        found.path != worktrees_dir(root) / slug(found.story)
+        or found.branch != f"{BRANCH_PREFIX}{slug(found.story)}"
+        or found.state not in STATES
+    ):
         return None
     if found.state == "running" and not pid_alive(found.pid):
         found = StoryWorktree(**{**asdict(found), "state": "interrupted"})
@@ -264,6 +271,12 @@ def collect_runs(workspace: Workspace, worktree: StoryWorktree) -> int:
     source = runs_dir(worktree.path)
     target = runs_dir(workspace.root)
     copied = 0
+    # Records only from real folders of the worktree: a linked ``.promptdeck`` or ``runs``
+    # there (committed, or made by its agent) would copy folders from outside the project.
+    for folder in (source.parent, source):
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISDIR(os.lstat(folder).st_mode):
+                return 0
     try:
         entries = list(os.scandir(source))
     except OSError:

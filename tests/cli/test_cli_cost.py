@@ -257,13 +257,18 @@ def test_show_has_the_cost_record_runs_shows(root: Path) -> None:
     # The replay's usage is invented: like `runs`, the text shows it no dollars.
     text = run(root, "show", "last").stdout.decode()
     assert "predicted — · actual —" in text and "miss     -" in text
-    # A real agent's run shows both figures and names the miss, as `runs` does.
-    meta_path = root / ".promptdeck" / "runs" / shown["id"] / "meta.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    meta_path.write_text(json.dumps({**meta, "simulation": False}), encoding="utf-8")
+    # A real agent's run shows both figures and names the miss, as `runs` does. The replay's
+    # record prices nothing, so the run is made a priced one by hand.
+    folder = root / ".promptdeck" / "runs" / shown["id"]
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    (folder / "meta.json").write_text(json.dumps({**meta, "simulation": False}), encoding="utf-8")
+    cost = json.loads((folder / "cost.json").read_text(encoding="utf-8"))
+    cost["model"] = "claude-sonnet-4-6"
+    cost["predicted"] = {**cost["predicted"], "dollars": 0.1234, "unknown": None}
+    cost["actual"] = {**cost["actual"], "dollars": 0.2345, "unknown": None}
+    (folder / "cost.json").write_text(json.dumps(cost), encoding="utf-8")
     text = run(root, "show", "last").stdout.decode()
-    predicted = f"${shown['cost_record']['predicted_dollars']:.4f}"
-    actual = f"${shown['cost_record']['actual_dollars']:.4f}"
+    predicted, actual = "$0.1234", "$0.2345"
     assert f"predicted {predicted} · actual {actual}" in text
     assert "miss     no_previous_run" in text
     piped = run(root, "runs").stdout.decode().splitlines()[0].split("\t")

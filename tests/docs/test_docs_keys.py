@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from doc_pages import ROOT
-from promptdeck.tui.app import PromptdeckApp
-from promptdeck.tui.bindings import binding_ids, known_binding_ids
+from promptdeck.tui.app import PromptdeckApp, known_binding_ids
+from promptdeck.tui.bindings import binding_ids
 
 _ID = re.compile(r"`((?:main|app|confirm|quit|help|notices|text-view)\.[\w-]+)`")
 
