@@ -299,7 +299,8 @@ def scan_folder(
     ``<key>-<slug>.md`` after a sprint-status entry (``entries_by_key``: key → entry name)
     is that story's file even when its heading has another shape, and so is one whose name
     only starts with the entry's key, when the story has no other file. ``X-report.md``
-    beside ``X.md`` is never a story's file (:func:`..companions.sibling_companion`).
+    beside ``X.md`` is never a story's file
+    (:func:`promptdeck.core.stories.companions.sibling_companion`).
     """
     if names is None:
         names = folder_names(folder)

@@ -186,7 +186,12 @@ def test_exact_claude_refuses_flagged_secrets_before_anything_is_sent(
         assert "--allow-secrets" in refused.stderr
         assert refused.stdout == ""
     assert seen == []
-    allowed = run_cli(hostile, ["inspect", "1-1", "--exact-claude", "--json", "--allow-secrets"])
+    # The exact count names the model it counts for: no client is installed here to say it.
+    allowed = run_cli(
+        hostile,
+        ["inspect", "1-1", "--exact-claude", "--json", "--allow-secrets"]
+        + ["--model", "claude-sonnet-4-6"],
+    )
     assert_clean(allowed, hostile, (0,))
     assert json.loads(allowed.stdout)["claude_estimate"]["exact_tokens"] == 1234
     assert len(seen) == 1
