@@ -43,6 +43,7 @@ from ..project.state_folder import check_state_path
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_json_object, read_text
 from ..project.trust import check_trusted, config_trust, trust_config
 from ..project.workspace import Workspace, open_workspace
+from ..records.launched import launched_path, launched_runs
 from ..records.reader import RunInfo, list_runs, load_run, load_run_dir
 from ..records.schema import RunResult
 from ..records.writer import RunRecord, runs_dir
@@ -170,12 +171,16 @@ def committed_runs(root: Path) -> frozenset[str]:
 
 
 def pending_runs(root: Path) -> tuple[InterruptedRun, ...]:
-    """The interrupted runs of ``root`` no run has resumed, those recorded here only."""
+    """The interrupted runs of ``root`` no run has resumed, those promptdeck launched for this
+    user only (:mod:`promptdeck.core.records.launched`) and never one whose record git tracks."""
     waiting = interrupted_runs(list_runs(root))
     if not waiting:
         return waiting
+    launched = launched_runs()
     committed = committed_runs(root)
-    return tuple(item for item in waiting if item.run_id not in committed)
+    return tuple(
+        item for item in waiting if item.run_id in launched and item.run_id not in committed
+    )
 
 
 def interrupted_notice(root: Path) -> str | None:
@@ -331,7 +336,12 @@ def worktree_interrupted(root: Path) -> list[tuple[StoryWorktree, InterruptedRun
     for worktree in worktrees.list_worktrees(root):
         if worktree.state == "running" or not worktree.path.is_dir():
             continue
-        found.extend((worktree, item) for item in interrupted_runs(list_runs(worktree.path)))
+        launched = launched_runs()
+        found.extend(
+            (worktree, item)
+            for item in interrupted_runs(list_runs(worktree.path))
+            if item.run_id in launched
+        )
     return found
 
 
@@ -375,6 +385,12 @@ def resumable(root: Path, run_id: str) -> tuple[RunInfo, InterruptedRun]:
         raise UsageError(
             f"run {run.id}: its record is committed to the repository, not one promptdeck "
             "recorded here: it is not resumed"
+        )
+    if run.id not in launched_runs():
+        raise UsageError(
+            f"run {run.id}: promptdeck did not launch it for you (it is not in "
+            f"{launched_path()}): a run folder written into the project by something else is "
+            "not resumed"
         )
     found = next(i for i in interrupted_runs(runs, pending=False) if i.run_id == run.id)
     if found.continued_by is not None:

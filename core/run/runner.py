@@ -45,6 +45,7 @@ from ..project.textfiles import TextProblem, read_json_object
 from ..project.trust import check_trusted
 from ..project.workspace import Workspace
 from ..prompt.learnings import learnings_path, start_learnings
+from ..records.launched import note_launched
 from ..records.reader import list_runs, next_attempt
 from ..records.schema import RunMeta
 from ..records.writer import iso_time, runs_dir
@@ -300,6 +301,11 @@ def _launch(
         record, {DIRTY_KEY: list(before.dirty[:DIRTY_KEPT]) if before is not None else None}
     )
     keeper.write()
+    # Noted outside the project too: only a run noted there is ever resumed (an agent can
+    # write a run folder inside the project, never in the user's state folder).
+    unnoted = note_launched(record.id)
+    if unnoted is not None:
+        record.log(unnoted)
     keeper.listener = listener
     processor = StreamProcessor(
         prepared.agent.output_parser(),

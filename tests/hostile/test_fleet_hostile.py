@@ -120,13 +120,52 @@ def test_a_committed_run_record_is_never_offered_or_resumed(
     assert [run.id for run in list_runs(tmp_path)] == [run_id]  # no run was started
 
 
-def test_a_run_recorded_here_is_still_offered(tmp_path: Path) -> None:
+def test_a_run_folder_an_agent_wrote_into_the_project_is_never_offered_or_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent at work can write ``.promptdeck/runs/<id>/`` (a dead pid, a ``system.md`` of its
+    choosing) untracked; only a run promptdeck noted in the user's state folder is resumed."""
     from promptdeck.core.fleet import interrupted_notice
 
     project(tmp_path)
     run_id = _forged_interrupted_run(tmp_path)
+    assert interrupted_notice(tmp_path) is None
+    monkeypatch.chdir(tmp_path)
+    assert main(["resume"]) == 0
+    assert run_id not in capsys.readouterr().out
+    assert main(["resume", run_id]) == 2
+    assert "promptdeck did not launch it for you" in capsys.readouterr().err
+    assert [run.id for run in list_runs(tmp_path)] == [run_id]  # no run was started
+
+
+def test_a_run_promptdeck_launched_here_is_still_offered(tmp_path: Path) -> None:
+    from promptdeck.core.fleet import interrupted_notice
+    from promptdeck.core.records.launched import launched_runs, note_launched
+
+    project(tmp_path)
+    run_id = _forged_interrupted_run(tmp_path)
+    assert note_launched(run_id) is None
+    assert run_id in launched_runs()
     notice = interrupted_notice(tmp_path)
     assert notice is not None and run_id in notice
+
+
+def test_the_launched_list_is_read_bounded_and_never_through_a_link(tmp_path: Path) -> None:
+    from promptdeck.core.records import launched
+
+    path = launched.launched_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("20250101-000000-000000-dev-1-1-abcdef\n")
+    path.symlink_to(elsewhere)
+    assert launched.launched_runs() == frozenset()
+    assert launched.note_launched("20250101-000000-000000-dev-1-2-abcdef") is not None
+    assert elsewhere.read_text() == "20250101-000000-000000-dev-1-1-abcdef\n"  # never written
+    path.unlink()
+    path.write_bytes(b"x" * (3 * launched.READ_LIMIT) + b"\n\x1b[31m\n")
+    assert launched.note_launched("20250101-000000-000000-dev-1-3-abcdef") is None
+    assert launched.launched_runs() == {"20250101-000000-000000-dev-1-3-abcdef"}
+    assert path.stat().st_size <= launched.READ_LIMIT  # the newest kept, the file bounded
 
 
 def one_story_epic(root: Path) -> None:

@@ -187,10 +187,9 @@ def test_exact_claude_refuses_flagged_secrets_before_anything_is_sent(
         assert refused.stdout == ""
     assert seen == []
     # The exact count names the model it counts for: no client is installed here to say it.
+    model = ["--model", "claude-sonnet-4-6"]
     allowed = run_cli(
-        hostile,
-        ["inspect", "1-1", "--exact-claude", "--json", "--allow-secrets"]
-        + ["--model", "claude-sonnet-4-6"],
+        hostile, ["inspect", "1-1", "--exact-claude", "--json", "--allow-secrets", *model]
     )
     assert_clean(allowed, hostile, (0,))
     assert json.loads(allowed.stdout)["claude_estimate"]["exact_tokens"] == 1234
