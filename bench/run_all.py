@@ -22,6 +22,8 @@ BENCHES = (
     "scope_check",
     "app",
     "overlap",
+    "turns",
+    "worktrees",
 )
 
 

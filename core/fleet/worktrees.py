@@ -169,7 +169,9 @@ def _ignore_everything(root: Path) -> None:
 
 
 def _branch_taken(repo: Any, branch: str) -> bool:
-    return bool(gitops.run_git(repo, "branch", "--list", branch).strip())
+    # Read from the refs themselves (loose and packed), not a git process: starting K
+    # worktrees should cost git's own ``worktree add`` and little more.
+    return any(head.name == branch for head in repo.heads)
 
 
 def create(workspace: Workspace, story_id: str) -> tuple[StoryWorktree, list[str]]:
@@ -203,12 +205,12 @@ def create(workspace: Workspace, story_id: str) -> tuple[StoryWorktree, list[str
     _ignore_everything(root)
     ensure_inside(root, path, "the worktree folder")
     gitops.run_git(repo, "worktree", "add", "-q", "-b", branch, str(path), head)
-    notes = seed(workspace, path)
+    notes = seed(workspace, path, repo)
     worktree = StoryWorktree(story_id, path, branch, head, "running", os.getpid())
     return save(root, worktree), notes
 
 
-def seed(workspace: Workspace, path: Path) -> list[str]:
+def seed(workspace: Workspace, path: Path, repo: Any = None) -> list[str]:
     """Copy the project's config and the git-ignored files ``.worktreeinclude`` lists into
     the worktree at ``path``; one line per entry refused or not copied."""
     root = workspace.root
@@ -219,7 +221,7 @@ def seed(workspace: Workspace, path: Path) -> list[str]:
         if text.reason != "missing":
             notes.append(f"{INCLUDE_FILE}: {text}; nothing seeded from it")
         return notes
-    repo = gitops.require_repo(root)
+    repo = repo if repo is not None else gitops.require_repo(root)
     listed = gitops.run_git(
         repo, "ls-files", "-z", "--others", "--ignored", "--exclude-standard"
     ).split("\0")
