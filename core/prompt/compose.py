@@ -124,6 +124,8 @@ def compose_prompt(
         ComposeError: a required input or layer is missing, or a template is broken.
         AssetMissing: the bundled instructions are missing.
     """
+    # One piece: the order of its steps is the order of the warnings shown, and each step
+    # reads the story, phase, request and injection settled by the ones before it.
     phase = check_request(request)
     story, epic = gather_story(
         workspace, catalog, request.story_id, whole_epic=phase.scope == "epic"
