@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.errors import EXIT_OK, EXIT_TOO_LARGE, UsageError
 from ..core.fit import FitAnswer, agent_window, composed_measure, cut_lines, parse_target, solve
-from ..core.injection import normal_path
+from ..core.injection import Injection, normal_path
 from ..core.project import Config, Workspace
 from ..core.prompt import ComposedPrompt, PromptRequest, check_budget, compose_prompt
 from ..core.terminal import printable_line
@@ -220,17 +220,24 @@ FILE_COLUMNS = (
 def _print_report(
     prompt: ComposedPrompt, config: Config, claude: dict[str, Any] | None = None
 ) -> None:
-    from rich.text import Text
-
     console = common_console()
-    injection = prompt.injection
-    caption = f"tokens: {injection.encoding}" + (
-        " (estimated)" if prompt.system_meter.estimated else ""
-    )
-
-    plain = not table.is_terminal()
     # Piped, every line is one record whose first field says its kind (layer, file), so
     # `grep ^file` and `cut -f` work; on a terminal, two tables fitted to the width.
+    plain = not table.is_terminal()
+    _print_layers(prompt, console, plain)
+    _print_files(prompt.injection, console, plain)
+    _print_sizes(prompt, console)
+    _print_rules_and_verify(prompt, console)
+    if claude is not None:
+        _print_claude_estimate(claude, console)
+    _print_budget_and_notes(prompt, config, console)
+
+
+def _print_layers(prompt: ComposedPrompt, console: Any, plain: bool) -> None:
+    """The table of prompt layers, with the joiners and the whole system prompt after them."""
+    caption = f"tokens: {prompt.injection.encoding}" + (
+        " (estimated)" if prompt.system_meter.estimated else ""
+    )
     layer_rows = [
         [
             "layer",
@@ -267,6 +274,10 @@ def _print_report(
         console=console,
         plain=plain,
     )
+
+
+def _print_files(injection: Injection, console: Any, plain: bool) -> None:
+    """The table of injected files, a row per credential found, then the envelope and total."""
     file_rows = [
         [
             "file",
@@ -320,6 +331,12 @@ def _print_report(
     )
     print_records(FILE_COLUMNS, file_rows, title="Injected files", console=console, plain=plain)
 
+
+def _print_sizes(prompt: ComposedPrompt, console: Any) -> None:
+    """The toggles that change nothing, then the prompt, injection, system and user sizes."""
+    from rich.text import Text
+
+    injection = prompt.injection
     for category, flag in (("discovery", "--discovery"), ("tech-spec", "--tech-spec")):
         note = injection.toggle_note(category)
         if note:
@@ -358,6 +375,12 @@ def _print_report(
             f"{prompt.user_meter.bytes:,} B {SENT_LABEL} · {_num(prompt.user_meter.tokens)} tokens",
         )
     )
+
+
+def _print_rules_and_verify(prompt: ComposedPrompt, console: Any) -> None:
+    """Which rules file the prompt carries and how it was found, and the verify commands."""
+    from rich.text import Text
+
     rules = prompt.rules
     if rules is not None:
         found = f"sha256 {rules.sha256[:HASH_PREFIX]}" if rules.present and rules.sha256 else ""
@@ -385,22 +408,33 @@ def _print_report(
         console.print(
             Text.assemble(("verify ", "bold"), f"{shown} ({verification.origin}){suggestion}")
         )
-    if claude is not None:
+
+
+def _print_claude_estimate(claude: dict[str, Any], console: Any) -> None:
+    """Claude's token estimate, and its exact count when Anthropic's API gave one."""
+    from rich.text import Text
+
+    console.print(
+        Text.assemble(
+            (f"{claude['label']} ", "bold"),
+            f"≈ {claude['system_tokens']:,} system + {claude['user_tokens']:,} user tokens "
+            f"· {claude['factor']:.2f} × {claude['encoding']} · {claude['source']}",
+        )
+    )
+    if "exact_tokens" in claude:
         console.print(
             Text.assemble(
-                (f"{claude['label']} ", "bold"),
-                f"≈ {claude['system_tokens']:,} system + {claude['user_tokens']:,} user tokens "
-                f"· {claude['factor']:.2f} × {claude['encoding']} · {claude['source']}",
+                ("claude count_tokens ", "bold"),
+                f"{claude['exact_tokens']:,} input tokens ({claude['model']}, exact, "
+                "from Anthropic's API)",
             )
         )
-        if "exact_tokens" in claude:
-            console.print(
-                Text.assemble(
-                    ("claude count_tokens ", "bold"),
-                    f"{claude['exact_tokens']:,} input tokens ({claude['model']}, exact, "
-                    "from Anthropic's API)",
-                )
-            )
+
+
+def _print_budget_and_notes(prompt: ComposedPrompt, config: Config, console: Any) -> None:
+    """The budget check, the summarised stories, the toggles' notes and the signature."""
+    from rich.text import Text
+
     check = check_budget(prompt, config)
     console.print(
         Text.assemble(("budget ", "bold"), (check.describe(), "red" if check.over else ""))
@@ -413,7 +447,7 @@ def _print_report(
                 "summaries (the whole epic would pass the warning line)",
             )
         )
-    for category, note in injection.toggle_notes().items():
+    for category, note in prompt.injection.toggle_notes().items():
         if note:
             # The toggle has nothing to add: say so rather than leave it looking switched off.
             console.print(Text(f"{category}: {note}", style="dim"))

@@ -206,47 +206,7 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
             )
         return
     if phase == "dev":
-        t.say(
-            f"Implementing story {story}: {title}.\n"
-            "Plan: write the module, add a test, run the checks."
-        )
-        module = root / "src" / f"{_slug(story)}.py"
-        module.parent.mkdir(parents=True, exist_ok=True)
-        if args.outcome in ("blocked", "fail"):
-            t.tool(
-                "Bash",
-                {"command": "pytest -q"},
-                "E   fixture 'parser_sample' not found\n1 error in 0.04s",
-            )
-            t.say("The tests need a fixture that no story provides yet.")
-            if story_path is not None:
-                _append(
-                    story_path,
-                    f"## Dev Agent Record\n\n### Blocker (attempt {args.attempt})\n"
-                    "- The parser fixture is missing.\n",
-                )
-            return
-        body = (
-            f'"""Story {story}: {title}."""\n\n\n'
-            "def parse(text: str) -> list[str]:\n"
-            '    """Split ``text`` into its non-empty lines."""\n'
-            "    return [line for line in text.splitlines() if line.strip()]\n"
-        )
-        if args.attempt > 1:
-            body += "\n\nRETRIED = True\n"
-        created = not module.exists()
-        module.write_text(body, encoding="utf-8")
-        t.tool("Write", {"file_path": str(module.relative_to(root))}, "File written")
-        t.tool("Bash", {"command": "pytest -q"}, "...\n3 passed in 0.05s")
-        t.say("All checks pass.")
-        if story_path is not None:
-            _append(
-                story_path,
-                "## Dev Agent Record\n\n### Implementation Summary\n"
-                f"{title} (attempt {args.attempt}).\n\n"
-                f"### Files {'Created' if created else 'Modified'}\n- src/{module.name}\n\n"
-                "### Tests Added\n- parse() on empty and multi-line input\n",
-            )
+        _dev_work(t, args, root, title)
         return
     if phase == "review":
         t.say(f"You are seeing this code for the first time. Reviewing story {story}.")
@@ -290,6 +250,53 @@ def _work(t: Transcript, args: argparse.Namespace, root: Path) -> None:
             f"# Epic {epic} handoff\n\nContext for the next epic.\n", encoding="utf-8"
         )
     t.say(f"{phase.upper()} document for epic {epic} written.")
+
+
+def _dev_work(t: Transcript, args: argparse.Namespace, root: Path, title: str) -> None:
+    """The dev phase: a blocked or failed attempt stops at a missing fixture; otherwise the
+    story's module is written and the checks pass."""
+    story = args.story
+    story_path = root / args.story_file if args.story_file else None
+    t.say(
+        f"Implementing story {story}: {title}.\nPlan: write the module, add a test, run the checks."
+    )
+    module = root / "src" / f"{_slug(story)}.py"
+    module.parent.mkdir(parents=True, exist_ok=True)
+    if args.outcome in ("blocked", "fail"):
+        t.tool(
+            "Bash",
+            {"command": "pytest -q"},
+            "E   fixture 'parser_sample' not found\n1 error in 0.04s",
+        )
+        t.say("The tests need a fixture that no story provides yet.")
+        if story_path is not None:
+            _append(
+                story_path,
+                f"## Dev Agent Record\n\n### Blocker (attempt {args.attempt})\n"
+                "- The parser fixture is missing.\n",
+            )
+        return
+    body = (
+        f'"""Story {story}: {title}."""\n\n\n'
+        "def parse(text: str) -> list[str]:\n"
+        '    """Split ``text`` into its non-empty lines."""\n'
+        "    return [line for line in text.splitlines() if line.strip()]\n"
+    )
+    if args.attempt > 1:
+        body += "\n\nRETRIED = True\n"
+    created = not module.exists()
+    module.write_text(body, encoding="utf-8")
+    t.tool("Write", {"file_path": str(module.relative_to(root))}, "File written")
+    t.tool("Bash", {"command": "pytest -q"}, "...\n3 passed in 0.05s")
+    t.say("All checks pass.")
+    if story_path is not None:
+        _append(
+            story_path,
+            "## Dev Agent Record\n\n### Implementation Summary\n"
+            f"{title} (attempt {args.attempt}).\n\n"
+            f"### Files {'Created' if created else 'Modified'}\n- src/{module.name}\n\n"
+            "### Tests Added\n- parse() on empty and multi-line input\n",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

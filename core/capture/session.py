@@ -265,6 +265,9 @@ def capture_prompt(
         UsageError: the run's own launch refuses (Codex settings that would replace
             promptdeck's system prompt).
     """
+    # One piece: the scratch home, the loopback and the client's process live exactly as
+    # long as the `with` block, and what is kept of them is read inside it; the refusals
+    # after it are the order a user hears them in.
     if client not in CLIENTS:
         raise CaptureError(f"capture knows {', '.join(CLIENTS)}, not {printable_line(client)}")
     check_trusted(workspace, client)

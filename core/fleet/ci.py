@@ -280,6 +280,25 @@ is pasted into the script before the shell reads it (script injection); an envir
 variable is data."""
 
 
+def _push_step(phase: str) -> dict[str, Any]:
+    """The step that commits the phase's work (never promptdeck's own output) and pushes the
+    story's branch."""
+    return {
+        "name": "Push the story's branch",
+        "shell": "bash",
+        "env": dict(_MATRIX_ENV),
+        "run": "\n".join(
+            [
+                'git config user.name "promptdeck"',
+                'git config user.email "promptdeck@users.noreply.github.com"',
+                "git add -A -- . ':!promptdeck-out'",
+                f'git commit -q -m "promptdeck: {phase} of story $PROMPTDECK_STORY" || true',
+                'git push origin "HEAD:refs/heads/promptdeck/$PROMPTDECK_BRANCH"',
+            ]
+        ),
+    }
+
+
 def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
     ref = "promptdeck/${{ matrix.branch }}" if phase == "review" else "${{ github.ref_name }}"
     out = f"promptdeck-out/${{{{ matrix.branch }}}}-{phase}"
@@ -360,22 +379,7 @@ def _steps(phase: str, agent: str) -> list[dict[str, Any]]:
             ),
         }
     )
-    steps.append(
-        {
-            "name": "Push the story's branch",
-            "shell": "bash",
-            "env": dict(_MATRIX_ENV),
-            "run": "\n".join(
-                [
-                    'git config user.name "promptdeck"',
-                    'git config user.email "promptdeck@users.noreply.github.com"',
-                    "git add -A -- . ':!promptdeck-out'",
-                    f'git commit -q -m "promptdeck: {phase} of story $PROMPTDECK_STORY" || true',
-                    'git push origin "HEAD:refs/heads/promptdeck/$PROMPTDECK_BRANCH"',
-                ]
-            ),
-        }
-    )
+    steps.append(_push_step(phase))
     steps.append(
         {
             "if": "always()",

@@ -46,6 +46,7 @@ from ..tokens.results import shared_results
 from ..vocabulary import InjectionLevel
 from .candidates import (
     NO_PLAN_FILES,
+    Candidate,
     DerivedText,
     PlanFiles,
     PlanRow,
@@ -191,6 +192,40 @@ def build_injection(
     )
 
 
+def _refuse_too_large(candidates: list[Candidate], error_bytes: int, command_name: str) -> None:
+    """Raise :class:`InjectionTooLarge` when the sizes on disk of the files that would be
+    sent pass the error line, before any is read."""
+    sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
+    on_disk = sum(size for _, size in sized)
+    if on_disk > error_bytes:
+        raise too_large(on_disk, error_bytes, command_name, sized)
+
+
+def _read_included(
+    candidates: list[Candidate], root: Path, error_bytes: int, scan_secrets: bool
+) -> None:
+    """Read each included file (derived text is already there) and, unless told not to,
+    scan it for credentials, flagging the files that hold one."""
+    for candidate in candidates:
+        if candidate.status == INCLUDED and not candidate.derived:
+            read_candidate(candidate, root, error_bytes)
+            if scan_secrets and candidate.content is not None:
+                found = scan_text(candidate.shown, candidate.content, shared_results())
+                # A plan's own commit hash (``baseline_revision``) is not a credential.
+                candidate.secrets = drop_commit_hashes(candidate.content, found)
+                if candidate.secrets:
+                    candidate.flags = (*candidate.flags, "secrets")
+
+
+def _level(size_bytes: int, config: Config) -> InjectionLevel:
+    """Where the injection's size stands against the configured warning and error lines."""
+    if size_bytes > config.injection_error_bytes:
+        return "error"
+    if size_bytes > config.injection_warn_bytes:
+        return "warning"
+    return "ok"
+
+
 def _build(
     project_root: Workspace | str | os.PathLike[str],
     command_name: str,
@@ -236,20 +271,9 @@ def _build(
     apply_choices(candidates, root, *choices)
     resolve_candidates(candidates, root, config.injection_error_bytes)
     if reject_over_limit:
-        sized = [(c.shown, c.size) for c in candidates if c.status in (INCLUDED, TOO_LARGE)]
-        on_disk = sum(size for _, size in sized)
-        if on_disk > config.injection_error_bytes:
-            raise too_large(on_disk, config.injection_error_bytes, command_name, sized)
+        _refuse_too_large(candidates, config.injection_error_bytes, command_name)
     mark_over_budget(candidates, config.injection_error_bytes)
-    for candidate in candidates:
-        if candidate.status == INCLUDED and not candidate.derived:
-            read_candidate(candidate, root, config.injection_error_bytes)
-            if scan_secrets and candidate.content is not None:
-                found = scan_text(candidate.shown, candidate.content, shared_results())
-                # A plan's own commit hash (``baseline_revision``) is not a credential.
-                candidate.secrets = drop_commit_hashes(candidate.content, found)
-                if candidate.secrets:
-                    candidate.flags = (*candidate.flags, "secrets")
+    _read_included(candidates, root, config.injection_error_bytes, scan_secrets)
 
     included = [c for c in candidates if c.status == INCLUDED and c.content is not None]
     pieces = envelope_pieces((c.shown, c.content or "") for c in included)
@@ -280,12 +304,7 @@ def _build(
         estimated,
     )
 
-    level: InjectionLevel = "ok"
-    if size_bytes > config.injection_error_bytes:
-        level = "error"
-    elif size_bytes > config.injection_warn_bytes:
-        level = "warning"
-
+    level = _level(size_bytes, config)
     warnings = _warnings(files, size_bytes, level, config, counter if count_tokens else None)
     injection = Injection(
         command_name=command_name,

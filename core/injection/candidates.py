@@ -169,38 +169,74 @@ def plan_candidates(
     """
     plan = plan or NO_PLAN_FILES
     groups: dict[str, list[Candidate]] = {category: [] for category in CATEGORIES}
-    for text in plan.derived:
-        groups[text.category].append(
-            Candidate(
-                text.label,
-                text.category,
-                text.reason,
-                root,
-                text.wanted,
-                content=text.text,
-                derived=True,
-                why=WHY_DERIVED,
-            )
-        )
 
+    def add(candidates: Iterable[Candidate]) -> None:
+        for candidate in candidates:
+            groups[candidate.category].append(candidate)
+
+    add(_derived_candidates(root, plan))
     # 1. Project context: the first configured candidate that exists; or, when the source
     # names its own (OpenSpec's project.md and AGENTS.md), every one of those that exists.
     contexts = list(config.paths_project_context if project_context is None else project_context)
-    existing = [p for p in contexts if (root / p).is_file()]
-    found_all = existing if project_context is not None else existing[:1]
-    for found in found_all:
-        groups["project-context"].append(
-            Candidate(
-                found,
-                "project-context",
-                "project context" if include_project_context else "project context is off",
-                root / found,
-                include_project_context,
-                why=WHY_CONTEXT,
-            )
+    add(_context_candidates(root, contexts, project_context is not None, include_project_context))
+
+    # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
+    keys = [key for key in story_keys if normalize_key(key)]
+    # A file the plan gives a row of its own (a companion, the epic's tech spec, an
+    # always-load file) is that row, and never also a story or key-matched row.
+    rowed = {row.path for row in plan.rows}
+    own = [name for name in dict.fromkeys(story_files) if name not in rowed]
+    known = {normalize_key(key) for key in (*keys, *nested_keys)}
+    if keys:
+        switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
+        add(_key_candidates(root, config, keys, nested_keys, switches, set(own) | rowed))
+    add(_own_candidates(root, own, keys, known, plan.own_reason))
+    # A set, not a scan of the rows so far: a plan can list thousands of files.
+    story_shown = {candidate.shown for candidate in groups["story"]} | rowed
+    add(_context_list_candidates(root, plan.context_files, story_shown))
+    add(_row_candidates(root, plan.rows))
+    _mark_second_claims(root, groups, plan.second_claims)
+    add(_additional_candidates(root, additional_files))
+    return _in_order(groups, plan.left_out)
+
+
+def _derived_candidates(root: Path, plan: PlanFiles) -> list[Candidate]:
+    """The text a source took out of a project file, each a candidate of its category."""
+    return [
+        Candidate(
+            text.label,
+            text.category,
+            text.reason,
+            root,
+            text.wanted,
+            content=text.text,
+            derived=True,
+            why=WHY_DERIVED,
         )
-    if not found_all and include_project_context and contexts:
-        groups["project-context"].append(
+        for text in plan.derived
+    ]
+
+
+def _context_candidates(
+    root: Path, contexts: list[str], every_one: bool, include: bool
+) -> list[Candidate]:
+    """The project context files that exist (the first, or ``every_one`` the source names);
+    when none does and the context is on, a row that says where it looked."""
+    existing = [p for p in contexts if (root / p).is_file()]
+    found_all = existing if every_one else existing[:1]
+    candidates = [
+        Candidate(
+            found,
+            "project-context",
+            "project context" if include else "project context is off",
+            root / found,
+            include,
+            why=WHY_CONTEXT,
+        )
+        for found in found_all
+    ]
+    if not found_all and include and contexts:
+        candidates.append(
             Candidate(
                 contexts[0],
                 "project-context",
@@ -210,47 +246,60 @@ def plan_candidates(
                 why=WHY_CONTEXT,
             )
         )
+    return candidates
 
-    # 2–4. Story, discovery and tech-spec files matched by key in the artifacts folder.
-    artifacts = root / config.paths_artifacts
-    keys = [key for key in story_keys if normalize_key(key)]
-    # A file the plan gives a row of its own (a companion, the epic's tech spec, an
-    # always-load file) is that row, and never also a story or key-matched row.
-    rowed = {row.path for row in plan.rows}
-    own = [name for name in dict.fromkeys(story_files) if name not in rowed]
-    own_set = set(own) | rowed
+
+def _key_candidates(
+    root: Path,
+    config: Config,
+    keys: list[str],
+    nested_keys: Sequence[str],
+    switches: dict[str, bool],
+    skipped: set[str],
+) -> list[Candidate]:
+    """Story, discovery and tech-spec files of the artifacts folder matched by key, but for
+    the ``skipped`` ones (the story's own files and the plan's rows, listed elsewhere)."""
     known = {normalize_key(key) for key in (*keys, *nested_keys)}
-    if keys:
-        switches = {"story": True, "discovery": include_discovery, "tech-spec": include_tech_spec}
-        nested = tuple(normalize_key(key) for key in nested_keys)
-        matches = matching_artifacts(artifacts, keys, config.injection_extensions, nested)
-        for name, file_path, key, category in matches:
-            shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
-            if shown in own_set:
-                continue  # the story's own file: listed below, as a story file
-            wanted = switches[category]
-            starts = leading_key(name, known) == normalize_key(key)
-            why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
-            if not wanted:
-                reason = f"{category} files are off"
-            elif why == WHY_OWN_KEY:
-                reason = f"its name starts with story key {key}"
-            else:
-                reason = f"a {category} file by its name's pattern for story key {key}"
-            groups[category].append(
-                Candidate(shown, category, reason, Path(file_path), wanted, why=why)
-            )
+    nested = tuple(normalize_key(key) for key in nested_keys)
+    matches = matching_artifacts(
+        root / config.paths_artifacts, keys, config.injection_extensions, nested
+    )
+    candidates = []
+    for name, file_path, key, category in matches:
+        shown = f"{config.paths_artifacts.rstrip('/')}/{name}"
+        if shown in skipped:
+            continue  # the story's own file: listed below, as a story file
+        wanted = switches[category]
+        starts = leading_key(name, known) == normalize_key(key)
+        why = WHY_OWN_KEY if starts and category == "story" else WHY_PATTERN
+        if not wanted:
+            reason = f"{category} files are off"
+        elif why == WHY_OWN_KEY:
+            reason = f"its name starts with story key {key}"
+        else:
+            reason = f"a {category} file by its name's pattern for story key {key}"
+        candidates.append(Candidate(shown, category, reason, Path(file_path), wanted, why=why))
+    return candidates
 
-    # The story's own files: the story file its source found (in the artifacts folder, a
-    # subfolder or the story_location), a build spec, an OpenSpec change's documents, the
-    # files a v7 ticket or a bmad-spec story names.
+
+def _own_candidates(
+    root: Path,
+    own: list[str],
+    keys: list[str],
+    known: set[str],
+    own_reason: tuple[str, str] | None,
+) -> list[Candidate]:
+    """The story's own files: the story file its source found (in the artifacts folder, a
+    subfolder or the story_location), a build spec, an OpenSpec change's documents, the
+    files a v7 ticket or a bmad-spec story names."""
     # Reasons name a key as the story spells it (`A-1`), not in its canonical lower case.
     spelled = {normalize_key(key): key for key in keys}
+    candidates = []
     for name in own:
         base = name.rsplit("/", 1)[-1]
         lead = leading_key(base, known)
         if not keys:
-            why, reason = plan.own_reason or (WHY_CHANGE, "a document of the story's change")
+            why, reason = own_reason or (WHY_CHANGE, "a document of the story's change")
         elif base.lower().startswith(("spec-", "tech-spec-")):
             why, reason = WHY_SPEC, "the story's spec: its key, story_key or [specs] attach"
         elif lead is not None and lead in spelled:
@@ -258,18 +307,23 @@ def plan_candidates(
             why, reason = WHY_OWN_KEY, f"the story file: its name starts with story key {shown_key}"
         else:
             why, reason = WHY_HEADING, "the story file: its # Story heading names the story"
-        groups["story"].append(Candidate(name, "story", reason, root / name, True, why=why))
+        candidates.append(Candidate(name, "story", reason, root / name, True, why=why))
+    return candidates
 
-    # The files the story's plan asks for (a spec's context: list, the epic's context), each
-    # a row of its own; the resolution below marks one outside the project, missing or not
-    # a regular file, and never reads it.
-    # A set, not a scan of the rows so far: a plan can list thousands of files.
-    story_shown = {candidate.shown for candidate in groups["story"]}
-    for item in plan.context_files:
-        if item.path not in rowed and item.path not in story_shown:
-            story_shown.add(item.path)
+
+def _context_list_candidates(
+    root: Path, context_files: Sequence[StoryContextFile], listed: set[str]
+) -> list[Candidate]:
+    """The files the story's plan asks for (a spec's context: list, the epic's context), each
+    a row of its own unless ``listed`` already; the resolution marks one outside the
+    project, missing or not a regular file, and never reads it."""
+    listed = set(listed)
+    candidates = []
+    for item in context_files:
+        if item.path not in listed:
+            listed.add(item.path)
             secret = is_secret_like(item.path)
-            groups["story"].append(
+            candidates.append(
                 Candidate(
                     item.path,
                     "story",
@@ -280,16 +334,20 @@ def plan_candidates(
                     why=WHY_EPIC_CONTEXT if "epic context" in item.reason else WHY_CONTEXT_LIST,
                 )
             )
+    return candidates
 
-    # Files of a category of their own, once each: a v4 project's always-load files, the
-    # story file's companions, its epic's tech spec.
+
+def _row_candidates(root: Path, rows: Sequence[PlanRow]) -> list[Candidate]:
+    """Files of a category of their own, once each: a v4 project's always-load files, the
+    story file's companions, its epic's tech spec."""
     seen_rows: set[str] = set()
-    for row in plan.rows:
+    candidates = []
+    for row in rows:
         if row.path in seen_rows:
             continue
         seen_rows.add(row.path)
         secret = is_secret_like(row.path)
-        groups[row.category].append(
+        candidates.append(
             Candidate(
                 row.path,
                 row.category,
@@ -299,15 +357,20 @@ def plan_candidates(
                 why=row.why,
             )
         )
+    return candidates
 
-    # Files that claim the story too but lost to its own file: the key scan finds them by
-    # name, so each is kept as a row that says whose file the story uses, never sent.
+
+def _mark_second_claims(
+    root: Path, groups: dict[str, list[Candidate]], claims: Sequence[StoryContextFile]
+) -> None:
+    """Files that claim the story too but lost to its own file: the key scan finds them by
+    name, so each is kept as a row that says whose file the story uses, never sent."""
     by_shown: dict[str, list[Candidate]] = {}
-    if plan.second_claims:
+    if claims:
         for group in groups.values():
             for candidate in group:
                 by_shown.setdefault(candidate.shown, []).append(candidate)
-    for claim in plan.second_claims:
+    for claim in claims:
         holders = by_shown.get(claim.path, [])
         if not holders:
             holders = [Candidate(claim.path, "story", "", root / claim.path, False)]
@@ -317,21 +380,29 @@ def plan_candidates(
             candidate.wanted, candidate.reason = False, claim.reason
             candidate.why = WHY_SECOND_CLAIM
 
-    # 5. Additional explicit files, relative to the root unless absolute.
+
+def _additional_candidates(root: Path, additional_files: Iterable[str]) -> list[Candidate]:
+    """5. Additional explicit files, relative to the root unless absolute."""
+    candidates = []
     for name in additional_files:
         path = Path(name).expanduser()
         shown = name
         if not path.is_absolute():
             path = root / path
             shown = Path(os.path.normpath(name)).as_posix()
-        groups["additional"].append(
+        candidates.append(
             Candidate(shown, "additional", "added by hand", path, True, why=WHY_ADDED)
         )
+    return candidates
 
+
+def _in_order(groups: dict[str, list[Candidate]], left_out: Sequence[str]) -> list[Candidate]:
+    """The candidates in injection order, category by category; a wanted one the user left
+    out is listed, excluded."""
     ordered: list[Candidate] = []
     for category in CATEGORIES:
         ordered.extend(_sorted_group(groups[category]))
-    dropped = set(plan.left_out)
+    dropped = set(left_out)
     for candidate in ordered:
         if candidate.shown in dropped and candidate.wanted:
             candidate.wanted = False

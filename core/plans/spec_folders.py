@@ -79,65 +79,9 @@ def load_spec_folder(
     spec_md = folder / "SPEC.md"
     spec_rel = f"{rel}/SPEC.md" if os.path.lexists(spec_md) else None
     companions: tuple[ContextEntry, ...] = ()
-    limit = workspace.config.read_max_bytes
     if spec_rel is not None:
-        text = read_text_file(spec_md, root=root, limit=limit)
-        if isinstance(text, TextProblem):
-            problems.append(UnreadableEntry(spec_rel, None, str(text)))
-        else:
-            try:
-                front = read_front_matter(text.splitlines())
-            except PlanYamlError as exc:
-                problems.append(UnreadableEntry(spec_rel, exc.line, f"front matter: {exc.message}"))
-                front = None
-            if front is not None:
-                companions = context_entries(
-                    front.document,
-                    "companions",
-                    "companions: list",
-                    workspace,
-                    spec_rel,
-                    None,
-                    problems,
-                    base=rel,
-                )
-    stories_path = folder / "stories.yaml"
-    stories_rel = f"{rel}/stories.yaml"
-    text = read_text_file(stories_path, root=root, limit=limit)
-    if isinstance(text, TextProblem):
-        if text.reason != "missing":
-            problems.append(UnreadableEntry(stories_rel, None, str(text)))
-        return []
-    try:
-        document = load_yaml(text)
-    except PlanYamlError as exc:
-        problems.append(UnreadableEntry(stories_rel, exc.line, exc.message))
-        return []
-    if document.data is None:
-        return []
-    if not isinstance(document.data, list):
-        problems.append(UnreadableEntry(stories_rel, 1, "not a list of stories"))
-        return []
-    lines = document.item_lines.get("", ())
-    entries: list[tuple[str, dict[str, Any], int]] = []
-    seen: set[str] = set()
-    for index, item in enumerate(document.data):
-        line = lines[index] if index < len(lines) else 1
-        entry_id = scalar_text(item.get("id")) if isinstance(item, dict) else None
-        if entry_id is None or not _SPEC_ID.match(entry_id) or not isinstance(item, dict):
-            problems.append(
-                UnreadableEntry(stories_rel, line, "entry has no usable 'id'; not read")
-            )
-            continue
-        if entry_id in seen:
-            problems.append(
-                UnreadableEntry(
-                    stories_rel, line, f"id '{entry_id}' appears twice; the first is kept"
-                )
-            )
-            continue
-        seen.add(entry_id)
-        entries.append((entry_id, item, line))
+        companions = _spec_companions(workspace, spec_md, spec_rel, problems)
+    entries = _story_entries(workspace, folder, problems)
     files = _story_spec_files(folder, [entry_id for entry_id, _, _ in entries])
     found: list[SpecFolderStory] = []
     for entry_id, item, line in entries:
@@ -173,6 +117,79 @@ def load_spec_folder(
             )
         )
     return found
+
+
+def _spec_companions(
+    workspace: Workspace, spec_md: Path, spec_rel: str, problems: list[UnreadableEntry]
+) -> tuple[ContextEntry, ...]:
+    """The ``companions:`` list of the folder's SPEC.md front matter."""
+    text = read_text_file(spec_md, root=workspace.root, limit=workspace.config.read_max_bytes)
+    if isinstance(text, TextProblem):
+        problems.append(UnreadableEntry(spec_rel, None, str(text)))
+        return ()
+    try:
+        front = read_front_matter(text.splitlines())
+    except PlanYamlError as exc:
+        problems.append(UnreadableEntry(spec_rel, exc.line, f"front matter: {exc.message}"))
+        return ()
+    if front is None:
+        return ()
+    return context_entries(
+        front.document,
+        "companions",
+        "companions: list",
+        workspace,
+        spec_rel,
+        None,
+        problems,
+        base=relpath(workspace.root, spec_md.parent),
+    )
+
+
+def _story_entries(
+    workspace: Workspace, folder: Path, problems: list[UnreadableEntry]
+) -> list[tuple[str, dict[str, Any], int]]:
+    """The entries of the folder's ``stories.yaml`` with a usable id, each once: the id, the
+    entry and its line."""
+    stories_rel = f"{relpath(workspace.root, folder)}/stories.yaml"
+    text = read_text_file(
+        folder / "stories.yaml", root=workspace.root, limit=workspace.config.read_max_bytes
+    )
+    if isinstance(text, TextProblem):
+        if text.reason != "missing":
+            problems.append(UnreadableEntry(stories_rel, None, str(text)))
+        return []
+    try:
+        document = load_yaml(text)
+    except PlanYamlError as exc:
+        problems.append(UnreadableEntry(stories_rel, exc.line, exc.message))
+        return []
+    if document.data is None:
+        return []
+    if not isinstance(document.data, list):
+        problems.append(UnreadableEntry(stories_rel, 1, "not a list of stories"))
+        return []
+    lines = document.item_lines.get("", ())
+    entries: list[tuple[str, dict[str, Any], int]] = []
+    seen: set[str] = set()
+    for index, item in enumerate(document.data):
+        line = lines[index] if index < len(lines) else 1
+        entry_id = scalar_text(item.get("id")) if isinstance(item, dict) else None
+        if entry_id is None or not _SPEC_ID.match(entry_id) or not isinstance(item, dict):
+            problems.append(
+                UnreadableEntry(stories_rel, line, "entry has no usable 'id'; not read")
+            )
+            continue
+        if entry_id in seen:
+            problems.append(
+                UnreadableEntry(
+                    stories_rel, line, f"id '{entry_id}' appears twice; the first is kept"
+                )
+            )
+            continue
+        seen.add(entry_id)
+        entries.append((entry_id, item, line))
+    return entries
 
 
 def load_spec_folders(workspace: Workspace) -> tuple[list[SpecFolderStory], list[UnreadableEntry]]:

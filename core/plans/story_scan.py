@@ -302,6 +302,9 @@ def scan_folder(
     beside ``X.md`` is never a story's file
     (:func:`promptdeck.core.stories.companions.sibling_companion`).
     """
+    # One piece: one pass over every story-like name of the folder, the hot loop of discovery;
+    # each branch ends with the file's verdict (story, companion, skipped), and a helper per
+    # branch would take the scan, the skipped list, the entries and the read limit each time.
     if names is None:
         names = folder_names(folder)
     if names is None:

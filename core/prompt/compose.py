@@ -34,7 +34,7 @@ from ..layers.assembly import assemble_layers
 from ..layers.input import ComposeInput, WritePolicy
 from ..layers.instructions import load_instructions
 from ..layers.model import signature
-from ..layers.rules import read_rules
+from ..layers.rules import RulesFile, read_rules
 from ..layers.templates import TemplateSet
 from ..phases.table import Phase
 from ..plans.catalog import gather_story
@@ -47,7 +47,7 @@ from .parts import story_context, transfers_text, user_message, variant_note
 from .party import Party, check_variant, default_variant, party_for
 from .request import ComposedPrompt, PromptRequest, check_request
 from .retro import RetroPlan, plan_retro
-from .verify import resolve_verification
+from .verify import Verification, resolve_verification
 
 if TYPE_CHECKING:
     from ..records.reader import RunInfo
@@ -124,6 +124,8 @@ def compose_prompt(
         ComposeError: a required input or layer is missing, or a template is broken.
         AssetMissing: the bundled instructions are missing.
     """
+    # One piece: the order of its steps is the order of the warnings shown, and each step
+    # reads the story, phase, request and injection settled by the ones before it.
     phase = check_request(request)
     story, epic = gather_story(
         workspace, catalog, request.story_id, whole_epic=phase.scope == "epic"
@@ -141,37 +143,10 @@ def compose_prompt(
     party = party_for(workspace, phase.name) if variant == "party" else None
 
     instructions = load_instructions()
-    rules = read_rules(workspace)
-    if RULES_LAYER in request.selection.left_out_layers:
-        rules = rules.leave_out()
-    if rules.warning:
-        warnings.append(rules.warning)
-    verification = resolve_verification(workspace)
-    if verification.note and phase.apply_policy.requires_validation:
-        warnings.append(verification.note)
+    rules, verification = _rules_and_verification(workspace, request, phase, warnings)
+    warnings.extend(_status_warnings(story, phase))
 
-    if not story.status_known and phase.name in ("kickoff", "dev"):
-        warnings.append(
-            f"story {story.id} has the status '{story.status}', which promptdeck does not know"
-            + (f" ({story.status_source})" if story.status_source else "")
-            + ": check that the work is not already done"
-        )
-    if story.status == "done" and phase.name in ("kickoff", "dev"):
-        where = (
-            "its tasks are all ticked"
-            if story.source == "openspec"
-            else f"{story.status_source or 'its tracking'} says so"
-        )
-        warnings.append(
-            f"story {story.id} is already done ({where}): a {phase.name} run would redo "
-            "finished work"
-        )
-
-    runs: Sequence[RunInfo] = []
-    if phase.name == "retro":
-        from ..records.reader import list_runs  # only a retro reads the runs
-
-        runs = list_runs(workspace.root)
+    runs = _runs_for(workspace, phase)
     injection, retro = _gather_injection(
         workspace,
         story,
@@ -184,11 +159,7 @@ def compose_prompt(
         scan_secrets=scan_secrets,
         emit=emit,
     )
-    warnings.extend(
-        f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
-        for f in injection.files
-        if f.own_story_file and f.path in request.selection.excluded
-    )
+    warnings.extend(_own_file_warnings(injection, request))
     summarised = retro.summarised if retro is not None else ()
     injected = frozenset(f.path for f in injection.files if f.status in ("included", "duplicate"))
     # What the agent will not see of the story itself is the most serious note: first.
@@ -207,10 +178,7 @@ def compose_prompt(
         templates=templates,
         warnings=warnings,
     )
-    if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
-        warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
-    if phase.name == "failure" and request.failure is None:
-        warnings.append("failure analysis without failure information (phase, signal, message)")
+    warnings.extend(_request_warnings(request, phase))
     transfers = variant_note(phase, party, templates) + transfers_text(
         phase, story, epic, request.failure, templates, config, summarised, injected
     )
@@ -227,16 +195,8 @@ def compose_prompt(
         templates=templates,
         counter=layer_counter,
     )
-    if (
-        layer_counter is not None
-        and layer_counter.warning
-        and layer_counter.warning not in (injection.warnings)
-    ):
-        warnings.append(layer_counter.warning)
     if layer_counter is not None:
-        # New counts reach the shared cache soon, not only at exit: another promptdeck
-        # process (inspect in a second terminal) finds what the app has just counted.
-        layer_counter.flush(at_most_every=FLUSH_SECONDS)
+        warnings.extend(_finish_counting(layer_counter, injection))
     return ComposedPrompt(
         story=story,
         request=request,
@@ -258,6 +218,85 @@ def compose_prompt(
         summarised=summarised,
         delivered=assembled.delivered,
     )
+
+
+def _rules_and_verification(
+    workspace: Workspace, request: PromptRequest, phase: Phase, warnings: list[str]
+) -> tuple[RulesFile, Verification]:
+    """The rules file (left out when the request says so) and the verification commands;
+    their notes join ``warnings``."""
+    rules = read_rules(workspace)
+    if RULES_LAYER in request.selection.left_out_layers:
+        rules = rules.leave_out()
+    if rules.warning:
+        warnings.append(rules.warning)
+    verification = resolve_verification(workspace)
+    if verification.note and phase.apply_policy.requires_validation:
+        warnings.append(verification.note)
+    return rules, verification
+
+
+def _status_warnings(story: Story, phase: Phase) -> list[str]:
+    """A kickoff or dev of a story whose status is unknown, or already done, says so."""
+    if phase.name not in ("kickoff", "dev"):
+        return []
+    warnings: list[str] = []
+    if not story.status_known:
+        warnings.append(
+            f"story {story.id} has the status '{story.status}', which promptdeck does not know"
+            + (f" ({story.status_source})" if story.status_source else "")
+            + ": check that the work is not already done"
+        )
+    if story.status == "done":
+        where = (
+            "its tasks are all ticked"
+            if story.source == "openspec"
+            else f"{story.status_source or 'its tracking'} says so"
+        )
+        warnings.append(
+            f"story {story.id} is already done ({where}): a {phase.name} run would redo "
+            "finished work"
+        )
+    return warnings
+
+
+def _runs_for(workspace: Workspace, phase: Phase) -> Sequence[RunInfo]:
+    """The project's runs, which only a retro reads."""
+    if phase.name != "retro":
+        return []
+    from ..records.reader import list_runs  # only a retro reads the runs
+
+    return list_runs(workspace.root)
+
+
+def _own_file_warnings(injection: Injection, request: PromptRequest) -> list[str]:
+    """The story's own files the request leaves out stay in, and say so."""
+    return [
+        f"{f.path} is the story's own file: it stays in (leaving it out is not offered)"
+        for f in injection.files
+        if f.own_story_file and f.path in request.selection.excluded
+    ]
+
+
+def _request_warnings(request: PromptRequest, phase: Phase) -> list[str]:
+    """Parts of the request the phase does not use: a retry reason, a missing failure."""
+    warnings: list[str] = []
+    if request.retry_reason and request.retry_reason.strip() and phase.name != "dev":
+        warnings.append(f"the retry reason is used by the dev phase only, not by {phase.name}")
+    if phase.name == "failure" and request.failure is None:
+        warnings.append("failure analysis without failure information (phase, signal, message)")
+    return warnings
+
+
+def _finish_counting(counter: TokenCounter, injection: Injection) -> list[str]:
+    """The counter's warning unless the injection already gave it; the new counts are written
+    to the shared cache."""
+    warning = counter.warning
+    notes = [warning] if warning and warning not in injection.warnings else []
+    # New counts reach the shared cache soon, not only at exit: another promptdeck
+    # process (inspect in a second terminal) finds what the app has just counted.
+    counter.flush(at_most_every=FLUSH_SECONDS)
+    return notes
 
 
 def _layers_input(

@@ -199,6 +199,8 @@ class RunPolicy:
 
     def settle(self, processor: StreamProcessor, facts: ProcessFacts) -> RunResult:
         """The run's result once its process has ended (not yet written)."""
+        # One piece: the order is the contract (scope before the status write-back, both
+        # before git), and the nested steps fill the failure lists read after them.
         phase = self.prompt.request.phase
         signals = tuple(processor.signal_parser.signals)
         foreign = self._foreign(signals)

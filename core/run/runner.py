@@ -131,6 +131,8 @@ def start_run(
             version of it is not trusted (exit 10).
         OSError: the run folder cannot be written (a read-only project, a full disk).
     """
+    # One piece: each `try` gives back exactly what the step before it took (the confirmed
+    # run folder, the story's lock); split, who releases what would be spread out.
     config = workspace.config
     request = prompt.request
     story = prompt.story
@@ -207,6 +209,9 @@ def _launch(
     images: tuple[ImageFile, ...],
     continues: str | None = None,
 ) -> RunHandle:
+    # One piece: the order is the contract (git snapshot, learnings, in-progress status,
+    # injection note, then the meta that records them all before the agent starts), and
+    # the meta alone reads nearly twenty of these locals.
     config = workspace.config
     request = prompt.request
     story = prompt.story
