@@ -184,7 +184,9 @@ def test_a_changed_client_setting_is_never_answered_from_the_old_copy(
     a copy made under another PATH (no ``claude`` then, one now) would price another model."""
     root = tmp_path / "ws"
     _workspace(root)
-    argv = ("inspect", "1-1", "--cost", "--root", str(root))
+    # Without --cost: a first forecast may ask the installed client its version (a process,
+    # which is never remembered); the key is what is under test.
+    argv = ("inspect", "1-1", "--json", "--root", str(root))
     assert settled(*argv)[3]
     assert not settled(*argv)[3]  # answered
     monkeypatch.setenv(name, value)
