@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.plans import load_catalog
 from promptdeck.core.project import open_workspace
-from promptdeck.core.stories import load_catalog
 from promptdeck.tui.session.last_place import (
     FORMAT,
     NOTICE_SOURCE,

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from promptdeck.core.injection import InjectedFile, Selection
 from promptdeck.core.injection.choices import story_choice
+from promptdeck.core.plans import load_catalog
 from promptdeck.core.project import Workspace, open_workspace
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest, compose_prompt
-from promptdeck.core.stories import StoryCatalog, load_catalog
+from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.tokens import TokenCounter
 from promptdeck.core.units import human_bytes
 from promptdeck.core.vocabulary import RULES_LAYER

@@ -17,16 +17,15 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from promptdeck.core.errors import PromptdeckError
-from promptdeck.core.stories import (
+from promptdeck.core.plans import (
     WATCH_LIMIT,
     PlanSnapshot,
-    Story,
-    StoryCatalog,
     group_notes,
     load_catalog,
     plan_paths,
     take_snapshot,
 )
+from promptdeck.core.stories import Story, StoryCatalog
 
 from ..context import DeckContext
 from ..workers import WorkerHost
