@@ -32,6 +32,7 @@ from textual.worker import Worker, get_current_worker
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
 from ..session.cache_cells import fitted_cache_row
+from ..session.client_models import ClientModels, installed_client_version, model_said
 from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
 from ..session.views import CacheRow, capture_origin, kept_capture
 from ..startup import collect_young_garbage
@@ -160,6 +161,10 @@ class PreviewPane(Vertical):
         super().__init__(id=id)
         self._deck = deck
         self._cache = CacheRow()
+        # A stable session asks no client its version (the installed one is the machine's).
+        self._models = ClientModels(None if deck.stable else installed_client_version)
+        self._model_said = ""
+        """Which model the cache row prices and where it came from, for the row's tooltip."""
         self._composition_chart: CompositionChart | None = None
         self._viewers: dict[str, TextViewer] = {}
         """The text tabs' viewers made so far, by tab (mounted, or being mounted)."""
@@ -205,7 +210,12 @@ class PreviewPane(Vertical):
         async def measure(request: PromptRequest) -> str:
             from promptdeck.core.cost import cache_row  # once the preview has rested
 
-            args = (deck.workspace, request, deck.agent, deck.counter)
+            # Once per agent: it may start the client for its version.
+            model, notes = await asyncio.to_thread(self._models.of, deck.workspace, deck.agent)
+            if notes:
+                deck.board.add_notices("the model", list(notes))
+            self._model_said = model_said(model)
+            args = (deck.workspace, request, deck.agent, deck.counter, model)
             return await asyncio.to_thread(cache_row, *args)
 
         await self._cache.follow(measure, self._show_cache_line, CACHE_ROW_DELAY_SECONDS)
@@ -310,7 +320,8 @@ class PreviewPane(Vertical):
         # tooltip reads the row whole.
         width = row.content_region.width or self.size.width - 2
         shown = fitted_cache_row(line, width) if line else CACHE_MEASURING
-        row.tooltip = line or None
+        said = f"\n{printable_line(self._model_said)}" if line and self._model_said else ""
+        row.tooltip = f"{line}{said}" if line else None
         _show_text(row, shown)
 
     def watch_counted(self) -> None:
