@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
 from promptdeck.core.cost.prefix import DEFAULT_SEQUENCE, measure_cache
 from promptdeck.core.project.workspace import open_workspace
