@@ -50,8 +50,8 @@ def test_a_kept_capture_gives_its_overhead_window_origin_and_what_it_left_out() 
     )
     assert notes[1] == f"▒ left out of that capture: {LEFT_OUT}"
     assert notes[2].startswith(
-        f"▓ output reserve {CLAUDE_OUTPUT_RESERVE:,} · auto-compact buffer "
-        f"{CLAUDE_AUTOCOMPACT_BUFFER:,} ("
+        f"▓ kept back {reserve:,}: output reserve {CLAUDE_OUTPUT_RESERVE:,} · auto-compact "
+        f"buffer {CLAUDE_AUTOCOMPACT_BUFFER:,}; free is what is left before the client compacts"
     )
     assert notes[2].endswith("; window from the kept capture")
     assert captured_window(kept, "claude") == 1_000_000
@@ -74,9 +74,8 @@ def test_the_bar_and_figures_show_what_the_client_keeps_back_like_context() -> N
     lines = context_lines(use, 70, context_notes(use, None, "claude"))
     reserve = CLAUDE_OUTPUT_RESERVE + CLAUDE_AUTOCOMPACT_BUFFER
     assert lines[1].endswith("▓") and lines[1].count("▓") == round(reserve / use.window * 68)
-    assert f"░ free before compaction {use.before_compaction:,}" in lines[2]
-    assert f"▓ kept back {reserve:,}" in lines[2]
-    assert lines[3].startswith("  ▓ output reserve ")
+    assert lines[2].endswith(f"░ free {use.before_compaction:,}")
+    assert lines[3].startswith(f"  ▓ kept back {reserve:,}: output reserve ")
 
 
 def test_the_fit_takes_the_window_a_kept_capture_reported(demo_root: Path) -> None:

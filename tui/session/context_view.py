@@ -102,9 +102,11 @@ def kept_back_line(use: ContextUse, *, from_capture: bool) -> str:
     if held is None:
         return ""
     window = "the kept capture" if from_capture else "the workspace's setting"
+    back = held.output_reserve + held.autocompact_buffer
     return (
-        f"output reserve {held.output_reserve:,} · auto-compact buffer "
-        f"{held.autocompact_buffer:,} ({held.reserve_source}); window from {window}"
+        f"kept back {back:,}: output reserve {held.output_reserve:,} · auto-compact buffer "
+        f"{held.autocompact_buffer:,}; free is what is left before the client compacts "
+        f"({held.reserve_source}); window from {window}"
     )
 
 

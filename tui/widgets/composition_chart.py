@@ -114,15 +114,12 @@ def context_lines(use: ContextUse | None, width: int, notes: Sequence[str] = ())
     free = cells - prompt - overhead - kept
     bar = "█" * prompt + "▒" * overhead + "░" * free + "▓" * kept
     how = "measured" if use.overhead_measured else "estimate"
-    left = (
-        f"░ free before compaction {use.before_compaction:,}  ▓ kept back {back:,}"
-        if held
-        else f"░ free {use.free:,}"
-    )
+    # Kept back or not, free is what the agent's work may fill (before the client compacts).
+    left = use.before_compaction if held else use.free
     return [
         f"context window {use.window:,} tok · {use.share:.0%} used before the run",
         bar,
-        f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  {left}",
+        f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  ░ free {left:,}",
         *(f"  {note}" for note in notes),
         "",
     ]
