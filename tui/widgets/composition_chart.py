@@ -119,7 +119,8 @@ def context_lines(use: ContextUse | None, width: int, notes: Sequence[str] = ())
     return [
         f"context window {use.window:,} tok · {use.share:.0%} used before the run",
         bar,
-        f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  ░ free {left:,}",
+        f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  "
+        f"░ free {left:,}",
         *(f"  {note}" for note in notes),
         "",
     ]
