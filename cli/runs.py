@@ -109,8 +109,7 @@ def cost_cells(record: CostRecord | None, simulation: bool = False) -> list[Cell
     simulation (the replay agent) shows no dollars: its usage is invented, never a cost."""
     if record is None or simulation:
         return ["—", "—", "-"]
-    actual = _money_cell(record.actual) if record.reported else "—"
-    return [_money_cell(record.predicted), actual, _miss_cell(record.misses)]
+    return [_money_cell(record.predicted), record.actual_forms(), _miss_cell(record.misses)]
 
 
 def _with_cost(run: RunInfo, root: Path) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from .commands import PromptdeckCommands
 from .context import DeckContext
 from .notices import KindedNote, Notice, as_notices
 from .screens.main import MainScreen
+from .session.interrupted import interrupted_line
 from .session.opening import OpeningHelper
 from .settings import LoadedSettings, load_settings, save_settings
 
@@ -34,6 +35,10 @@ in the preview's notes, so a toast never sits over the composition."""
 WARM_AFTER_SECONDS = 3.0
 """How long after start the encoder is built (if no count built it) and the compose machinery
 loaded in the background."""
+
+INTERRUPTED_AFTER_SECONDS = 0.5
+"""How long after start the run records are read for interrupted runs (after the first frame:
+one notice, when runs wait for ``promptdeck resume``)."""
 
 
 class PromptdeckApp(App[None]):
@@ -225,11 +230,23 @@ class PromptdeckApp(App[None]):
             # count that is not known builds the encoder itself. Building it later, off the
             # first paint's path, keeps a later toggle of unseen text quick.
             self.set_timer(WARM_AFTER_SECONDS, self._warm_later)
+        self.set_timer(INTERRUPTED_AFTER_SECONDS, self._say_interrupted_runs)
         opening, self._opening = self._opening, None
         # Pushed once the app's start is over: Textual draws nothing while it starts (it
         # batches), so a screen pushed here would lay itself out and render a frame that is
         # thrown away, then render it again.
         self.call_later(self.push_screen, MainScreen(self.context, opening))
+
+    def _say_interrupted_runs(self) -> None:
+        root = self.workspace.root
+
+        def look() -> None:
+            # Run records and the fleet room: read off the UI thread, after the first frame.
+            line = interrupted_line(root)
+            if line:
+                self.call_from_thread(self.add_notices, "interrupted runs", [line])
+
+        self.run_worker(look, thread=True, group="interrupted", exit_on_error=False)
 
     def _warm_later(self) -> None:
         counter = self.counter

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from promptdeck.core.atomic import write_whole
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import config_folder
 
@@ -160,9 +161,7 @@ def save_settings(settings: UserSettings, path: Path | None = None) -> str | Non
         return f"{path}: holds values promptdeck cannot write back; the theme was not remembered"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
+        write_whole(path, text)
     except OSError as exc:
         return f"{path}: cannot write ({exc.strerror}); the theme was not remembered"
     return None

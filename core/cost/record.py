@@ -182,10 +182,22 @@ class CostRecord:
 
     def describe(self) -> str:
         """``predicted $0.0412 · actual $0.0388 (claude-opus-4-8) · miss ttl_expired``."""
-        actual = money(self.actual) if self.reported else "—"
-        used = f" ({', '.join(self.used)})" if self.used else ""
         miss = f" · miss {', '.join(self.misses)}" if self.misses else ""
-        return f"predicted {money(self.predicted)} · actual {actual}{used}{miss}"
+        return f"predicted {money(self.predicted)} · actual {self.actual_forms()[0]}{miss}"
+
+    def actual_forms(self) -> tuple[str, ...]:
+        """The reported cost as a table cell shows it, longest form first: the dollars and the
+        models the client reported (``$0.0388 (claude-opus-4-8)``), the dollars alone, to the
+        cent (``$0.04``); ``—`` until the run's end is recorded."""
+        if not self.reported:
+            return ("—",)
+        dollars = money(self.actual)
+        forms = [dollars]
+        if self.actual is not None and dollars.startswith("$"):
+            forms.append(f"${self.actual:.2f}")
+        if self.used:
+            forms.insert(0, f"{dollars} ({', '.join(self.used)})")
+        return tuple(dict.fromkeys(forms))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape in ``runs --json``."""

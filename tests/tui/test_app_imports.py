@@ -25,6 +25,10 @@ FORBIDDEN = (
     "promptdeck.core.cost",
     "promptdeck.core.run.runner",
     "promptdeck.core.run.supervise",
+    "promptdeck.core.supervisor",
+    "promptdeck.core.fleet",
+    "promptdeck.core.flight",
+    "promptdeck.core.capture",
     "git",
     # Composing, and reading a plan: the opening helper did both for the first frame (the app
     # loads them in the background a moment later, or with the first change).

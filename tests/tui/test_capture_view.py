@@ -156,6 +156,10 @@ async def test_a_kept_capture_is_the_client_overhead_in_the_context_view(
         lines = chart.lines(100)
         assert f"client overhead {summary.overhead_tokens:,} (measured)" in lines[2]
         assert lines[3].strip().startswith("▒ measured, claude 2.1.197: client ")
+        # The capture's own window, and what the client keeps back of it; the fit takes it.
+        assert chart.context.window == screen.capture.window
+        assert any(line.strip().startswith("▓ kept back ") for line in lines)
+        assert main.preview.captured_window == screen.capture.window
     # The next session finds it kept: measured from the start, no client run.
     again = make_app(demo_root, stable=True, agent="claude")
     async with again.run_test(size=(120, 40)) as pilot:

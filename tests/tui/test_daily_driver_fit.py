@@ -57,6 +57,10 @@ async def test_a_tall_terminal_keeps_every_row_under_the_tables(demo_root: Path)
 @pytest.mark.parametrize("width", [80, 120, 160, 200, 230])
 @run_async
 async def test_the_cache_row_keeps_every_part(demo_root: Path, width: int) -> None:
+    # A priced model, so the row has a dollar figure (an unpriced one says so instead).
+    config = demo_root / ".promptdeck" / "config.toml"
+    with config.open("a", encoding="utf-8") as handle:
+        handle.write('\n[pricing]\nmodel = "claude-sonnet-4-6"\n')
     app = make_app(demo_root, stable=True)
     async with app.run_test(size=(width, 40)) as pilot:
         screen = await _settled(pilot, "1-1")
@@ -66,7 +70,9 @@ async def test_the_cache_row_keeps_every_part(demo_root: Path, width: int) -> No
         assert "lay" in shown  # the delivery, whole or short
         assert shown.count("→") == 3  # every pair of the sequence
         assert len(shown) <= row.content_region.width
-        assert row.tooltip == screen.preview.cache_line  # the row whole, on hover
+        # The row whole on hover, then the model it prices and where that came from.
+        tooltip = str(row.tooltip)
+        assert tooltip.startswith(f"{screen.preview.cache_line}\nmodel claude-sonnet-4-6: from ")
 
 
 @run_async

@@ -80,3 +80,16 @@ def test_open_phase_is_read_and_an_unknown_phase_is_named(tmp_path: Path) -> Non
     loaded = load_settings(path)
     assert loaded.settings.open_phase is None and loaded.settings.theme == "x"
     assert loaded.notice is not None and "open_phase" in loaded.notice
+
+
+def test_saving_never_writes_through_a_file_planted_beside_the_settings(tmp_path: Path) -> None:
+    path = tmp_path / "settings.toml"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n", encoding="utf-8")
+    (tmp_path / "settings.toml.tmp").symlink_to(victim)
+
+    assert save_settings(UserSettings(theme="nord"), path) is None
+
+    assert victim.read_text(encoding="utf-8") == "keep me\n"
+    assert not path.is_symlink()
+    assert load_settings(path).settings.theme == "nord"

@@ -102,3 +102,14 @@ def test_a_cost_record_with_bad_figures_reads_them_as_unknown(tmp_path: Path) ->
     assert record.describe() == "predicted unknown · actual unknown · miss ttl_expired"
     (run / "cost.json").write_text("[1, 2", encoding="utf-8")
     assert read_cost(run, tmp_path) is None
+
+
+def test_the_actual_cost_cell_names_the_models_the_client_reported() -> None:
+    from promptdeck.core.cost import CostRecord
+
+    used = CostRecord("m", 0.0412, 0.0388, "", (), True, ("claude-opus-4-8",))
+    assert used.actual_forms() == ("$0.0388 (claude-opus-4-8)", "$0.0388", "$0.04")
+    assert used.describe() == "predicted $0.0412 · actual $0.0388 (claude-opus-4-8)"
+    assert CostRecord("m", None, 0.0388, "", (), False).actual_forms() == ("—",)
+    unknown = CostRecord("m", None, None, "price unknown for m", (), True, ("m",))
+    assert unknown.actual_forms() == ("unknown (m)", "unknown")

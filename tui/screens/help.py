@@ -17,11 +17,6 @@ from textual.widgets import Static
 from ..widgets.phase_panel import STATE_MARKS
 
 
-def key_label(binding: Binding) -> str:
-    """How a key reads without an app: ``[``, ``?``, ``ctrl+p``."""
-    return binding.key_display or binding.key
-
-
 def as_bound_now(table: Sequence[Binding], active: Iterable[Binding]) -> list[Binding]:
     """The bindings of ``table`` as a screen has them now (``active``: Textual applies the
     user's keymap per lookup), in ``table``'s order."""

@@ -420,7 +420,7 @@ class MainScreen(Screen[None]):
     def action_fit(self) -> None:
         """``f``: the fewest files to leave out so the prompt fits, and the clients' cuts."""
         if prompt := self._composed():
-            self.dialogs.fit(prompt)
+            self.dialogs.fit(prompt, self.preview.captured_window)
 
     def action_capture(self) -> None:
         """``C``: run the real client once offline on the prompt; show its whole request."""

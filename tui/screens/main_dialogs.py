@@ -54,15 +54,16 @@ class MainDialogs:
 
         self._screen.app.push_screen(CopyMenuScreen(choices), chosen)
 
-    def fit(self, prompt: ComposedPrompt) -> None:
+    def fit(self, prompt: ComposedPrompt, window: int | None = None) -> None:
         """The fit report of ``prompt`` (composed in a worker: it composes the prompt again
-        without files), then shown as a text."""
+        without files), then shown as a text; ``window``: the one a kept capture of the
+        session's client reported (None: the configured one)."""
         from ..session.views import FIT_SUBTITLE, FIT_TITLE, fit_report
 
         deck = self._deck
 
         async def report() -> None:
-            text = await asyncio.to_thread(fit_report, deck.workspace, prompt, deck.counter)
+            text = await asyncio.to_thread(fit_report, deck.workspace, prompt, deck.counter, window)
             self.text(FIT_TITLE, text, FIT_SUBTITLE)
 
         self._screen.run_worker(

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Static
 from ...core.terminal import printable_line
 from ..context import DeckContext
 from ..format import cost_text
+from ..session.interrupted import interrupted_sessions
 
 Tone = Literal["success", "warning", "error"]
 """A theme colour an outcome is drawn in."""
@@ -153,9 +154,13 @@ class RunHistoryScreen(Screen[None]):
     def action_reload(self) -> None:
         """Read the runs folder (off the UI loop)."""
         runs = tuple(reversed(list_runs(self._workspace.root)))
-        self.app.call_from_thread(self._show_runs, runs)
+        sessions = (
+            interrupted_sessions(runs) if any(r.outcome == "interrupted" for r in runs) else {}
+        )
+        self.app.call_from_thread(self._show_runs, runs, sessions)
 
-    def _show_runs(self, runs: tuple[RunInfo, ...]) -> None:
+    def _show_runs(self, runs: tuple[RunInfo, ...], sessions: dict[str, str]) -> None:
+        """Show ``runs``; ``sessions``: what an interrupted run's signal cell says instead."""
         self.runs = runs
         table = self.query_one("#history-table", DataTable)
         table.clear()
@@ -180,7 +185,12 @@ class RunHistoryScreen(Screen[None]):
                 "agent": Text(printable_line(agent_label(meta.agent or ""))),
                 "outcome": Text(printable_line(run.outcome), style=self._tone(run.outcome)),
                 "signal": Text(
-                    _cut(printable_line((signal.name if signal else "") or "—"), signal_width),
+                    _cut(
+                        printable_line(
+                            sessions.get(run.id) or (signal.name if signal else "") or "—"
+                        ),
+                        signal_width,
+                    ),
                     no_wrap=True,
                 ),
                 "duration": Text(
@@ -201,10 +211,10 @@ class RunHistoryScreen(Screen[None]):
         # Predicted before the run, reported after: side by side, with the misses named.
         if record is None:
             return {"predicted": Text("—"), "actual": Text("—"), "miss": Text("—")}
-        actual = money(record.actual) if record.reported else "—"
+        # The reported cost with the models the client reported using (core's form).
         return {
             "predicted": Text(money(record.predicted), justify="right"),
-            "actual": Text(actual, justify="right"),
+            "actual": Text(printable_line(record.actual_forms()[0]), justify="right"),
             "miss": Text(printable_line(", ".join(record.misses) or "—")),
         }
 

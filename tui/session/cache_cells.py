@@ -24,7 +24,7 @@ LEVELS = 5
 SEPARATORS = (" · ", " · ", " · ", " · ", "·")
 """What joins the cells at each level."""
 
-_COST = re.compile(r"^sequence (\$[\d.,]+) \((.+), estimated\)$")
+_COST = re.compile(r"^sequence (\$[\d.,]+|unknown) \((.+?), estimated(?:, [^()]*)?\)$")
 _FLAGS = re.compile(r"^⚠ (\d+) flag\(s\): (.+)$")
 _PREFIX = re.compile(r"^shared prefix (.+)$")
 _PAIR = re.compile(r"^(\S+)→(\S+) ([\d,]+)/([\d,]+) B(?: \(parts at (\S+)\))?$")
@@ -34,6 +34,8 @@ _DELIVERY = {"layered": "lay", "cache-aware": "aware"}
 
 def _cost(match: re.Match[str], level: int) -> str:
     price, model = match.group(1), match.group(2)
+    if not price.startswith("$"):  # no price known: never shortened into a figure
+        return f"seq unknown ({model})" if level == 1 else "seq unknown" if level == 2 else "seq ?"
     if level == 1:
         return f"seq ≈{price} ({model})"
     if level == 2:

@@ -23,13 +23,18 @@ FIT_TITLE = "Fit and cut lines"
 FIT_SUBTITLE = "f: fit"
 
 
-def fit_report(workspace: Workspace, prompt: ComposedPrompt, counter: TokenCounter) -> str:
+def fit_report(
+    workspace: Workspace,
+    prompt: ComposedPrompt,
+    counter: TokenCounter,
+    captured_window: int | None = None,
+) -> str:
     """The fit view's text (blocking: it composes the prompt again without files): the
-    fewest files to leave out so the prompt fits its budget, then where the clients cut or
-    warn."""
+    fewest files to leave out so the prompt fits its budget — the window a kept capture of the
+    client reported, ``captured_window``, when given —, then where the clients cut or warn."""
     from promptdeck.core.fit import cut_lines, default_fit
 
-    answer = default_fit(workspace, prompt, counter)
+    answer = default_fit(workspace, prompt, counter, captured_window=captured_window)
     lines = cut_lines(prompt, workspace.root)
     cuts = (f"{'✖' if cut.over else '·'} {cut.client} {cut.name}: {cut.says}" for cut in lines)
     return "\n".join([*answer.lines(), "", "Where the clients cut or warn:", *cuts])

@@ -3,6 +3,8 @@ largest first, with the warning, argv and error lines on the same scale (drawn b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from promptdeck.core.prompt import FILLS, ComposedPrompt, chart_lines, composition_of
 from promptdeck.core.tokens import ContextUse
 from rich.text import Text
@@ -28,13 +30,14 @@ class CompositionChart(Widget):
     """
 
     prompt: reactive[ComposedPrompt | None] = reactive(None, always_update=True)
-    """The prompt charted; set it last (after :attr:`context` and :attr:`overhead_note`, set
+    """The prompt charted; set it last (after :attr:`context` and :attr:`context_notes`, set
     with ``set_reactive``) and the chart is drawn once."""
     measure: reactive[str] = reactive("tokens")
     context: reactive[ContextUse | None] = reactive(None)
     """The prompt's place in the model's context window (None until tokens are counted)."""
-    overhead_note: reactive[str] = reactive("")
-    """Where a measured overhead comes from and what it holds (a kept capture), else ``""``."""
+    context_notes: reactive[tuple[str, ...]] = reactive(())
+    """The lines under the context figures: where a measured overhead comes from, what it
+    holds and what its capture left out; what the client keeps back of the window."""
 
     _drawn: tuple[ComposedPrompt | None, tuple[object, ...], list[str]] | None = None
 
@@ -43,7 +46,7 @@ class CompositionChart(Widget):
 
         Drawn once per prompt, measure, context and width: the height and the paint both ask."""
         prompt = self.prompt
-        key = (self.measure, self.context, self.overhead_note, width)
+        key = (self.measure, self.context, self.context_notes, width)
         drawn = self._drawn
         if drawn is not None and drawn[0] is prompt and drawn[1] == key:
             return drawn[2]
@@ -61,7 +64,7 @@ class CompositionChart(Widget):
         lines = chart_lines(chart, width)
         other = "bytes" if measure == "tokens" else "tokens"
         note = "≈ lines placed at this prompt's bytes per token · " if chart.estimated else ""
-        context = context_lines(self.context, width, self.overhead_note)
+        context = context_lines(self.context, width, self.context_notes)
         return [*context, *lines, "", f"{note}b again: by {other}"]
 
     def _chart_width(self, width: int) -> int:
@@ -78,7 +81,7 @@ class CompositionChart(Widget):
         height = len(self.lines(self._chart_width(width)))
         self.refresh(layout=height != self.size.height)
 
-    watch_prompt = watch_measure = watch_context = watch_overhead_note = _changed
+    watch_prompt = watch_measure = watch_context = watch_context_notes = _changed
 
     def render(self) -> Text:
         """Plain lines; the bar's fills are coloured apart by the theme's colours."""
@@ -96,21 +99,28 @@ class CompositionChart(Widget):
         return len(self.lines(self._chart_width(width)))
 
 
-def context_lines(use: ContextUse | None, width: int, overhead_note: str = "") -> list[str]:
-    """The context window, before the run: one bar (prompt, client overhead, free) and the
-    figures, the overhead said to be measured or estimated (and, measured, from what)."""
+def context_lines(use: ContextUse | None, width: int, notes: Sequence[str] = ()) -> list[str]:
+    """The context window before the run, like Claude Code's ``/context``: one bar (prompt,
+    client overhead, free before the client compacts, what the client keeps back) and the
+    figures, the overhead said to be measured or estimated; then ``notes``, one line each."""
     if use is None:
         return ["context window: waiting for the token count", ""]
     cells = max(width - 2, 10)
+    held = use.kept_back
+    back = held.output_reserve + held.autocompact_buffer if held else 0
     prompt = min(round(use.prompt_tokens / use.window * cells), cells)
     overhead = min(round(use.overhead / use.window * cells), cells - prompt)
-    bar = "█" * prompt + "▒" * overhead + "░" * (cells - prompt - overhead)
+    kept = min(round(back / use.window * cells), cells - prompt - overhead)
+    free = cells - prompt - overhead - kept
+    bar = "█" * prompt + "▒" * overhead + "░" * free + "▓" * kept
     how = "measured" if use.overhead_measured else "estimate"
+    # Kept back or not, free is what the agent's work may fill (before the client compacts).
+    left = use.before_compaction if held else use.free
     return [
         f"context window {use.window:,} tok · {use.share:.0%} used before the run",
         bar,
         f"█ prompt {use.prompt_tokens:,}  ▒ client overhead {use.overhead:,} ({how})  "
-        f"░ free {use.free:,}",
-        *([f"  ▒ {overhead_note}"] if use.overhead_measured and overhead_note else []),
+        f"░ free {left:,}",
+        *(f"  {note}" for note in notes),
         "",
     ]

@@ -80,7 +80,6 @@ def meter_reading(prompt: ComposedPrompt, *, counted: bool, delta: str = "") -> 
     once ``counted``), the injection against its lines, and the size on disk of any file
     too large to be read, apart."""
     injection = prompt.injection
-    unread = sum(f.bytes for f in injection.files if f.status == "too-large")
     return MeterReading(
         system_bytes=prompt.system_meter.bytes,
         system_tokens=prompt.system_meter.tokens if counted else None,
@@ -90,7 +89,7 @@ def meter_reading(prompt: ComposedPrompt, *, counted: bool, delta: str = "") -> 
         error_bytes=injection.error_bytes,
         encoding=injection.encoding,
         delta=delta,
-        unread_bytes=unread,
+        unread_bytes=injection.unread_bytes,
     )
 
 

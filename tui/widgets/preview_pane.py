@@ -19,7 +19,6 @@ from promptdeck.core.injection import InjectedFile
 from promptdeck.core.layers import PromptLayer
 from promptdeck.core.project import read_text_file
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
-from promptdeck.core.tokens import context_use
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -32,6 +31,14 @@ from textual.worker import Worker, get_current_worker
 from ...core.terminal import printable, printable_line
 from ..context import DeckContext
 from ..session.cache_cells import fitted_cache_row
+from ..session.client_models import ClientModels, installed_client_version, model_said
+from ..session.context_view import (
+    KeptOverhead,
+    captured_window,
+    context_notes,
+    kept_overhead,
+    window_use,
+)
 from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
 from ..session.views import CacheRow, capture_origin, kept_capture
 from ..startup import collect_young_garbage
@@ -45,7 +52,7 @@ from .tab_row import TabRow
 
 if TYPE_CHECKING:
     # Types only: the fit and capture rooms load when their rows are first measured.
-    from promptdeck.core.capture import Capture, CaptureSummary
+    from promptdeck.core.capture import Capture
     from promptdeck.core.fit import CutLine
 
     from .composition_chart import CompositionChart
@@ -133,12 +140,10 @@ class PreviewPane(Vertical):
     cut_lines: var[tuple[CutLine, ...]] = var((), init=False)
     """Where the clients cut or warn for the prompt shown (core's ``cut_lines``): the argv
     line is named on the meter's system bar, the others drawn as gauges under it."""
-    client_capture: var[CaptureSummary | None] = var(None, init=False)
+    kept: var[KeptOverhead | None] = var(None, init=False)
     """The session's client as last captured (``C``, or ``promptdeck capture``): its overhead
-    (system text, tools, the rules files it loads) stands in the context-window view for the
-    estimate."""
-    capture_origin: var[str] = var("", init=False)
-    """Which capture :attr:`client_capture` is (client version, when)."""
+    (system text, tools, the rules files it loads) and its window stand in the context-window
+    view for the estimate and the configured window, and the fit takes that window."""
     short: var[bool] = var(False, init=False)
     """The terminal is short: the rows under the tables fold (see the stylesheet)."""
     alone: var[bool] = var(False, init=False)
@@ -160,6 +165,10 @@ class PreviewPane(Vertical):
         super().__init__(id=id)
         self._deck = deck
         self._cache = CacheRow()
+        # A stable session asks no client its version (the installed one is the machine's).
+        self._models = ClientModels(None if deck.stable else installed_client_version)
+        self._model_said = ""
+        """Which model the cache row prices and where it came from, for the row's tooltip."""
         self._composition_chart: CompositionChart | None = None
         self._viewers: dict[str, TextViewer] = {}
         """The text tabs' viewers made so far, by tab (mounted, or being mounted)."""
@@ -205,7 +214,12 @@ class PreviewPane(Vertical):
         async def measure(request: PromptRequest) -> str:
             from promptdeck.core.cost import cache_row  # once the preview has rested
 
-            args = (deck.workspace, request, deck.agent, deck.counter)
+            # Once per agent: it may start the client for its version.
+            model, notes = await asyncio.to_thread(self._models.of, deck.workspace, deck.agent)
+            if notes:
+                deck.board.add_notices("the model", list(notes))
+            self._model_said = model_said(model)
+            args = (deck.workspace, request, deck.agent, deck.counter, model)
             return await asyncio.to_thread(cache_row, *args)
 
         await self._cache.follow(measure, self._show_cache_line, CACHE_ROW_DELAY_SECONDS)
@@ -237,10 +251,7 @@ class PreviewPane(Vertical):
         """The session client's ``capture``: its overhead replaces the estimate."""
         if capture.client != self._deck.agent:
             return
-        from promptdeck.core.capture import capture_summary
-
-        self.capture_origin = capture_origin(capture, stable=self._deck.stable)
-        self.client_capture = capture_summary(capture)
+        self.kept = kept_overhead(capture, capture_origin(capture, stable=self._deck.stable))
 
     def watch_prompt(self, prompt: ComposedPrompt | None) -> None:
         """Paint a new prompt: tables, meter, notes, title and the open text tab."""
@@ -310,7 +321,8 @@ class PreviewPane(Vertical):
         # tooltip reads the row whole.
         width = row.content_region.width or self.size.width - 2
         shown = fitted_cache_row(line, width) if line else CACHE_MEASURING
-        row.tooltip = line or None
+        said = f"\n{printable_line(self._model_said)}" if line and self._model_said else ""
+        row.tooltip = f"{line}{said}" if line else None
         _show_text(row, shown)
 
     def watch_counted(self) -> None:
@@ -376,14 +388,10 @@ class PreviewPane(Vertical):
             user = prompt.user_meter.tokens
             # The context and its note set quietly, the prompt last: the chart is drawn once.
             if self.counted and tokens is not None and user is not None:
-                overhead, note = self._measured_overhead()
-                chart.set_reactive(CompositionChart.overhead_note, note)
-                use = context_use(
-                    tokens + user,
-                    self._deck.workspace.config,
-                    self._deck.agent,
-                    client_overhead=overhead,
-                )
+                agent = self._deck.agent
+                use = window_use(tokens + user, self._deck.workspace.config, agent, self.kept)
+                notes = context_notes(use, self.kept, agent)
+                chart.set_reactive(CompositionChart.context_notes, notes)
                 chart.set_reactive(CompositionChart.context, use)
             else:
                 chart.set_reactive(CompositionChart.context, None)
@@ -420,23 +428,9 @@ class PreviewPane(Vertical):
         viewer = self._viewers[tab] = TextViewer(text, id=tab.removeprefix("tab-") + "-text")
         self.query_one(f"#{tab}", Vertical).mount(viewer)
 
-    def watch_client_capture(self) -> None:
-        """A capture kept: the context-window view shows its overhead."""
+    def watch_kept(self) -> None:
+        """A capture kept: the context-window view shows its overhead and window."""
         self._refresh_active_text()
-
-    def _measured_overhead(self) -> tuple[int | None, str]:
-        """The session client's overhead from its kept capture, and what it holds; None (the
-        estimate) when none is kept for the agent the session runs."""
-        summary = self.client_capture
-        if summary is None or summary.client != self._deck.agent:
-            return None, ""
-        held = " · ".join(
-            f"{total.kind} {total.tokens:,}"
-            for total in summary.kinds
-            if total.kind in ("client", "rules") and total.tokens
-        )
-        origin = f", {self.capture_origin}" if self.capture_origin else ""
-        return summary.overhead_tokens, f"measured{origin}: {held}" if held else ""
 
     # ---------------------------------------------------------------- asked by the screen
 
@@ -452,6 +446,11 @@ class PreviewPane(Vertical):
     def focus_table(self) -> None:
         """Put the focus on the layers table (the region shown alone starts there)."""
         self.query_one(LayersTable).focus()
+
+    @property
+    def captured_window(self) -> int | None:
+        """The window the kept capture of the session's client reported, None without one."""
+        return captured_window(self.kept, self._deck.agent)
 
     @property
     def file_under_cursor(self) -> InjectedFile | None:
