@@ -40,6 +40,8 @@ from .prefix import compose_sequence as _compose_sequence
 DEFAULT_OUTPUT_TOKENS = 4000
 """The output a phase is expected to write when nothing better is known."""
 SCOPE = "first request of each phase only"
+ONE_PHASE_SCOPE = "first request only"
+"""The scope of one phase's prediction (the run confirmation's): :data:`SCOPE` for one."""
 """What a forecast covers: an agent run re-sends its context on every later model call and
 adds its own system prompt and tools, none of which is predicted."""
 
@@ -111,8 +113,10 @@ class PhaseCost:
     def describe(self) -> str:
         """One line: the dollars (or unknown) and the token split they come from."""
         why = f" ({self.unknown})" if self.unknown else ""
+        # The model once: an unknown one is already named by the reason.
+        model = f" · {self.model}" if self.model and self.model not in self.unknown else ""
         return (
-            f"{money(self.dollars)}{why} · {self.model or 'model unknown'} · cache write "
+            f"{money(self.dollars)}{why}{model} · cache write "
             f"{self.cache_write_tokens:,} · read {self.cache_read_tokens:,} · input "
             f"{self.input_tokens:,} · output {self.output_tokens:,} ({self.output_source})"
         )
@@ -331,10 +335,12 @@ def forecast(
 def cost_line(cost: PhaseCost, model: ResolvedModel | None = None) -> str:
     """The confirmation's cost line: the prediction, labelled as one, with its scope and
     where its model came from."""
-    source = f" · model from {model.source}" if model is not None else ""
+    # Where an unknown model came from is already in the reason ("model unknown (…)").
+    source = f" · model from {model.source}" if model is not None and model.model else ""
     checked = f" · prices checked {cost.checked}" if cost.checked else ""
     return printable_line(
-        f"predicted cost ({SCOPE}) {cost.describe()}{source}{checked} · token counts are an "
+        f"predicted cost ({ONE_PHASE_SCOPE}) {cost.describe()}{source}{checked} · token counts "
+        "are an "
         "estimate"
     )
 

@@ -176,7 +176,7 @@ def test_the_dry_run_confirmation_carries_the_predicted_cost(root: Path) -> None
     assert plan["cost"]["output_source"].startswith("stated default")
     text = run(root, "run", "1-2", "--phase", "dev", "--agent", "claude", "--dry-run")
     out = text.stdout.decode()
-    assert "predicted cost (first request of each phase only) $" in out
+    assert "predicted cost (first request only) $" in out
     assert "model from ANTHROPIC_MODEL in the environment" in out
     assert f"prices checked {plan['cost']['prices_checked']}" in out
     assert "token counts are an estimate" in out

@@ -137,7 +137,7 @@ async def test_dry_run_prints_the_apps_confirmation_row_by_row(
         assert done.returncode == 0 and "a run would be refused (exit 9)" in done.stderr
         assert plan.blocked and plan.argv
         # The predicted cost comes right after the sizes, the same on both faces.
-        assert rows[2].startswith("predicted cost (first request of each phase only) ")
+        assert rows[2].startswith("predicted cost (first request only) ")
         assert "estimate" in rows[2]
         assert rows[3].startswith("budget 100 tok: ") and "OVER" in rows[3]
         assert rows[-2].startswith("Cannot run: the dev prompt is ")
