@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
+from promptdeck.core.records.launched import note_launched
 from promptdeck.core.records.reader import list_runs
 from promptdeck.core.records.writer import RunRecord
 from promptdeck.tui.screens.run_history import RunHistoryScreen
@@ -24,6 +25,7 @@ def _run(root: Path, story: str, *, session: str | None = None, **meta: object) 
     if session is not None:
         (record.dir / "resume.json").write_text(json.dumps({"session_id": session}))
     record.close()
+    note_launched(record.id)  # as the runner notes each run it launches (outside the project)
     return record
 
 
