@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from budgets import PROMPTDECK, REPOMIX, Verdicts, ms
+from verdicts import PROMPTDECK, REPOMIX, Verdicts, ms
 from versus import FLOOR, PYTHON, interleave, load, run_timed
 
 CLIENT_WRAPPER = """#!/bin/sh
