@@ -45,6 +45,7 @@ from ..core.prompt import (
 )
 from ..core.records import RunResult
 from ..core.run import (
+    AutoPlan,
     Suggestion,
     auto_course,
     auto_plan,
@@ -242,18 +243,7 @@ def _auto_course(
     Raises:
         UsageError: a story not done has nothing to run (the flow's note says why).
     """
-    plan = auto_plan(
-        workspace.config,
-        party=party_phases(args),
-        asked=parse_with(args.with_phases),
-        standard=args.standard,
-    )
-    first = None
-    if args.phase is not None:
-        given = _request(args, workspace, args.phase)
-        first = Suggestion(
-            given.phase, given.mode, given.retry_reason, given.failure, why="--phase"
-        )
+    plan, first = _auto_start(args, workspace)
     course, flow = auto_course(workspace, catalog, story, first=first, skip=plan.skip)
     if not course:
         if not flow.done:
@@ -436,21 +426,29 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _auto(
-    args: argparse.Namespace, workspace: Workspace, story: Story, printer: Printer | None
-) -> int:
+def _auto_start(
+    args: argparse.Namespace, workspace: Workspace
+) -> tuple[AutoPlan, Suggestion | None]:
+    """What ``--auto`` runs (the optional phases asked for) and where it starts: the phase
+    ``--phase`` names, else the flow's suggestion (None)."""
     plan = auto_plan(
         workspace.config,
         party=party_phases(args),
         asked=parse_with(args.with_phases),
         standard=args.standard,
     )
-    first = None
-    if args.phase is not None:
-        request = _request(args, workspace, args.phase)
-        first = Suggestion(
-            request.phase, request.mode, request.retry_reason, request.failure, why="--phase"
-        )
+    if args.phase is None:
+        return plan, None
+    given = _request(args, workspace, args.phase)
+    return plan, Suggestion(
+        given.phase, given.mode, given.retry_reason, given.failure, why="--phase"
+    )
+
+
+def _auto(
+    args: argparse.Namespace, workspace: Workspace, story: Story, printer: Printer | None
+) -> int:
+    plan, first = _auto_start(args, workspace)
     if printer is not None:
         print(f"promptdeck: auto: {plan.describe()}", file=sys.stderr)
 

@@ -16,7 +16,6 @@ through the guarded reader, bounded.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -26,7 +25,7 @@ from typing import Any
 
 from ..agents.codex_profile import codex_home
 from ..project.textfiles import TextProblem, read_text, read_text_head
-from ..records.usage import STREAM_MAX_BYTES, ReportedUsage, token_count
+from ..records.usage import STREAM_MAX_BYTES, ReportedUsage, json_lines, token_count
 
 MODEL_USAGE_FIELDS = (
     "inputTokens",
@@ -60,18 +59,6 @@ def _model_name(value: object) -> str | None:
     if isinstance(value, str) and value and len(value) <= MODEL_NAME_MAX and value.isprintable():
         return value
     return None
-
-
-def _events(text: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    for line in text.splitlines():
-        try:
-            data = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(data, dict):
-            events.append(data)
-    return events
 
 
 def _model_usage(entries: object) -> tuple[dict[str, ReportedUsage] | None, str]:
@@ -135,7 +122,7 @@ def session_models(home: Path, thread: str) -> tuple[str, ...]:
     if isinstance(head, TextProblem):
         return ()
     names: dict[str, None] = {}
-    for event in _events(head[0]):
+    for event in json_lines(head[0]):
         payload = event.get("payload")
         if event.get("type") == "turn_context" and isinstance(payload, dict):
             model = _model_name(payload.get("model"))
@@ -153,7 +140,7 @@ def reported_models(
     text = read_text(run_dir / "stream.jsonl", root, limit=STREAM_MAX_BYTES)
     if isinstance(text, TextProblem):
         return ReportedModels((), None, f"stream.jsonl: {text}")
-    events = _events(text)
+    events = json_lines(text)
     if agent != "codex":
         return claude_models(events)
     reported = codex_models(events)

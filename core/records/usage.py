@@ -90,7 +90,8 @@ def _fields(usage: object, names: tuple[str, ...], where: str) -> dict[str, int]
     return counts
 
 
-def _lines(text: str) -> list[dict[str, Any]]:
+def json_lines(text: str) -> list[dict[str, Any]]:
+    """The JSON objects of a recorded stream, a line each; any other line is passed over."""
     events: list[dict[str, Any]] = []
     for line in text.splitlines():
         try:
@@ -143,5 +144,5 @@ def reported_usage(run_dir: Path, root: Path, agent: str) -> ReportedUsage | str
     text = read_text(run_dir / "stream.jsonl", root, limit=STREAM_MAX_BYTES)
     if isinstance(text, TextProblem):
         return f"stream.jsonl: {text}"
-    events = _lines(text)
+    events = json_lines(text)
     return codex_usage(events) if agent == "codex" else claude_usage(events)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .flow import StoryFlow, Suggestion, auto_course, flow_for, last_failure, run_auto
     from .handle import RunHandle
     from .locks import holding
-    from .optional_phases import auto_plan, parse_with
+    from .optional_phases import AutoPlan, auto_plan, parse_with
     from .plan import (
         PlannedRun,
         RunPlan,
@@ -41,6 +41,7 @@ _HOMES = {
     "run_auto": ".flow",
     "RunHandle": ".handle",
     "holding": ".locks",
+    "AutoPlan": ".optional_phases",
     "auto_plan": ".optional_phases",
     "parse_with": ".optional_phases",
     "PlannedRun": ".plan",
@@ -62,6 +63,7 @@ __getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "RECORD_ATTRIBUTE",
+    "AutoPlan",
     "PlannedRun",
     "RunEvent",
     "RunHandle",
