@@ -21,7 +21,7 @@ from typing import Any
 
 from ..agent_names import is_simulation
 from ..atomic import write_whole
-from ..project.textfiles import TextProblem, read_text
+from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt
 from ..records.usage import ReportedUsage, reported_usage
@@ -40,14 +40,8 @@ def _write(path: Path, data: dict[str, Any]) -> None:
 
 
 def _read(run_dir: Path, root: Path) -> dict[str, Any] | None:
-    text = read_text(run_dir / COST_FILE, root, limit=COST_MAX_BYTES)
-    if isinstance(text, TextProblem):
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+    data = read_json_object(run_dir / COST_FILE, root, limit=COST_MAX_BYTES)
+    return None if isinstance(data, TextProblem) else data
 
 
 def record_prediction(

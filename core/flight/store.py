@@ -16,8 +16,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..atomic import write_whole
 from ..project.state_folder import check_state_path
-from ..project.textfiles import TextProblem, read_text
+from ..project.textfiles import TextProblem, read_json_object
 from .claude import claude_turns
 from .codex import codex_turns
 from .lines import JsonLines, json_lines
@@ -70,31 +71,14 @@ def write_turns(run_dir: Path, root: Path, turns: TurnList) -> Path:
     """
     path = run_dir / TURNS_FILE
     check_state_path(root, path)
-    text = json.dumps(turns.to_dict(), indent=1, ensure_ascii=False) + "\n"
-    tmp = run_dir / f".{TURNS_FILE}.{os.getpid()}.tmp"
-    check_state_path(root, tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    write_whole(path, json.dumps(turns.to_dict(), indent=1, ensure_ascii=False) + "\n")
     return path
 
 
 def read_turns(run_dir: Path, root: Path) -> TurnList | None:
     """The kept turn list, or None when there is none or it cannot be read."""
-    text = read_text(run_dir / TURNS_FILE, root.resolve(), limit=TURNS_MAX_BYTES)
-    if isinstance(text, TextProblem):
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return TurnList.from_dict(data) if isinstance(data, dict) else None
+    data = read_json_object(run_dir / TURNS_FILE, root.resolve(), limit=TURNS_MAX_BYTES)
+    return None if isinstance(data, TextProblem) else TurnList.from_dict(data)
 
 
 def _mtime(path: Path) -> float | None:
