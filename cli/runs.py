@@ -16,7 +16,7 @@ from typing import Any
 from ..core.agents import Usage, agent_label
 from ..core.cost import CostRecord, money, read_cost
 from ..core.errors import EXIT_OK
-from ..core.fleet import interrupted_runs, list_worktrees
+from ..core.fleet import list_worktrees, pending_runs
 from ..core.records import RunInfo, load_run, scan_runs
 from ..core.terminal import printable_line
 from ..core.units import cost_label, human_tokens, tokens_total
@@ -165,7 +165,9 @@ def run_list(args: argparse.Namespace) -> int:
             ]
         )
     print_records(RUN_COLUMNS, records, title="Runs", console=common_console())
-    for waiting in interrupted_runs(runs):
+    # Only the runs promptdeck launched here are offered to resume (a folder an agent or a
+    # commit put in the project is listed above like any record, never offered).
+    for waiting in pending_runs(workspace.root):
         warn(f"interrupted: {waiting.describe()}")
     return EXIT_OK
 
