@@ -86,7 +86,10 @@ def print_report(report: FlightReport) -> None:
     _say(f"requests {turns.request_count} · peak context {_count(turns.peak_context)} tokens")
     for line in _request_lines(turns.requests, "", 0):
         _say(line)
-    _say(f"spend    ({report.model}; {spend.basis})")
+    said = [report.model] if report.model else []
+    if report.simulation:
+        said.append("a simulated run: its usage is invented, not billed")
+    _say(f"spend    ({'; '.join([*said, spend.basis])})")
     for share in spend.categories:
         _say(f"  {share.name:<18} {share.tokens:>12,} tokens  {money(share.dollars)}")
     for read in spend.reads:

@@ -31,6 +31,8 @@ class FlightReport:
     model: str
     turns: TurnList
     spend: Spend
+    simulation: bool = False
+    """A simulated (``replay``) run: its usage is invented, so its spend is no one's bill."""
 
     def to_dict(self) -> dict[str, Any]:
         """The ``show --turns --json`` shape."""
@@ -39,6 +41,7 @@ class FlightReport:
             "model": self.model,
             **self.turns.to_dict(),
             "spend": self.spend.to_dict(),
+            "simulation": self.simulation,
         }
 
 
@@ -103,4 +106,4 @@ def flight_report(
         overhead_tokens=overhead,
         overhead_from=(f"the kept capture of {capture.origin()}" if capture is not None else why),
     )
-    return FlightReport(run.id, model, turns, spend(turns, given))
+    return FlightReport(run.id, model, turns, spend(turns, given), bool(meta.simulation))

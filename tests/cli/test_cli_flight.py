@@ -105,3 +105,15 @@ def test_a_symlinked_turn_list_is_refused_in_one_line(root: Path, tmp_path: Path
     assert "turns.json is a symbolic link" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert target.read_text(encoding="utf-8") == "{}"
+
+
+def test_a_simulated_runs_spend_says_its_usage_is_invented(root: Path) -> None:
+    write_run(
+        root, "20250101-000000-000000-dev-1-2-simula", claude_stream(str(root)), simulation=True
+    )
+    done = cli_in_process(root, "show", "last", "--turns")
+    spend = next(line for line in done.stdout.splitlines() if line.startswith("spend"))
+    assert "a simulated run: its usage is invented, not billed" in spend
+    assert not spend.startswith("spend    (;")  # no empty model before the first ';'
+    data = json.loads(cli_in_process(root, "show", "last", "--turns", "--json").stdout)
+    assert data["simulation"] is True
