@@ -167,7 +167,9 @@ def test_demo_in_a_real_terminal_shows_tree_and_layers(session: str, tmp_path: P
 
 
 def test_at_80_by_24_the_keys_that_matter_are_on_screen(small_session: str) -> None:
-    screen = _wait_for_screen(small_session, "Layer-6", "1-1")
+    # Waited for until the footer is drawn too: on a loaded machine tmux can be read between
+    # the preview's rows and the footer's of one frame.
+    screen = _wait_for_screen(small_session, "Layer-6", "1-1", "q Quit")
     footer = screen.rstrip("\n").splitlines()[-1]
     for key in ("r Run", "? Help", "q Quit", "n Next"):
         assert key in footer, f"{key!r} is not in the footer: {footer!r}"
