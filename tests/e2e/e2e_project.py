@@ -9,6 +9,7 @@ none.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import subprocess
@@ -66,3 +67,22 @@ def compose(root: Path, *extra: str) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.decode("utf-8")
+
+
+def run_folders(root: Path) -> list[Path]:
+    """The run folders of the project at ``root`` (those with a ``meta.json``)."""
+    return [p for p in (root / ".promptdeck" / "runs").iterdir() if (p / "meta.json").is_file()]
+
+
+def as_if_killed(folder: Path) -> str:
+    """Leave the run in ``folder`` as a promptdeck killed mid-run leaves it — no result, its
+    process gone — and return the agent session it recorded."""
+    session = json.loads((folder / "resume.json").read_text())["session_id"]
+    assert session
+    (folder / "result.json").unlink()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["pid"] = gone.pid
+    (folder / "meta.json").write_text(json.dumps(meta))
+    return str(session)

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
+from e2e_project import (
+    PROMPTDECK,
+    TIMEOUT,
+    agent_cli,
+    as_if_killed,
+    compose,
+    make_project,
+    run_folders,
+)
 from fake_anthropic import FakeAnthropic, claude_env
 from promptdeck.core.project.trust import trust_config
 from promptdeck.core.project.workspace import open_workspace
@@ -22,10 +29,6 @@ from promptdeck.core.project.workspace import open_workspace
 pytestmark = pytest.mark.e2e
 
 CLAUDE = agent_cli("claude", "@anthropic-ai/claude-code")
-
-
-def _run_folders(root: Path) -> list[Path]:
-    return [p for p in (root / ".promptdeck" / "runs").iterdir() if (p / "meta.json").is_file()]
 
 
 def test_a_resumed_claude_run_receives_the_same_system_text(tmp_path: Path) -> None:
@@ -47,16 +50,8 @@ def test_a_resumed_claude_run_receives_the_same_system_text(tmp_path: Path) -> N
             timeout=TIMEOUT,
         )
         assert first.returncode == 5, first.stderr[-2000:]  # no signal
-        [folder] = _run_folders(root)
-        session = json.loads((folder / "resume.json").read_text())["session_id"]
-        assert session
-        # As promptdeck killed mid-run leaves it: no result, its process gone.
-        (folder / "result.json").unlink()
-        gone = subprocess.Popen([sys.executable, "-c", "pass"])
-        gone.wait()
-        meta = json.loads((folder / "meta.json").read_text())
-        meta["pid"] = gone.pid
-        (folder / "meta.json").write_text(json.dumps(meta))
+        [folder] = run_folders(root)
+        session = as_if_killed(folder)
         fake.reply = "Finished the parser.\nIMPLEMENTATION COMPLETE: 1.2"
         resumed = subprocess.run(
             [*PROMPTDECK, "resume", folder.name],
@@ -74,7 +69,7 @@ def test_a_resumed_claude_run_receives_the_same_system_text(tmp_path: Path) -> N
     # The CLI's own part of the system prompt may vary; promptdeck's system.md is in both whole.
     sent = (folder / "system.md").read_text(encoding="utf-8")
     assert sent in main[0].system_text() and sent in main[-1].system_text()
-    [second] = [p for p in _run_folders(root) if p != folder]
+    [second] = [p for p in run_folders(root) if p != folder]
     argv = json.loads((second / "meta.json").read_text())["argv"]
     assert argv[argv.index("--resume") + 1] == session
     assert json.loads((second / "meta.json").read_text())["continues"] == folder.name

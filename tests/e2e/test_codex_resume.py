@@ -12,11 +12,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from e2e_project import PROMPTDECK, TIMEOUT, agent_cli, compose, make_project
+from e2e_project import (
+    PROMPTDECK,
+    TIMEOUT,
+    agent_cli,
+    as_if_killed,
+    compose,
+    make_project,
+    run_folders,
+)
 from fake_responses import FakeResponses
 from loopback_session import _config, _env
 from promptdeck.core.fleet import RESUME_MESSAGE
@@ -26,10 +33,6 @@ from promptdeck.core.project.workspace import open_workspace
 pytestmark = pytest.mark.e2e
 
 CODEX = agent_cli("codex", "@openai/codex")
-
-
-def _run_folders(root: Path) -> list[Path]:
-    return [p for p in (root / ".promptdeck" / "runs").iterdir() if (p / "meta.json").is_file()]
 
 
 def _developer(texts: list[list[str]]) -> list[str]:
@@ -55,16 +58,8 @@ def test_a_resumed_codex_run_gets_exec_resume_and_the_same_instructions(tmp_path
             timeout=TIMEOUT,
         )
         assert first.returncode == 5, first.stderr[-2000:]  # no signal
-        [folder] = _run_folders(root)
-        thread = json.loads((folder / "resume.json").read_text())["session_id"]
-        assert thread
-        # As promptdeck killed mid-run leaves it: no result, its process gone.
-        (folder / "result.json").unlink()
-        gone = subprocess.Popen([sys.executable, "-c", "pass"])
-        gone.wait()
-        meta = json.loads((folder / "meta.json").read_text())
-        meta["pid"] = gone.pid
-        (folder / "meta.json").write_text(json.dumps(meta))
+        [folder] = run_folders(root)
+        thread = as_if_killed(folder)
         resumed = subprocess.run(
             [*PROMPTDECK, "resume", folder.name],
             cwd=root,
@@ -76,7 +71,7 @@ def test_a_resumed_codex_run_gets_exec_resume_and_the_same_instructions(tmp_path
         requests = fake.model_requests()
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"session {thread}" in resumed.stdout
-    [second] = [p for p in _run_folders(root) if p != folder]
+    [second] = [p for p in run_folders(root) if p != folder]
     resumed_meta = json.loads((second / "meta.json").read_text())
     argv = resumed_meta["argv"]
     assert argv[argv.index("exec") + 1 :][-3:] == ["resume", thread, "-"]
