@@ -196,6 +196,15 @@ async def wait_for_preview(pilot: Pilot[None], story_id: str | None = None) -> M
     return screen
 
 
+async def settled_preview(pilot: Pilot[Any], story_id: str) -> MainScreen:
+    """:func:`wait_for_preview`, then every worker done and one more frame: the screen as a
+    snapshot should take it (the cache row and the cut lines are measured by workers)."""
+    screen = await wait_for_preview(pilot, story_id)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return screen
+
+
 def run_async(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
     """Run an async test body with ``asyncio.run`` (pytest fixtures pass through)."""
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import make_app, wait_for, wait_for_preview
-from promptdeck.tui.screens.main import MainScreen
+from app_helpers import make_app, settled_preview, wait_for
 from promptdeck.tui.session.last_place import LastPlace, remember_last_place
 from textual.pilot import Pilot
 
@@ -23,17 +22,10 @@ CACHE_WIDTHS["230"] = (230, 50)
 SnapCompare = Callable[..., bool]
 
 
-async def _settled(pilot: Pilot[Any], story_id: str) -> MainScreen:
-    screen = await wait_for_preview(pilot, story_id)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
-
-
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_files_table_keeps_rows(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
 
     app = make_app(demo_root, stable=True)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -44,7 +36,7 @@ def test_the_preview_alone_shows_more_files(
     snap_compare: SnapCompare, demo_root: Path, size: str
 ) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
         await pilot.press("2")
         await pilot.pause()
 
@@ -59,9 +51,9 @@ def test_the_app_reopens_where_it_was_left(
     remember_last_place(demo_root, LastPlace("2-1", "review"))
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = await _settled(pilot, "2-1")
+        screen = await settled_preview(pilot, "2-1")
         await wait_for(pilot, lambda: screen.phase == "review", "the phase left")
-        await _settled(pilot, "2-1")
+        await settled_preview(pilot, "2-1")
 
     app = make_app(demo_root, stable=True)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -72,7 +64,7 @@ def test_the_cache_row_keeps_every_part(
     snap_compare: SnapCompare, demo_root: Path, width: str
 ) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
 
     app = make_app(demo_root, stable=True)
     assert snap_compare(app, terminal_size=CACHE_WIDTHS[width], run_before=run_before)

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import make_app, wait_for, wait_for_preview
+from app_helpers import make_app, settled_preview, wait_for
 from promptdeck.core.records.writer import runs_dir
 from promptdeck.tui.screens.copy_menu import CopyMenuScreen
-from promptdeck.tui.screens.main import MainScreen
 from promptdeck.tui.screens.run_history import RunHistoryScreen
 from promptdeck.tui.widgets.composition_chart import CompositionChart
 from textual.pilot import Pilot
@@ -32,13 +31,6 @@ def _write_run(root: Path, n: int, story: str, phase: str) -> None:
     (folder / "result.json").write_text(json.dumps({"outcome": "success"}), encoding="utf-8")
 
 
-async def _settled(pilot: Pilot[Any], story_id: str) -> MainScreen:
-    screen = await wait_for_preview(pilot, story_id)
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
-
-
 @pytest.mark.parametrize("size", list(SIZES))
 def test_a_done_story_opens_on_its_last_run(
     snap_compare: SnapCompare, demo_root: Path, size: str
@@ -47,7 +39,7 @@ def test_a_done_story_opens_on_its_last_run(
     _write_run(demo_root, 2, "1-1", "review")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
 
     app = make_app(demo_root, stable=True)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -58,9 +50,9 @@ def test_the_tree_follows_an_outside_edit(
     snap_compare: SnapCompare, demo_root: Path, size: str
 ) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = await _settled(pilot, "1-1")
+        screen = await settled_preview(pilot, "1-1")
         await pilot.press("down", "down")
-        await _settled(pilot, "1-3")
+        await settled_preview(pilot, "1-3")
         sprint = demo_root / SPRINT
         text = sprint.read_text(encoding="utf-8")
         sprint.write_text(
@@ -72,7 +64,7 @@ def test_the_tree_follows_an_outside_edit(
         )
         catalog = screen.catalog
         await wait_for(pilot, lambda: screen.catalog is not catalog, "the reload")
-        await _settled(pilot, "1-3")
+        await settled_preview(pilot, "1-3")
 
     app = make_app(demo_root, stable=True)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
@@ -81,7 +73,7 @@ def test_the_tree_follows_an_outside_edit(
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_copy_menu(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, CopyMenuScreen), "the menu")
         await pilot.pause()
@@ -95,7 +87,7 @@ def test_the_history_footer(snap_compare: SnapCompare, demo_root: Path, size: st
     _write_run(demo_root, 1, "1-1", "dev")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await _settled(pilot, "1-1")
+        await settled_preview(pilot, "1-1")
         await pilot.press("h")
         await wait_for(
             pilot,
@@ -111,7 +103,7 @@ def test_the_history_footer(snap_compare: SnapCompare, demo_root: Path, size: st
 @pytest.mark.parametrize("size", list(SIZES))
 def test_the_context_window(snap_compare: SnapCompare, demo_root: Path, size: str) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        screen = await _settled(pilot, "1-1")
+        screen = await settled_preview(pilot, "1-1")
         await pilot.press("b")
         chart = screen.query_one(CompositionChart)
         await wait_for(pilot, lambda: chart.context is not None, "the context window")
