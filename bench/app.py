@@ -271,9 +271,11 @@ def _start_session(tmux: str, session: str, command: str) -> float:
     raise RuntimeError(f"tmux could not start a session: {done.stderr.decode().strip()}")
 
 
-def tmux_until(command: str, shown: Callable[[str], bool], what: str) -> float:
+def tmux_until(command: str, shown: Callable[[str], bool], what: str, linger: float = 0.0) -> float:
     """Seconds from starting ``command`` in a fresh tmux session (interpreter start included)
-    until ``shown(screen text)`` holds; the screen is polled every 5 ms."""
+    until ``shown(screen text)`` holds; the screen is polled every 5 ms. ``linger``: seconds
+    the session stays open after that (a warm-up run that lets the app keep what it keeps
+    after its first frame)."""
     tmux = shutil.which("tmux")
     assert tmux is not None
     session = f"promptdeck-bench-{uuid.uuid4().hex[:8]}"
@@ -287,7 +289,9 @@ def tmux_until(command: str, shown: Callable[[str], bool], what: str) -> float:
                 text=True,
             ).stdout
             if shown(screen):
-                return time.perf_counter() - started
+                took = time.perf_counter() - started
+                time.sleep(linger)
+                return took
             time.sleep(0.005)
         last = [line for line in screen.splitlines() if line.strip()][-3:]
         raise _gave_up(f"{what} in tmux; the screen ended with: {' / '.join(last) or '(blank)'}")

@@ -75,6 +75,9 @@ from verdicts import PROMPTDECK, REPOMIX, Samples, Verdicts, ms  # noqa: E402
 from versus import FLOOR, PYTHON, interleave, load, run_timed  # noqa: E402
 
 WORK = HERE / ".work"
+REMEMBERING_SECONDS = 3.0
+"""How long the app's warm-up run stays open: past what it remembers after its first frame
+(promptdeck.tui.app.REMEMBER_STYLES_AFTER_SECONDS, 2 s)."""
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 
 TRIVIAL_APP = """
@@ -331,7 +334,9 @@ def section_app(
         older = app_command(root, {**variables, "PYTHONPATH": str(before)})
         runners[earlier] = lambda: (tmux_until(older, token_meters_shown, "the token meters"), 0)
     try:
-        deck_painted()  # fills the caches
+        # Fills the caches: open long enough for what the app remembers after its first frame
+        # (the stylesheet Textual parsed, REMEMBER_STYLES_AFTER_SECONDS after start).
+        tmux_until(deck, token_meters_shown, "the token meters", linger=REMEMBERING_SECONDS)
         results = interleave(runners, rounds)
     except BenchTimeout as exc:
         verdicts.failed(first_paint, str(exc))

@@ -101,7 +101,11 @@ def _launch(workspace: Workspace, args: argparse.Namespace, label: str | None) -
     # read on another core while this process builds the screen.
     hold_for_first_frame(encoding)
     opening = OpeningHelper.start(
-        workspace, encoding, settings.settings.open_phase, workspace.config.delivery
+        workspace,
+        encoding,
+        settings.settings.open_phase,
+        workspace.config.delivery,
+        settings.settings.theme,
     )
     try:
         from ..tui.app import PromptdeckApp

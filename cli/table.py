@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, TextIO, TypeAlias
+
+from promptdeck.core.lean_dataclass import dataclass
 
 from ..core.terminal import printable_line
 from ..core.textfit import shorten_path

@@ -31,9 +31,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from .lean_dataclass import dataclass
 
 CHECKED = "2026-11-28"
 """When the figures below were last checked against the clients named with them."""

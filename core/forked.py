@@ -17,7 +17,8 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from .lean_dataclass import dataclass
 
 
 @dataclass

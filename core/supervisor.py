@@ -21,10 +21,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
 
+from .lean_dataclass import dataclass
 from .processes import resolve_program
 
 CANCEL_GRACE = (5.0, 5.0)

@@ -7,8 +7,9 @@ take them from here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from .lean_dataclass import dataclass
 
 KIB = 1024
 """Bytes in a kibibyte: sizes are binary (KiB, MiB), as the thresholds are configured."""

@@ -26,6 +26,7 @@ from .screens.main import MainScreen
 from .session.interrupted import interrupted_line
 from .session.opening import OpeningHelper
 from .settings import LoadedSettings, load_settings, save_settings
+from .styles_memory import install, loaded, remember, to_remember
 
 TOAST_LIMIT_SECONDS = 8.0
 STABLE_TOAST_SECONDS = 3600.0
@@ -39,6 +40,15 @@ loaded in the background."""
 INTERRUPTED_AFTER_SECONDS = 0.5
 """How long after start the run records are read for interrupted runs (after the first frame:
 one notice, when runs wait for ``promptdeck resume``)."""
+
+STYLES_WAIT_SECONDS = 0.0
+"""How long the app waits, as it is made, for the stylesheet the opening helper remembers: not
+at all. Sent first, it is there long before (the helper starts before Textual is imported);
+if it is not, Textual parses, which costs less than waiting would."""
+
+REMEMBER_STYLES_AFTER_SECONDS = 2.0
+"""How long after start what Textual parsed is remembered for the next start (after the
+main screen's first frame, off the UI thread; only when the memory did not hold it all)."""
 
 
 class PromptdeckApp(App[None]):
@@ -92,6 +102,10 @@ class PromptdeckApp(App[None]):
     ) -> None:
         super().__init__()
         self._opening = opening
+        # Before the theme is set below: its variables are when the remembered stylesheet
+        # goes in (refresh_css).
+        self._styles_theme = settings.settings.theme if settings else None
+        self._styles = loaded(opening.take_styles(STYLES_WAIT_SECONDS)) if opening else None
         self.use_git = use_git
         self.workspace = workspace
         # Never a simulation unless named; "" when no real agent is found (`r` then refuses
@@ -141,6 +155,7 @@ class PromptdeckApp(App[None]):
         """
         if not self.screen_stack:
             self.stylesheet.set_variables(self.get_css_variables())
+            install(self.stylesheet, getattr(self, "_styles", None))
             return
         super().refresh_css(animate)
 
@@ -232,6 +247,8 @@ class PromptdeckApp(App[None]):
             self.set_timer(WARM_AFTER_SECONDS, self._warm_later)
         self.set_timer(INTERRUPTED_AFTER_SECONDS, self._say_interrupted_runs)
         opening, self._opening = self._opening, None
+        if opening is not None:  # a launch (tests make their apps without a helper)
+            self.set_timer(REMEMBER_STYLES_AFTER_SECONDS, self._remember_styles)
         # Pushed once the app's start is over: Textual draws nothing while it starts (it
         # batches), so a screen pushed here would lay itself out and render a frame that is
         # thrown away, then render it again.
@@ -247,6 +264,21 @@ class PromptdeckApp(App[None]):
                 self.call_from_thread(self.add_notices, "interrupted runs", [line])
 
         self.run_worker(look, thread=True, group="interrupted", exit_on_error=False)
+
+    def _remember_styles(self) -> None:
+        """Remember what Textual parsed for the next start, if the memory lacked any of it and
+        the theme is still the one the app started with (the next start asks for that one)."""
+        started_with = self._styles_theme or DEFAULT_THEME
+        memory = to_remember(self.stylesheet, self._styles)
+        if memory is None or self.theme != started_with:
+            return
+        theme = self._styles_theme
+        self.run_worker(
+            lambda: remember(memory, theme),
+            thread=True,
+            group="remember-styles",
+            exit_on_error=False,
+        )
 
     def _warm_later(self) -> None:
         counter = self.counter

@@ -7,9 +7,9 @@ no screen imports the app and a screen's needs are written in its constructor.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.project import Workspace
 from promptdeck.core.tokens import TokenCounter
 

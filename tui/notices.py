@@ -4,8 +4,9 @@ errors) kept to be read again on the notices screen, and the notes they are made
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from promptdeck.core.lean_dataclass import dataclass
 
 
 @dataclass(frozen=True)

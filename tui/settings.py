@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from promptdeck.core.atomic import write_whole
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import config_folder
 

@@ -15,11 +15,12 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..textfit import one_line_preview
 from ..units import shown_number, tokens_total, valid_tokens
 

@@ -24,9 +24,9 @@ import re
 import stat
 import tomllib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..lean_dataclass import dataclass
 from ..processes import pid_alive
 from ..project.plan_location import SPRINT_STATUS_NAMES
 from ..project.textfiles import TextProblem, read_text

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from ..lean_dataclass import dataclass
 
 _PARTY_ENTRY = re.compile(r"^## Role: Party ", re.MULTILINE)
 _AGENT = re.compile(r"^### (?P<name>[^()\n]+?) \((?P<role>[^()\n]+)\)$", re.MULTILINE)

@@ -30,11 +30,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import PromptdeckError
 from ..layers.delivery import STATUS_FILES, written_paths
+from ..lean_dataclass import dataclass
 from ..project.workspace import Workspace
 from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest

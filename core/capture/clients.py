@@ -27,13 +27,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.base import LaunchRequest, LaunchSpec
 from ..agents.claude import ClaudeAgent
 from ..agents.codex import CodexAgent
 from ..agents.programs import claude_binary, codex_binary
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 
 CLIENTS = ("claude", "codex")

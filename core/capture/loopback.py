@@ -44,10 +44,12 @@ import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from ..lean_dataclass import dataclass
 
 HOST = "127.0.0.1"
 MAX_REQUEST_BYTES = 16 * 1024 * 1024

@@ -17,10 +17,11 @@ Part kinds (:data:`PART_KINDS`):
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..units import context_share
 from .loopback import CapturedRequest
 

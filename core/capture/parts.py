@@ -25,11 +25,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..layers.delivery import FILES_LABEL, Delivered
 from ..layers.model import LAYER_TITLES
+from ..lean_dataclass import dataclass
 from ..tokens.counter import TokenCounter
 from ..vocabulary import LAYER_IDS
 from .loopback import CapturedRequest

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from ..client_loads import (
     rule_paths,
     user_folder,
 )
+from ..lean_dataclass import dataclass
 from ..project.textfiles import (
     StructuredProblem,
     TextProblem,

@@ -26,12 +26,12 @@ import json
 import os
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..agent_names import is_simulation
+from ..lean_dataclass import dataclass
 from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text
 from ..project.workspace import Workspace
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..errors import PromptdeckError, StoryNotFound
 from ..injection.model import Selection
+from ..lean_dataclass import dataclass
 from ..phases.table import get_phase
 from ..plans.catalog import load_catalog
 from ..project.textfiles import TextProblem, read_text_head, resolve_inside, stat_regular

@@ -28,9 +28,9 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from dataclasses import dataclass
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..records.reader import list_runs

@@ -21,12 +21,13 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..agent_names import is_simulation
 from ..errors import PromptdeckError
 from ..injection.model import Selection
+from ..lean_dataclass import dataclass
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt, PromptRequest
 from ..records.reader import RunInfo, list_runs

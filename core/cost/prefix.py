@@ -20,13 +20,13 @@ Token counts are the configured tiktoken encoding's, labelled as such.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
 from ..injection.model import Selection
 from ..layers.delivery import FILES_LABEL
 from ..layers.model import LAYER_TITLES
+from ..lean_dataclass import dataclass
 from ..plans.catalog import load_catalog
 from ..project.workspace import Workspace
 from ..prompt.compose import compose_prompt

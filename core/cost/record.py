@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agent_names import is_simulation
 from ..atomic import write_whole
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt

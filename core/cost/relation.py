@@ -14,10 +14,10 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..prompt.request import ComposedPrompt

@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agents.codex_profile import codex_home
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_text, read_text_head
 from ..records.usage import STREAM_MAX_BYTES, ReportedUsage, json_lines, token_count
 

@@ -9,8 +9,7 @@ refusal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..lean_dataclass import dataclass
 from ..project.workspace import Workspace
 from ..prompt.compose import compose_prompt
 from ..prompt.request import ComposedPrompt, PromptRequest

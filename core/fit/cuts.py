@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +34,7 @@ from ..client_loads import (
     codex_chain_paths,
     codex_kept,
 )
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..prompt.request import ComposedPrompt
 from ..tokens.counter import ARGV_LIMIT_BYTES

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
@@ -45,6 +45,7 @@ from ..injection.model import (
     TOO_LARGE,
     envelope_pieces,
 )
+from ..lean_dataclass import dataclass
 from ..project.workspace import Workspace
 from ..prompt.budget import phase_budget
 from ..prompt.compose import compose_prompt

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..tokens.context_window import context_window_of
 from ..units import KIB, human_bytes

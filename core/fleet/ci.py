@@ -29,13 +29,13 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import SecretsInInjection, UsageError
+from ..lean_dataclass import dataclass
 from ..phases.outcome import ProcessEnd, decide_outcome, exit_code_for
 from ..phases.signals import deciding_signal, parse_text
 from ..plans.catalog import load_catalog

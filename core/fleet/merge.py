@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import GitError
+from ..lean_dataclass import dataclass
 from ..plans.sprint_status import (
     SPRINT_STATUS_NAME,
     SprintStatusError,

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..plans.markdown import iter_headings, section_lines
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace

@@ -20,11 +20,11 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..agents.registry import resolve_agent_name
 from ..errors import PromptdeckError, SecretsInInjection, UsageError
+from ..lean_dataclass import dataclass
 from ..plans.catalog import load_catalog
 from ..project.trust import check_trusted, config_trust, trust_config, trust_digest
 from ..project.workspace import Workspace, open_workspace

@@ -30,12 +30,12 @@ import dataclasses
 import os
 import re
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..agents.base import is_session_id
 from ..errors import GitError, UsageError
+from ..lean_dataclass import dataclass
 from ..phases.outcome import exit_code_for
 from ..plans.catalog import load_catalog
 from ..plans.writeback import RECORD_NAME, STATUS_AFTER

@@ -17,11 +17,12 @@ import json
 import os
 import shutil
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..processes import pid_alive
 from ..project.state_folder import open_state_file, state_dir
 from ..project.textfiles import TextProblem, read_file_bytes, read_json_object, read_text

@@ -23,11 +23,11 @@ import hashlib
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..client_loads import CLIENT_WINDOWS
+from ..lean_dataclass import dataclass
 from ..tokens.pricing import ModelPrice
 from .model import Addition, Request, TurnList
 

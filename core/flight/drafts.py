@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..records.usage import token_count
 from .model import Addition, Request, Subagent, ToolCall
 

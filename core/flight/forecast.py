@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..cost.epic import EpicPlan
 from ..cost.prediction import money
 from ..cost.record import read_cost
+from ..lean_dataclass import dataclass
 from ..records.reader import RunInfo, list_runs
 from .store import turns_of
 

@@ -13,10 +13,11 @@ import json
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, stat_regular
 
 MB = 1024 * 1024

@@ -9,8 +9,10 @@ and is never summed in.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..lean_dataclass import dataclass
 
 UNKNOWN = "unknown"
 """How a count the client did not report is written."""

@@ -4,13 +4,13 @@ for the client's own overhead and window, the capture kept for the run's client 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..capture.memory import remembered_capture
 from ..capture.model import Capture, capture_summary
 from ..cost.record import read_cost
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..records.reader import RunInfo

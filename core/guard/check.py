@@ -17,10 +17,10 @@ import difflib
 import hashlib
 import os
 import stat as stat_module
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from ..lean_dataclass import dataclass
 from ..project.rewrites import RewriteRefused, replace_record
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from .frozen import frozen_view, put_back_blocks

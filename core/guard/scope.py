@@ -18,11 +18,11 @@ import fnmatch
 import os
 import re
 import stat as stat_module
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..injection.choices import CHOICES_FILE
+from ..lean_dataclass import dataclass
 from ..plans.catalog import load_catalog
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from ..project.workspace import Workspace

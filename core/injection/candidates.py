@@ -13,9 +13,9 @@ import errno
 import os
 import stat as stat_module
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..project.textfiles import TextProblem, printable_name, read_file_bytes
 from ..secrets.scan import SecretFinding

@@ -30,12 +30,13 @@ import json
 import os
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..atomic import write_whole
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..project.state_folder import state_dir
 from ..project.textfiles import TextProblem, read_file_bytes
 from ..vocabulary import optional_layer

@@ -9,10 +9,11 @@ files is :mod:`.candidates`'.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import InjectionTooLarge
+from ..lean_dataclass import dataclass
 from ..tokens.counter import Meter
 from ..units import SENT_LABEL, UNREAD_LABEL
 from ..vocabulary import COMPANION_KINDS, FileStatus, InjectionLevel

@@ -9,8 +9,7 @@ reused: only the stretches around the joiners are encoded again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..lean_dataclass import dataclass
 from ..tokens.counter import Meter, TokenCounter
 from .composer import compose_messages, compose_system_instruction
 from .delivery import Delivered, check_delivery, deliver

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from .input import ComposeInput
 from .model import JOINER, PromptLayer
 from .values import context_pieces

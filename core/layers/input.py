@@ -7,11 +7,12 @@ its camelCase JSON shape (:meth:`ComposeInput.from_dict`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import ComposeError
+from ..lean_dataclass import dataclass
 from ..phases.table import PHASE_NAMES
 from ..vocabulary import MODES as _MODES
 

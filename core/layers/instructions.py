@@ -8,11 +8,11 @@ project. A missing asset is a broken install: :class:`~promptdeck.core.errors.As
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import AssetMissing
+from ..lean_dataclass import dataclass
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

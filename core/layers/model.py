@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import ComposeError
+from ..lean_dataclass import dataclass
 from ..tokens.counter import TokenCounter
 from ..vocabulary import LAYER_IDS as _LAYER_IDS
 from ..vocabulary import LayerId

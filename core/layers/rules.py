@@ -15,9 +15,9 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_file_bytes, read_json_object
 from ..project.workspace import Workspace
 

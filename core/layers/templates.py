@@ -13,11 +13,11 @@ import os
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import ComposeError
+from ..lean_dataclass import dataclass
 from ..project.textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text
 
 

@@ -7,7 +7,6 @@ here touches a process, a file or git, so every rule is unit-tested on its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import assert_never
 
 from ..errors import (
@@ -19,6 +18,7 @@ from ..errors import (
     EXIT_SCOPE,
     EXIT_STATUS_WRITE,
 )
+from ..lean_dataclass import dataclass
 from ..vocabulary import FAILURE, SUCCESS, Outcome
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
+from ..lean_dataclass import dataclass
 from .table import SIGNAL_SPECS, SignalSpec, signal_specs
 
 # A cheap pre-filter: most lines of agent output carry none of these words.

@@ -16,10 +16,10 @@ promptdeck's, in the style of ``RETRO COMPLETE: Epic {id}``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..vocabulary import PhaseName, SignalOutcome
 
 RECOMMENDATIONS = ("Retry", "Skip", "Escalate")

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..project.bmad_folders import split_where
 from ..project.listing import folder_names
 from ..project.textfiles import DEFAULT_READ_LIMIT, TextProblem, read_text_file

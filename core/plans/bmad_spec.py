@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextlib
 import posixpath
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.listing import folder_names
 from ..project.textfiles import TextProblem, read_text_file
 from ..project.workspace import Workspace

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import (
     DEFAULT_READ_LIMIT,
     HEAD_BYTES,

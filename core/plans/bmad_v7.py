@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..lean_dataclass import dataclass
 from ..project.bmad_folders import BMAD_TOML_LAYERS
 from ..project.listing import folder_names
 from ..project.textfiles import (

@@ -32,8 +32,9 @@ from __future__ import annotations
 import os
 import stat as stat_module
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..lean_dataclass import dataclass
 from ..project.listing import one_scan
 from ..project.textfiles import TextProblem, stat_regular
 from ..project.workspace import Workspace

@@ -16,9 +16,9 @@ import os
 import posixpath
 import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..processes import resolve_program, safe_git_environment, work_tree_of
 from ..project.textfiles import TextProblem, read_text_file, read_text_head
 from ..project.workspace import Workspace

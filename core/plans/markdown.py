@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import LONG_NUMBER, long_number_line
 from ..stories.model import Task
 

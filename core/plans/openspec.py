@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, printable_name, read_text_file
 from ..project.workspace import Workspace
 from ..stories.keys import normalize_key

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.listing import folder_names
 from ..project.textfiles import TextProblem, read_text_file
 from ..project.workspace import Workspace

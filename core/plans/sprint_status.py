@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from ..lean_dataclass import dataclass
 
 SPRINT_STATUS_NAME = "sprint-status.yaml"
 """The file's name inside the artifacts folder."""

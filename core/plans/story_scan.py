@@ -18,9 +18,10 @@ import os
 import re
 import stat as stat_module
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..project.listing import folder_names
 from ..project.textfiles import printable_name
 from ..project.workspace import Workspace

@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.rewrites import ReadForRewrite, RewriteRefused, read_for_rewrite, rewrite_file
 from ..project.textfiles import TextProblem
 from ..project.workspace import Workspace

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import write_whole
+from ..lean_dataclass import dataclass
 from .textfiles import read_text_file
 from .user_dirs import state_folder
 

@@ -31,11 +31,11 @@ from __future__ import annotations
 import posixpath
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..lean_dataclass import dataclass
 from .textfiles import LONG_NUMBER, TextProblem, check_toml_shape, read_text
 
 BMAD_TOML_LAYERS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
 from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
@@ -18,6 +18,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 from ..agent_names import AGENT_NAMES
 from ..client_loads import CLIENT_WINDOWS
 from ..errors import ConfigError
+from ..lean_dataclass import dataclass
 from .bmad_folders import (
     DEFAULT_OUTPUT_FOLDER,
     BmadFolders,

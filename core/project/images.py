@@ -17,10 +17,10 @@ import base64
 import builtins
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..terminal import printable_line
 from .textfiles import TextProblem, read_file_bytes
 from .workspace import Workspace

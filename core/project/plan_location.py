@@ -36,8 +36,9 @@ import select
 import subprocess
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..lean_dataclass import dataclass
 
 SPRINT_STATUS_NAMES = ("sprint-status.yaml", "sprint-status.yml")
 SEARCH_DEPTH = 4

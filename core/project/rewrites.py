@@ -31,9 +31,9 @@ import os
 import re
 import stat as stat_module
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..lean_dataclass import dataclass
 from ..processes import pid_alive
 from .textfiles import DEFAULT_READ_LIMIT, TextProblem, read_file_bytes
 

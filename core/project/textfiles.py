@@ -29,11 +29,11 @@ import json
 import os
 import re
 import stat as stat_module
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..lean_dataclass import dataclass
 
 DEFAULT_READ_LIMIT = 2 * 1024 * 1024
 """Largest file read whole when no limit is given (the ``[read] max_bytes`` default)."""

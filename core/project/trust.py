@@ -37,13 +37,13 @@ import os
 import re
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..agent_names import CLAUDE_BIN_ENV, CODEX_BIN_ENV
 from ..atomic import write_whole
 from ..errors import UntrustedConfig, UsageError
+from ..lean_dataclass import dataclass
 from ..terminal import printable_line
 from .config import CONFIG_RELPATH, Config
 from .user_dirs import config_folder

@@ -9,10 +9,10 @@ projects keep the plan elsewhere, often in ``docs/``); failing that, the git top
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError, WorkspaceError
+from ..lean_dataclass import dataclass
 from .bmad_folders import BMAD_MARKERS
 from .config import Config, load_config
 

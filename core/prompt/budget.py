@@ -7,9 +7,8 @@ meters; the run confirmation refuses a prompt over it (the CLI exits 9). 0 means
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import OverBudget
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from .request import ComposedPrompt
 

@@ -10,8 +10,8 @@ are placed at the prompt's own bytes-per-token ratio and marked ``≈``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from ..lean_dataclass import dataclass
 from ..tokens.counter import ARGV_LIMIT_BYTES
 from ..units import UNREAD_LABEL
 from .request import ComposedPrompt

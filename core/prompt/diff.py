@@ -14,11 +14,11 @@ import difflib
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
 from ..layers.model import JOINER
+from ..lean_dataclass import dataclass
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, printable_name, read_text
 from ..records.reader import RunInfo, list_runs
 from ..records.writer import RUNS_RELPATH

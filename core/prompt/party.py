@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import ComposeError, UsageError
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace

@@ -7,7 +7,7 @@ take; a :class:`ComposedPrompt` is what every face shows and every agent receive
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..errors import UsageError
 from ..injection.model import Injection, Selection
@@ -16,6 +16,7 @@ from ..layers.input import MODES, ComposeInput
 from ..layers.instructions import InstructionsFile
 from ..layers.model import PromptLayer
 from ..layers.rules import RulesFile
+from ..lean_dataclass import dataclass
 from ..phases.table import Phase, get_phase
 from ..stories.model import Story
 from ..tokens.counter import Meter

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..injection.model import Injection
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_file_bytes, read_text
 from ..project.workspace import Workspace
 from ..stories.model import Story

@@ -19,11 +19,11 @@ environment variable and no special command.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..layers.templates import BUNDLED, TemplateSet, render
 from ..layers.values import epic_label
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_text
 from ..project.workspace import Workspace
 from ..stories.model import Story, Task

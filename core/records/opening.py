@@ -15,9 +15,9 @@ and its runs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from ..lean_dataclass import dataclass
 from ..phases.table import PHASE_NAMES
 from ..stories.model import Story
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..phases.signals import Signal
 from ..processes import pid_alive
 from ..project.textfiles import (

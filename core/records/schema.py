@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..agents.base import Usage
+from ..lean_dataclass import dataclass
 from ..phases.outcome import exit_code_for
 from ..phases.signals import Signal
 from ..vocabulary import Outcome, is_outcome

@@ -3,11 +3,10 @@ results, and the process's own end — parsed by the same parser the run used.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..agents.base import INFO, RESULT, TEXT, TOOL_RESULT, TOOL_USE
 from ..agents.registry import get_agent
 from ..errors import PromptdeckError
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..project.textfiles import RECORD_TEXT_LIMIT, TextProblem, read_file_bytes
 from .reader import RunInfo, stream_file

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import TextProblem, read_text
 
 STREAM_MAX_BYTES = 64 * 1024 * 1024

@@ -32,10 +32,11 @@ only when asked, see :mod:`.optional_phases`): the flow goes on as if they had b
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from ..injection.model import Selection
+from ..lean_dataclass import dataclass
 from ..phases.table import PHASE_NAMES
 from ..project.config import Config
 from ..project.workspace import Workspace

@@ -33,11 +33,12 @@ import re
 import stat
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..errors import EXIT_GIT, GitError
+from ..lean_dataclass import dataclass
 from ..processes import git_module, safe_git_environment, work_tree_of
 from ..records.writer import GITIGNORE_RELPATH, RUNS_RELPATH
 from ..secrets.paths import secret_content_reason, secret_name_reason

@@ -12,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from ..agents.base import LaunchSpec
+from ..lean_dataclass import dataclass
 from ..records.schema import RunResult
 from .locks import StoryLock
 from .policy import ProcessFacts, RunPolicy

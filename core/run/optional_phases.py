@@ -16,9 +16,9 @@ variant), by ``--with <phase>`` (the workspace's default variant), or by ``[flow
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..prompt.party import PARTY_PHASES, default_variant
 

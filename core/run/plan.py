@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..agent_names import agent_label
@@ -27,6 +26,7 @@ from ..fit.advice import SizeOption, size_options
 from ..flight.forecast import PhaseForecast, phase_forecast
 from ..guard.scope import WriteScope
 from ..injection.choices import LEFT_OUT_REASON, TAKEN_IN_REASON
+from ..lean_dataclass import dataclass
 from ..project.images import ImageFile
 from ..project.trust import config_trust
 from ..project.workspace import Workspace

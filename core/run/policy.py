@@ -16,7 +16,6 @@ import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,6 +24,7 @@ from ..cost.record import record_actual, record_prediction
 from ..errors import GitError
 from ..flight.store import turns_of
 from ..guard.check import ScopeCheck, ScopeGuard
+from ..lean_dataclass import dataclass
 from ..phases.outcome import (
     ProcessEnd,
     decide_outcome,

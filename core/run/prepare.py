@@ -10,13 +10,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..agents.base import Agent, LaunchRequest, LaunchSpec
 from ..agents.registry import get_agent, resolve_agent_name
 from ..guard.scope import WriteScope, write_scope
+from ..lean_dataclass import dataclass
 from ..processes import resolve_program
 from ..project.workspace import Workspace
 from ..records.writer import RunRecord

@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from ..agents.base import is_session_id
 from ..errors import AssetMissing, UsageError
 from ..layers.instructions import InstructionsFile, load_instructions
 from ..layers.rules import RulesFile, note_rules_read, read_rules, rules_health
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 from ..project.textfiles import TextProblem, read_json_object
 from ..project.workspace import Workspace

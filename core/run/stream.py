@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..agents.base import (
     RESULT,
@@ -24,6 +23,7 @@ from ..agents.base import (
     Usage,
     fast_factory,
 )
+from ..lean_dataclass import dataclass
 from ..phases.signals import Signal, SignalParser
 from ..records.schema import RunResult
 from ..records.writer import RunRecord

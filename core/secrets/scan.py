@@ -48,11 +48,11 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..lean_dataclass import dataclass
 from .detectors import all_detectors, detectors, load_library
 
 _CACHE_SIZE = 512

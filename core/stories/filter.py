@@ -7,8 +7,8 @@ by one and can be tested without an app.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from ..lean_dataclass import dataclass
 from .model import Story
 
 STATUS_MARKS = {

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+
+from ..lean_dataclass import dataclass
 
 _SEPARATORS = re.compile(r"[-._\s]+")
 

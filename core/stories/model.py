@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import StoryNotFound
+from ..lean_dataclass import dataclass
 
 STATUSES = ("backlog", "ready-for-dev", "in-progress", "review", "done")
 

@@ -15,10 +15,10 @@ twice, and :func:`rules_read_twice` says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ..client_loads import OWN_RULES_FILE, WindowFigures, window_budget
+from ..lean_dataclass import dataclass
 from ..project.config import Config
 
 ESTIMATED_CLIENT_OVERHEAD = {"claude": 15_000, "codex": 10_000}

@@ -21,9 +21,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..lean_dataclass import dataclass
 from .encoding import build_encoding
 
 if TYPE_CHECKING:

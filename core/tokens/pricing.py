@@ -13,10 +13,10 @@ a model the table does not hold has no price — its cost reads "unknown" wherev
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..lean_dataclass import dataclass
 from ..project.textfiles import StructuredProblem, TextProblem, parse_toml, read_text
 from ..project.workspace import Workspace
 

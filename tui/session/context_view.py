@@ -13,8 +13,9 @@ takes the same window (:func:`captured_window`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from promptdeck.core.lean_dataclass import dataclass
 
 if TYPE_CHECKING:
     from promptdeck.core.capture import Capture

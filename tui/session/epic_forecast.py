@@ -9,8 +9,9 @@ figures rest on and what the total leaves out — the same lines ``plan --epic``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from promptdeck.core.lean_dataclass import dataclass
 
 if TYPE_CHECKING:
     from promptdeck.core.cost import EpicPlan

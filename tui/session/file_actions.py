@@ -12,9 +12,10 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from promptdeck.core.lean_dataclass import dataclass
 
 from ..format import sent_size
 

@@ -10,11 +10,12 @@ recomposes. Choices remembered per story are written through core (``toggle_reme
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from promptdeck.core.injection import Selection
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.vocabulary import RULES_LAYER
 
 if TYPE_CHECKING:

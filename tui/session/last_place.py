@@ -19,11 +19,11 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptdeck.core.layers import MODES
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.phases import PHASE_NAMES
 
 if TYPE_CHECKING:

@@ -11,9 +11,11 @@ meters. The helper runs the same core calls the screen would (:func:`read_openin
 is shown is what the screen would have composed itself; the screen checks that the prompt is
 the one it asks for before showing it.
 
-The answer comes back pickled through a pipe. Anything that goes wrong — no ``fork`` on this
-platform, the helper failing or dying — leaves the screen to read the catalog itself, as it
-does without a helper (in tests, and for every reload).
+The answer comes back pickled through a pipe, in three parts: the app's remembered
+stylesheet first (:mod:`promptdeck.tui.styles_memory`: the app takes it as it is made, before
+Textual parses anything), then the catalog, then the prompt. Anything that goes wrong — no
+``fork`` on this platform, the helper failing or dying — leaves the screen to read the catalog
+itself, as it does without a helper (in tests, and for every reload).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ import pickle
 import select
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from promptdeck.core.forked import Forked, fork_child, receive_message, send_message
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.switches import ANSWER_CACHE, turned_off
 
 if TYPE_CHECKING:
@@ -161,8 +164,9 @@ class _Pickler(pickle.Pickler):
 class OpeningHelper:
     """A helper process computing :func:`read_opening`; :meth:`start` forks it.
 
-    Its answer comes in two parts: the catalog and the first story's flow as soon as they are
-    read (:meth:`take_catalog`), then the first story's prompt (:meth:`take_prompt`).
+    Its answer comes in three parts: the remembered stylesheet (:meth:`take_styles`), the
+    catalog and the first story's flow as soon as they are read (:meth:`take_catalog`), then
+    the first story's prompt (:meth:`take_prompt`).
 
     Args:
         child: the forked helper and the pipe its answer comes through.
@@ -171,12 +175,19 @@ class OpeningHelper:
     def __init__(self, child: Forked) -> None:
         self._child: Forked | None = child
         self._catalog: Opening | None = None
+        self._styles: object = _NOT_TAKEN
 
     @classmethod
     def start(
-        cls, workspace: Workspace, encoding: str, open_phase: str | None, delivery: str
+        cls,
+        workspace: Workspace,
+        encoding: str,
+        open_phase: str | None,
+        delivery: str,
+        theme: str | None = None,
     ) -> OpeningHelper | None:
         """Fork the helper now (None where the platform cannot fork, or the fork fails).
+        ``theme``: the theme the app starts with (the helper sends its remembered styles).
 
         Call it before any thread is started: the helper is a copy of this process.
         """
@@ -187,6 +198,7 @@ class OpeningHelper:
         place, _ = load_last_place(workspace.root)
 
         def work(_requests: int | None, replies: int) -> None:
+            _send_styles(replies, theme)
             _answer(replies, workspace, encoding, open_phase, delivery, place)
 
         try:
@@ -211,9 +223,21 @@ class OpeningHelper:
             return True
         return bool(ready)
 
+    def take_styles(self, seconds: float) -> object:
+        """The remembered stylesheet (:mod:`promptdeck.tui.styles_memory`) if it comes within
+        ``seconds``, else None; asked once, before the catalog (it is the helper's first
+        part)."""
+        if self._styles is _NOT_TAKEN:
+            if not self.wait(seconds):
+                return None
+            self._styles = self._part()
+        return self._styles
+
     def take_catalog(self) -> Opening | None:
         """The catalog and the first story's flow (no prompt yet), waiting for them if need
         be; None if the helper failed (the helper is then stopped)."""
+        if self._styles is _NOT_TAKEN:  # the first part, not taken at start: passed over
+            self._styles = self._part()
         if self._catalog is None:
             part = self._part()
             self._catalog = part if isinstance(part, Opening) else None
@@ -255,6 +279,18 @@ class OpeningHelper:
             return pickle.loads(body) if body else None
         except Exception:  # a helper cut short mid-answer
             return None
+
+
+_NOT_TAKEN = object()
+"""The helper's first part (the remembered styles) before it is read."""
+
+
+def _send_styles(replies: int, theme: str | None) -> None:  # pragma: no cover - in the helper
+    """The helper's first part: the stylesheet remembered for ``theme`` as it was pickled
+    then, or an empty part (the app parses its stylesheet itself)."""
+    from ..styles_memory import remembered
+
+    send_message(replies, remembered(theme) or b"")
 
 
 MEMORY_KIND = "app-opening"

@@ -9,9 +9,10 @@ shows the result; the tests call it directly.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.project import ImageFile
 from promptdeck.core.prompt import PromptRequest
 from promptdeck.core.stories import StoryCatalog

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
+
+from promptdeck.core.lean_dataclass import dataclass
 
 if TYPE_CHECKING:
     from promptdeck.core.run import RunEvent

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.prompt import ComposedPrompt, PromptRequest
 from promptdeck.core.stories import StoryCatalog
 from promptdeck.core.terminal import printable_line

@@ -8,9 +8,10 @@ a :class:`PhaseChoice`, and paints what it returns.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from promptdeck.core.injection import Selection
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.phases import PHASE_NAMES
 from promptdeck.core.project import Config, Workspace
 from promptdeck.core.prompt import PARTY_PHASES, FailureInfo, PromptRequest, default_variant

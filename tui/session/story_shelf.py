@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from typing import TYPE_CHECKING
 
 from promptdeck.core.errors import PromptdeckError
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.plans import (
     WATCH_LIMIT,
     PlanSnapshot,

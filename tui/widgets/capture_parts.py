@@ -3,8 +3,7 @@ the model's context window as a bar, and the text it repeats of another part."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from promptdeck.core.lean_dataclass import dataclass
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget

@@ -10,10 +10,10 @@ row's cells for each cell it renders, which cost tens of milliseconds per previe
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
 
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.textfit import shorten_path
 from rich.segment import Segment
 from rich.style import Style

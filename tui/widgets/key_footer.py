@@ -6,9 +6,9 @@ out two dozen widgets more)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.lean_dataclass import dataclass
 from rich.style import Style
 from rich.text import Text
 from textual import events

@@ -8,9 +8,9 @@ beside the bar (``199 KiB on disk, not read``), never added to the prompt's figu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.tokens import ARGV_LIMIT_BYTES
 from rich.style import Style
 from rich.text import Span, Text

@@ -12,10 +12,10 @@ command and its size).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from promptdeck.core.lean_dataclass import dataclass
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType

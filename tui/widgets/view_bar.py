@@ -3,9 +3,9 @@ key, and what the hidden phases are doing, so nothing disappears without a trace
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+from promptdeck.core.lean_dataclass import dataclass
 from rich.text import Text
 from textual import events
 from textual.message import Message

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from promptdeck.core.agent_names import agent_label
 from promptdeck.core.layers import find_rules_path, rules_health
+from promptdeck.core.lean_dataclass import dataclass
 from promptdeck.core.prompt import ComposedPrompt
 from rich.text import Text
 from textual.reactive import reactive
