@@ -7,8 +7,8 @@ variables and Textual's parser. So once the app is drawn, what Textual parsed is
 (:func:`remember`, pickled, in the result store and sealed with the user's key like the
 remembered opening), and at the next start the opening helper sends it back before anything
 else (:func:`remembered`, :mod:`promptdeck.tui.session.opening`). The app hands it to its
-stylesheet as already parsed (:func:`install`) when the theme's variables and Textual's
-version are the ones it was parsed with; Textual then finds each piece of CSS among its own
+stylesheet as already parsed (:func:`install`) when the theme's variables and Textual's CSS
+code are the ones it was parsed with; Textual then finds each piece of CSS among its own
 parsed ones (its cache is keyed by the CSS text itself), and parses only what is new.
 
 This reaches into two private parts of Textual's ``Stylesheet`` (``_parse_cache`` and
@@ -18,6 +18,9 @@ as Textual does (``tests/tui/test_styles_memory.py`` would say so).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import pickle
 import sys
 from typing import TYPE_CHECKING, Any
@@ -37,7 +40,7 @@ class StylesMemory:
     """What Textual parsed, and what with.
 
     Attributes:
-        textual: Textual's version (its parser made the rules).
+        textual: Textual's CSS code, as its files were (its parser made the rules).
         variables: the theme's variables the rules were parsed with.
         parsed: each piece of CSS as Textual's cache keys it (its text, where it was read
             from, and how it ranks), with the rules parsed from it.
@@ -70,10 +73,20 @@ def remembered(theme: str | None) -> bytes | None:
     return parts[0] if parts and len(parts) == 1 else None
 
 
-def _textual_version() -> str:
-    import textual
+@functools.lru_cache(maxsize=1)
+def _parser_identity() -> str:
+    """Textual's CSS code as its files are now (name, size, time): another Textual, or an edited
+    one, is another identity. Not its version: asking that imports ``importlib.metadata``,
+    some 10 ms of the first frame."""
+    from textual import css
 
-    return str(textual.__version__)
+    folder = os.path.dirname(css.__file__)
+    seen = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            info = os.stat(os.path.join(folder, name))
+            seen.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
 
 
 def loaded(body: object) -> StylesMemory | None:
@@ -88,7 +101,7 @@ def install(stylesheet: Stylesheet, memory: StylesMemory | None) -> bool:
     if memory is None:
         return False
     try:
-        if memory.textual != _textual_version() or memory.variables != stylesheet._variables:
+        if memory.textual != _parser_identity() or memory.variables != stylesheet._variables:
             return False
         cache = stylesheet._parse_cache
         for key, rules in memory.parsed:
@@ -113,7 +126,7 @@ def to_remember(stylesheet: Stylesheet, memory: StylesMemory | None) -> StylesMe
     held = {key for key, _ in memory.parsed} if memory is not None else set()
     if memory is not None and memory.variables == variables and held >= {k for k, _ in parsed}:
         return None
-    return StylesMemory(_textual_version(), variables, parsed)
+    return StylesMemory(_parser_identity(), variables, parsed)
 
 
 def remember(memory: StylesMemory, theme: str | None) -> bool:
