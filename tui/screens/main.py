@@ -21,7 +21,6 @@ from promptdeck.core.stories import Story, StoryCatalog
 from textual import events, on, work
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import BindingType
-from textual.containers import Horizontal
 from textual.reactive import reactive, var
 from textual.screen import Screen
 from textual.worker import Worker
@@ -36,6 +35,7 @@ from ..session.opening import OpeningHelper, opening_request
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns, suggested_run
 from ..session.story_shelf import PROMPT_WAIT_SECONDS, Loaded, StoryShelf
+from ..widgets.containers import Row
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -154,7 +154,7 @@ class MainScreen(Screen[None]):
         """Header, the three regions, footer."""
         yield WorkspaceHeader(id="header")
         yield ViewBar(id="view-bar")
-        with Horizontal(id="regions"):
+        with Row(id="regions"):
             yield self.stories_pane
             yield self.preview
             yield self.phases

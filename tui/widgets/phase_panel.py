@@ -11,7 +11,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive
@@ -24,6 +23,7 @@ from ...core.units import human_tokens
 from ..format import cost_text, duration_text, share_bar
 from ..session.run_feed import FLUSH_INTERVAL, RunFeed
 from ..session.story_phases import PhaseRow
+from .containers import Column
 from .signal_highlighter import SignalHighlighter
 from .turn_strip import TurnStrip
 
@@ -209,7 +209,7 @@ class PhaseLog(Log):
             highlighter.forget()
 
 
-class PhasePanel(Vertical):
+class PhasePanel(Column):
     """Phases (state, attempt), the run's status line, the context gauge and the log.
 
     The panel owns a run's display: :meth:`listen` queues the runner's events (from its reader

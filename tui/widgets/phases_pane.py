@@ -17,7 +17,6 @@ from promptdeck.core.run import StoryFlow
 from promptdeck.core.stories import Story, StoryCatalog
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
@@ -26,11 +25,12 @@ from textual.worker import Worker
 from ..context import DeckContext
 from ..session.story_phases import FlowReading, PhaseChoice, phases_title, read_flow
 from ..workers import report_failure
+from .containers import Column
 from .phase_panel import PhaseList, PhasePanel
 from .region_title import RegionTitle
 
 
-class PhasesPane(Vertical):
+class PhasesPane(Column):
     """The title (whose phases, which one, which mode) over the phase panel.
 
     Args:

@@ -43,6 +43,7 @@ from ..session.preview_words import NOTE_ROWS, notes_text, preview_title
 from ..session.views import CacheRow, capture_origin, kept_capture
 from ..startup import collect_young_garbage
 from ..workers import report_failure
+from .containers import Column
 from .cut_lines_meter import CutLinesMeter, drawn_here, legend
 from .files_table import FilesTable
 from .layers_table import LayersTable
@@ -81,7 +82,7 @@ def _show_text(static: Static, text: str) -> None:
         static.update(text, layout=False)
 
 
-class PreviewPane(Vertical):
+class PreviewPane(Column):
     """The prompt about to be sent: tabs for the layers and files, the system and user texts,
     the messages and the composition; the notes and the meter below them.
 
@@ -179,12 +180,12 @@ class PreviewPane(Vertical):
         yield TabRow(PREVIEW_TABS, id="preview-tabs")
         # One body per tab, the open one shown (what a ContentSwitcher does, without a
         # container more to style and draw in the first frame).
-        with Vertical(id="tab-overview", classes="tab-body"):
+        with Column(id="tab-overview", classes="tab-body"):
             yield LayersTable(id="layers-table")
             yield FilesTable(id="files-table")
         # The text tabs get their viewer when first opened (:meth:`_show_in_tab`).
         for tab in ("tab-system", "tab-user", "tab-messages", "tab-composition"):
-            yield Vertical(id=tab, classes="tab-body -hidden")  # a chart too: :meth:`_chart`
+            yield Column(id=tab, classes="tab-body -hidden")  # a chart too: :meth:`_chart`
         yield Static("", id="preview-notes", markup=False)
         yield MeterLine(id="meter-line")
         yield CutLinesMeter(id="cut-lines")

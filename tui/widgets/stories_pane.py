@@ -11,12 +11,12 @@ from __future__ import annotations
 from promptdeck.core.stories import Story, StoryCatalog, UnreadableEntry, filter_stories
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Input
 
+from .containers import Column
 from .region_title import RegionTitle
 from .story_tree import StoryTree, short_id
 
@@ -32,7 +32,7 @@ FOLLOW_CURSOR_SECONDS = 0.15
 """How long the tree cursor rests on a story before the preview follows it."""
 
 
-class StoriesPane(Vertical):
+class StoriesPane(Column):
     """The title, the filter box (hidden until asked for) and the story tree.
 
     Args:
