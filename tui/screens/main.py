@@ -35,7 +35,7 @@ from ..session.opening import OpeningHelper, opening_request
 from ..session.preview_composer import PreviewComposer
 from ..session.runs import SessionRuns, suggested_run
 from ..session.story_shelf import PROMPT_WAIT_SECONDS, Loaded, StoryShelf
-from ..widgets.containers import Row
+from ..widgets.containers import Row, SameEveryLine
 from ..widgets.files_table import FilesTable
 from ..widgets.key_footer import KeyFooter
 from ..widgets.layers_table import LayersTable
@@ -66,7 +66,7 @@ before its first frame (the tree then reaches the screen in the first frame)."""
 VIEWS = ("all", "stories", "preview", "phases")
 
 
-class MainScreen(Screen[None]):
+class MainScreen(Screen[None], SameEveryLine):
     """Pick a story, see its prompt, change what is included, run its phases."""
 
     # Its stylesheet, main.tcss, is read with the app's (see PromptdeckApp.CSS_PATH).

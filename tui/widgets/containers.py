@@ -1,4 +1,5 @@
-"""Containers drawn one line for all: the panes, the regions row and the preview's tab bodies.
+"""Containers drawn one line for all: the main screen, its panes, the regions row and the
+preview's tab bodies.
 
 Textual draws every line of a widget apart, a container's too, though a container with no
 border above or below draws the same line top to bottom (its background, its side borders):
