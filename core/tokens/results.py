@@ -31,9 +31,10 @@ from .store import OnePerProcess, SqliteStore
 FILE_NAME = "results.sqlite3"
 APPLICATION_ID = 0x70645231  # "pdR1": marks the file as this store
 ENV_VAR = "PROMPTDECK_RESULT_CACHE"
-LIMITS = {"secret-scan": 50_000, "composed": 200, "app-opening": 8}
+LIMITS = {"secret-scan": 50_000, "composed": 200, "app-opening": 8, "app-styles": 4}
 """How many entries of each kind are kept (a composed result holds a whole prompt; the app's
-opening, its catalog and first prompt, up to a few MB for a large plan)."""
+opening, its catalog and first prompt, up to a few MB for a large plan; its parsed stylesheet
+some 150 KB, one per theme and promptdeck version)."""
 DEFAULT_LIMIT = 1_000
 
 
