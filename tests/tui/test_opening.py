@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from app_helpers import make_app, run_async, wait_for, wait_for_preview
-from promptdeck.core.forked import receive_message
+from promptdeck.core.forked import Forked, receive_message, send_message
 from promptdeck.core.project import open_workspace
 from promptdeck.core.prompt import compose_prompt
 from promptdeck.core.records.writer import RunRecord
@@ -55,6 +55,26 @@ def test_the_helper_answers_what_reading_in_process_gives(demo_root: Path) -> No
     again = compose_prompt(workspace, opening.catalog, prompt.request)
     assert again.system == prompt.system
     assert helper.pid is None  # stopped and reaped once its answer was taken
+
+
+def test_a_stylesheet_part_sent_late_never_holds_the_screens_bounded_wait() -> None:
+    # The app takes the stylesheet part as it is made, without waiting: when it came later,
+    # the screen's wait for the catalog passes over it and stays bounded.
+    read, write = os.pipe()
+    helper = OpeningHelper(Forked(None, None, read))
+    try:
+        assert helper.take_styles(0.0) is None  # not sent yet
+        send_message(write, pickle.dumps("styles"))
+        started = time.monotonic()
+        assert not helper.wait(0.2)  # the stylesheet came, the catalog has not
+        assert time.monotonic() - started < 2.0
+        assert helper.take_styles(0.0) == "styles"
+        send_message(write, pickle.dumps("catalog"))
+        assert helper.wait(1.0)
+        assert pickle.loads(receive_message(read) or b"") == "catalog"
+    finally:
+        os.close(write)
+        os.close(read)
 
 
 def _killed(helper: OpeningHelper) -> OpeningHelper:

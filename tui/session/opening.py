@@ -24,6 +24,7 @@ import contextlib
 import io
 import pickle
 import select
+import time
 import types
 from collections.abc import Callable
 from dataclasses import replace
@@ -213,8 +214,19 @@ class OpeningHelper:
         return self._child.pid if self._child else None
 
     def wait(self, seconds: float | None) -> bool:
-        """Wait up to ``seconds`` (None: as long as it takes) for the next part; True once it
-        can be taken without waiting (or the helper has gone: taking it then answers None)."""
+        """Wait up to ``seconds`` (None: as long as it takes) for the next part of the opening
+        (the catalog, then the prompt); True once it can be taken without waiting (or the
+        helper has gone: taking it then answers None). A stylesheet part not taken yet is
+        taken on the way: it is never mistaken for the catalog."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        if self._styles is _NOT_TAKEN:
+            if not self._readable(seconds):
+                return False
+            self._styles = self._part()
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        return self._readable(left)
+
+    def _readable(self, seconds: float | None) -> bool:
         if self._child is None:
             return True
         try:
@@ -228,7 +240,7 @@ class OpeningHelper:
         ``seconds``, else None; asked once, before the catalog (it is the helper's first
         part)."""
         if self._styles is _NOT_TAKEN:
-            if not self.wait(seconds):
+            if not self._readable(seconds):
                 return None
             self._styles = self._part()
         return self._styles
