@@ -102,8 +102,9 @@ class PromptdeckApp(App[None]):
     ) -> None:
         super().__init__()
         self._opening = opening
-        # Before the theme is set below: its variables are when the remembered stylesheet
-        # goes in (refresh_css).
+        # Taken before the theme is set below: setting it hands the stylesheet the theme's
+        # variables, and the remembered parse with them (refresh_css). Filed under the theme
+        # setting, which the next start's helper asks for.
         self._styles_theme = settings.settings.theme if settings else None
         self._styles = loaded(opening.take_styles(STYLES_WAIT_SECONDS)) if opening else None
         self.use_git = use_git
@@ -121,6 +122,7 @@ class PromptdeckApp(App[None]):
         self._settings = settings or load_settings()
         remembered = self._settings.settings.theme
         self.theme = remembered if remembered in self.available_themes else DEFAULT_THEME
+        self._started_theme = self.theme
         self._warm_encoder = warm_encoder
         self.stable = stable
         self.notices: list[Notice] = []
@@ -268,9 +270,8 @@ class PromptdeckApp(App[None]):
     def _remember_styles(self) -> None:
         """Remember what Textual parsed for the next start, if the memory lacked any of it and
         the theme is still the one the app started with (the next start asks for that one)."""
-        started_with = self._styles_theme or DEFAULT_THEME
         memory = to_remember(self.stylesheet, self._styles)
-        if memory is None or self.theme != started_with:
+        if memory is None or self.theme != self._started_theme:
             return
         theme = self._styles_theme
         self.run_worker(

@@ -1,9 +1,9 @@
 """The app's stylesheet as Textual parsed it, remembered from one start to the next.
 
 Textual parses every stylesheet at each start: the app's own files and each widget class's
-default CSS, as the widgets first mount. For the main screen that was some 20 ms of the
-first frame, always with the same result: the rules depend only on the CSS text, the theme's
-variables and Textual's parser. So once the app is drawn, what Textual parsed is remembered
+default CSS, as the widgets first mount: some 15 ms of the main screen's first frame, always
+with the same result, as the rules depend only on the CSS text, the theme's variables and
+Textual's parser. So once the app is drawn, what Textual parsed is remembered
 (:func:`remember`, pickled, in the result store and sealed with the user's key like the
 remembered opening), and at the next start the opening helper sends it back before anything
 else (:func:`remembered`, :mod:`promptdeck.tui.session.opening`). The app hands it to its
