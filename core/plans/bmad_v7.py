@@ -589,8 +589,7 @@ def _plan_context(plan: LeafFile | None) -> list[str]:
 
 def load_stories(workspace: Workspace) -> tuple[SourceResult, tuple[str, ...]] | None:
     """Every ticket of the active initiative and the backlog as ``v7`` stories, in build
-    order, and the initiative folders read; None when the workspace has no initiative tree.
-    """
+    order, and the initiative folders read; None when the workspace has no initiative tree."""
     tree = load_tree(workspace)
     if tree is None:
         return None

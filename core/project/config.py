@@ -182,9 +182,8 @@ class Config:
     flow_auto_retro: bool = False
     """``--auto`` runs the retro once the epic is done (UAT follows the flow either way)."""
     flow_honour_analysis: bool = False
-    """A failure analysis recommending Skip or Escalate stops the flow. Off by default: the
-    seed makes the analysis informational, so the retry goes ahead and the recommendation
-    is shown."""
+    """A failure analysis recommending Skip or Escalate stops the flow. Off by default: the seed
+    makes the analysis informational (the retry goes ahead; the recommendation is shown)."""
 
     # [budget] — token budget of each phase's prompt (system + user); 0 = no budget
     budget_kickoff: int = 0

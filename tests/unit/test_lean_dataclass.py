@@ -58,7 +58,7 @@ def _one_field(dc: Decorator) -> type:
 def _no_fields(dc: Decorator) -> type:
     @dc(frozen=True)
     class Empty:
-        pass
+        """No fields at all."""
 
     return Empty
 
