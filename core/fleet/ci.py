@@ -454,8 +454,8 @@ def import_runs(workspace: Workspace, path: Path) -> Imported:
 
 
 def _valid_text(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with every lone surrogate a JSON ``\\udXXX`` escape made (a string no UTF-8
-    file can hold, so no record could be written with it) shown as ``?``."""
+    """``data`` with every lone surrogate a JSON escape made (``\\udc80``, say: a string no
+    UTF-8 file can hold, so no record could be written with it) shown as ``?``."""
     try:
         text = json.dumps(data, ensure_ascii=False).encode("utf-8", "replace").decode("utf-8")
         loaded: dict[str, Any] = json.loads(text)
