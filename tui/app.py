@@ -103,9 +103,7 @@ class PromptdeckApp(App[None]):
         super().__init__()
         self._opening = opening
         # Taken before the theme is set below: setting it hands the stylesheet the theme's
-        # variables, and the remembered parse with them (refresh_css). Filed under the theme
-        # setting, which the next start's helper asks for.
-        self._styles_theme = settings.settings.theme if settings else None
+        # variables, and the remembered parse with them (refresh_css).
         self._styles = loaded(opening.take_styles(STYLES_WAIT_SECONDS)) if opening else None
         self.use_git = use_git
         self.workspace = workspace
@@ -273,7 +271,7 @@ class PromptdeckApp(App[None]):
         memory = to_remember(self.stylesheet, self._styles)
         if memory is None or self.theme != self._started_theme:
             return
-        theme = self._styles_theme
+        theme = self._settings.settings.theme  # what the next start's helper asks for
         self.run_worker(
             lambda: remember(memory, theme),
             thread=True,

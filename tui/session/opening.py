@@ -219,10 +219,8 @@ class OpeningHelper:
         helper has gone: taking it then answers None). A stylesheet part not taken yet is
         taken on the way: it is never mistaken for the catalog."""
         deadline = None if seconds is None else time.monotonic() + seconds
-        if self._styles is _NOT_TAKEN:
-            if not self._readable(seconds):
-                return False
-            self._styles = self._part()
+        if not self._styles_taken(seconds):
+            return False
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         return self._readable(left)
 
@@ -239,17 +237,21 @@ class OpeningHelper:
         """The remembered stylesheet (:mod:`promptdeck.tui.styles_memory`) if it comes within
         ``seconds``, else None; asked once, before the catalog (it is the helper's first
         part)."""
+        return self._styles if self._styles_taken(seconds) else None
+
+    def _styles_taken(self, seconds: float | None) -> bool:
+        """Take the first part if it is not taken yet and comes within ``seconds``; True once
+        it is taken."""
         if self._styles is _NOT_TAKEN:
             if not self._readable(seconds):
-                return None
+                return False
             self._styles = self._part()
-        return self._styles
+        return True
 
     def take_catalog(self) -> Opening | None:
         """The catalog and the first story's flow (no prompt yet), waiting for them if need
         be; None if the helper failed (the helper is then stopped)."""
-        if self._styles is _NOT_TAKEN:  # the first part, not taken at start: passed over
-            self._styles = self._part()
+        self._styles_taken(None)  # the first part, not taken at start: passed over
         if self._catalog is None:
             part = self._part()
             self._catalog = part if isinstance(part, Opening) else None
