@@ -75,9 +75,6 @@ from verdicts import PROMPTDECK, REPOMIX, Samples, Verdicts, ms  # noqa: E402
 from versus import FLOOR, PYTHON, interleave, load, run_timed  # noqa: E402
 
 WORK = HERE / ".work"
-REMEMBERING_SECONDS = 3.0
-"""How long the app's warm-up run stays open: past what it remembers after its first frame
-(promptdeck.tui.app.REMEMBER_STYLES_AFTER_SECONDS, 2 s)."""
 O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 
 TRIVIAL_APP = """
@@ -276,6 +273,7 @@ def section_app(
         tmux_until,
         token_meters_shown,
     )
+    from promptdeck.tui.app import REMEMBER_STYLES_AFTER_SECONDS
 
     print(f"\n== the app  [{load()}]", flush=True)
     settings_dir = WORK / "app-xdg-config"
@@ -334,9 +332,10 @@ def section_app(
         older = app_command(root, {**variables, "PYTHONPATH": str(before)})
         runners[earlier] = lambda: (tmux_until(older, token_meters_shown, "the token meters"), 0)
     try:
-        # Fills the caches: open long enough for what the app remembers after its first frame
-        # (the stylesheet Textual parsed, REMEMBER_STYLES_AFTER_SECONDS after start).
-        tmux_until(deck, token_meters_shown, "the token meters", linger=REMEMBERING_SECONDS)
+        # Fills the caches: open a second past what the app remembers after its first frame
+        # (the stylesheet Textual parsed).
+        linger = REMEMBER_STYLES_AFTER_SECONDS + 1.0
+        tmux_until(deck, token_meters_shown, "the token meters", linger=linger)
         results = interleave(runners, rounds)
     except BenchTimeout as exc:
         verdicts.failed(first_paint, str(exc))
