@@ -273,7 +273,7 @@ def section_app(
         tmux_until,
         token_meters_shown,
     )
-    from promptdeck.tui.app import REMEMBER_STYLES_AFTER_SECONDS
+    from promptdeck.tui.app import REMEMBER_AFTER_SECONDS
 
     print(f"\n== the app  [{load()}]", flush=True)
     settings_dir = WORK / "app-xdg-config"
@@ -333,8 +333,8 @@ def section_app(
         runners[earlier] = lambda: (tmux_until(older, token_meters_shown, "the token meters"), 0)
     try:
         # Fills the caches: open a second past what the app remembers after its first frame
-        # (the stylesheet Textual parsed).
-        linger = REMEMBER_STYLES_AFTER_SECONDS + 1.0
+        # (the stylesheet Textual parsed, the methods compiled for its classes).
+        linger = REMEMBER_AFTER_SECONDS + 1.0
         tmux_until(deck, token_meters_shown, "the token meters", linger=linger)
         results = interleave(runners, rounds)
     except BenchTimeout as exc:

@@ -72,6 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answered before any command module is imported: the whole answer is one file read.
         print(f"{PROG} {installed_version()}")
         return 0
+    # Before any class is made: their generated methods come compiled from the last run
+    # (promptdeck.core.tokens.generated_code).
+    from ..core.tokens import install_code_memory
+
+    install_code_memory()
     # First of all, so that the build overlaps everything else (only when nothing is counted
     # yet, so no remembered answer can end the command before the encoder is wanted).
     _start_encoder(args_list)

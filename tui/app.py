@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from promptdeck.core.agents import found_default_agent
 from promptdeck.core.project import AcknowledgedNotes, Workspace, acknowledge, load_acknowledged
-from promptdeck.core.tokens import TokenCounter, get_counter
+from promptdeck.core.tokens import TokenCounter, get_counter, save_code_memory
 from promptdeck.themes import DEFAULT_THEME, THEMES
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -46,9 +46,10 @@ STYLES_WAIT_SECONDS = 0.0
 at all. Sent first, it is there long before (the helper starts before Textual is imported);
 if it is not, Textual parses, which costs less than waiting would."""
 
-REMEMBER_STYLES_AFTER_SECONDS = 2.0
-"""How long after start what Textual parsed is remembered for the next start (after the
-main screen's first frame, off the UI thread; only when the memory did not hold it all)."""
+REMEMBER_AFTER_SECONDS = 2.0
+"""How long after start what the start worked out is remembered for the next one (after the
+main screen's first frame, off the UI thread): what Textual parsed, when the memory did not
+hold it all, and the methods compiled for the classes made."""
 
 
 class PromptdeckApp(App[None]):
@@ -248,7 +249,7 @@ class PromptdeckApp(App[None]):
         self.set_timer(INTERRUPTED_AFTER_SECONDS, self._say_interrupted_runs)
         opening, self._opening = self._opening, None
         if opening is not None:  # a launch (tests make their apps without a helper)
-            self.set_timer(REMEMBER_STYLES_AFTER_SECONDS, self._remember_styles)
+            self.set_timer(REMEMBER_AFTER_SECONDS, self._remember_for_next_start)
         # Pushed once the app's start is over: Textual draws nothing while it starts (it
         # batches), so a screen pushed here would lay itself out and render a frame that is
         # thrown away, then render it again.
@@ -265,19 +266,25 @@ class PromptdeckApp(App[None]):
 
         self.run_worker(look, thread=True, group="interrupted", exit_on_error=False)
 
-    def _remember_styles(self) -> None:
-        """Remember what Textual parsed for the next start, if the memory lacked any of it and
-        the theme is still the one the app started with (the next start asks for that one)."""
+    def _remember_for_next_start(self) -> None:
+        """Remember, off the UI thread, what this start had to work out:
+
+        * what Textual parsed, if the memory lacked any of it and the theme is still the one
+          the app started with (the next start asks for that one);
+        * the methods compiled for the classes it made
+          (:mod:`promptdeck.core.tokens.generated_code`; the exit remembers those made later).
+        """
         memory = to_remember(self.stylesheet, self._styles)
-        if memory is None or self.theme != self._started_theme:
-            return
+        if memory is not None and self.theme != self._started_theme:
+            memory = None
         theme = self._settings.settings.theme  # what the next start's helper asks for
-        self.run_worker(
-            lambda: remember(memory, theme),
-            thread=True,
-            group="remember-styles",
-            exit_on_error=False,
-        )
+
+        def remember_all() -> None:
+            if memory is not None:
+                remember(memory, theme)
+            save_code_memory()
+
+        self.run_worker(remember_all, thread=True, group="remember-styles", exit_on_error=False)
 
     def _warm_later(self) -> None:
         counter = self.counter

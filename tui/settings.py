@@ -9,7 +9,6 @@ as it is — promptdeck does not write over a file it could not read.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
@@ -61,6 +60,8 @@ def settings_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def _read_table(path: Path) -> dict[str, Any]:
+    import tomllib  # here: a start with no settings file never loads the parser
+
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
@@ -71,7 +72,9 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
         return LoadedSettings(UserSettings(), path)
     try:
         data = _read_table(path)
-    except (OSError, UnicodeDecodeError, RecursionError, tomllib.TOMLDecodeError) as exc:
+    # ValueError: TOML's own errors, text that is not UTF-8, and the bare ValueError
+    # tomllib's `int()` raises for a number of more than 4,300 digits.
+    except (OSError, ValueError, RecursionError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else str(exc).split("\n")[0]
         return LoadedSettings(
             UserSettings(),
@@ -150,7 +153,7 @@ def save_settings(settings: UserSettings, path: Path | None = None) -> str | Non
     if path.exists():
         try:
             data = _read_table(path)
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        except (OSError, ValueError, RecursionError):  # as load_settings says
             return f"{path}: not readable TOML; the theme was not remembered"
     if settings.theme is None:
         data.pop("theme", None)

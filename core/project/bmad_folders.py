@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +147,8 @@ def _toml_line(text: str, setting: str) -> int:
 
 
 def _toml_settings(text: str) -> dict[str, tuple[str, int]]:
+    import tomllib  # here: a project without BMAD's TOML layers never loads the parser
+
     check_toml_shape(text, "")
     data = tomllib.loads(text)
     found: dict[str, tuple[str, int]] = {}
@@ -194,13 +195,11 @@ def _settings(root: Path) -> tuple[dict[str, tuple[str, str]], list[tuple[str, s
             continue
         try:
             values = _toml_settings(text) if rel.endswith(".toml") else _yaml_settings(text)
-        except (tomllib.TOMLDecodeError, ConfigError, RecursionError) as exc:
-            problems.append((rel, f"BMAD's configuration is not valid TOML ({exc})"))
-            continue
-        except ValueError:
-            # tomllib's `int()` refuses a number of more than 4,300 digits with a bare
-            # ValueError (no TOMLDecodeError): no setting is that long.
-            problems.append((rel, f"BMAD's configuration is not valid TOML ({LONG_NUMBER})"))
+        except (ValueError, ConfigError, RecursionError) as exc:
+            # A ValueError is tomllib's TOMLDecodeError, or the bare one its `int()` raises for
+            # a number of more than 4,300 digits (no setting is that long).
+            reason = LONG_NUMBER if type(exc) is ValueError else exc
+            problems.append((rel, f"BMAD's configuration is not valid TOML ({reason})"))
             continue
         for setting, (value, line) in values.items():
             found.setdefault(setting, (value, f"{rel}:{line}"))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         start_encoder_process,
         stop_encoder_processes,
     )
+    from .generated_code import install_code_memory, save_code_memory
     from .pricing import priced_model
     from .results import results_path, shared_results
 
@@ -54,6 +55,8 @@ _HOMES = {
     "release_encoder_processes": ".encoder_process",
     "start_encoder_process": ".encoder_process",
     "stop_encoder_processes": ".encoder_process",
+    "install_code_memory": ".generated_code",
+    "save_code_memory": ".generated_code",
     "priced_model": ".pricing",
     "results_path": ".results",
     "shared_results": ".results",
@@ -74,6 +77,7 @@ __all__ = [
     "default_path",
     "get_counter",
     "inputs_key",
+    "install_code_memory",
     "own_cache_files",
     "priced_model",
     "release_encoder_processes",
@@ -83,6 +87,7 @@ __all__ = [
     "remembered_parts",
     "results_path",
     "rules_read_twice",
+    "save_code_memory",
     "shared_results",
     "start_encoder_process",
     "stop_encoder_processes",

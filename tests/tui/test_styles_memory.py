@@ -108,7 +108,7 @@ async def test_a_memory_of_other_variables_or_another_textual_is_not_used(
 async def test_a_launch_remembers_the_styles_and_the_next_one_is_sent_them(
     demo_root: Path, parses: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "REMEMBER_STYLES_AFTER_SECONDS", 0.05)
+    monkeypatch.setattr(app_module, "REMEMBER_AFTER_SECONDS", 0.05)
     monkeypatch.setattr(answer_cache, "SETTLE_SECONDS", 0.0)
     workspace = open_workspace(demo_root)
     config = workspace.config
