@@ -22,7 +22,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 import stat
 from collections.abc import Sequence
 from functools import lru_cache
@@ -55,6 +54,8 @@ def _read_key(path: str) -> bytes | None:
 def _make_key(path: str) -> None:
     """Write a new key under a random name, then link it into place: the link fails if
     another process got there first, and the key read afterwards is theirs."""
+    import secrets  # here: a start that finds its key never loads `random` for it
+
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     draft = os.path.join(folder, f".{KEY_NAME}.{secrets.token_hex(8)}.tmp")
