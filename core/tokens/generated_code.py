@@ -24,7 +24,9 @@ Loading compiled code is running code, so the file is sealed like the app's open
 HMAC under a key only this user can read): a file whose seal does not match — planted, damaged,
 from another interpreter — or that is a link, not a regular file, or over :data:`MAX_BYTES`, is
 never loaded. Nothing is shown for it: every class is then compiled as Python would, and the
-next write replaces the file (never a file that is not promptdeck's own).
+next write replaces the file (never a file that is not promptdeck's own). The memory makes no
+key of its own: until the app has made one (its first start seals its remembered opening),
+nothing is written.
 
 Location: ``$XDG_CACHE_HOME/promptdeck/generated-code-<interpreter>.bin``.
 ``PROMPTDECK_CODE_CACHE=off`` turns it off.
@@ -180,7 +182,7 @@ def save_code_memory() -> bool:
     if len(codes) > MAX_ENTRIES:
         codes = {key: codes[key] for key in memory.used.copy() if key in codes}
     body = marshal.dumps(codes)
-    mark = seal(_label(), (body,))
+    mark = seal(_label(), (body,), make_key=False)  # only where the app made one
     if mark is None or len(body) > MAX_BYTES:
         return False
     try:

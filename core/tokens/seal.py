@@ -89,10 +89,15 @@ def key_path() -> str:
     return os.path.join(config_folder(), KEY_NAME)
 
 
-def seal(label: bytes, parts: Sequence[bytes]) -> str | None:
+def seal(label: bytes, parts: Sequence[bytes], *, make_key: bool = True) -> str | None:
     """The seal of ``parts`` stored under ``label`` (the entry's key: an entry cannot be moved
-    to another key), in hex; None when there is no usable key (nothing is then stored)."""
-    key = _key(key_path())
+    to another key), in hex; None when there is no usable key (nothing is then stored).
+
+    ``make_key``: make the user's key if there is none yet; without it, data that is only
+    worth keeping (the classes' compiled code) is not sealed, and no key appears in the
+    config folder for it."""
+    path = key_path()
+    key = _key(path) if make_key else _read_key(path)
     if key is None:
         return None
     mac = hmac.new(key, digestmod=hashlib.sha256)
@@ -107,5 +112,5 @@ def is_sealed(found: object, label: bytes, parts: Sequence[bytes]) -> bool:
     """True when ``found`` is the seal of ``parts`` under ``label`` (compared in constant time)."""
     if not (isinstance(found, str) and found.isascii()):  # compare_digest takes ASCII text only
         return False
-    expected = seal(label, parts)
+    expected = seal(label, parts, make_key=False)  # without a key nothing was sealed
     return expected is not None and hmac.compare_digest(found, expected)

@@ -25,6 +25,7 @@ from promptdeck.core.tokens.generated_code import (
     save_code_memory,
     uninstall_code_memory,
 )
+from promptdeck.core.tokens.seal import _make_key, key_path
 
 
 @pytest.fixture
@@ -33,6 +34,7 @@ def folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     (tmp_path / "cache").mkdir()
+    _make_key(key_path())  # as the app's first start makes it
     uninstall_code_memory()
     yield tmp_path
     uninstall_code_memory()
@@ -187,6 +189,7 @@ def test_the_cli_reads_what_it_remembered(tmp_path: Path) -> None:
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
     }
     (tmp_path / "cache").mkdir()
+    _make_key(str(tmp_path / "config" / "promptdeck" / "seal.key"))
     command = [sys.executable, "-m", "promptdeck.cli", "stories", "--root", str(tmp_path)]
     subprocess.run(command, env=env, capture_output=True, check=False, timeout=120)
     path = memory_path(env)
@@ -212,3 +215,14 @@ def test_two_processes_keep_each_others_code(folders: Path) -> None:
     kept = [source for _, source in generated_code._read(memory_path())]
     assert any("right_First" in source for source in kept)
     assert any("right_Second" in source for source in kept)
+
+
+def test_no_key_no_memory(folders: Path) -> None:
+    """The memory makes no key: before the app has made one, nothing is written."""
+    key = Path(key_path())
+    key.unlink()
+    install_code_memory()
+    _made("Keyless")
+    assert not save_code_memory()
+    assert not key.exists()
+    assert not memory_path().exists()
