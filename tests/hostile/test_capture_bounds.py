@@ -98,9 +98,14 @@ def test_a_client_reaching_for_another_host_is_stopped_and_nothing_leaves(tmp_pa
     seen = tmp_path / "seen.json"
     # The client honours the proxy settings it is given, as both real clients do: its tunnel to
     # another host reaches the loopback, which refuses it. Then it would wait a long time.
+    # It lets the capture's SIGINT and SIGTERM pass, as a client finishing its own work does:
+    # the capture stops it as the refusal is answered, and a loaded machine could otherwise
+    # stop it before it has read the answer (then SIGKILL ends it, 2 s later).
     client = _client(
         tmp_path,
-        "import json, os, pathlib, time, urllib.request\n"
+        "import json, os, pathlib, signal, time, urllib.request\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
         f"pathlib.Path({str(seen)!r}).write_text(json.dumps(dict(os.environ)))\n"
         "try:\n"
         "    urllib.request.urlopen('https://api.example.com/v1/messages', timeout=10)\n"
