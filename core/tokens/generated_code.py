@@ -77,39 +77,45 @@ def _label() -> bytes:
 
 
 class _Memory:
-    """This process's memory: the compiled texts read from the file, and those it added."""
+    """This process's memory: the compiled texts the file held, and the code this process ran."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.pid = os.getpid()
-        self.codes: dict[_Key, bytes] = {}
-        self.used: set[_Key] = set()
-        self.added = 0
+        self.kept: dict[_Key, bytes] = {}
+        """What the file held when first read, and what this process wrote to it since."""
+        self.ran: dict[_Key, CodeType] = {}
+        """Every text this process ran, with its code (taken from ``kept`` or compiled)."""
         self._loaded = False
         self._lock = threading.Lock()
 
     def code(self, mode: str, source: str) -> CodeType:
         """The code compiled from ``source`` in ``mode``, remembered or compiled now."""
+        key = (mode, source)
+        code = self.ran.get(key)  # two classes of one shape: the same text
+        if code is not None:
+            return code
         if not self._loaded:
             with self._lock:  # two threads' first classes: one read
                 if not self._loaded:
-                    self.codes.update(_read(self.path))
+                    self.kept.update(_read(self.path))
                     self._loaded = True
-        key = (mode, source)
-        self.used.add(key)
-        kept = self.codes.get(key)
+        kept = self.kept.get(key)
         if kept is not None:
             try:
                 code = marshal.loads(kept)
             except (EOFError, ValueError, TypeError):
                 code = None
-            if isinstance(code, CodeType):
-                return code
-        # As the builtin compiles text: "<string>", and no __future__ flag of this module.
-        code = compile(source, "<string>", mode, dont_inherit=True)
-        self.codes[key] = marshal.dumps(code)
-        self.added += 1
+        if not isinstance(code, CodeType):
+            # As the builtin compiles text: "<string>", and no __future__ flag of this module.
+            code = compile(source, "<string>", mode, dont_inherit=True)
+        self.ran[key] = code
         return code
+
+    def new(self) -> dict[_Key, CodeType]:
+        """What this process compiled that the file does not hold (a copy: the app's threads
+        may still be adding)."""
+        return {key: code for key, code in list(self.ran.items()) if key not in self.kept}
 
 
 _memory: _Memory | None = None
@@ -166,23 +172,26 @@ def save_code_memory() -> bool:
     Never raises: a memory that cannot be written costs the next start its compiles, no more.
     """
     memory = _memory
-    if memory is None or not memory.added or memory.pid != os.getpid():
-        return False  # nothing new, or a forked child (its parent writes)
+    if memory is None or memory.pid != os.getpid():
+        return False  # not installed, or a forked child (its parent writes)
+    new = memory.new()
     path = memory.path
-    if not path.parent.parent.is_dir():
-        return False  # no cache folder: the user's to make (and no key is made for nothing)
+    if not new or not path.parent.parent.is_dir():
+        return False  # nothing new; no cache folder (the user's to make)
+    from .seal import has_key, seal
+
+    if not has_key():
+        return False  # the app makes the key; nothing is kept before it has
     if foreign_file(path, lambda head: head.startswith(MARK), head=len(MARK)) is not None:
         return False  # not ours: left as it is
-    from .seal import seal
-
-    added = memory.added
-    # What other processes wrote since this one read it, and this one's (a copy: the app's
-    # threads may still be adding): the app and a command never undo each other's work.
-    codes = {**_read(path), **memory.codes}
+    written = {key: marshal.dumps(code) for key, code in new.items()}
+    # What other processes wrote since this one read it, then this one's: the app and a
+    # command never undo each other's work.
+    codes = {**_read(path), **memory.kept, **written}
     if len(codes) > MAX_ENTRIES:
-        codes = {key: codes[key] for key in memory.used.copy() if key in codes}
+        codes = {key: codes[key] for key in list(memory.ran) if key in codes}
     body = marshal.dumps(codes)
-    mark = seal(_label(), (body,), make_key=False)  # only where the app made one
+    mark = seal(_label(), (body,), make_key=False)
     if mark is None or len(body) > MAX_BYTES:
         return False
     try:
@@ -190,7 +199,7 @@ def save_code_memory() -> bool:
         write_whole(path, MARK + mark.encode("ascii") + body, mode=0o600)
     except OSError:
         return False
-    memory.added -= added
+    memory.kept.update(written)
     return True
 
 

@@ -89,6 +89,11 @@ def key_path() -> str:
     return os.path.join(config_folder(), KEY_NAME)
 
 
+def has_key() -> bool:
+    """True when this user's key is there and usable (none is made)."""
+    return _read_key(key_path()) is not None
+
+
 def seal(label: bytes, parts: Sequence[bytes], *, make_key: bool = True) -> str | None:
     """The seal of ``parts`` stored under ``label`` (the entry's key: an entry cannot be moved
     to another key), in hex; None when there is no usable key (nothing is then stored).

@@ -90,7 +90,7 @@ def test_a_second_start_compiles_nothing(folders: Path) -> None:
     install_code_memory()
     _made("Again")
     memory = generated_code._memory
-    assert memory is not None and memory.added == 0
+    assert memory is not None and not memory.new()
     assert not save_code_memory()  # nothing new: nothing written
 
 
@@ -149,7 +149,7 @@ def test_a_memory_that_is_not_a_file_of_its_own_is_not_read(folders: Path, kind:
     point, _ = _made(kind.title())
     assert point(1).x == 1
     memory = generated_code._memory
-    assert memory is not None and memory.added > 0  # compiled, nothing taken from the file
+    assert memory is not None and memory.new()  # compiled, nothing taken from the file
     written = save_code_memory()
     # A file promptdeck did not write is left as it is; only its own damaged one is replaced.
     assert written is (kind == "garbage")
