@@ -284,7 +284,7 @@ class PromptdeckApp(App[None]):
                 remember(memory, theme)
             save_code_memory()
 
-        self.run_worker(remember_all, thread=True, group="remember-styles", exit_on_error=False)
+        self.run_worker(remember_all, thread=True, group="remember-next-start", exit_on_error=False)
 
     def _warm_later(self) -> None:
         counter = self.counter
